@@ -1,0 +1,12 @@
+# Compiler warnings and sanitizers, applied per target with pteforge_target_defaults().
+function(pteforge_target_defaults target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  if(PTEFORGE_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  if(PTEFORGE_SANITIZE)
+    string(REPLACE ";" "," _san "${PTEFORGE_SANITIZE}")
+    target_compile_options(${target} PRIVATE -fsanitize=${_san} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+    target_link_options(${target} PRIVATE -fsanitize=${_san})
+  endif()
+endfunction()

@@ -1,0 +1,49 @@
+#include <doctest/doctest.h>
+
+#include "support/error.h"
+
+using namespace pteforge;
+
+TEST_CASE("error: code names round-trip through the table") {
+  CHECK(error_code_name(ErrorCode::INPUT_SCHEMA) == "INPUT_SCHEMA");
+  CHECK(error_code_from_name("UNKNOWN_UNION_TAG") == ErrorCode::UNKNOWN_UNION_TAG);
+  CHECK_FALSE(error_code_from_name("NOT_A_CODE").has_value());
+  for (ErrorCode c : all_error_codes()) {
+    CHECK(error_code_from_name(error_code_name(c)) == c);
+    CHECK_FALSE(error_code_summary(c).empty());
+  }
+}
+
+TEST_CASE("error: to_json writes code, message, where keys and notes") {
+  Location where;
+  where.pointer = "/graph_module/graph/nodes/3";
+  where.node = "add";
+  where.byte_offset = 17;
+  Error e = make_error(ErrorCode::INVALID_GRAPH, "use before definition of \"x\"", where);
+  e.notes.push_back("defined by node 5");
+  CHECK(e.to_json() ==
+        R"({"code":"INVALID_GRAPH","message":"use before definition of \"x\"","where":)"
+        R"({"pointer":"/graph_module/graph/nodes/3","node":"add","byte_offset":17},"notes":["defined by node 5"]})");
+  CHECK(e.to_string() ==
+        "INVALID_GRAPH: use before definition of \"x\" (byte_offset=17 pointer=/graph_module/graph/nodes/3 node=add)\n"
+        "  note: defined by node 5");
+}
+
+namespace {
+Result<int> half(int x) {
+  if (x % 2) return make_error(ErrorCode::OPTION_INVALID, "odd");
+  return x / 2;
+}
+Result<int> quarter(int x) {
+  PTEFORGE_ASSIGN_OR_RETURN(int h, half(x));
+  PTEFORGE_ASSIGN_OR_RETURN(int q, half(h));
+  return q;
+}
+}  // namespace
+
+TEST_CASE("error: Result and PTEFORGE_ASSIGN_OR_RETURN propagate the first error") {
+  CHECK(quarter(8).value() == 2);
+  auto r = quarter(6);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::OPTION_INVALID);
+}
