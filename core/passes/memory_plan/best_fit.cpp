@@ -143,7 +143,9 @@ Result<MemoryPlan> plan_best_fit(const std::vector<PlannedTensor>& tensors, cons
   }
   plan.buffer_sizes.assign(static_cast<size_t>(pools.rbegin()->first) + 1, 0);
   const std::vector<ItemLess> less = orders();
-  for (auto& [mem_id, items] : pools) {
+  for (const auto& pool : pools) {
+    const uint32_t mem_id = pool.first;
+    const std::vector<Item>& items = pool.second;  // a named reference: lambdas below capture it
     const uint64_t reserved = mem_id < options.reserved.size() ? options.reserved[mem_id] : 0;
     PTEFORGE_ASSIGN_OR_RETURN(const uint64_t base, detail::round_up(reserved, options.alignment));
     uint64_t total_items = 0;

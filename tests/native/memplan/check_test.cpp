@@ -31,7 +31,7 @@ std::string check_message(const std::vector<PlannedTensor>& ts, const MemoryPlan
 
 }  // namespace
 
-TEST_CASE("check: a greedy plan passes; each broken variant is named") {
+TEST_CASE("check: a greedy plan passes - each broken variant is named") {
   const MemoryPlan good = good_plan();
   // Greedy: T1 (32 bytes) opens object 0; T2 overlaps it and opens object 1;
   // T0 is time-disjoint from T2 and joins object 1.
@@ -65,7 +65,7 @@ TEST_CASE("check: a greedy plan passes; each broken variant is named") {
   CHECK(check_message(kTensors, p) == "memory plan check failed: 2 placements for 3 tensors");
 }
 
-TEST_CASE("check: time-disjoint tensors may share bytes; zero-size tensors never conflict") {
+TEST_CASE("check: time-disjoint tensors may share bytes - zero-size tensors never conflict") {
   const std::vector<PlannedTensor> ts = {T(0, 16, 0, 1), T(1, 16, 2, 3), T(2, 0, 0, 3)};
   MemoryPlan p;
   p.placements = {{1, 0, std::nullopt}, {1, 0, std::nullopt}, {1, 0, std::nullopt}};
@@ -77,7 +77,7 @@ TEST_CASE("check: time-disjoint tensors may share bytes; zero-size tensors never
   CHECK(check_message(overlapping, p).find("overlaps tensor #0") != std::string::npos);
 }
 
-TEST_CASE("check: an alias must sit exactly on its root; alias and root may overlap in time") {
+TEST_CASE("check: an alias must sit exactly on its root - alias and root may overlap in time") {
   std::vector<PlannedTensor> ts = {T(0, 32, 0, 4), T(1, 32, 2, 6)};
   ts[1].alias_of = 0;
   MemoryPlan p;
@@ -90,7 +90,7 @@ TEST_CASE("check: an alias must sit exactly on its root; alias and root may over
         "memory plan check failed: tensor #1 (id 1) aliases tensor #0 (id 0) but is placed at 1:32 instead of 1:0");
 }
 
-TEST_CASE("input errors: codes, messages and the pass location") {
+TEST_CASE("input errors: codes - messages and the pass location") {
   auto err = [](const std::vector<PlannedTensor>& ts, const PlanOptions& o) {
     Result<MemoryPlan> r = plan_memory(ts, o);
     REQUIRE_FALSE(r.ok());

@@ -194,6 +194,127 @@ inline std::vector<PlannedTensor> transformer_case(const TransformerShape& s) {
   return g.tensors();
 }
 
+/// Shape of a Llama-style decoder (RMSNorm, RoPE, grouped-query attention with
+/// a KV cache, SwiGLU), float32, exported without custom ops.
+struct LlamaShape {
+  std::string name;
+  uint64_t seq = 32;        // new tokens this call
+  uint64_t max_seq = 256;   // KV cache length
+  uint64_t hidden = 288;
+  uint64_t heads = 6;
+  uint64_t kv_heads = 6;
+  uint64_t layers = 6;
+  uint64_t ffn = 768;
+  uint64_t vocab = 32000;
+  /// Cache update as a functional index_put: a new full-size cache tensor per
+  /// layer that lives until the write-back copy_ at the end of the graph.
+  bool functional_cache_update = false;
+  uint64_t elem = 4;
+};
+
+/// Planned tensors for one Llama-style forward. KV caches are mutable buffers
+/// (live for the whole graph); RoPE cos/sin and the mask are computed once and
+/// used by every layer; RMSNorm and RoPE are decomposed into small ops.
+inline std::vector<PlannedTensor> llama_case(const LlamaShape& s) {
+  GraphSim g;
+  uint64_t id = 0;
+  const uint64_t S = s.seq, T = s.max_seq, d = s.hidden, e = s.elem;
+  const uint64_t dh = d / s.heads, kvd = s.kv_heads * dh;
+  auto one = [&](const std::vector<size_t>& in, uint64_t bytes) { return g.op(in, {{id++, bytes}})[0]; };
+  g.skip(static_cast<int64_t>(3 + s.layers * 9));  // weights and constant tables
+  std::vector<size_t> caches;
+  for (uint64_t l = 0; l < 2 * s.layers; ++l) {
+    caches.push_back(g.tensor(id++, T * kvd * e));
+    g.placeholder(caches.back());
+  }
+  const size_t pos = g.tensor(id++, S * 8);
+  g.placeholder(pos);
+  size_t x = g.tensor(id++, S * d * e);
+  g.placeholder(x);
+  const size_t cos = one({pos}, S * dh / 2 * e);
+  const size_t sin = one({pos}, S * dh / 2 * e);
+  const size_t mask = one({pos}, S * T * e);
+  auto rms_norm = [&](size_t in) {
+    const size_t sq = one({in}, S * d * e);
+    const size_t mean = one({sq}, S * e);
+    const size_t eps = one({mean}, S * e);
+    const size_t rs = one({eps}, S * e);
+    const size_t normed = one({in, rs}, S * d * e);
+    return one({normed}, S * d * e);  // × weight
+  };
+  auto rope = [&](size_t t, uint64_t heads) {
+    const uint64_t half = S * heads * dh / 2 * e;
+    g.node({t});  // view [S, heads, dh/2, 2]
+    const size_t x1 = one({t}, half);
+    const size_t x2 = one({t}, half);
+    const size_t a1 = one({x1, cos}, half);
+    const size_t a2 = one({x2, sin}, half);
+    const size_t a = one({a1, a2}, half);
+    const size_t b1 = one({x1, sin}, half);
+    const size_t b2 = one({x2, cos}, half);
+    const size_t b = one({b1, b2}, half);
+    return one({a, b}, 2 * half);  // stack
+  };
+  std::vector<size_t> write_back;
+  for (uint64_t l = 0; l < s.layers; ++l) {
+    const size_t h1 = rms_norm(x);
+    const size_t q = one({h1}, S * d * e);
+    const size_t k = one({h1}, S * kvd * e);
+    const size_t v = one({h1}, S * kvd * e);
+    const size_t qr = rope(q, s.heads);
+    const size_t kr = rope(k, s.kv_heads);
+    size_t kc = caches[2 * l], vc = caches[2 * l + 1];
+    if (s.functional_cache_update) {
+      kc = one({caches[2 * l], pos, kr}, T * kvd * e);
+      vc = one({caches[2 * l + 1], pos, v}, T * kvd * e);
+      write_back.push_back(kc);
+      write_back.push_back(vc);
+    } else {
+      g.node({kc, pos, kr});  // in-place cache update (copy_ into the buffer)
+      g.node({vc, pos, v});
+    }
+    const size_t qt = one({qr}, S * d * e);                       // [h, S, dh]
+    const size_t kt = one({kc}, T * kvd * e);                     // [kvh, dh, T]
+    const size_t kx = one({kt}, s.heads * T * dh * e);            // repeat_interleave to h heads
+    const size_t vt = one({vc}, T * kvd * e);
+    const size_t vx = one({vt}, s.heads * T * dh * e);
+    const size_t scores = one({qt, kx}, s.heads * S * T * e);
+    const size_t scaled = one({scores}, s.heads * S * T * e);
+    const size_t masked = one({scaled, mask}, s.heads * S * T * e);
+    const size_t probs = one({masked}, s.heads * S * T * e);
+    const size_t ctx = one({probs, vx}, S * d * e);
+    const size_t merged = one({ctx}, S * d * e);
+    const size_t attn = one({merged}, S * d * e);
+    const size_t x1 = one({x, attn}, S * d * e);
+    const size_t h2 = rms_norm(x1);
+    const size_t gate = one({h2}, S * s.ffn * e);
+    const size_t up = one({h2}, S * s.ffn * e);
+    const size_t act = one({gate}, S * s.ffn * e);
+    const size_t prod = one({act, up}, S * s.ffn * e);
+    const size_t down = one({prod}, S * d * e);
+    x = one({x1, down}, S * d * e);
+  }
+  const size_t hf = rms_norm(x);
+  const size_t last = one({hf}, d * e);  // last token only
+  const size_t logits = one({last}, s.vocab * e);
+  for (size_t i = 0; i < write_back.size(); ++i) g.node({caches[i], write_back[i]});  // copy_ write-back
+  g.node({logits});  // output
+  std::vector<PlannedTensor> ts = g.tensors();
+  for (size_t c : caches) ts[c].last_use = g.node_count() - 1;  // mutable buffers live to the end (§6.1.2)
+  return ts;
+}
+
+/// The Llama-style shapes the ratio test reports on.
+inline std::vector<LlamaShape> llama_shapes() {
+  std::vector<LlamaShape> v;
+  v.push_back({"stories15M prefill S=32", 32, 256, 288, 6, 6, 6, 768, 32000, false, 4});
+  v.push_back({"stories15M prefill functional cache", 32, 256, 288, 6, 6, 6, 768, 32000, true, 4});
+  v.push_back({"tinyllama prefill S=128 T=512", 128, 512, 2048, 32, 4, 4, 5632, 32000, false, 4});
+  v.push_back({"llama7b-like decode S=1 T=2048", 1, 2048, 4096, 32, 8, 4, 11008, 32000, false, 4});
+  v.push_back({"llama7b-like decode functional cache", 1, 2048, 4096, 32, 8, 4, 11008, 32000, true, 4});
+  return v;
+}
+
 /// The shapes the ratio test reports on.
 inline std::vector<TransformerShape> transformer_shapes() {
   std::vector<TransformerShape> v;

@@ -29,7 +29,7 @@ MemoryPlan greedy_ok(const std::vector<PlannedTensor>& ts, const PlanOptions& o 
 
 }  // namespace
 
-TEST_CASE("greedy: nothing to plan gives [0, 0]") {
+TEST_CASE("greedy: nothing to plan gives [0 0]") {
   MemoryPlan p = greedy_ok({});
   CHECK(p.placements.empty());
   CHECK(p.buffer_sizes == std::vector<uint64_t>{0, 0});
@@ -42,7 +42,7 @@ TEST_CASE("greedy: one tensor is rounded up to 16 bytes at offset 0 of pool 1") 
   CHECK(p.buffer_sizes == std::vector<uint64_t>{0, 16});
 }
 
-TEST_CASE("greedy: all overlapping tensors each open an object, laid out by size") {
+TEST_CASE("greedy: all overlapping tensors each open an object - laid out by size") {
   // Collected 16, 48, 32 → processed 48, 32, 16.
   MemoryPlan p = greedy_ok({T(0, 16, 0, 9), T(1, 40, 1, 8), T(2, 32, 2, 7)});
   CHECK(offsets(p) == std::vector<uint64_t>{80, 0, 48});
@@ -50,7 +50,7 @@ TEST_CASE("greedy: all overlapping tensors each open an object, laid out by size
   CHECK(p.buffer_sizes == std::vector<uint64_t>{0, 96});
 }
 
-TEST_CASE("greedy: time-disjoint tensors all share object 0, sized by the largest") {
+TEST_CASE("greedy: time-disjoint tensors all share object 0 - sized by the largest") {
   MemoryPlan p = greedy_ok({T(0, 16, 0, 1), T(1, 100, 2, 3), T(2, 32, 4, 5)});
   CHECK(offsets(p) == std::vector<uint64_t>{0, 0, 0});
   CHECK(objects(p) == std::vector<uint32_t>{0, 0, 0});
@@ -66,7 +66,7 @@ TEST_CASE("greedy: stacking inside an object above the overlapping placements") 
   CHECK(p.buffer_sizes == std::vector<uint64_t>{0, 64});
 }
 
-TEST_CASE("greedy: stacking fails when the object is full, even if another order would fit") {
+TEST_CASE("greedy: stacking fails when the object is full - even if another order would fit") {
   // A 64 [0,0]; B, C, D 32 at [1,2], [2,3], [3,4]. Order A, D, C, B:
   // D → obj0 @0; C overlaps D → stacks @32; B overlaps C (top 64) → new object.
   MemoryPlan p = greedy_ok({T(0, 64, 0, 0), T(1, 32, 1, 2), T(2, 32, 2, 3), T(3, 32, 3, 4)});
@@ -93,7 +93,7 @@ TEST_CASE("greedy: zero-size tensors never stack on zero (m must be > 0)") {
   CHECK(q.buffer_sizes == std::vector<uint64_t>{0, 32});
 }
 
-TEST_CASE("greedy: preset mem_ids are independent pools; missing pools are 0") {
+TEST_CASE("greedy: preset mem_ids are independent pools - missing pools are 0") {
   MemoryPlan p = greedy_ok({T(0, 16, 0, 3, 3), T(1, 32, 0, 3), T(2, 16, 1, 2, 3), T(3, 16, 5, 6, 3)});
   CHECK(p.placements[0].mem_id == 3);
   CHECK(p.placements[1].mem_id == 1);
@@ -125,7 +125,7 @@ TEST_CASE("greedy: alignment other than 16") {
   CHECK(p.buffer_sizes == std::vector<uint64_t>{0, 192});
 }
 
-TEST_CASE("greedy: the sort uses 16-byte sizes (TensorSpec's alignment), ExecuTorch asserts on a misfit") {
+TEST_CASE("greedy: the sort uses 16-byte sizes (TensorSpec's alignment) - ExecuTorch asserts on a misfit") {
   // With alignment 4, nbytes 40 (collected first) and 36 both sort as 48 bytes;
   // reversed, 36 is processed first, opens a 36-byte object, and 40 then matches
   // it by time: ExecuTorch's "Allocation specs are not sorted" assertion.

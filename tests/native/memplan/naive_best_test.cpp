@@ -36,7 +36,7 @@ std::vector<PlannedTensor> chain_case() {
 
 }  // namespace
 
-TEST_CASE("naive: bump allocation in input order, no reuse, no padding") {
+TEST_CASE("naive: bump allocation in input order - no reuse - no padding") {
   PlanOptions o = with(Algorithm::Naive);
   o.extra_padding = 64;
   MemoryPlan p = run_ok({T(0, 12, 0, 1), T(1, 0, 2, 3, 2), T(2, 17, 4, 5), T(3, 1, 6, 7, 2)}, o);
@@ -46,7 +46,7 @@ TEST_CASE("naive: bump allocation in input order, no reuse, no padding") {
   CHECK_FALSE(p.placements[0].mem_obj_id.has_value());
 }
 
-TEST_CASE("naive: starts from reserved; empty input keeps [0, 0] or reserved") {
+TEST_CASE("naive: starts from reserved - empty input keeps [0 0] or reserved") {
   PlanOptions o = with(Algorithm::Naive);
   CHECK(run_ok({}, o).buffer_sizes == std::vector<uint64_t>{0, 0});
   o.reserved = {0, 32};
@@ -75,7 +75,7 @@ TEST_CASE("best_fit: reaches the lower bound where greedy cannot") {
   CHECK(*lb == std::vector<uint64_t>{0, 64});
 }
 
-TEST_CASE("best suite: keeps the smaller plan, greedy on a tie") {
+TEST_CASE("best suite: keeps the smaller plan - greedy on a tie") {
   MemoryPlan better = run_ok(chain_case(), with(Algorithm::Best));
   CHECK(better.algorithm == Algorithm::BestFit);
   CHECK(better.buffer_sizes == std::vector<uint64_t>{0, 64});
@@ -91,7 +91,7 @@ TEST_CASE("best suite: keeps the smaller plan, greedy on a tie") {
   CHECK(r->algorithm == Algorithm::BestFit);
 }
 
-TEST_CASE("best_fit: pools, reservation, padding, zero sizes") {
+TEST_CASE("best_fit: pools - reservation - padding - zero sizes") {
   PlanOptions o = with(Algorithm::BestFit);
   o.reserved = {0, 40};  // rounded up to 48 for best_fit
   o.extra_padding = 64;
@@ -116,7 +116,7 @@ TEST_CASE("best_fit: an alias group is placed as one hull") {
   CHECK(*lb == std::vector<uint64_t>{0, 80});
 }
 
-TEST_CASE("algorithm names round-trip; unknown names are OPTION_INVALID") {
+TEST_CASE("algorithm names round-trip - unknown names are OPTION_INVALID") {
   for (Algorithm a : {Algorithm::Greedy, Algorithm::Naive, Algorithm::BestFit, Algorithm::Best}) {
     Result<Algorithm> r = parse_algorithm(algorithm_name(a));
     REQUIRE(r.ok());
@@ -134,7 +134,7 @@ TEST_CASE("algorithm names round-trip; unknown names are OPTION_INVALID") {
   CHECK(none.error().code == ErrorCode::OPTION_INVALID);
 }
 
-TEST_CASE("lower bound and ratios: each tensor counted at its aligned size, per pool") {
+TEST_CASE("lower bound and ratios: each tensor counted at its aligned size - per pool") {
   // At node 2: 17→32 and 1→16 bytes live in pool 1; pool 2 peaks at 48.
   const std::vector<PlannedTensor> ts = {T(0, 17, 0, 2), T(1, 1, 2, 3), T(2, 48, 0, 9, 2), T(3, 16, 4, 4)};
   Result<std::vector<uint64_t>> lb = live_bytes_lower_bound(ts, PlanOptions{});

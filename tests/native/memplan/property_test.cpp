@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "generators.h"
 #include "passes/memory_plan/check.h"
 #include "passes/memory_plan/memory_plan.h"
@@ -14,12 +16,14 @@ using namespace pteforge;
 using namespace pteforge::memplan;
 using memplan_test::total;
 
-TEST_CASE("property: 500 random lifetime sets, all algorithms") {
+TEST_CASE("property: 500 random lifetime sets - all algorithms") {
   uint64_t best_fit_wins = 0;
   uint64_t greedy_at_bound = 0;
   uint64_t best_at_bound = 0;
   uint64_t with_aliases = 0;
   uint64_t tensors_seen = 0;
+  double worst_greedy = 1.0;
+  double worst_best = 1.0;
   for (uint64_t seed = 0; seed < 500; ++seed) {
     CAPTURE(seed);
     memplan_test::RandomCase c = memplan_test::random_case(seed);
@@ -56,12 +60,17 @@ TEST_CASE("property: 500 random lifetime sets, all algorithms") {
       CHECK(sizes[0] <= sizes[1]);  // greedy never worse than no reuse
       greedy_at_bound += sizes[0] == lb_total ? 1 : 0;
       best_at_bound += sizes[3] == lb_total ? 1 : 0;
+      if (lb_total > 0) {
+        worst_greedy = std::max(worst_greedy, static_cast<double>(sizes[0]) / static_cast<double>(lb_total));
+        worst_best = std::max(worst_best, static_cast<double>(sizes[3]) / static_cast<double>(lb_total));
+      }
     }
     best_fit_wins += sizes[2] < sizes[0] ? 1 : 0;
   }
   MESSAGE("random sweep: " << tensors_seen << " tensors (" << with_aliases << " aliases); best_fit beat greedy in "
                            << best_fit_wins << "/500; at the lower bound: greedy " << greedy_at_bound << ", best "
-                           << best_at_bound);
+                           << best_at_bound << "; worst arena/bound: greedy " << worst_greedy << ", best "
+                           << worst_best);
   CHECK(with_aliases > 0);
   CHECK(best_fit_wins > 0);
 }

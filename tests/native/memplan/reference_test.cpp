@@ -162,7 +162,7 @@ TEST_CASE("reference: module_linear_no_constant_segment (§7.3)") {
   CHECK(ref.buffer_sizes == std::vector<uint64_t>{0, 32});
 }
 
-TEST_CASE("reference: add.pte (older toolchain) equals naive; current greedy places out=0, y=16, x=32") {
+TEST_CASE("reference: add.pte (older toolchain) equals naive - current greedy places out=0 - y=16 - x=32") {
   const RefPlan ref = read_reference("add");
   RefGraph rg(ref);
   rg.g.placeholder(rg.add(0));  // x
