@@ -12,7 +12,8 @@ archive_format, ...). What is checked, per folder (torch-export-format.md sectio
     .data/serialization_id 40 digits (§1.3); every payload file referenced by a config;
   * JSON text: one line, exactly what Python's json.dumps writes for the parsed value (§1.3);
     bare NaN/Infinity tokens only where the fixture's expected.json says so (§2 rule 8);
-  * every struct of schema 8.20 has all its fields in declaration order; unions single-keyed (§2, §3);
+  * every struct of schema 8.20 has all its fields in declaration order; unions are
+    single-keyed (§2, §3);
   * names: defined exactly once (graph inputs, node outputs), used only after definition,
     tensor_values / sym_int_values hold exactly the defined tensor / SymInt names (§4);
   * signature: graph.inputs <-> input_specs and graph.outputs <-> output_specs by position; input
@@ -449,7 +450,8 @@ def check_program(root, model, rep, strict_meta=True):
             P, sorted(set(g["tensor_values"]) - tnames), sorted(tnames - set(g["tensor_values"]))))
     if set(g["sym_int_values"]) != snames:
         rep.err("%s: sym_int_values extra %s missing %s" % (
-            P, sorted(set(g["sym_int_values"]) - snames), sorted(snames - set(g["sym_int_values"]))))
+            P, sorted(set(g["sym_int_values"]) - snames),
+            sorted(snames - set(g["sym_int_values"]))))
     if g["is_single_tensor_return"]:
         rep.err("%s: is_single_tensor_return must be false for the top-level graph" % P)
 
@@ -547,7 +549,7 @@ def check_program(root, model, rep, strict_meta=True):
         rep.note("%s: duplicate module_call_graph fqns %s" % (P, fqns))
     facts["preserved_modules"] = [e["fqn"] for e in mcg[1:] if e["signature"] is not None]
 
-    # ---- payload configs --------------------------------------------------------------------------
+    # ---- payload configs -----------------------------------------------------------------------
     facts["state"] = _check_configs(root, model, specs_in, metas, rep)
     facts["verifiers"] = ep["verifiers"]
     facts["schema_version"] = ep["schema_version"]
@@ -597,7 +599,7 @@ def _check_node_metadata(node, NP, module_paths, rep, strict):
         elif entries[0][0] != "L__self__" or entries[0][1] != "":
             rep.err("%s: nn_module_stack must start with the root entry" % NP)
         else:
-            for key, path, _ in entries[1:]:
+            for _key, path, _ in entries[1:]:
                 if path not in module_paths:
                     rep.err("%s: nn_module_stack path %s is not a module_call_graph fqn" %
                             (NP, path))
@@ -614,8 +616,8 @@ def _check_node_schema(node, NP, aten, rep):
     if tgt.startswith("_operator.") or tgt.startswith("torch.sym_") or tgt.startswith("math."):
         if any(na["kind"] != 1 for na in node["inputs"]):
             rep.err("%s: symbolic-scalar ops take positional arguments only" % NP)
-        if len(node["outputs"]) != 1 or "as_sym_int" not in node["outputs"][0] and \
-                "as_sym_bool" not in node["outputs"][0] and "as_sym_float" not in node["outputs"][0]:
+        sym_tags = {"as_sym_int", "as_sym_bool", "as_sym_float"}
+        if len(node["outputs"]) != 1 or not sym_tags & set(node["outputs"][0]):
             rep.err("%s: symbolic-scalar op must define one sym value" % NP)
         return
     if node["is_hop_single_tensor_return"] is not None:
@@ -629,7 +631,7 @@ def _check_node_schema(node, NP, aten, rep):
     names = [a.name for a in schema.args]
     given = {}
     last_pos = -1
-    for j, na in enumerate(node["inputs"]):
+    for na in node["inputs"]:
         sa = schema.arg(na["name"])
         if sa is None:
             rep.err("%s: %s has no argument %s" % (NP, tgt, na["name"]))
@@ -945,7 +947,7 @@ def run_checks(targets, do_eval=True, quiet=False):
                     want_bare = stored.get("per_method", {}).get(model, {}).get(
                         "bare_nonfinite_json")
                     if pm["bare_nonfinite_json"] and not want_bare:
-                        rep.err("models/%s.json has bare NaN/Infinity tokens" % model)
+                        rep.err("%s has bare NaN/Infinity tokens" % pm["model_json"])
             else:
                 rep.err("missing %s" % os.path.relpath(exp_path, REPO))
         elif any(f["bare_nonfinite"] for f in facts.values()):

@@ -160,7 +160,7 @@ def apply_rows(rows, fn):
 class Fixture:
     """One fixture: an Archive of programs plus its io.json content and description."""
 
-    def __init__(self, name, title, source, exercises, root_types=None):
+    def __init__(self, name, title, source, exercises):
         self.name = name
         self.title = title
         self.source = source.strip("\n") + "\n"

@@ -58,6 +58,32 @@ _BUILTINS = {"pow", "sum", "max", "min", "abs", "all", "any", "input", "round", 
              "filter", "map", "slice", "len", "list", "dict", "set", "str", "int", "float"}
 
 
+_SCHEMA_INFO = {}
+
+
+def _schema_info(target):
+    """(positional args, keyword-only args by name, arg order, defaults, FX base name)."""
+    if target not in _SCHEMA_INFO:
+        schema = S.schema_for_target(target)
+        if schema is None:
+            _SCHEMA_INFO[target] = None
+        else:
+            defaults = {}
+            for sa in schema.args:
+                if sa.has_default:
+                    d = sa.default
+                    defaults[sa.name] = {"contiguous_format": 1, "preserve_format": 4}.get(
+                        d[1], d) if isinstance(d, tuple) else d
+            base = "sym_size_int" if target == "torch.ops.aten.sym_size.int" else \
+                target.split(".")[-2]
+            _SCHEMA_INFO[target] = (
+                [a for a in schema.args if not a.kwarg_only],
+                {a.name: a for a in schema.args if a.kwarg_only},
+                {a.name: i for i, a in enumerate(schema.args)},
+                defaults, base)
+    return _SCHEMA_INFO[target]
+
+
 class Ref:
     """A value defined in the graph: kind 'tensor' or 'sym'."""
     __slots__ = ("prog", "name", "kind")
@@ -162,6 +188,8 @@ class Program:
         self.grad_enabled = True
         self.ctx = Context("", "", "", "")
         self.fn_counts = {}
+        self._frames = {}
+        self._tm_cache = {}
 
     # ---- names ------------------------------------------------------------------------------
     def fresh(self, base):
@@ -196,6 +224,12 @@ class Program:
         return S.Sym(1, name)
 
     def _frame(self, text):
+        if text in self._frames:
+            return self._frames[text]
+        self._frames[text] = self._find_frame(text)
+        return self._frames[text]
+
+    def _find_frame(self, text):
         hits = [i for i, l in enumerate(self.source_lines) if l.strip() == text.strip()]
         if len(hits) != 1:
             raise ValueError("source line %r found %d times" % (text, len(hits)))
@@ -242,6 +276,7 @@ class Program:
         return ref
 
     def parameter(self, fqn, sizes, values, dtype=S.FLOAT):
+        """A parameter; values: flat list, or raw little-endian bytes of the storage."""
         ref = self._state(fqn, "parameter", "p_", sizes, values, dtype, is_param=True)
         self.params.append(fqn)
         return ref
@@ -264,7 +299,11 @@ class Program:
 
     def _define_tensor(self, name, meta):
         self.metas[name] = meta
-        self.tensor_values[name] = S.meta_to_json(meta, self.expr_style, self.hints)
+        key = (meta.dtype, tuple(meta.sizes), tuple(meta.strides), meta.requires_grad)
+        tm = self._tm_cache.get(key)
+        if tm is None:
+            tm = self._tm_cache[key] = S.meta_to_json(meta, self.expr_style, self.hints)
+        self.tensor_values[name] = tm      # shared, never mutated
         return Ref(self, name, "tensor")
 
     # ---- argument encoding --------------------------------------------------------------------
@@ -335,33 +374,25 @@ class Program:
         keyword-only ones (kind 2). used: for tuple returns, the indices a getitem selected
         (the others get '<node>_unused_<i>' names).
         """
-        schema = S.schema_for_target(target)
         inputs, vals = [], {}
-        if schema is not None:
-            positional = [a for a in schema.args if not a.kwarg_only]
+        info = _schema_info(target)
+        if info is not None:
+            positional, kwonly, order, defaults, base = info
             if len(args) > len(positional):
                 raise ValueError("%s: too many positional args" % target)
             for sa, v in zip(positional, args):
                 inputs.append({"name": sa.name, "arg": self.encode(v, sa.type), "kind": 1})
                 vals[sa.name] = self._value(v)
-            for k, v in kwargs.items():
-                sa = schema.arg(k)
-                if sa is None or not sa.kwarg_only:
-                    raise ValueError("%s: %s is not a keyword-only argument" % (target, k))
-                inputs.append({"name": k, "arg": self.encode(v, sa.type), "kind": 2})
-                vals[k] = self._value(v)
-            order = [a.name for a in schema.args]
-            inputs.sort(key=lambda na: order.index(na["name"]))
-            full = {}
-            for sa in schema.args:
-                if sa.has_default:
-                    d = sa.default
-                    full[sa.name] = {"contiguous_format": 1, "preserve_format": 4}.get(
-                        d[1], d) if isinstance(d, tuple) else d
+            if kwargs:
+                for k, v in kwargs.items():
+                    sa = kwonly.get(k)
+                    if sa is None:
+                        raise ValueError("%s: %s is not a keyword-only argument" % (target, k))
+                    inputs.append({"name": k, "arg": self.encode(v, sa.type), "kind": 2})
+                    vals[k] = self._value(v)
+                inputs.sort(key=lambda na: order[na["name"]])
+            full = dict(defaults)
             full.update(vals)
-            base = target.split(".")[-2]
-            if target == "torch.ops.aten.sym_size.int":
-                base = "sym_size_int"
         else:
             names = _SYM_OP_ARGS[target]
             for n_, v in zip(names, args):
@@ -374,7 +405,7 @@ class Program:
             for o in outs:
                 if isinstance(o, S.Meta):
                     o.requires_grad = False
-        md = dict(self.ctx.md) if self.with_metadata else {}
+        md = self.ctx.md if self.with_metadata else {}
         if len(outs) == 1:
             if name:
                 nm = self._claim(name)
@@ -583,7 +614,8 @@ class Archive:
                 st = p.state[fqn]
                 meta = S.Meta(st["dtype"], st["sizes"], None, st["kind"] == "parameter")
                 tm = S.meta_to_json(meta, "srepr", {})
-                data = pack(st["data"], st["dtype"])
+                data = st["data"] if isinstance(st["data"], bytes) else \
+                    pack(st["data"], st["dtype"])
                 if st["kind"] == "tensor_constant" or not st["persistent"]:
                     path = "tensor_%d" % n_tensor
                     n_tensor += 1

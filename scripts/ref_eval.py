@@ -712,6 +712,6 @@ def check_io(root, io_path):
                                     state)
             count += 1
             state.update(muts)
-            for j, ((kind, name, target, val), e) in enumerate(zip(outs, step["outputs"])):
+            for j, ((_, _, _, val), e) in enumerate(zip(outs, step["outputs"])):
                 errs += _compare(val, e, rtol, atol, "sequence %d step %d output %d" % (q, k, j))
     return count, errs
