@@ -486,7 +486,7 @@ def check_program(root, model, rep, strict_meta=True):
             rep.err("%s: %s of unknown parameter %s" % (P, stag, tgt))
         if stag in ("gradient_to_user_input", "user_input_mutation") and tgt not in user_in_names:
             rep.err("%s: %s of unknown user input %s" % (P, stag, tgt))
-        if stag == "buffer_mutation" and gname in metas and metas[gname] is not None:
+        if stag == "buffer_mutation" and tgt in buffers and metas.get(gname) is not None:
             bmeta = next(metas[s[1]] for s in specs_in if s[0] == "buffer" and s[2][0] == tgt)
             if bmeta is not None and (bmeta.dtype, bmeta.sizes) != (metas[gname].dtype,
                                                                     metas[gname].sizes):
@@ -932,7 +932,11 @@ def run_checks(targets, do_eval=True, quiet=False):
     import ref_eval
     total_err = 0
     for kind, root in targets:
-        rep, facts = check_archive_dir(root)
+        try:
+            rep, facts = check_archive_dir(root)
+        except Exception as e:   # report a malformed folder instead of stopping
+            rep, facts = Report(os.path.relpath(root, REPO)), {}
+            rep.err("checker failed: %s: %s" % (type(e).__name__, e))
         if kind == "fixture":
             exp_path = root + ".expected.json"
             if os.path.exists(exp_path):

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Generate the hand-written fixture programs in tests/fixtures/programs/.
 
-Usage: python3 scripts/gen_fixtures.py [--check] [NAME ...]
-  (no names: all fixtures; --check: run scripts/check_fixtures.py afterwards)
+Usage: python3 scripts/gen_fixtures.py [--check] [--out DIR] [NAME ...]
+  (no names: all fixtures; --check: run scripts/check_fixtures.py afterwards;
+   --out: write somewhere else than tests/fixtures/programs, e.g. to compare)
 
 Each fixture is an unpacked PT2 archive folder tests/fixtures/programs/<name>/ (records only:
 models/, data/, archive_format, archive_version, byteorder, .data/) plus three siblings:
@@ -1271,8 +1272,8 @@ FIXTURES = [
 ]
 
 
-def write_fixture(f):
-    root = os.path.join(OUT, f.name)
+def write_fixture(f, out_dir=OUT):
+    root = os.path.join(out_dir, f.name)
     f.archive.write(root)
     # torch.export.save stores the forward method as models/model.json
     models = {("forward" if m == "model" else m): "models/%s.json" % m
@@ -1297,13 +1298,22 @@ def write_fixture(f):
 
 
 def main(argv):
+    out_dir = OUT
+    if "--out" in argv:
+        i = argv.index("--out")
+        out_dir = os.path.abspath(argv[i + 1])
+        argv = argv[:i] + argv[i + 2:]
     names = [a for a in argv if not a.startswith("--")]
-    os.makedirs(OUT, exist_ok=True)
+    unknown = set(names) - {n for n, _ in FIXTURES}
+    if unknown:
+        print("unknown fixture(s): %s" % ", ".join(sorted(unknown)))
+        return 2
+    os.makedirs(out_dir, exist_ok=True)
     bad = 0
     for name, fn in FIXTURES:
         if names and name not in names:
             continue
-        rep = write_fixture(fn())
+        rep = write_fixture(fn(), out_dir)
         print("wrote %-22s %s" % (name, "ok" if not rep.errors else "%d error(s)" %
                                   len(rep.errors)))
         for e in rep.errors:

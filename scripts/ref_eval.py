@@ -692,8 +692,8 @@ def check_io(root, io_path):
             next(iter(models.values()))
         try:
             outs, _ = run_method(root, model, [_tensor_from_io(e) for e in run["inputs"]])
-        except S.Unsupported as e:
-            return count, ["run %d: %s" % (k, e)]
+        except Exception as e:   # a broken program must give a report, not a crash
+            return count, ["run %d: evaluation failed: %s: %s" % (k, type(e).__name__, e)]
         count += 1
         if len(outs) != len(run["outputs"]):
             errs.append("run %d: %d outputs, io.json lists %d" % (k, len(outs),
@@ -706,10 +706,18 @@ def check_io(root, io_path):
             errs += _compare(val, e, rtol, atol, where)
     for q, seq in enumerate(io.get("sequences", [])):
         model = models[seq.get("method", "forward")]
-        state = load_state(root, model)
+        try:
+            state = load_state(root, model)
+        except Exception as e:
+            return count, errs + ["sequence %d: evaluation failed: %s: %s" % (
+                q, type(e).__name__, e)]
         for k, step in enumerate(seq["steps"]):
-            outs, muts = run_method(root, model, [_tensor_from_io(e) for e in step["inputs"]],
-                                    state)
+            try:
+                outs, muts = run_method(root, model,
+                                        [_tensor_from_io(e) for e in step["inputs"]], state)
+            except Exception as e:
+                return count, errs + ["sequence %d step %d: evaluation failed: %s: %s" % (
+                    q, k, type(e).__name__, e)]
             count += 1
             state.update(muts)
             for j, ((_, _, _, val), e) in enumerate(zip(outs, step["outputs"])):
