@@ -233,7 +233,7 @@ def module_list(P, entries):
         P.module(fqn, t)
 
 
-HEADER = "import torch\nimport torch.nn.functional as F\n\n\n"
+HEADER = "import torch\nimport torch.nn.functional as F\n\n"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1186,9 +1186,8 @@ class ModuleLinear(torch.nn.Module):
         self.b = 2 * torch.ones(2, 2, dtype=torch.float)
 
     def forward(self, x):
-        out_1 = torch.mul(self.a, x)
-        out_2 = torch.add(out_1, self.b)
-        return out_2
+        scaled = torch.mul(self.a, x)
+        return torch.add(scaled, self.b)
 
 
 ep = torch.export.export(ModuleLinear(), (torch.ones(2, 2),))
@@ -1213,10 +1212,10 @@ ep = torch.export.export(ModuleLinear(), (torch.ones(2, 2),))
     a = P.tensor_constant("a", [2, 2], [3.0] * 4)
     b = P.tensor_constant("b", [2, 2], [2.0] * 4)
     x = P.user_input("x", [2, 2])
-    P.at("out_1 = torch.mul(self.a, x)", [], ("mul", "torch.mul"),
+    P.at("scaled = torch.mul(self.a, x)", [], ("mul", "torch.mul"),
          ("mul", "builtin_function_or_method.mul"))
     m = P.call(MUL, a, x)
-    P.at("out_2 = torch.add(out_1, self.b)", [], ("add", "torch.add"),
+    P.at("return torch.add(scaled, self.b)", [], ("add", "torch.add"),
          ("add", "builtin_function_or_method.add"))
     y = P.call(ADD, m, b)
     P.output(y)
