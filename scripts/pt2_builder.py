@@ -646,9 +646,13 @@ class Archive:
         tmp = out_dir.rstrip("/") + ".tmp"
         if os.path.exists(tmp):
             shutil.rmtree(tmp)
+        made = set()
         for name, data in recs:
             path = os.path.join(tmp, name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+            d = os.path.dirname(path)
+            if d not in made:
+                os.makedirs(d, exist_ok=True)
+                made.add(d)
             with open(path, "wb") as f:
                 f.write(data)
         if os.path.exists(out_dir):
