@@ -25,7 +25,11 @@ namespace pteforge::emit {
 /// that decode to the same program; they differ only in byte order.
 enum class FlatbufferLayout {
   /// Current ExecuTorch: the Python object API's Pack() adds each table's
-  /// fields in schema order (children written first, in field order).
+  /// fields in schema order (children written first, in field order), and
+  /// the Python builder shares a vtable whenever the field entries match,
+  /// even if the table-size entry differs. Reproduces arduino_add_model.pte,
+  /// arduino_keyword_spotting.pte and stories260k_hybrid_llama_qnn.pte byte
+  /// for byte.
   ObjectApi,
   /// Older ExecuTorch (e.g. tests/data/reference/pte/add.pte): flatc's JSON
   /// parser adds fields widest first (8, 4, 2, 1 bytes; offsets count as 4),
@@ -144,7 +148,10 @@ Result<PteOutput> serialize_program(const Program& program, const ProgramData& d
 /// builds the flatbuffer, adds the extended header when the segment data is
 /// non-empty, and returns the chunks. Used by serialize_program and to
 /// re-serialize a decoded file.
-/// Errors: OPTION_INVALID, EMIT_LIMIT, UNSUPPORTED_FEATURE as above.
+/// The constant segment's own alignment is whatever `segments` says;
+/// serialize_program gives it constant_tensor_alignment.
+/// Errors: OPTION_INVALID (alignments), EMIT_LIMIT, UNSUPPORTED_FEATURE as
+/// for build_program_flatbuffer.
 Result<PteOutput> assemble_pte(Program program, const std::vector<SegmentPayload>& segments,
                                const SerializeOptions& options = {});
 
@@ -153,7 +160,9 @@ Result<PteOutput> assemble_pte(Program program, const std::vector<SegmentPayload
 /// their table, and fields are added in the order of
 /// options.flatbuffer_layout, as ExecuTorch's Python serializer does, so our
 /// bytes can match its files.
-/// Errors: UNSUPPORTED_FEATURE (scalar type not in the schema), EMIT_LIMIT.
+/// Errors: UNSUPPORTED_FEATURE (scalar type not in the schema; pointer names
+/// the value), OPTION_INVALID (a force_align that is not a power of two up to
+/// 65536), EMIT_LIMIT (the flatbuffer could exceed 2 GiB).
 Result<std::vector<uint8_t>> build_program_flatbuffer(const Program& program,
                                                       const SerializeOptions& options = {});
 
