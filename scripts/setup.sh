@@ -62,7 +62,8 @@ if ((${#missing[@]})); then
     sudo=(sudo -n)
   fi
   export DEBIAN_FRONTEND=noninteractive
-  apt_opts=(-y -q -o Dpkg::Use-Pty=0 -o APT::Install-Recommends=false)
+  # force-unsafe-io: no fsync per unpacked file (emscripten alone is ~800 MB of files).
+  apt_opts=(-y -q -o Dpkg::Use-Pty=0 -o APT::Install-Recommends=false -o Dpkg::Options::=--force-unsafe-io)
   "${sudo[@]}" apt-get update -q >/dev/null
   # A dependency must not replace the Node.js that is there (emscripten and
   # node-acorn depend on nodejs; NodeSource's package satisfies that).
@@ -83,6 +84,6 @@ if [[ ! -f "$stamp" || package-lock.json -nt "$stamp" || package.json -nt "$stam
   echo "setup: npm ci"
   # --ignore-scripts: no install script may download anything (browsers come
   # from Debian's chromium, not from playwright).
-  npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+  npm ci --ignore-scripts --no-audit --no-fund --no-update-notifier --loglevel=error
   touch "$stamp"
 fi

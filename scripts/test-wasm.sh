@@ -70,7 +70,7 @@ run_all() {
     mkdir -p "$res" "$work/out"
     read -r -a words <<<"${line//\$OUT/$work/out}"
     local rc=0
-    (cd "$root" && timeout 120 "$prog" "${words[@]}" >"$res/stdout" 2>"$res/stderr") || rc=$?
+    (cd "$root" && timeout 120 "$prog" "${words[@]}" </dev/null >"$res/stdout" 2>"$res/stderr") || rc=$?
     echo "$rc" >"$res/rc"
     mv "$work/out" "$res/out"
   done
