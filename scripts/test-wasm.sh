@@ -29,11 +29,25 @@ jobs="${PTEFORGE_JOBS:-$(nproc)}"
 native="build/native-debug/core/pteforge"
 wasm="build/wasm-release/core/pteforge.js"
 
+# configure PRESET: runs `cmake --preset PRESET`, shows only pteforge's own
+# status lines (which flatc, python, Emscripten, node) and warnings, or
+# everything on failure.
+configure() {
+  mkdir -p build
+  local log="build/configure-$1.log"
+  if ! cmake --preset "$1" >"$log" 2>&1; then
+    cat "$log"
+    return 1
+  fi
+  grep -- '-- pteforge' "$log" || true
+  grep -A6 '^CMake Warning' "$log" || true
+}
+
 if ((build)); then
   [[ -n "${PTEFORGE_SETUP_DONE:-}" ]] || bash scripts/setup.sh
-  cmake --preset native-debug >/dev/null
+  configure native-debug
   cmake --build --preset native-debug -j "$jobs" --target pteforge
-  cmake --preset wasm-release >/dev/null
+  configure wasm-release
   cmake --build --preset wasm-release -j "$jobs"
 fi
 for bin in "$native" "$wasm"; do
@@ -113,7 +127,7 @@ echo "wasm smoke: $passed passed, $failed failed, $skipped skipped (native $nati
 
 if ((unit)); then
   if ((build)); then
-    cmake --preset wasm-debug >/dev/null
+    configure wasm-debug
     cmake --build --preset wasm-debug -j "$jobs"
   fi
   ctest --preset wasm-debug -j "$jobs"

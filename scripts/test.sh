@@ -22,19 +22,33 @@ stages=("$@")
 jobs="${PTEFORGE_JOBS:-$(nproc)}"
 export PTEFORGE_JOBS="$jobs"
 
+# configure PRESET: runs `cmake --preset PRESET`, shows only pteforge's own
+# status lines (which flatc, python, Emscripten, node) and warnings, or
+# everything on failure.
+configure() {
+  mkdir -p build
+  local log="build/configure-$1.log"
+  if ! cmake --preset "$1" >"$log" 2>&1; then
+    cat "$log"
+    return 1
+  fi
+  grep -- '-- pteforge' "$log" || true
+  grep -A6 '^CMake Warning' "$log" || true
+}
+
 stage_setup() {
   bash scripts/setup.sh
 }
 
 stage_native() {
-  cmake --preset native-debug >/dev/null
+  configure native-debug
   cmake --build --preset native-debug -j "$jobs"
   ctest --preset native-debug -j "$jobs"
 }
 
 stage_asan() {
   # ASAN_OPTIONS/UBSAN_OPTIONS come with the native-asan test preset.
-  cmake --preset native-asan >/dev/null
+  configure native-asan
   cmake --build --preset native-asan -j "$jobs"
   ctest --preset native-asan -j "$jobs"
 }
