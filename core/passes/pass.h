@@ -95,4 +95,7 @@ class Pass {
   virtual Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) = 0;
 };
 
+/// Creates a fresh instance of a pass.
+using PassFactory = std::unique_ptr<Pass> (*)();
+
 }  // namespace pteforge::passes

@@ -20,12 +20,7 @@ void PassContext::warn(std::string message, Location where) {
 }
 
 Location PassContext::where_node(const ir::Node& node) const {
-  Location where;
-  std::string pointer = node.origin().pointer();
-  if (!pointer.empty()) where.pointer = std::move(pointer);
-  where.node = node.name();
-  std::string source = node.metadata().source();
-  if (!source.empty()) where.source = std::move(source);
+  Location where = ir::node_location(node);
   where.method = state_.method;
   if (!pass_name_.empty()) where.pass = pass_name_;
   return where;
@@ -172,7 +167,7 @@ std::string PassReport::to_json(bool with_times) const {
     w.Key("stats");
     w.StartObject();
     for (const auto& [k, v] : p.stats) {
-      w.Key(k);
+      w.Key(k.c_str());
       w.Int64(v);
     }
     w.EndObject();

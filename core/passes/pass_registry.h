@@ -12,9 +12,6 @@
 
 namespace pteforge::passes {
 
-/// Creates a fresh instance of a pass.
-using PassFactory = std::unique_ptr<Pass> (*)();
-
 struct RegisteredPass {
   std::string_view name;
   std::string_view summary;
