@@ -111,3 +111,13 @@ inline std::string describe(const passes::MethodState& state, const std::string&
 }
 
 }  // namespace pteforge::testing
+
+namespace pteforge::testing {
+inline std::vector<std::string> tensor_names_of(const ir::Argument& a) {
+  std::vector<std::string> names;
+  ir::for_each_value_name(a, [&](const std::string& n, ir::ValueKind k) {
+    if (k == ir::ValueKind::Tensor) names.push_back(n);
+  });
+  return names;
+}
+}  // namespace pteforge::testing
