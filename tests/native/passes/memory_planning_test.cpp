@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "common/program_builder.h"
@@ -99,6 +101,167 @@ TEST_CASE("memory_planning: add.pte (§7.2) from the ref_add fixture: greedy now
       CHECK(describe(run.state, x) == "float32[1] dim_order=[0] static mem=1@0 life=[0,3]");
       CHECK(describe(run.state, y) == "float32[1] dim_order=[0] static mem=1@16 life=[0,3]");
       CHECK(describe(run.state, "alloc") == "float32[1] dim_order=[0] static mem=1@32 life=[2,4]");
+    }
+  }
+}
+
+TEST_CASE("memory_planning: alloc_graph_input / alloc_graph_output off leave the I/O unplanned") {
+  struct Case {
+    bool in, out;
+    const char* x;
+    const char* alloc;
+    std::vector<uint64_t> sizes;
+  };
+  const Case cases[] = {
+      {false, true, "float32[3] dim_order=[0] static unplanned life=[0,3]",
+       "float32[3] dim_order=[0] static mem=1@0 life=[2,4]", {0, 16}},
+      {true, false, "float32[3] dim_order=[0] static mem=1@0 life=[0,3]",
+       "float32[3] dim_order=[0] static unplanned life=[2,4]", {0, 16}},
+      {false, false, "float32[3] dim_order=[0] static unplanned life=[0,3]",
+       "float32[3] dim_order=[0] static unplanned life=[2,4]", {0, 0}},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.in);
+    CAPTURE(c.out);
+    ExportedProgram ep = arduino_add_edge();
+    passes::PipelineOptions options;
+    options.alloc_graph_input = c.in;
+    options.alloc_graph_output = c.out;
+    auto run = run_passes(ep, to_executorch_passes(), options);
+    REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+    CHECK(describe(run.state, "x") == c.x);
+    CHECK(describe(run.state, "alloc") == c.alloc);
+    CHECK(run.state.non_const_buffer_sizes == c.sizes);
+  }
+}
+
+TEST_CASE("memory_planning: algorithms by name; an unknown one is OPTION_INVALID") {
+  ExportedProgram ep = testing::load_program("fixtures/programs/small_cnn/models/model.json");
+  testing::to_edge_lite(ep);
+  auto base = ep;
+  std::map<std::string, uint64_t> arena;
+  for (const char* algo : {"greedy", "naive", "best_fit", "best"}) {
+    CAPTURE(algo);
+    ExportedProgram p = base;
+    passes::PipelineOptions options;
+    options.memory_planning = algo;
+    auto run = run_passes(p, to_executorch_passes(), options);
+    REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+    REQUIRE(run.state.non_const_buffer_sizes.size() == 2);
+    arena[algo] = run.state.non_const_buffer_sizes[1];
+    CHECK(run.state.non_const_buffer_sizes[1] >= run.state.live_bytes_lower_bound[1]);
+    if (std::string(algo) == "best") {
+      CHECK((run.state.planning_algorithm == "greedy" || run.state.planning_algorithm == "best_fit"));
+    } else {
+      CHECK(run.state.planning_algorithm == algo);
+    }
+  }
+  CHECK(arena["naive"] >= arena["greedy"]);
+  CHECK(arena["best"] == std::min(arena["greedy"], arena["best_fit"]));
+
+  ExportedProgram p = base;
+  passes::PipelineOptions options;
+  options.memory_planning = "bogus";
+  auto run = run_passes(p, to_executorch_passes(), options);
+  REQUIRE_FALSE(run.status.ok());
+  CHECK(run.status.error().code == ErrorCode::OPTION_INVALID);
+  CHECK(run.status.error().where.pass == std::optional<std::string>("memory_planning"));
+}
+
+TEST_CASE("memory_planning: without specs it is a precondition error; a graph without tensors plans {0, 0}") {
+  ExportedProgram ep = testing::load_program("fixtures/programs/ref_add/models/model.json");
+  auto run = run_passes(ep, {"memory_planning"});
+  REQUIRE_FALSE(run.status.ok());
+  CHECK(run.status.error().code == ErrorCode::PASS_PRECONDITION);
+
+  ProgramBuilder b;
+  ExportedProgram empty = b.build();
+  auto run2 = run_passes(empty, {"memory_planning"});
+  REQUIRE(run2.status.ok());
+  CHECK(run2.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 0});
+}
+
+namespace {
+
+/// Every fixture and default-group corpus program (training-IR ones need `decompose`).
+std::vector<std::string> all_programs() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const char* dir : {"fixtures/programs", "fixtures/corpus"}) {
+    for (const auto& c : fs::directory_iterator(testing::test_data(dir))) {
+      if (c.path().filename().string().rfind("training_ir_", 0) == 0) continue;
+      fs::path models = c.path() / "models";
+      if (!fs::is_directory(models)) models = c.path() / "json" / "models";
+      if (!fs::is_directory(models)) continue;
+      for (const auto& m : fs::directory_iterator(models)) {
+        if (m.path().extension() == ".json") {
+          out.push_back(fs::relative(m.path(), testing::test_data("")).string());
+        }
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("memory_planning: on every fixture, every non-const tensor is planned and no two live tensors share a byte") {
+  std::vector<std::string> programs = all_programs();
+  CHECK(programs.size() == 26);
+  for (const std::string& rel : programs) {
+    CAPTURE(rel);
+    ExportedProgram ep = testing::load_program(rel);
+    testing::to_edge_lite(ep);
+    auto run = run_passes(ep, to_executorch_passes());
+    REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+    REQUIRE(run.state.non_const_buffer_sizes.size() == 2);
+    const uint64_t arena = run.state.non_const_buffer_sizes[1];
+    CHECK(run.state.non_const_buffer_sizes[0] == 0);
+    CHECK(arena >= run.state.live_bytes_lower_bound[1]);
+
+    // Independent check: gather the storage spec of every tensor value.
+    std::vector<std::string> names;
+    for (const auto& in : ep.graph().inputs()) {
+      for (auto& n : testing::tensor_names_of(in)) names.push_back(n);
+    }
+    for (const auto& node : ep.graph()) {
+      for (const auto& o : node.outputs()) {
+        for (auto& n : testing::tensor_names_of(o)) names.push_back(n);
+      }
+    }
+    std::vector<const passes::TensorSpec*> storages;
+    std::set<const passes::TensorSpec*> seen;
+    for (const std::string& n : names) {
+      CAPTURE(n);
+      auto spec = run.state.specs.get(n);
+      REQUIRE(spec);
+      const passes::TensorSpec& s = spec->storage();
+      if (s.is_const && !s.weight_has_gradient) {
+        CHECK_FALSE(s.planned());
+        continue;
+      }
+      REQUIRE(s.planned());
+      CHECK(*s.mem_id == 1);
+      CHECK(*s.mem_offset % 16 == 0);
+      CHECK(*s.mem_offset + s.allocated_bytes(16) <= arena);
+      CHECK(s.lifetime_first >= 0);
+      CHECK(s.lifetime_first <= s.lifetime_last);
+      if (spec->is_view()) {
+        CHECK(spec->mem_offset == s.mem_offset);
+        CHECK(spec->nbytes() == s.nbytes());
+      }
+      if (seen.insert(&s).second) storages.push_back(&s);
+    }
+    for (size_t i = 0; i < storages.size(); ++i) {
+      for (size_t j = i + 1; j < storages.size(); ++j) {
+        const auto& a = *storages[i];
+        const auto& b = *storages[j];
+        bool live = !(a.lifetime_last < b.lifetime_first || b.lifetime_last < a.lifetime_first);
+        uint64_t a0 = *a.mem_offset, a1 = a0 + a.nbytes(), b0 = *b.mem_offset, b1 = b0 + b.nbytes();
+        bool bytes = a.nbytes() > 0 && b.nbytes() > 0 && a0 < b1 && b0 < a1;
+        CHECK_FALSE((live && bytes));
+      }
     }
   }
 }
