@@ -8,7 +8,7 @@
 using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::ProgramBuilder;
-using pteforge::testing::run_passes;
+using pteforge::testing::et::run_passes;
 
 namespace {
 
@@ -26,7 +26,7 @@ Argument lit(int64_t v) { return Argument::make<ArgTag::SymInt>(SymIntArgument{s
 }  // namespace
 
 TEST_CASE("edge_to_backend_ops: dynamic_batch's _operator.mul becomes executorch_prim.mul.Scalar") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/dynamic_batch/models/model.json");
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
   auto run = run_passes(ep, {"edge_to_backend_ops"});
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   const Node* mul = ep.graph().find_node("mul");

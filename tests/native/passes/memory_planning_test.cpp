@@ -1,10 +1,9 @@
 // memory_planning: exactness against the ExecuTorch reference files
 // (executorch-pipeline.md §7: arduino_add_model, module_linear, add), the
-// node numbering rules (getitem slots, views, mutable buffers), options, and
-// the plan checker on every fixture after the to_executorch group.
+// options and preconditions (the full pipeline on every fixture is in
+// to_executorch_pipeline_test.cpp).
 #include <doctest/doctest.h>
 
-#include <filesystem>
 #include <algorithm>
 #include <map>
 #include <set>
@@ -16,11 +15,11 @@
 
 using namespace pteforge;
 using namespace pteforge::ir;
-using pteforge::testing::describe;
+using pteforge::testing::et::describe;
 using pteforge::testing::Out;
 using pteforge::testing::ProgramBuilder;
-using pteforge::testing::run_passes;
-using pteforge::testing::to_executorch_passes;
+using pteforge::testing::et::run_passes;
+using pteforge::testing::et::to_executorch_passes;
 
 namespace {
 
@@ -57,7 +56,7 @@ TEST_CASE("memory_planning: arduino_add_model.pte (§7.1) exactly") {
 }
 
 TEST_CASE("memory_planning: module_linear_no_constant_segment.pte (§7.3) from the ref_module_linear fixture") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/ref_module_linear/models/model.json");
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/ref_module_linear/models/model.json");
   auto run = run_passes(ep, to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(print_graph(ep.graph()) ==
@@ -82,7 +81,7 @@ TEST_CASE("memory_planning: module_linear_no_constant_segment.pte (§7.3) from t
 TEST_CASE("memory_planning: add.pte (§7.2) from the ref_add fixture: greedy now, naive = the old offsets") {
   for (const char* algo : {"greedy", "naive"}) {
     CAPTURE(algo);
-    ExportedProgram ep = testing::load_program("fixtures/programs/ref_add/models/model.json");
+    ExportedProgram ep = testing::et::load_program("fixtures/programs/ref_add/models/model.json");
     passes::PipelineOptions options;
     options.memory_planning = algo;
     auto run = run_passes(ep, to_executorch_passes(), options);
@@ -136,8 +135,8 @@ TEST_CASE("memory_planning: alloc_graph_input / alloc_graph_output off leave the
 }
 
 TEST_CASE("memory_planning: algorithms by name; an unknown one is OPTION_INVALID") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/small_cnn/models/model.json");
-  testing::to_edge_lite(ep);
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/small_cnn/models/model.json");
+  testing::et::to_edge_lite(ep);
   auto base = ep;
   std::map<std::string, uint64_t> arena;
   for (const char* algo : {"greedy", "naive", "best_fit", "best"}) {
@@ -169,7 +168,7 @@ TEST_CASE("memory_planning: algorithms by name; an unknown one is OPTION_INVALID
 }
 
 TEST_CASE("memory_planning: without specs it is a precondition error; a graph without tensors plans {0, 0}") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/ref_add/models/model.json");
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/ref_add/models/model.json");
   auto run = run_passes(ep, {"memory_planning"});
   REQUIRE_FALSE(run.status.ok());
   CHECK(run.status.error().code == ErrorCode::PASS_PRECONDITION);
@@ -179,89 +178,4 @@ TEST_CASE("memory_planning: without specs it is a precondition error; a graph wi
   auto run2 = run_passes(empty, {"memory_planning"});
   REQUIRE(run2.status.ok());
   CHECK(run2.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 0});
-}
-
-namespace {
-
-/// Every fixture and default-group corpus program (training-IR ones need `decompose`).
-std::vector<std::string> all_programs() {
-  namespace fs = std::filesystem;
-  std::vector<std::string> out;
-  for (const char* dir : {"fixtures/programs", "fixtures/corpus"}) {
-    for (const auto& c : fs::directory_iterator(testing::test_data(dir))) {
-      if (c.path().filename().string().rfind("training_ir_", 0) == 0) continue;
-      fs::path models = c.path() / "models";
-      if (!fs::is_directory(models)) models = c.path() / "json" / "models";
-      if (!fs::is_directory(models)) continue;
-      for (const auto& m : fs::directory_iterator(models)) {
-        if (m.path().extension() == ".json") {
-          out.push_back(fs::relative(m.path(), testing::test_data("")).string());
-        }
-      }
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-}  // namespace
-
-TEST_CASE("memory_planning: on every fixture, every non-const tensor is planned and no two live tensors share a byte") {
-  std::vector<std::string> programs = all_programs();
-  CHECK(programs.size() == 26);
-  for (const std::string& rel : programs) {
-    CAPTURE(rel);
-    ExportedProgram ep = testing::load_program(rel);
-    testing::to_edge_lite(ep);
-    auto run = run_passes(ep, to_executorch_passes());
-    REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
-    REQUIRE(run.state.non_const_buffer_sizes.size() == 2);
-    const uint64_t arena = run.state.non_const_buffer_sizes[1];
-    CHECK(run.state.non_const_buffer_sizes[0] == 0);
-    CHECK(arena >= run.state.live_bytes_lower_bound[1]);
-
-    // Independent check: gather the storage spec of every tensor value.
-    std::vector<std::string> names;
-    for (const auto& in : ep.graph().inputs()) {
-      for (auto& n : testing::tensor_names_of(in)) names.push_back(n);
-    }
-    for (const auto& node : ep.graph()) {
-      for (const auto& o : node.outputs()) {
-        for (auto& n : testing::tensor_names_of(o)) names.push_back(n);
-      }
-    }
-    std::vector<const passes::TensorSpec*> storages;
-    std::set<const passes::TensorSpec*> seen;
-    for (const std::string& n : names) {
-      CAPTURE(n);
-      auto spec = run.state.specs.get(n);
-      REQUIRE(spec);
-      const passes::TensorSpec& s = spec->storage();
-      if (s.is_const && !s.weight_has_gradient) {
-        CHECK_FALSE(s.planned());
-        continue;
-      }
-      REQUIRE(s.planned());
-      CHECK(*s.mem_id == 1);
-      CHECK(*s.mem_offset % 16 == 0);
-      CHECK(*s.mem_offset + s.allocated_bytes(16) <= arena);
-      CHECK(s.lifetime_first >= 0);
-      CHECK(s.lifetime_first <= s.lifetime_last);
-      if (spec->is_view()) {
-        CHECK(spec->mem_offset == s.mem_offset);
-        CHECK(spec->nbytes() == s.nbytes());
-      }
-      if (seen.insert(&s).second) storages.push_back(&s);
-    }
-    for (size_t i = 0; i < storages.size(); ++i) {
-      for (size_t j = i + 1; j < storages.size(); ++j) {
-        const auto& a = *storages[i];
-        const auto& b = *storages[j];
-        bool live = !(a.lifetime_last < b.lifetime_first || b.lifetime_last < a.lifetime_first);
-        uint64_t a0 = *a.mem_offset, a1 = a0 + a.nbytes(), b0 = *b.mem_offset, b1 = b0 + b.nbytes();
-        bool bytes = a.nbytes() > 0 && b.nbytes() > 0 && a0 < b1 && b0 < a1;
-        CHECK_FALSE((live && bytes));
-      }
-    }
-  }
 }

@@ -9,7 +9,7 @@
 using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::ProgramBuilder;
-using pteforge::testing::run_passes;
+using pteforge::testing::et::run_passes;
 
 TEST_CASE("remove_graph_asserts: every assert kind is removed, then dead code") {
   ProgramBuilder b;
@@ -50,7 +50,7 @@ TEST_CASE("remove_graph_asserts: every assert kind is removed, then dead code") 
 }
 
 TEST_CASE("remove_graph_asserts: nothing to remove") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/ref_add/models/model.json");
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/ref_add/models/model.json");
   const std::string before = print_graph(ep.graph());
   auto run = run_passes(ep, {"remove_graph_asserts"});
   REQUIRE(run.status.ok());

@@ -7,9 +7,9 @@
 
 using namespace pteforge;
 using namespace pteforge::ir;
-using pteforge::testing::describe;
+using pteforge::testing::et::describe;
 using pteforge::testing::ProgramBuilder;
-using pteforge::testing::run_passes;
+using pteforge::testing::et::run_passes;
 
 TEST_CASE("remove_view_copy: chains collapse, dead views go, views become memory.view; an output view stays a copy") {
   ProgramBuilder b;
@@ -45,9 +45,9 @@ TEST_CASE("remove_view_copy: chains collapse, dead views go, views become memory
 }
 
 TEST_CASE("remove_view_copy: small_cnn flatten becomes a view sharing the max-pool output placement") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/small_cnn/models/model.json");
-  testing::to_edge_lite(ep);
-  auto run = run_passes(ep, testing::to_executorch_passes());
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/small_cnn/models/model.json");
+  testing::et::to_edge_lite(ep);
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   // flatten: view of the max-pool output (the getitem) -> memory.view sharing its memory.
   const Node* view = ep.graph().find_node("view");
@@ -65,8 +65,8 @@ TEST_CASE("remove_view_copy: small_cnn flatten becomes a view sharing the max-po
 }
 
 TEST_CASE("remove_view_copy: dynamism mismatch keeps the copy and warns; missing specs are a precondition error") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/dynamic_batch/models/model.json");
-  testing::to_edge_lite(ep);
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
+  testing::et::to_edge_lite(ep);
   // Make the second view static (a static reshape of a dynamic tensor is rejected by ExecuTorch's _ViewSpec).
   TensorMeta m = *ep.graph().tensor_meta("view_1");
   m.sizes = {SymInt(3), SymInt(4), SymInt(6)};
@@ -81,8 +81,8 @@ TEST_CASE("remove_view_copy: dynamism mismatch keeps the copy and warns; missing
         "ReplaceViewCopyWithViewPass rejects such a view)");
   CHECK(run.report.diagnostics[0].where.node == std::optional<std::string>("view_1"));
 
-  ExportedProgram ep2 = testing::load_program("fixtures/programs/dynamic_batch/models/model.json");
-  testing::to_edge_lite(ep2);
+  ExportedProgram ep2 = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
+  testing::et::to_edge_lite(ep2);
   auto run2 = run_passes(ep2, {"remove_view_copy"});
   REQUIRE_FALSE(run2.status.ok());
   CHECK(run2.status.error().code == ErrorCode::PASS_PRECONDITION);

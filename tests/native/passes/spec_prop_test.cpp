@@ -7,9 +7,9 @@
 
 using namespace pteforge;
 using namespace pteforge::ir;
-using pteforge::testing::describe;
+using pteforge::testing::et::describe;
 using pteforge::testing::ProgramBuilder;
-using pteforge::testing::run_passes;
+using pteforge::testing::et::run_passes;
 
 TEST_CASE("spec_prop: parameters, non-mutated buffers and constants are const and bound; mutated buffers are not") {
   ProgramBuilder b;
@@ -46,8 +46,8 @@ TEST_CASE("spec_prop: parameters, non-mutated buffers and constants are const an
 }
 
 TEST_CASE("spec_prop: symbolic sizes -> DYNAMIC_BOUND with hint sizes; view-op _copy twins are contiguous") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/dynamic_batch/models/model.json");
-  testing::to_edge_lite(ep);
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
+  testing::et::to_edge_lite(ep);
   auto run = run_passes(ep, {"spec_prop"});
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(describe(run.state, "x") == "float32[3, 4, 8] dim_order=[0, 1, 2] dynamic_bound unplanned");
@@ -66,7 +66,7 @@ TEST_CASE("spec_prop: symbolic sizes -> DYNAMIC_BOUND with hint sizes; view-op _
 }
 
 TEST_CASE("spec_prop: a permuted (non-_copy) result keeps its strides: dim order by stride, stable on ties") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/dynamic_batch/models/model.json");
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
   auto run = run_passes(ep, {"spec_prop"});
   REQUIRE(run.status.ok());
   CHECK(describe(run.state, "permute") == "float32[8, 6] dim_order=[1, 0] static unplanned");
@@ -114,7 +114,7 @@ TEST_CASE("spec_prop: zero strides and memory nodes are errors") {
   CHECK(run.status.error().where.pass == std::optional<std::string>("spec_prop"));
   CHECK(run.status.error().message.find("zero strides") != std::string::npos);
 
-  ExportedProgram ep2 = testing::load_program("fixtures/programs/ref_add/models/model.json");
+  ExportedProgram ep2 = testing::et::load_program("fixtures/programs/ref_add/models/model.json");
   auto run2 = run_passes(ep2, {"spec_prop", "to_out_variant", "spec_prop"});
   REQUIRE_FALSE(run2.status.ok());
   CHECK(run2.status.error().code == ErrorCode::PASS_PRECONDITION);

@@ -10,9 +10,9 @@
 using namespace pteforge;
 using namespace pteforge::ir;
 using passes::SymInterval;
-using pteforge::testing::describe;
+using pteforge::testing::et::describe;
 using pteforge::testing::ProgramBuilder;
-using pteforge::testing::run_passes;
+using pteforge::testing::et::run_passes;
 
 namespace {
 
@@ -63,9 +63,9 @@ TEST_CASE("sym_bounds: interval arithmetic over sympy expressions") {
 }
 
 TEST_CASE("sym_shape_eval: dynamic_batch -> DYNAMIC_BOUND specs at their upper bounds, then planned") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/dynamic_batch/models/model.json");
-  testing::to_edge_lite(ep);
-  auto run = run_passes(ep, testing::to_executorch_passes());
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
+  testing::et::to_edge_lite(ep);
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(run.report.diagnostics.empty());
   CHECK(print_graph(ep.graph()) ==
@@ -94,9 +94,9 @@ TEST_CASE("sym_shape_eval: dynamic_batch -> DYNAMIC_BOUND specs at their upper b
 }
 
 TEST_CASE("sym_shape_eval: dynamic_batch_plain (str-form expressions) gives the same bounds") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/dynamic_batch_plain/models/model.json");
-  testing::to_edge_lite(ep);
-  auto run = run_passes(ep, testing::to_executorch_passes());
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch_plain/models/model.json");
+  testing::et::to_edge_lite(ep);
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(describe(run.state, "x") == "float32[32, 4, 8] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[0,9]");
   CHECK(describe(run.state, "view") == "float32[128, 8] dim_order=[0, 1] dynamic_bound mem=1@0 life=[0,9] view");
@@ -104,9 +104,9 @@ TEST_CASE("sym_shape_eval: dynamic_batch_plain (str-form expressions) gives the 
 }
 
 TEST_CASE("sym_shape_eval: corpus dynamic_seq, s in [2, 64]") {
-  ExportedProgram ep = testing::load_program("fixtures/corpus/dynamic_seq/json/models/model.json");
-  testing::to_edge_lite(ep);
-  auto run = run_passes(ep, testing::to_executorch_passes());
+  ExportedProgram ep = testing::et::load_program("fixtures/corpus/dynamic_seq/json/models/model.json");
+  testing::et::to_edge_lite(ep);
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(run.report.diagnostics.empty());
   CHECK(describe(run.state, "x") == "float32[1, 64, 8] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[0,8]");
@@ -116,10 +116,10 @@ TEST_CASE("sym_shape_eval: corpus dynamic_seq, s in [2, 64]") {
 }
 
 TEST_CASE("sym_shape_eval: a symbol without an upper bound -> its hint, one warning per symbol") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/dynamic_batch/models/model.json");
-  testing::to_edge_lite(ep);
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
+  testing::et::to_edge_lite(ep);
   strip_max(ep);
-  auto run = run_passes(ep, testing::to_executorch_passes());
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   REQUIRE(run.report.diagnostics.size() == 1);
   const auto& d = run.report.diagnostics[0];
@@ -159,7 +159,7 @@ TEST_CASE("sym_shape_eval: an unbounded size without a hint fails; no specs is a
   CHECK(st.error().where.node == std::optional<std::string>("relu"));
   CHECK(st.error().message.find("'u0'") != std::string::npos);
 
-  ExportedProgram ep2 = testing::load_program("fixtures/programs/ref_add/models/model.json");
+  ExportedProgram ep2 = testing::et::load_program("fixtures/programs/ref_add/models/model.json");
   auto run2 = run_passes(ep2, {"sym_shape_eval"});
   REQUIRE_FALSE(run2.status.ok());
   CHECK(run2.status.error().code == ErrorCode::PASS_PRECONDITION);

@@ -7,12 +7,12 @@
 
 using namespace pteforge;
 using namespace pteforge::ir;
-using pteforge::testing::describe;
+using pteforge::testing::et::describe;
 using pteforge::testing::ProgramBuilder;
-using pteforge::testing::run_passes;
+using pteforge::testing::et::run_passes;
 
 TEST_CASE("to_out_variant: native_layer_norm (3 outs) from the multi_output fixture") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/multi_output/models/model.json");
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/multi_output/models/model.json");
   auto run = run_passes(ep, {"spec_prop", "to_out_variant"});
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(print_graph(ep.graph()) ==
@@ -43,7 +43,7 @@ TEST_CASE("to_out_variant: max_pool2d_with_indices gets out and indices allocs; 
   auto r = b.call("aten.relu.default", {arg_tensor(outs[0])}, {ScalarType::Float, {1, 2, 2, 2}});
   b.output(r);
   ExportedProgram ep = b.build();
-  auto run = run_passes(ep, testing::to_executorch_passes());
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(print_graph(ep.graph()) ==
         "graph(%x):\n"
@@ -75,7 +75,7 @@ TEST_CASE("to_out_variant: split_copy.Tensor writes a Tensor[] out through one l
   auto r = b.call("aten.add.Tensor", {arg_tensor("split_0"), arg_tensor("split_1")}, {ScalarType::Float, {2, 3}});
   b.output(r);
   ExportedProgram ep = b.build();
-  auto run = run_passes(ep, testing::to_executorch_passes());
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(print_graph(ep.graph()) ==
         "graph(%x):\n"
@@ -110,8 +110,8 @@ TEST_CASE("to_out_variant: keyword arguments the out variant lacks are dropped (
 }
 
 TEST_CASE("to_out_variant: skipped nodes (in-place, symbolic, memory.view, Python callables)") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/dynamic_batch/models/model.json");
-  testing::to_edge_lite(ep);
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
+  testing::et::to_edge_lite(ep);
   auto run = run_passes(ep, {"spec_prop", "edge_to_backend_ops", "remove_view_copy", "to_out_variant"});
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(ep.graph().find_node("sym_size_int_1")->target().short_name() == "aten.sym_size.int");
@@ -119,7 +119,7 @@ TEST_CASE("to_out_variant: skipped nodes (in-place, symbolic, memory.view, Pytho
   CHECK(ep.graph().find_node("view")->target().str() == "memory.view");
   CHECK(run.report.passes[3].stats.at("out_variants") == 3);
 
-  ExportedProgram ep2 = testing::load_program("fixtures/corpus/buffer_running_sum/json/models/model.json");
+  ExportedProgram ep2 = testing::et::load_program("fixtures/corpus/buffer_running_sum/json/models/model.json");
   auto run2 = run_passes(ep2, {"insert_write_back_for_buffers", "spec_prop", "to_out_variant"});
   REQUIRE(run2.status.ok());
   CHECK(ep2.graph().find_node("copy_")->target().short_name() == "aten.copy_.default");
