@@ -205,3 +205,17 @@ TEST_CASE("to_out_variant: an existing out variant whose out is a single-use non
   // empty.memory_format became empty.out (alloc), then lost its only use to a fresh alloc.
   CHECK(run.report.passes[0].stats.at("allocs") == 2);
 }
+
+TEST_CASE("to_out_variant: portable_only accepts copy_, the prim ops and the usual out variants") {
+  for (const char* rel : {"fixtures/corpus/buffer_running_sum/json/models/model.json",
+                          "fixtures/programs/dynamic_batch/models/model.json",
+                          "fixtures/programs/small_cnn/models/model.json"}) {
+    CAPTURE(rel);
+    ExportedProgram ep = testing::et::load_program(rel);
+    testing::et::to_edge_lite(ep);
+    passes::PipelineOptions options;
+    options.portable_only = true;
+    auto run = run_passes(ep, testing::et::to_executorch_passes(), options);
+    CHECK_MESSAGE(run.status.ok(), run.status.error().to_string());
+  }
+}
