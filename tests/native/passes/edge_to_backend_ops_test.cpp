@@ -39,7 +39,7 @@ TEST_CASE("edge_to_backend_ops: dynamic_batch's _operator.mul becomes executorch
   CHECK(run.report.passes[0].stats.at("ops_replaced") == 1);
 }
 
-TEST_CASE("edge_to_backend_ops: the whole mapping table; getitem and unknown callables stay") {
+TEST_CASE("edge_to_backend_ops: the whole mapping table - getitem and unknown callables stay") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {4});
   ExportedProgram& p = b.program();

@@ -29,7 +29,7 @@ TEST_CASE("insert_write_back_for_buffers: buffer_running_sum corpus case") {
   CHECK(*ep.graph().tensor_meta("copy_") == *ep.graph().tensor_meta("b_total"));
 }
 
-TEST_CASE("insert_write_back_for_buffers: buffer_mutation fixture, then the whole group plans the buffers for the whole method") {
+TEST_CASE("insert_write_back_for_buffers: buffer_mutation fixture - then the whole group plans the buffers for the whole method") {
   ExportedProgram ep = testing::et::load_program("fixtures/programs/buffer_mutation/models/model.json");
   auto run = run_passes(ep, testing::et::to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
@@ -65,7 +65,7 @@ TEST_CASE("insert_write_back_for_buffers: buffer_mutation fixture, then the whol
   CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 160});
 }
 
-TEST_CASE("insert_write_back_for_buffers: user-input mutation; outputs reordered with the copies first") {
+TEST_CASE("insert_write_back_for_buffers: user-input mutation - outputs reordered with the copies first") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {2});
   auto y = b.call("aten.mul.Tensor", {arg_tensor(x), arg_tensor(x)}, {ScalarType::Float, {2}});

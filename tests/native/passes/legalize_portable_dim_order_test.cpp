@@ -43,7 +43,7 @@ TEST_CASE("legalize_portable_dim_order: mean.dim on a channels-last input reads 
   CHECK(run.report.passes[0].stats.at("copies_inserted") == 1);
 }
 
-TEST_CASE("legalize_portable_dim_order: every target op, and only those") {
+TEST_CASE("legalize_portable_dim_order: every target op - and only those") {
   const char* targets[] = {"aten._adaptive_avg_pool2d.default", "aten.avg_pool2d.default", "aten.expand_copy.default",
                            "aten.mean.dim", "aten.sum.dim_IntList"};
   for (const char* t : targets) {

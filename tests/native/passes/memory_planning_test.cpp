@@ -35,7 +35,7 @@ ExportedProgram arduino_add_edge() {
 
 }  // namespace
 
-TEST_CASE("memory_planning: arduino_add_model.pte (§7.1) exactly") {
+TEST_CASE("memory_planning: arduino_add_model.pte (section 7.1) exactly") {
   ExportedProgram ep = arduino_add_edge();
   auto run = run_passes(ep, to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
@@ -55,7 +55,7 @@ TEST_CASE("memory_planning: arduino_add_model.pte (§7.1) exactly") {
   CHECK(run.state.live_bytes_lower_bound == std::vector<uint64_t>{0, 32});
 }
 
-TEST_CASE("memory_planning: module_linear_no_constant_segment.pte (§7.3) from the ref_module_linear fixture") {
+TEST_CASE("memory_planning: module_linear_no_constant_segment.pte (section 7.3) from the ref_module_linear fixture") {
   ExportedProgram ep = testing::et::load_program("fixtures/programs/ref_module_linear/models/model.json");
   auto run = run_passes(ep, to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
@@ -78,7 +78,7 @@ TEST_CASE("memory_planning: module_linear_no_constant_segment.pte (§7.3) from t
   CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 32});
 }
 
-TEST_CASE("memory_planning: add.pte (§7.2) from the ref_add fixture: greedy now, naive = the old offsets") {
+TEST_CASE("memory_planning: add.pte (section 7.2) from the ref_add fixture: greedy now - naive = the old offsets") {
   for (const char* algo : {"greedy", "naive"}) {
     CAPTURE(algo);
     ExportedProgram ep = testing::et::load_program("fixtures/programs/ref_add/models/model.json");
@@ -134,7 +134,7 @@ TEST_CASE("memory_planning: alloc_graph_input / alloc_graph_output off leave the
   }
 }
 
-TEST_CASE("memory_planning: algorithms by name; an unknown one is OPTION_INVALID") {
+TEST_CASE("memory_planning: algorithms by name - an unknown one is OPTION_INVALID") {
   ExportedProgram ep = testing::et::load_program("fixtures/programs/small_cnn/models/model.json");
   testing::et::to_edge_lite(ep);
   auto base = ep;
@@ -167,7 +167,7 @@ TEST_CASE("memory_planning: algorithms by name; an unknown one is OPTION_INVALID
   CHECK(run.status.error().where.pass == std::optional<std::string>("memory_planning"));
 }
 
-TEST_CASE("memory_planning: without specs it is a precondition error; a graph without tensors plans {0, 0}") {
+TEST_CASE("memory_planning: without specs it is a precondition error - a graph without tensors plans 0 and 0") {
   ExportedProgram ep = testing::et::load_program("fixtures/programs/ref_add/models/model.json");
   auto run = run_passes(ep, {"memory_planning"});
   REQUIRE_FALSE(run.status.ok());

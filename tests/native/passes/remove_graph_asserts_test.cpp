@@ -11,7 +11,7 @@ using namespace pteforge::ir;
 using pteforge::testing::ProgramBuilder;
 using pteforge::testing::et::run_passes;
 
-TEST_CASE("remove_graph_asserts: every assert kind is removed, then dead code") {
+TEST_CASE("remove_graph_asserts: every assert kind is removed - then dead code") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {4});
   Graph& g = b.program().graph();

@@ -11,7 +11,7 @@ using pteforge::testing::et::describe;
 using pteforge::testing::ProgramBuilder;
 using pteforge::testing::et::run_passes;
 
-TEST_CASE("remove_view_copy: chains collapse, dead views go, views become memory.view; an output view stays a copy") {
+TEST_CASE("remove_view_copy: chains collapse - dead views go - views become memory.view - an output view stays a copy") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {2, 6});
   auto e = b.call("aten.exp.default", {arg_tensor(x)}, {ScalarType::Float, {2, 6}});
@@ -64,7 +64,7 @@ TEST_CASE("remove_view_copy: small_cnn flatten becomes a view sharing the max-po
   CHECK(describe(*v).find("float32[1, 512] dim_order=[0, 1] static mem=1@") == 0);
 }
 
-TEST_CASE("remove_view_copy: dynamism mismatch keeps the copy and warns; missing specs are a precondition error") {
+TEST_CASE("remove_view_copy: dynamism mismatch keeps the copy and warns - missing specs are a precondition error") {
   ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
   testing::et::to_edge_lite(ep);
   // Make the second view static (a static reshape of a dynamic tensor is rejected by ExecuTorch's _ViewSpec).

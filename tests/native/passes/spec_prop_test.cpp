@@ -11,7 +11,7 @@ using pteforge::testing::et::describe;
 using pteforge::testing::ProgramBuilder;
 using pteforge::testing::et::run_passes;
 
-TEST_CASE("spec_prop: parameters, non-mutated buffers and constants are const and bound; mutated buffers are not") {
+TEST_CASE("spec_prop: parameters - non-mutated buffers and constants are const and bound - mutated buffers are not") {
   ProgramBuilder b;
   auto w = b.parameter("p_w", "w", ScalarType::Float, {2, 3});
   auto buf = b.buffer("b_stat", "stat", ScalarType::Float, {3});
@@ -45,7 +45,7 @@ TEST_CASE("spec_prop: parameters, non-mutated buffers and constants are const an
   CHECK(run.report.passes[0].stats.at("const_specs") == 3);
 }
 
-TEST_CASE("spec_prop: symbolic sizes -> DYNAMIC_BOUND with hint sizes; view-op _copy twins are contiguous") {
+TEST_CASE("spec_prop: symbolic sizes -> DYNAMIC_BOUND with hint sizes - view-op _copy twins are contiguous") {
   ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
   testing::et::to_edge_lite(ep);
   auto run = run_passes(ep, {"spec_prop"});
@@ -65,7 +65,7 @@ TEST_CASE("spec_prop: symbolic sizes -> DYNAMIC_BOUND with hint sizes; view-op _
   CHECK(run.state.specs.get("mul") == nullptr);
 }
 
-TEST_CASE("spec_prop: a permuted (non-_copy) result keeps its strides: dim order by stride, stable on ties") {
+TEST_CASE("spec_prop: a permuted (non-_copy) result keeps its strides: dim order by stride - stable on ties") {
   ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
   auto run = run_passes(ep, {"spec_prop"});
   REQUIRE(run.status.ok());

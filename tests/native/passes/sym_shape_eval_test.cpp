@@ -62,7 +62,7 @@ TEST_CASE("sym_bounds: interval arithmetic over sympy expressions") {
   CHECK(bound("Mul(Integer(4611686018427387904), s0)").hi == SymInterval::kPosInf);  // saturates
 }
 
-TEST_CASE("sym_shape_eval: dynamic_batch -> DYNAMIC_BOUND specs at their upper bounds, then planned") {
+TEST_CASE("sym_shape_eval: dynamic_batch -> DYNAMIC_BOUND specs at their upper bounds - then planned") {
   ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
   testing::et::to_edge_lite(ep);
   auto run = run_passes(ep, testing::et::to_executorch_passes());
@@ -103,7 +103,7 @@ TEST_CASE("sym_shape_eval: dynamic_batch_plain (str-form expressions) gives the 
   CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 7360});
 }
 
-TEST_CASE("sym_shape_eval: corpus dynamic_seq, s in [2, 64]") {
+TEST_CASE("sym_shape_eval: corpus dynamic_seq - s from 2 to 64") {
   ExportedProgram ep = testing::et::load_program("fixtures/corpus/dynamic_seq/json/models/model.json");
   testing::et::to_edge_lite(ep);
   auto run = run_passes(ep, testing::et::to_executorch_passes());
@@ -115,7 +115,7 @@ TEST_CASE("sym_shape_eval: corpus dynamic_seq, s in [2, 64]") {
   CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 3776});
 }
 
-TEST_CASE("sym_shape_eval: a symbol without an upper bound -> its hint, one warning per symbol") {
+TEST_CASE("sym_shape_eval: a symbol without an upper bound -> its hint - one warning per symbol") {
   ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
   testing::et::to_edge_lite(ep);
   strip_max(ep);
@@ -137,7 +137,7 @@ TEST_CASE("sym_shape_eval: a symbol without an upper bound -> its hint, one warn
   CHECK(describe(run.state, "relu") == "float32[3, 4, 6] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[11,13]");
 }
 
-TEST_CASE("sym_shape_eval: an unbounded size without a hint fails; no specs is a precondition error") {
+TEST_CASE("sym_shape_eval: an unbounded size without a hint fails - no specs is a precondition error") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {4});
   auto nz = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {4}});

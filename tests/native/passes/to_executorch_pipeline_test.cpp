@@ -39,7 +39,7 @@ Run run_default(ExportedProgram& ep, passes::PipelineOptions options = {}) {
 
 }  // namespace
 
-TEST_CASE("default pipeline: ref_arduino_add gives arduino_add_model.pte's tensors and plan (§7.1)") {
+TEST_CASE("default pipeline: ref_arduino_add gives arduino_add_model.pte's tensors and plan (section 7.1)") {
   ExportedProgram ep = testing::load_fixture("fixtures/programs/ref_arduino_add");
   auto run = run_default(ep);
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
@@ -59,7 +59,7 @@ TEST_CASE("default pipeline: ref_arduino_add gives arduino_add_model.pte's tenso
   CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 32});
 }
 
-TEST_CASE("default pipeline: ref_module_linear gives module_linear_no_constant_segment.pte's plan (§7.3)") {
+TEST_CASE("default pipeline: ref_module_linear gives module_linear_no_constant_segment.pte's plan (section 7.3)") {
   ExportedProgram ep = testing::load_fixture("fixtures/programs/ref_module_linear");
   auto run = run_default(ep);
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
@@ -80,7 +80,7 @@ TEST_CASE("default pipeline: ref_module_linear gives module_linear_no_constant_s
   CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 32});
 }
 
-TEST_CASE("default pipeline: ref_add gives add.pte's sizes (§7.2; current greedy offsets)") {
+TEST_CASE("default pipeline: ref_add gives add.pte's sizes (section 7.2 - current greedy offsets)") {
   ExportedProgram ep = testing::load_fixture("fixtures/programs/ref_add");
   auto run = run_default(ep);
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());

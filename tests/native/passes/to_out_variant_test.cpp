@@ -34,7 +34,7 @@ TEST_CASE("to_out_variant: native_layer_norm (3 outs) from the multi_output fixt
   CHECK(run.report.passes[1].stats.at("allocs") == 4);
 }
 
-TEST_CASE("to_out_variant: max_pool2d_with_indices gets out and indices allocs; planning counts getitem slots") {
+TEST_CASE("to_out_variant: max_pool2d_with_indices gets out and indices allocs - planning counts getitem slots") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {1, 2, 4, 4});
   auto outs = b.call_multi("aten.max_pool2d_with_indices.default", {arg_tensor(x), arg_ints({2, 2}), arg_ints({2, 2})},
@@ -63,7 +63,7 @@ TEST_CASE("to_out_variant: max_pool2d_with_indices gets out and indices allocs; 
   CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 224});
 }
 
-TEST_CASE("to_out_variant: split_copy.Tensor writes a Tensor[] out through one list alloc") {
+TEST_CASE("to_out_variant: split_copy.Tensor writes a Tensor list out through one list alloc") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {4, 3});
   Graph& g = b.program().graph();
@@ -109,7 +109,7 @@ TEST_CASE("to_out_variant: keyword arguments the out variant lacks are dropped (
         "  return (%_to_dim_order_copy)\n");
 }
 
-TEST_CASE("to_out_variant: skipped nodes (in-place, symbolic, memory.view, Python callables)") {
+TEST_CASE("to_out_variant: skipped nodes (in-place - symbolic - memory.view - Python callables)") {
   ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
   testing::et::to_edge_lite(ep);
   auto run = run_passes(ep, {"spec_prop", "edge_to_backend_ops", "remove_view_copy", "to_out_variant"});
@@ -206,7 +206,7 @@ TEST_CASE("to_out_variant: an existing out variant whose out is a single-use non
   CHECK(run.report.passes[0].stats.at("allocs") == 2);
 }
 
-TEST_CASE("to_out_variant: portable_only accepts copy_, the prim ops and the usual out variants") {
+TEST_CASE("to_out_variant: portable_only accepts copy_ - the prim ops and the usual out variants") {
   for (const char* rel : {"fixtures/corpus/buffer_running_sum/json/models/model.json",
                           "fixtures/programs/dynamic_batch/models/model.json",
                           "fixtures/programs/small_cnn/models/model.json"}) {

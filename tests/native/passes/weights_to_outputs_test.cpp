@@ -31,7 +31,7 @@ ExportedProgram toy_joint() {
 
 }  // namespace
 
-TEST_CASE("weights_to_outputs: parameters with a gradient become TOKEN outputs, in placeholder order") {
+TEST_CASE("weights_to_outputs: parameters with a gradient become TOKEN outputs - in placeholder order") {
   ExportedProgram ep = toy_joint();
   auto run = run_passes(ep, {"weights_to_outputs"});
   REQUIRE(run.status.ok());
@@ -69,7 +69,7 @@ TEST_CASE("weights_to_outputs: no gradient outputs -> nothing changes") {
   CHECK_FALSE(run.state.weights_appended);
 }
 
-TEST_CASE("weights_to_outputs: joint_training fixture -> 4 TOKEN outputs, planned weights with whole-method lifetimes") {
+TEST_CASE("weights_to_outputs: joint_training fixture -> 4 TOKEN outputs - planned weights with whole-method lifetimes") {
   ExportedProgram ep = testing::et::load_program("fixtures/programs/joint_training/models/model.json");
   testing::et::to_edge_lite(ep);
   auto run = run_passes(ep, testing::et::to_executorch_passes());
