@@ -129,3 +129,30 @@ TEST_CASE("replace_view_ops_with_copy: a view op without a _copy twin is an erro
   CHECK(e.where.node == "to");
   CHECK(e.where.pass == "replace_view_ops_with_copy");
 }
+
+TEST_CASE("replace_view_ops_with_copy: results that followed a view's layout become contiguous too") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {2, 3});
+  auto y = b.input("y", ScalarType::Float, {3, 2});
+  auto t = b.call("aten.permute.default", {arg_tensor(x), arg_ints({1, 0})}, {ScalarType::Float, {3, 2}});
+  auto r = b.call("aten.relu.default", {arg_tensor(t)}, {ScalarType::Float, {3, 2}});
+  auto a = b.call("aten.add.Tensor", {arg_tensor(r), arg_tensor(y)}, {ScalarType::Float, {3, 2}});
+  auto c = b.call("aten.clone.default", {arg_tensor(a)}, {ScalarType::Float, {3, 2}});
+  auto s = b.call("aten._softmax.default", {arg_tensor(c), arg_int(1), arg_bool(false)}, {ScalarType::Float, {3, 2}});
+  auto yt = b.input("yt", ScalarType::Float, {3, 2});
+  auto m = b.call("aten.mul.Tensor", {arg_tensor(t), arg_tensor(yt)}, {ScalarType::Float, {3, 2}});
+  b.output(s);
+  b.output(m);
+  ExportedProgram ep = b.build();
+  // As exported: the permute and everything that followed its layout have strides [1, 3].
+  for (const auto& name : {t, r, a, c, s, yt, m}) set_strides(ep, name, {1, 3});
+  auto run = run_pass(ep, "replace_view_ops_with_copy");
+  REQUIRE(run.status.ok());
+  CHECK(run.report.passes[0].stats.at("layouts_refreshed") == 3);
+  CHECK(strides_of(ep, t) == std::vector<int64_t>{2, 1});
+  CHECK(strides_of(ep, r) == std::vector<int64_t>{2, 1});
+  CHECK(strides_of(ep, a) == std::vector<int64_t>{2, 1});
+  CHECK(strides_of(ep, c) == std::vector<int64_t>{2, 1});
+  CHECK(strides_of(ep, s) == std::vector<int64_t>{1, 3});   // not layout-following: kept
+  CHECK(strides_of(ep, m) == std::vector<int64_t>{1, 3});   // its other input is still transposed
+}
