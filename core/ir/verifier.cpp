@@ -291,7 +291,7 @@ Status signature_error(const std::string& ptr, std::string message) {
 
 Location node_location(const Node& node) {
   Location where;
-  where.node = node.name();
+  if (!node.name().empty()) where.node = node.name();
   if (node.origin().known()) where.pointer = node.origin().pointer();
   std::string source = node.metadata().source();
   if (!source.empty()) where.source = std::move(source);
