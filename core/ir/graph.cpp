@@ -73,6 +73,7 @@ struct GraphData {
   bool node_index_built = false;
   size_t node_index_reserve = 0;
   NodeId next_id = 1;
+  uint32_t next_table_order = 0;
   bool order_dirty = false;
   std::shared_ptr<const std::string> json_pointer;
 
@@ -106,9 +107,15 @@ struct GraphData {
     while (!values.empty() && !values.back().live_) values.pop_back();
   }
 
-  void set_meta(std::string_view name, ValueMeta meta) {
+  void set_meta(std::string_view name, ValueMeta meta, std::optional<uint32_t> order = std::nullopt) {
     ValueKind k = kind_of(meta);
     Value& v = get_or_create(name, k);
+    if (order) {
+      v.table_order_ = *order;
+      next_table_order = std::max(next_table_order, *order + 1);
+    } else if (!v.has_meta() || kind_of(v.meta) != k) {
+      v.table_order_ = next_table_order++;
+    }
     v.meta = std::move(meta);
     if (k != ValueKind::Unknown) v.kind = k;
   }
@@ -389,9 +396,9 @@ Graph::Graph(const Graph& o) : Graph() {
   d_->single_tensor_return = src.single_tensor_return;
   d_->json_pointer = src.json_pointer;
   reserve(src.value_index.size(), src.nodes.size());
-  // Metadata first, in table order, so the copy writes its tables in the same order.
+  // Metadata first, keeping each value's place in its table.
   for (const Value& v : src.values) {
-    if (v.live_ && v.has_meta()) d_->set_meta(v.name, v.meta);
+    if (v.live_ && v.has_meta()) d_->set_meta(v.name, v.meta, v.table_order_);
   }
   set_inputs(src.inputs);
   for (const Node& n : src.nodes) {
@@ -466,12 +473,22 @@ const TensorMeta* Graph::tensor_meta(std::string_view name) const {
 
 void Graph::set_meta(std::string_view name, ValueMeta meta) { d_->set_meta(name, std::move(meta)); }
 
-const Value* Graph::set_meta_if_absent(std::string_view name, ValueMeta meta) {
+const Value* Graph::set_meta_if_absent(std::string_view name, ValueMeta meta, std::optional<uint32_t> table_order) {
   if (const Value* v = d_->lookup(name)) {
     if (v->has_meta()) return v;
   }
-  d_->set_meta(name, std::move(meta));
+  d_->set_meta(name, std::move(meta), table_order);
   return nullptr;
+}
+
+std::vector<const Value*> Graph::table(ValueKind kind) const {
+  std::vector<const Value*> out;
+  for_each_value([&](const Value& v) {
+    if (v.has_meta() && v.kind == kind && kind_of(v.meta) == kind) out.push_back(&v);
+  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Value* a, const Value* b) { return a->table_order() < b->table_order(); });
+  return out;
 }
 void Graph::set_tensor_meta(std::string_view name, TensorMeta meta) { d_->set_meta(name, std::move(meta)); }
 void Graph::set_sym_int(std::string_view name, SymInt value) { d_->set_meta(name, std::move(value)); }
@@ -593,6 +610,8 @@ size_t Graph::num_nodes() const { return d_->nodes.size(); }
 bool Graph::empty() const { return d_->nodes.empty(); }
 Node* Graph::first_node() { return d_->nodes.empty() ? nullptr : &d_->nodes.front(); }
 Node* Graph::last_node() { return d_->nodes.empty() ? nullptr : &d_->nodes.back(); }
+const Node* Graph::first_node() const { return d_->nodes.empty() ? nullptr : &d_->nodes.front(); }
+const Node* Graph::last_node() const { return d_->nodes.empty() ? nullptr : &d_->nodes.back(); }
 
 std::vector<Node*> Graph::node_snapshot() {
   std::vector<Node*> out;
@@ -702,20 +721,14 @@ bool Graph::operator==(const Graph& o) const {
     if (!a->same_as(*b)) return false;
   }
   // Metadata tables, each in table order.
-  auto collect = [](const Graph& g) {
-    std::vector<const Value*> out;
-    g.for_each_value([&out](const Value& v) {
-      if (v.has_meta()) out.push_back(&v);
-    });
-    std::stable_sort(out.begin(), out.end(),
-                     [](const Value* x, const Value* y) { return x->meta.index() < y->meta.index(); });
-    return out;
-  };
-  auto mine = collect(*this);
-  auto theirs = collect(o);
-  if (mine.size() != theirs.size()) return false;
-  for (size_t i = 0; i < mine.size(); ++i) {
-    if (mine[i]->name != theirs[i]->name || !(mine[i]->meta == theirs[i]->meta)) return false;
+  for (ValueKind k : {ValueKind::Tensor, ValueKind::SymInt, ValueKind::SymFloat, ValueKind::SymBool,
+                      ValueKind::CustomObj}) {
+    auto mine = table(k);
+    auto theirs = o.table(k);
+    if (mine.size() != theirs.size()) return false;
+    for (size_t i = 0; i < mine.size(); ++i) {
+      if (mine[i]->name != theirs[i]->name || !(mine[i]->meta == theirs[i]->meta)) return false;
+    }
   }
   return true;
 }

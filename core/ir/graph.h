@@ -17,6 +17,7 @@
 #include <deque>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -54,6 +55,8 @@ struct Value {
   bool has_meta() const { return meta.index() != 0; }
   /// Slot number in the graph's value table (stable while the value lives).
   uint32_t id() const { return id_; }
+  /// Position in its metadata table (tensor_values, ...): the writer's order.
+  uint32_t table_order() const { return table_order_; }
   /// Number of references (definitions, uses, graph outputs) that treat it as kind `k`.
   uint32_t refs_as(ValueKind k) const { return ref_kinds_[static_cast<size_t>(k)]; }
   const TensorMeta* tensor_meta() const { return std::get_if<TensorMeta>(&meta); }
@@ -67,6 +70,7 @@ struct Value {
   friend struct GraphData;
   bool live_ = true;
   uint32_t id_ = 0;
+  uint32_t table_order_ = 0;
   std::array<uint32_t, 6> ref_kinds_{};
 };
 
@@ -107,6 +111,8 @@ class Graph {
   std::vector<Node*> node_snapshot();
   Node* first_node();
   Node* last_node();
+  const Node* first_node() const;
+  const Node* last_node() const;
   /// Next / previous node in order, or nullptr.
   Node* next(const Node& n);
   Node* prev(const Node& n);
@@ -148,7 +154,12 @@ class Graph {
   void set_meta(std::string_view name, ValueMeta meta);
   /// Sets the metadata of `name` unless it already has some; returns the
   /// existing value in that case (and changes nothing), nullptr otherwise.
-  const Value* set_meta_if_absent(std::string_view name, ValueMeta meta);
+  /// `table_order` places it in its table (the importer passes the position
+  /// in the JSON table); by default it goes after every value set before.
+  const Value* set_meta_if_absent(std::string_view name, ValueMeta meta,
+                                  std::optional<uint32_t> table_order = std::nullopt);
+  /// The values whose metadata is of `kind`, in table order (what the writer emits).
+  std::vector<const Value*> table(ValueKind kind) const;
   /// Drops the metadata of `name` (the value stays while defined or used).
   void clear_meta(std::string_view name);
   /// Rewrites every reference to value `from` (node inputs and graph outputs)

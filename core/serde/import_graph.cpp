@@ -632,7 +632,8 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
                             auto&& read_one) -> Status {
     std::string_view name(m.name.GetString(), m.name.GetStringLength());
     PTEFORGE_ASSIGN_OR_RETURN(ir::ValueMeta meta, read_one(t.with(m.value)));
-    if (const ir::Value* existing = g.set_meta_if_absent(name, std::move(meta))) {
+    auto position = static_cast<uint32_t>(&m - &*t.value().MemberBegin());
+    if (const ir::Value* existing = g.set_meta_if_absent(name, std::move(meta), position)) {
       std::string_view first = table_name(existing->kind);
       if (first == table) {
         return t.error_at_key(name, ErrorCode::INPUT_SCHEMA, "duplicate key " + quoted(name) + " in " + std::string(table));
