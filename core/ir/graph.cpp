@@ -417,8 +417,9 @@ Graph::Graph(Graph&& o) noexcept : d_(std::move(o.d_)) {
 
 Graph& Graph::operator=(const Graph& o) {
   if (this != &o) {
-    Graph tmp(o);
-    *this = std::move(tmp);
+    Graph copy(o);
+    d_ = std::move(copy.d_);  // `copy` is left without data and only destroyed
+    d_->owner = this;
   }
   return *this;
 }
