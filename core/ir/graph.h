@@ -6,7 +6,7 @@
 // JSON tables tensor_values / sym_int_values / ... ), the node that defines
 // it (or the graph input position), and its users. The table is kept up to
 // date by every Graph and Node mutator, so passes can ask `producer(name)`,
-// `users(name)` and `tensor_meta(name)` in O(1).
+// `users(name)` and `tensor_meta(name)` with one hash lookup.
 //
 // Nested graphs (higher-order-op bodies, as_graph) are separate Graph objects
 // with their own namespace.
