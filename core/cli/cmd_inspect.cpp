@@ -37,7 +37,7 @@ Result<std::string> read_file(const std::string& path) {
 
 Result<std::string> inspect(const std::string& path, bool json) {
   PTEFORGE_ASSIGN_OR_RETURN(std::string text, read_file(path));
-  auto imported = serde::import_exported_program(text);
+  auto imported = serde::import_exported_program(std::move(text));
   if (!imported.ok()) {
     Error e = std::move(imported).error();
     e.where.method = "forward";
