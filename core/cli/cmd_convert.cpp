@@ -7,6 +7,10 @@
 // renamed into place, so nothing half-written is left behind. Warnings go to
 // stderr; one line "OUT: N bytes, M methods" to stdout. Exit 0 on success, 1
 // with the error on stderr on failure, 2 for usage errors.
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -30,10 +34,49 @@ struct ConvertArgs {
   std::vector<std::string> constant_methods;
   bool init_buffers = false;
   bool emit_stacktrace = false;
+  int bench = 0;
 };
 
 Status write_text(const std::string& text, const std::string& path) {
   return emit::write_chunks_to_file({emit::Chunk::from_string(text)}, path);
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// --bench N (scripts/bench_convert.py): the best of N runs of (a) RapidJSON
+/// DOM parsing of the program JSON bytes (the import baseline), (b) convert(),
+/// (c) writing the .pte; printed as one JSON line.
+Status run_bench(const ConvertArgs& args, const ConvertOptions& options) {
+  PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(args.input));
+  std::vector<std::string> programs;
+  for (const serde::Pt2Model& m : in.layout.models) {
+    PTEFORGE_ASSIGN_OR_RETURN(std::string json, serde::read_entry(*in.archive, m.program_entry, uint64_t{4} << 30));
+    programs.push_back(std::move(json));
+  }
+  double parse = 1e300, conv = 1e300, write = 1e300;
+  uint64_t size = 0;
+  for (int i = 0; i < args.bench; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (const std::string& json : programs) {
+      rapidjson::Document doc;
+      doc.Parse(json.data(), json.size());
+      if (doc.HasParseError()) return make_error(ErrorCode::INPUT_NOT_JSON, "bench: program JSON does not parse");
+    }
+    parse = std::min(parse, ms_since(t0));
+    t0 = std::chrono::steady_clock::now();
+    PTEFORGE_ASSIGN_OR_RETURN(ConvertResult result, convert(*in.archive, in.layout, options));
+    conv = std::min(conv, ms_since(t0));
+    t0 = std::chrono::steady_clock::now();
+    PTEFORGE_TRY(emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive)));
+    write = std::min(write, ms_since(t0));
+    size = result.pte.layout.file_size;
+    if (i + 1 == args.bench && !args.metadata.empty()) PTEFORGE_TRY(write_text(result.metadata_json, args.metadata));
+  }
+  std::printf("{\"parse_ms\": %.3f, \"convert_ms\": %.3f, \"write_ms\": %.3f, \"ratio\": %.3f, \"file_size\": %llu}\n",
+              parse, conv, write, (conv + write) / std::max(parse, 1e-6), static_cast<unsigned long long>(size));
+  return Status::Ok();
 }
 
 Status run_convert(const ConvertArgs& args) {
@@ -51,6 +94,7 @@ Status run_convert(const ConvertArgs& args) {
     options.constant_methods.emplace_back(m.substr(0, eq), m.substr(eq + 1));
   }
 
+  if (args.bench > 0) return run_bench(args, options);
   PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(args.input));
   PTEFORGE_ASSIGN_OR_RETURN(ConvertResult result, convert(*in.archive, in.layout, options));
   PTEFORGE_TRY(emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive)));
@@ -80,6 +124,8 @@ void register_convert(CLI::App& app, Action& out) {
                   "get_eos_ids=[2,3], get_name='\"tiny\"'); repeatable");
   cmd->add_flag("--init-buffers", args->init_buffers, "store the initial values of mutable buffers in the .pte");
   cmd->add_flag("--emit-stacktrace", args->emit_stacktrace, "store a stack trace per instruction");
+  cmd->add_option("--bench", args->bench, "time N runs against a RapidJSON parse of the input (scripts/bench_convert.py)")
+      ->group("");
   cmd->callback([&out, args] {
     out = [args] {
       Status st = run_convert(*args);

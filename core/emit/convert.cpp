@@ -19,6 +19,7 @@
 #include "serde/import_exported_program.h"
 #include "serde/payload_config.h"
 #include "serde/state_binding.h"
+#include "serde/summary.h"
 
 namespace pteforge {
 namespace {
@@ -216,6 +217,25 @@ Result<ConvertResult> convert_bytes(std::string bytes, const ConvertOptions& opt
     c = emit::Chunk::from_bytes(std::move(owned));
   }
   return result;
+}
+
+Result<std::string> inspect(serde::Archive& archive, const serde::Pt2Layout& layout, bool json) {
+  ir::Program program;
+  std::vector<std::pair<std::string, std::vector<serde::ImportWarning>>> warnings;
+  for (const serde::Pt2Model& model : layout.models) {
+    auto text = serde::read_entry(archive, model.program_entry, kMaxProgramJson);
+    if (!text.ok()) return in_method(std::move(text).error(), model.method);
+    auto imported = serde::import_exported_program(*text);
+    if (!imported.ok()) {
+      Error e = std::move(imported).error();
+      if (!e.where.entry) e.where.entry = model.program_entry;
+      return in_method(std::move(e), model.method);
+    }
+    warnings.emplace_back(model.method, std::move(imported->warnings));
+    program.methods.emplace(model.method, std::move(imported->program));
+  }
+  serde::ProgramSummary summary = serde::summarize_program(program, warnings);
+  return json ? serde::summary_to_json(summary) : serde::summary_to_text(summary);
 }
 
 Result<std::string> decode_pte(std::string_view bytes, bool flatc) {

@@ -134,15 +134,14 @@ Result<int32_t> MethodEmitter::emit_spec(const passes::TensorSpecPtr& spec) {
   auto it = spec_values_.find(spec.get());
   if (it != spec_values_.end()) return it->second;
   PTEFORGE_ASSIGN_OR_RETURN(Tensor t, tensor_of(*spec));
-  if (spec->is_const) {
-    // Only views of constants get here (placeholders are emitted first): the
-    // view's bytes are its base's, so they dedup to the base's entry (§3.7).
+  if (spec->is_view()) {
+    // ExecuTorch's view specs share const-ness and storage with their base,
+    // so a view of a tensor with stored data hashes to the same entry (§3.7):
+    // the base's data_buffer_idx (constant, or initial value when planned).
     auto d = spec_data_.find(&spec->storage());
-    if (d == spec_data_.end()) {
-      return error(ErrorCode::INTERNAL, "a constant tensor spec has no stored data (only placeholders carry constants)");
-    }
-    t.data_buffer_idx = d->second;
-    spec_data_.emplace(spec.get(), d->second);
+    if (d != spec_data_.end()) t.data_buffer_idx = d->second;
+  } else if (spec->is_const) {
+    return error(ErrorCode::INTERNAL, "a constant tensor spec has no stored data (only placeholders carry constants)");
   }
   PTEFORGE_ASSIGN_OR_RETURN(int32_t v, add_value(std::move(t)));
   spec_values_.emplace(spec.get(), v);
@@ -268,7 +267,7 @@ Status MethodEmitter::emit_placeholder(size_t index) {
     ConstantPool& pool = spec->planned() ? program_.mutable_data : program_.constants;
     PTEFORGE_ASSIGN_OR_RETURN(uint32_t idx, pool.add(std::move(bytes.data)));
     t.data_buffer_idx = idx;
-    if (!spec->planned()) spec_data_[spec.get()] = idx;
+    spec_data_[spec.get()] = idx;
   }
   PTEFORGE_ASSIGN_OR_RETURN(int32_t v, add_value(std::move(t)));
   spec_values_[spec.get()] = v;
@@ -292,7 +291,8 @@ Status MethodEmitter::emit_view(const ir::Node& node) {
     return error(ErrorCode::INTERNAL, "memory.view must have a base, a size and one output");
   }
   PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpecPtr spec, spec_of(*out));
-  const bool has_storage = spec->is_const && spec_data_.count(&spec->storage()) > 0;
+  // "const with storage": the base carries stored data (views share const-ness with their base).
+  const bool has_storage = spec_data_.count(&spec->storage()) > 0;
   if (spec->dynamism == passes::ShapeDynamism::Static && (spec->planned() || has_storage)) {
     // Elided view (§3.7): a value with the view's shape at its base's memory.
     PTEFORGE_TRY(emit_spec(spec));

@@ -72,7 +72,8 @@ class MethodEmitter {
   std::vector<FrameList> stacktrace_;
   /// Spec object → its Tensor value (ExecuTorch's spec-to-value cache).
   std::unordered_map<const passes::TensorSpec*, int32_t> spec_values_;
-  /// Const spec → data_buffer_idx (views of constants reuse their base's entry).
+  /// Spec with stored data (constants; initial values of planned tensors) →
+  /// data_buffer_idx; views of it reuse the entry.
   std::unordered_map<const passes::TensorSpec*, uint32_t> spec_data_;
   /// Non-tensor graph values (SymInt results, symbolic placeholders) → value.
   std::unordered_map<std::string, int32_t> names_;

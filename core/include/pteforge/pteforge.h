@@ -76,6 +76,11 @@ Result<ConvertResult> convert_bytes(std::string bytes, const ConvertOptions& opt
 /// Errors (from the reader): ARCHIVE_ENTRY_MISSING, and Archive::read_range's.
 emit::RangeReader archive_range_reader(serde::Archive& archive);
 
+/// Summary of every program of `archive` without converting it (imported,
+/// not lowered): serde::summary_to_json, or summary_to_text when `json` is
+/// false. Errors: the importer's, with where.method and where.entry.
+Result<std::string> inspect(serde::Archive& archive, const serde::Pt2Layout& layout, bool json = true);
+
 /// Decodes .pte bytes to JSON: pteforge's readable form, or (flatc = true)
 /// what `flatc --json --strict-json` prints. Errors: PTE_INVALID.
 Result<std::string> decode_pte(std::string_view bytes, bool flatc = false);

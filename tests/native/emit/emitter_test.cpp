@@ -611,3 +611,38 @@ TEST_CASE("emitter: stack traces become frames; a trace per kernel call with --e
   emit::ProgramState program2;
   CHECK_FALSE(emit_ok(ep, state, program2).chains[0].stacktrace.has_value());
 }
+
+TEST_CASE("emitter: a view of a constant shares its data entry, without an instruction (§3.7)") {
+  ProgramBuilder b;
+  b.parameter("p_w", "w", ScalarType::Float, {2, 3});
+  b.input("x", ScalarType::Float, {6});
+  b.program().graph().append(Node(passes::memory_view_target(),
+                                  {positional("self", arg_tensor("p_w")), positional("size", arg_ints({6}))},
+                                  {arg_tensor("v")}, "v"));
+  b.program().graph().set_tensor_meta("v", testing::make_meta(Out{ScalarType::Float, {6}}));
+  alloc(b, "a", ScalarType::Float, {6});
+  b.call("aten.add.out", {arg_tensor("x"), arg_tensor("v")}, {ScalarType::Float, {6}}, {{"out", arg_tensor("a")}},
+         "add");
+  b.output("add");
+  ExportedProgram ep = b.build();
+  bind_inline(ep, "p_w", "w", InputKind::Parameter, ScalarType::Float, {2, 3}, f32_bytes({1, 2, 3, 4, 5, 6}));
+  passes::MethodState state;
+  auto w = set_spec(state, "p_w", ScalarType::Float, {2, 3});
+  w->is_const = true;
+  set_spec(state, "x", ScalarType::Float, {6}, 0);
+  auto v = set_spec(state, "v", ScalarType::Float, {6});
+  v->base = w;
+  v->is_const = true;
+  set_spec(state, "a", ScalarType::Float, {6}, 32);
+  share_spec(state, "add", "a");
+  emit::ProgramState program;
+  emit::ExecutionPlan plan = emit_ok(ep, state, program);
+  CHECK(describe_values(plan) ==
+        "0: Tensor FLOAT [2, 3] dim_order [0, 1] data 1\n"
+        "1: Tensor FLOAT [6] dim_order [0] mem 1@0 data 0\n"
+        "2: Tensor FLOAT [6] dim_order [0] data 1\n"
+        "3: Tensor FLOAT [6] dim_order [0] mem 1@32 data 0\n"
+        "4: Int 1\n");
+  CHECK(describe_instructions(plan) == "aten::add.out(%1, %2, %4, %3, %3)\n");
+  CHECK(program.constants.size() == 2);
+}
