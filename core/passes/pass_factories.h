@@ -20,6 +20,7 @@ std::unique_ptr<Pass> make_remove_view_copy_pass();
 std::unique_ptr<Pass> make_sym_shape_eval_pass();
 std::unique_ptr<Pass> make_to_out_variant_pass();
 std::unique_ptr<Pass> make_memory_planning_pass();
+
 // to_edge group (passes-edge)
 std::unique_ptr<Pass> make_remove_tensor_metadata_asserts_pass();
 std::unique_ptr<Pass> make_remove_unused_parameters_pass();
