@@ -9,5 +9,6 @@
 namespace pteforge::passes {
 
 std::unique_ptr<Pass> make_eliminate_dead_code_pass();
+std::unique_ptr<Pass> make_decompose_pass();
 
 }  // namespace pteforge::passes
