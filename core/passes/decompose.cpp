@@ -152,6 +152,7 @@ class Engine {
 
   Status run_graph(ir::Graph& graph, bool top_level) {
     decomp::Env env(graph, symbols_);
+    env.set_preserved(preserved_);
     decomp::SymValues sym_values;
     sym_values.scan(graph, symbols_);
     size_t budget = 200000 + graph.num_nodes() * 256;
@@ -336,7 +337,17 @@ class Engine {
     Meta vm = rw.meta(v);
     if (!rw.ok()) return *rw.error();
     // The functional call with the same arguments.
+    // Positional arguments take the functional schema's names (dropout_(self) → dropout(input)).
     std::vector<ir::NamedArgument> inputs = node.inputs();
+    for (auto& in : inputs) {
+      int idx = -1;
+      for (size_t i = 0; i < schema.arguments.size(); ++i) {
+        if (schema.arguments[i].name == in.name) idx = static_cast<int>(i);
+      }
+      if (idx >= 0 && static_cast<size_t>(idx) < fn->arguments.size() && !schema.arguments[idx].kwarg_only) {
+        in.name = fn->arguments[idx].name;
+      }
+    }
     std::string f = decomp::fx_base_name(fn->torch_name().substr(std::string("torch.ops.").size()));
     std::string fname = graph.unique_name(f);
     ir::Node& fnode = graph.insert_before(node, ir::Node(ir::OpTarget(fn->torch_name()), inputs, {ir::arg_tensor(fname)},

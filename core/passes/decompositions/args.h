@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,11 +47,18 @@ class Env {
   Result<SymPoly> sym_value(const std::string& name);
   /// Records the meta of a value created by a decomposition (also writes the IR metadata).
   void set_meta(const std::string& name, const Meta& m);
+  /// Ops to keep undecomposed (PipelineOptions::preserve_ops, as "torch.ops.aten.x.y").
+  void set_preserved(std::set<std::string> ops) { preserved_ = std::move(ops); }
+  /// True when `short_target` ("aten.matmul.default") is preserved.
+  bool preserved(std::string_view short_target) const {
+    return preserved_.count("torch.ops." + std::string(short_target)) > 0;
+  }
 
  private:
   ir::Graph& graph_;
   SymbolTable& symbols_;
   std::map<std::string, Meta, std::less<>> cache_;
+  std::set<std::string> preserved_;
 };
 
 /// Converts a schema default to the argument torch.export would write for it.

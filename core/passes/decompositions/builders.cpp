@@ -153,6 +153,9 @@ std::string matmul(Rewriter& rw, const std::string& a, const std::string& b) {
     rw.fail(ErrorCode::INVALID_GRAPH, "matmul: both arguments need at least 1 dimension");
     return {};
   }
+  if (rw.preserved("aten.matmul.default")) {
+    return rw.call("aten.matmul.default", {ir::arg_tensor(a), ir::arg_tensor(b)});
+  }
   if (d1 == 1 && d2 == 1) return rw.call("aten.dot.default", {ir::arg_tensor(a), ir::arg_tensor(b)});
   if (d1 == 2 && d2 == 1) return rw.call("aten.mv.default", {ir::arg_tensor(a), ir::arg_tensor(b)});
   if (d1 == 1 && d2 == 2) {
@@ -216,6 +219,9 @@ std::string linear(Rewriter& rw, const std::string& x, const std::string& w, con
   if (X.rank() == 0 || W.rank() == 0) {
     rw.fail(ErrorCode::INVALID_GRAPH, "linear: both arguments to linear need at least 1 dimension");
     return {};
+  }
+  if (rw.preserved("aten.linear.default")) {
+    return rw.call("aten.linear.default", {ir::arg_tensor(x), ir::arg_tensor(w), b ? ir::arg_tensor(*b) : ir::arg_none()});
   }
   if (X.rank() == 2 && b) {
     std::string wt = t(rw, w);

@@ -77,6 +77,8 @@ class Rewriter {
 
   /// Meta of a tensor value (an input of the node or a value emitted earlier).
   Meta meta(const std::string& value);
+  /// True when PipelineOptions::preserve_ops keeps `short_target` ("aten.matmul.default").
+  bool preserved(std::string_view short_target) const { return env_.preserved(short_target); }
   /// Hint-based comparisons and display of sizes.
   const SymbolTable& symbols() const { return env_.symbols(); }
 

@@ -703,6 +703,24 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     }
     return one(result(m1.dtype, sizes, contiguous_strides(sizes), any_grad(ins)));
   }
+  if (name == "linear") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta w, a.meta("weight"));
+    std::vector<SymPoly> sizes(x.sizes.begin(), x.sizes.end() - 1);
+    if (w.rank() == 2) sizes.push_back(w.sizes[0]);
+    return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad || w.requires_grad));
+  }
+  if (name == "matmul") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta y, a.meta("other"));
+    if (x.rank() == 0 || y.rank() == 0) return shape_error(op, "0-d operand");
+    std::vector<SymPoly> bx(x.sizes.begin(), x.sizes.end() - std::min<size_t>(2, x.rank()));
+    std::vector<SymPoly> by(y.sizes.begin(), y.sizes.end() - std::min<size_t>(2, y.rank()));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> sizes, broadcast_shapes({bx, by}));
+    if (x.rank() > 1) sizes.push_back(x.sizes[x.rank() - 2]);
+    if (y.rank() > 1) sizes.push_back(y.sizes.back());
+    return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad || y.requires_grad));
+  }
   if (name == "bmm") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(Meta y, a.meta("mat2"));
