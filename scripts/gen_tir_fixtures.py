@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Generate training-IR fixture programs in tests/fixtures/tir/ (the decompose pass's inputs).
 
-Usage: python3 scripts/gen_tir_fixtures.py [--out DIR] [NAME ...]
+Usage: python3 scripts/gen_tir_fixtures.py [--out DIR] [--check] [NAME ...]
+  --check: validate the written folders with scripts/check_fixtures.py's archive checks
+  (schema 8.20 structure, names, argument encoding, metadata; output shapes re-derived with
+  the inference below). The checker's expected.json / io.json parts do not apply here.
 
 Each fixture is an unpacked PT2 archive folder tests/fixtures/tir/<name>/ (models/model.json,
 data/weights, data/constants, archive records) plus <name>.model.py.txt, the PyTorch code the
@@ -300,11 +303,11 @@ class Tir:
         b = self.param(fqn + ".bias", [c_out], 1 / math.sqrt(fan)) if bias else None
         self.at(line, list(outer) + [fqn], (fqn.split(".")[-1], "torch.nn.modules.conv.Conv2d"),
                 ("conv2d", "builtin_function_or_method.conv2d"))
-        args = [x, w, b, [stride, stride]]
-        if padding or groups != 1:
-            args.append([padding, padding])
-        if groups != 1:
-            args += [[1, 1], groups]
+        # Trailing arguments equal to their defaults are left out, as the tracer does.
+        args = [x, w, b, [stride, stride], [padding, padding], [1, 1], groups]
+        defaults = [None, None, None, [1, 1], [0, 0], [1, 1], 1]
+        while len(args) > 2 and args[-1] == defaults[len(args) - 1]:
+            args.pop()
         return self.call("conv2d.default", *args)
 
     def bn(self, line, fqn, x, c, outer=()):
@@ -396,7 +399,7 @@ torch.export.save(ep, "tir_resnet_block.pt2")
     l3 = "out = self.b_bn2(self.b_conv2(out))"
     o = t.conv2d(l3, "b_conv2", o, 8, 8, 3, padding=1, bias=False)
     o = t.bn(l3, "b_bn2", o, 8)
-    t.at("out += identity", [], ("iadd", "<built-in function iadd>"), None)
+    t.at("out += identity", [], ("iadd", "<built-in function iadd>"), ("add_", "method_descriptor.add_"))
     o = t.call("add_.Tensor", o, p)
     t.at("out = self.relu(out)", ["relu"], ("relu", "torch.nn.modules.activation.ReLU"),
          ("relu_", "builtin_function_or_method.relu_"))
@@ -958,23 +961,50 @@ FIXTURES = [
 ]
 
 
+def check(out, names):
+    """Archive-level checks of scripts/check_fixtures.py on the written folders."""
+    import check_fixtures
+    errors = 0
+    for name in names:
+        rep, _ = check_fixtures.check_archive_dir(os.path.join(out, name))
+        # The checker expects every single-output node to define its own name; a Tensor[]
+        # output (split, unbind, chunk) defines getitem names instead (torch-export-format.md
+        # §5.3), so that rule does not apply to these nodes.
+        errs = [e for e in rep.errors if "single-output node" not in e]
+        errors += len(errs)
+        print("%-4s %s" % ("FAIL" if errs else "ok", rep.where))
+        for e in errs:
+            print("     error: " + e)
+        for n in rep.notes:
+            print("     note: " + n)
+    return errors
+
+
 def main(argv):
     out = OUT
     names = []
+    do_check = False
     i = 0
     while i < len(argv):
         if argv[i] == "--out":
             out = argv[i + 1]
             i += 2
             continue
-        names.append(argv[i])
+        if argv[i] == "--check":
+            do_check = True
+        else:
+            names.append(argv[i])
         i += 1
     os.makedirs(out, exist_ok=True)
+    written = []
     for name, fn in FIXTURES:
         if names and name not in names:
             continue
         fn().write(out)
+        written.append(name)
         print("wrote", os.path.join(out, name))
+    if do_check and check(out, written):
+        return 1
     return 0
 
 
