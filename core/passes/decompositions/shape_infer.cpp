@@ -721,6 +721,13 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     if (y.rank() > 1) sizes.push_back(y.sizes.back());
     return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad || y.requires_grad));
   }
+  if (name == "dot" || name == "mv") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta y, a.meta(name == "dot" ? "tensor" : "vec"));
+    std::vector<SymPoly> sizes;
+    if (name == "mv") sizes.push_back(x.sizes[0]);
+    return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad || y.requires_grad));
+  }
   if (name == "bmm") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(Meta y, a.meta("mat2"));

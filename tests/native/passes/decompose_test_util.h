@@ -77,3 +77,23 @@ inline std::vector<std::string> non_core_ops(const ir::Graph& g) {
 }
 
 }  // namespace pteforge::testing
+
+namespace pteforge::testing {
+
+/// print_graph with value types (dtype and sizes of every value).
+inline std::string typed(const ir::Graph& g) {
+  ir::PrintOptions po;
+  po.types = true;
+  return ir::print_graph(g, po);
+}
+
+/// Runs decompose on `ep` and checks the typed graph text.
+inline void expect_decomposed(ir::ExportedProgram& ep, const std::string& want) {
+  Status st = decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  CHECK(typed(ep.graph()) == want);
+  Status v = ir::verify_program(ep);
+  if (!v.ok()) FAIL(v.error().to_string());
+}
+
+}  // namespace pteforge::testing
