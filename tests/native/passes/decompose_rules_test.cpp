@@ -2,6 +2,9 @@
 // the pass, and the dtype/shape of every node (typed printer form).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "common/program_builder.h"
 #include "decompose_test_util.h"
 
@@ -801,4 +804,244 @@ TEST_CASE("decompose baddbmm") {
                     "  %mul: float32[2, 3, 5] = aten.mul.Tensor(%bmm, 0.5)\n"
                     "  %add: float32[2, 3, 5] = aten.add.Tensor(%s, %mul)\n"
                     "  return (%add)\n");
+}
+
+// ---- attention ---------------------------------------------------------------------------------
+
+TEST_CASE("decompose scaled_dot_product_attention: 4-d, no mask (CPU flash path: math form + permute/clone/permute)") {
+  ProgramBuilder b;
+  auto q = b.input("q", F, {1, 2, 3, 4});
+  auto k = b.input("k", F, {1, 2, 5, 4});
+  auto v = b.input("v", F, {1, 2, 5, 4});
+  b.output(b.call("aten.scaled_dot_product_attention.default", {arg_tensor(q), arg_tensor(k), arg_tensor(v)},
+                  {F, {1, 2, 3, 4}}));
+  ExportedProgram ep = b.build();
+  // scale = 1/sqrt(4); q and k^T are each multiplied by sqrt(scale) = 0.7071067811865476.
+  expect_decomposed(
+      ep,
+      "graph(%q: float32[1, 2, 3, 4], %k: float32[1, 2, 5, 4], %v: float32[1, 2, 5, 4]):\n"
+      "  %mul: float32[1, 2, 3, 4] = aten.mul.Scalar(%q, 0.7071067811865476)\n"
+      "  %permute: float32[1, 2, 4, 5] = aten.permute.default(%k, [0, 1, 3, 2])\n"
+      "  %mul_1: float32[1, 2, 4, 5] = aten.mul.Scalar(%permute, 0.7071067811865476)\n"
+      "  %expand: float32[1, 2, 3, 4] = aten.expand.default(%mul, [1, 2, 3, 4])\n"
+      "  %view: float32[2, 3, 4] = aten.view.default(%expand, [2, 3, 4])\n"
+      "  %expand_1: float32[1, 2, 4, 5] = aten.expand.default(%mul_1, [1, 2, 4, 5])\n"
+      "  %view_1: float32[2, 4, 5] = aten.view.default(%expand_1, [2, 4, 5])\n"
+      "  %bmm: float32[2, 3, 5] = aten.bmm.default(%view, %view_1)\n"
+      "  %view_2: float32[1, 2, 3, 5] = aten.view.default(%bmm, [1, 2, 3, 5])\n"
+      "  %_softmax: float32[1, 2, 3, 5] = aten._softmax.default(%view_2, -1, False)\n"
+      "  %eq: bool[1, 2, 3, 5] = aten.eq.Scalar(%view_2, -inf)\n"
+      "  %logical_not: bool[1, 2, 3, 5] = aten.logical_not.default(%eq)\n"
+      "  %any_1: bool[1, 2, 3, 1] = aten.any.dim(%logical_not, -1, True)\n"
+      "  %logical_not_1: bool[1, 2, 3, 1] = aten.logical_not.default(%any_1)\n"
+      "  %full_like: float32[1, 2, 3, 5] = aten.full_like.default(%_softmax, 0, pin_memory=False, "
+      "memory_format=torch.preserve_format)\n"
+      "  %where: float32[1, 2, 3, 5] = aten.where.self(%logical_not_1, %full_like, %_softmax)\n"
+      "  %expand_2: float32[1, 2, 3, 5] = aten.expand.default(%where, [1, 2, 3, 5])\n"
+      "  %view_3: float32[2, 3, 5] = aten.view.default(%expand_2, [2, 3, 5])\n"
+      "  %expand_3: float32[1, 2, 5, 4] = aten.expand.default(%v, [1, 2, 5, 4])\n"
+      "  %view_4: float32[2, 5, 4] = aten.view.default(%expand_3, [2, 5, 4])\n"
+      "  %bmm_1: float32[2, 3, 4] = aten.bmm.default(%view_3, %view_4)\n"
+      "  %view_5: float32[1, 2, 3, 4] = aten.view.default(%bmm_1, [1, 2, 3, 4])\n"
+      "  %permute_1: float32[3, 1, 2, 4] = aten.permute.default(%view_5, [2, 0, 1, 3])\n"
+      "  %clone: float32[3, 1, 2, 4] = aten.clone.default(%permute_1, memory_format=torch.contiguous_format)\n"
+      "  %permute_2: float32[1, 2, 3, 4] = aten.permute.default(%clone, [1, 2, 0, 3])\n"
+      "  return (%permute_2)\n");
+  // The result keeps the flash kernel's layout: (N, H, L, E) over an (L, N, H, E) buffer.
+  const TensorMeta* out = ep.graph().tensor_meta("permute_2");
+  REQUIRE(out);
+  CHECK(out->concrete_strides() == std::vector<int64_t>{8, 4, 8, 1});
+  const TensorMeta* kt = ep.graph().tensor_meta("mul_1");
+  REQUIRE(kt);
+  CHECK(kt->concrete_strides() == std::vector<int64_t>{40, 20, 1, 4});
+}
+
+TEST_CASE("decompose scaled_dot_product_attention: is_causal builds ones().tril() and an additive mask") {
+  ProgramBuilder b;
+  auto q = b.input("q", F, {1, 1, 2, 4});
+  b.output(b.call("aten.scaled_dot_product_attention.default",
+                  {arg_tensor(q), arg_tensor(q), arg_tensor(q), arg_none(), arg_float(0.0), arg_bool(true)},
+                  {F, {1, 1, 2, 4}}, {{"scale", arg_float(0.25)}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%q: float32[1, 1, 2, 4]):\n"
+      "  %mul: float32[1, 1, 2, 4] = aten.mul.Scalar(%q, 0.5)\n"
+      "  %full: bool[2, 2] = aten.full.default([2, 2], True, dtype=torch.bool, layout=torch.strided, "
+      "device=device(type='cpu'), pin_memory=False)\n"
+      "  %arange: int64[2] = aten.arange.start_step(0, 2, layout=torch.strided, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %unsqueeze: int64[1, 2] = aten.unsqueeze.default(%arange, -2)\n"
+      "  %arange_1: int64[2] = aten.arange.start_step(0, 2, layout=torch.strided, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %unsqueeze_1: int64[2, 1] = aten.unsqueeze.default(%arange_1, -1)\n"
+      "  %sub: int64[2, 2] = aten.sub.Tensor(%unsqueeze, %unsqueeze_1)\n"
+      "  %le: bool[2, 2] = aten.le.Scalar(%sub, 0)\n"
+      "  %logical_and: bool[2, 2] = aten.logical_and.default(%le, %full)\n"
+      "  %scalar_tensor: float32[] = aten.scalar_tensor.default(-inf, dtype=torch.float32, "
+      "device=device(type='cpu'))\n"
+      "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0.0, dtype=torch.float32, layout=torch.strided, "
+      "device=device(type='cpu'))\n"
+      "  %where: float32[2, 2] = aten.where.self(%logical_and, %scalar_tensor_1, %scalar_tensor)\n"
+      "  %permute: float32[1, 1, 4, 2] = aten.permute.default(%q, [0, 1, 3, 2])\n"
+      "  %mul_1: float32[1, 1, 4, 2] = aten.mul.Scalar(%permute, 0.5)\n"
+      "  %expand: float32[1, 1, 2, 4] = aten.expand.default(%mul, [1, 1, 2, 4])\n"
+      "  %view: float32[1, 2, 4] = aten.view.default(%expand, [1, 2, 4])\n"
+      "  %expand_1: float32[1, 1, 4, 2] = aten.expand.default(%mul_1, [1, 1, 4, 2])\n"
+      "  %view_1: float32[1, 4, 2] = aten.view.default(%expand_1, [1, 4, 2])\n"
+      "  %bmm: float32[1, 2, 2] = aten.bmm.default(%view, %view_1)\n"
+      "  %view_2: float32[1, 1, 2, 2] = aten.view.default(%bmm, [1, 1, 2, 2])\n"
+      "  %add: float32[1, 1, 2, 2] = aten.add.Tensor(%view_2, %where)\n"
+      "  %_softmax: float32[1, 1, 2, 2] = aten._softmax.default(%add, -1, False)\n"
+      "  %eq: bool[1, 1, 2, 2] = aten.eq.Scalar(%add, -inf)\n"
+      "  %logical_not: bool[1, 1, 2, 2] = aten.logical_not.default(%eq)\n"
+      "  %any_1: bool[1, 1, 2, 1] = aten.any.dim(%logical_not, -1, True)\n"
+      "  %logical_not_1: bool[1, 1, 2, 1] = aten.logical_not.default(%any_1)\n"
+      "  %full_like: float32[1, 1, 2, 2] = aten.full_like.default(%_softmax, 0, pin_memory=False, "
+      "memory_format=torch.preserve_format)\n"
+      "  %where_1: float32[1, 1, 2, 2] = aten.where.self(%logical_not_1, %full_like, %_softmax)\n"
+      "  %expand_2: float32[1, 1, 2, 2] = aten.expand.default(%where_1, [1, 1, 2, 2])\n"
+      "  %view_3: float32[1, 2, 2] = aten.view.default(%expand_2, [1, 2, 2])\n"
+      "  %expand_3: float32[1, 1, 2, 4] = aten.expand.default(%q, [1, 1, 2, 4])\n"
+      "  %view_4: float32[1, 2, 4] = aten.view.default(%expand_3, [1, 2, 4])\n"
+      "  %bmm_1: float32[1, 2, 4] = aten.bmm.default(%view_3, %view_4)\n"
+      "  %view_5: float32[1, 1, 2, 4] = aten.view.default(%bmm_1, [1, 1, 2, 4])\n"
+      // N = H = 1: the (L, N, H, E) permutation is already contiguous, so .contiguous() adds nothing.
+      "  %permute_1: float32[2, 1, 1, 4] = aten.permute.default(%view_5, [2, 0, 1, 3])\n"
+      "  %permute_2: float32[1, 1, 2, 4] = aten.permute.default(%permute_1, [1, 2, 0, 3])\n"
+      "  return (%permute_2)\n");
+}
+
+TEST_CASE("decompose scaled_dot_product_attention: 3-d inputs take the math path only; dropout is refused") {
+  ProgramBuilder b;
+  auto q = b.input("q", F, {2, 3, 4});
+  b.output(b.call("aten.scaled_dot_product_attention.default", {arg_tensor(q), arg_tensor(q), arg_tensor(q)},
+                  {F, {2, 3, 4}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  auto t = pteforge::testing::targets(ep.graph());
+  CHECK(t.back() == "aten.view.default");
+  CHECK(std::count(t.begin(), t.end(), "aten.bmm.default") == 2);
+  CHECK(std::count(t.begin(), t.end(), "aten.clone.default") == 0);
+
+  ProgramBuilder d;
+  auto x = d.input("x", F, {1, 1, 2, 4});
+  d.output(d.call("aten.scaled_dot_product_attention.default",
+                  {arg_tensor(x), arg_tensor(x), arg_tensor(x), arg_none(), arg_float(0.1)}, {F, {1, 1, 2, 4}}));
+  ExportedProgram ep2 = d.build();
+  Status st2 = pteforge::testing::decompose(ep2);
+  REQUIRE_FALSE(st2.ok());
+  CHECK(st2.error().code == ErrorCode::UNSUPPORTED_FEATURE);
+  CHECK(st2.error().message.find("dropout_p") != std::string::npos);
+}
+
+TEST_CASE("decompose scaled_dot_product_attention: GQA repeats key/value heads (unsqueeze, expand, clone, view)") {
+  ProgramBuilder b;
+  auto q = b.input("q", F, {1, 4, 2, 8});
+  auto k = b.input("k", F, {1, 2, 2, 8});
+  b.output(b.call("aten.scaled_dot_product_attention.default", {arg_tensor(q), arg_tensor(k), arg_tensor(k)},
+                  {F, {1, 4, 2, 8}}, {{"enable_gqa", arg_bool(true)}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  std::string text = pteforge::testing::typed(ep.graph());
+  CHECK(text.find("%unsqueeze: float32[1, 2, 1, 2, 8] = aten.unsqueeze.default(%k, 2)") != std::string::npos);
+  CHECK(text.find("%expand: float32[1, 2, 2, 2, 8] = aten.expand.default(%unsqueeze, [1, 2, 2, 2, 8])") !=
+        std::string::npos);
+  CHECK(text.find("%view: float32[1, 4, 2, 8] = aten.view.default(%clone, [1, 4, 2, 8])") != std::string::npos);
+  CHECK(pteforge::testing::non_core_ops(ep.graph()).empty());
+}
+
+// ---- recurrent layers --------------------------------------------------------------------------
+
+TEST_CASE("decompose lstm.input: one layer, one step, unrolled into linear + gates") {
+  ProgramBuilder b;
+  auto wih = b.parameter("p_wih", "lstm.weight_ih_l0", F, {8, 3});
+  auto whh = b.parameter("p_whh", "lstm.weight_hh_l0", F, {8, 2});
+  auto bih = b.parameter("p_bih", "lstm.bias_ih_l0", F, {8});
+  auto bhh = b.parameter("p_bhh", "lstm.bias_hh_l0", F, {8});
+  auto x = b.input("x", F, {1, 1, 3});
+  auto h0 = b.input("h0", F, {1, 1, 2});
+  auto c0 = b.input("c0", F, {1, 1, 2});
+  b.call_multi("aten.lstm.input",
+               {arg_tensor(x), arg_tensors({h0, c0}), arg_tensors({wih, whh, bih, bhh}), arg_bool(true), arg_int(1),
+                arg_float(0.0), arg_bool(false), arg_bool(false), arg_bool(false)},
+               {{F, {1, 1, 2}}, {F, {1, 1, 2}}, {F, {1, 1, 2}}}, {"out", "hn", "cn"});
+  for (const char* o : {"out", "hn", "cn"}) b.output(o);
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%p_wih: float32[8, 3], %p_whh: float32[8, 2], %p_bih: float32[8], %p_bhh: float32[8], "
+      "%x: float32[1, 1, 3], %h0: float32[1, 1, 2], %c0: float32[1, 1, 2]):\n"
+      "  %slice_1: float32[1, 1, 2] = aten.slice.Tensor(%h0, 0, 0, 1)\n"
+      "  %squeeze: float32[1, 2] = aten.squeeze.dims(%slice_1, [0])\n"
+      "  %slice_2: float32[1, 1, 2] = aten.slice.Tensor(%c0, 0, 0, 1)\n"
+      "  %squeeze_1: float32[1, 2] = aten.squeeze.dims(%slice_2, [0])\n"
+      "  %unsqueeze: float32[1, 1, 2] = aten.unsqueeze.default(%squeeze, 0)\n"
+      "  %unsqueeze_1: float32[1, 1, 2] = aten.unsqueeze.default(%squeeze_1, 0)\n"
+      "  %view: float32[1, 3] = aten.view.default(%x, [1, 3])\n"
+      "  %permute: float32[3, 8] = aten.permute.default(%p_wih, [1, 0])\n"
+      "  %addmm: float32[1, 8] = aten.addmm.default(%p_bih, %view, %permute)\n"
+      "  %view_1: float32[1, 1, 8] = aten.view.default(%addmm, [1, 1, 8])\n"
+      "  %slice_3: float32[1, 1, 8] = aten.slice.Tensor(%view_1, 0, 0, 1)\n"
+      "  %squeeze_2: float32[1, 8] = aten.squeeze.dims(%slice_3, [0])\n"
+      "  %view_2: float32[1, 2] = aten.view.default(%unsqueeze, [1, 2])\n"
+      "  %permute_1: float32[2, 8] = aten.permute.default(%p_whh, [1, 0])\n"
+      "  %addmm_1: float32[1, 8] = aten.addmm.default(%p_bhh, %view_2, %permute_1)\n"
+      "  %view_3: float32[1, 1, 8] = aten.view.default(%addmm_1, [1, 1, 8])\n"
+      "  %add: float32[1, 1, 8] = aten.add.Tensor(%view_3, %squeeze_2)\n"
+      "  [%getitem: float32[1, 1, 2], %getitem_1: float32[1, 1, 2], %getitem_2: float32[1, 1, 2], "
+      "%getitem_3: float32[1, 1, 2]] = aten.split_with_sizes.default(%add, [2, 2, 2, 2], 2)  # split_with_sizes\n"
+      "  %sigmoid: float32[1, 1, 2] = aten.sigmoid.default(%getitem)\n"
+      "  %sigmoid_1: float32[1, 1, 2] = aten.sigmoid.default(%getitem_1)\n"
+      "  %tanh: float32[1, 1, 2] = aten.tanh.default(%getitem_2)\n"
+      "  %sigmoid_2: float32[1, 1, 2] = aten.sigmoid.default(%getitem_3)\n"
+      "  %mul: float32[1, 1, 2] = aten.mul.Tensor(%sigmoid_1, %unsqueeze_1)\n"
+      "  %mul_1: float32[1, 1, 2] = aten.mul.Tensor(%sigmoid, %tanh)\n"
+      "  %add_1: float32[1, 1, 2] = aten.add.Tensor(%mul, %mul_1)\n"
+      "  %tanh_1: float32[1, 1, 2] = aten.tanh.default(%add_1)\n"
+      "  %mul_2: float32[1, 1, 2] = aten.mul.Tensor(%sigmoid_2, %tanh_1)\n"
+      "  %cat: float32[1, 1, 2] = aten.cat.default([%mul_2])\n"
+      "  %squeeze_3: float32[1, 2] = aten.squeeze.dims(%mul_2, [1])\n"
+      "  %squeeze_4: float32[1, 2] = aten.squeeze.dims(%add_1, [1])\n"
+      "  %cat_1: float32[1, 2] = aten.cat.default([%squeeze_3])\n"
+      "  %view_4: float32[1, 1, 2] = aten.view.default(%cat_1, [1, 1, 2])\n"
+      "  %cat_2: float32[1, 2] = aten.cat.default([%squeeze_4])\n"
+      "  %view_5: float32[1, 1, 2] = aten.view.default(%cat_2, [1, 1, 2])\n"
+      "  return (%cat, %view_4, %view_5)\n");
+}
+
+TEST_CASE("decompose gru.input (bidirectional) leaves only core ops with the node's output shapes") {
+  ProgramBuilder b;
+  std::vector<std::string> params;
+  for (const char* sfx : {"l0", "l0_reverse"}) {
+    params.push_back(b.parameter(std::string("p_wih_") + sfx, std::string("gru.weight_ih_") + sfx, F, {6, 3}));
+    params.push_back(b.parameter(std::string("p_whh_") + sfx, std::string("gru.weight_hh_") + sfx, F, {6, 2}));
+    params.push_back(b.parameter(std::string("p_bih_") + sfx, std::string("gru.bias_ih_") + sfx, F, {6}));
+    params.push_back(b.parameter(std::string("p_bhh_") + sfx, std::string("gru.bias_hh_") + sfx, F, {6}));
+  }
+  auto x = b.input("x", F, {4, 1, 3});
+  auto h0 = b.input("h0", F, {2, 1, 2});
+  b.call_multi("aten.gru.input",
+               {arg_tensor(x), arg_tensor(h0), arg_tensors(params), arg_bool(true), arg_int(1), arg_float(0.0),
+                arg_bool(false), arg_bool(true), arg_bool(false)},
+               {{F, {4, 1, 4}}, {F, {2, 1, 2}}}, {"out", "hn"});
+  b.output("out");
+  b.output("hn");
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  CHECK(pteforge::testing::non_core_ops(ep.graph()).empty());
+  const auto& outs = ep.graph().outputs();
+  REQUIRE(outs.size() == 2);
+  const TensorMeta* o = ep.graph().tensor_meta(outs[0].tensor_name());
+  const TensorMeta* h = ep.graph().tensor_meta(outs[1].tensor_name());
+  REQUIRE(o);
+  REQUIRE(h);
+  CHECK(o->concrete_sizes() == std::vector<int64_t>{4, 1, 4});
+  CHECK(h->concrete_sizes() == std::vector<int64_t>{2, 1, 2});
+  auto t = pteforge::testing::targets(ep.graph());
+  CHECK(std::count(t.begin(), t.end(), "aten.flip.default") == 1);
+  CHECK(std::count(t.begin(), t.end(), "aten.tanh.default") == 8);
 }
