@@ -396,8 +396,13 @@ class Engine {
         }
         next_base = scatter.call("aten.slice_scatter.default", std::move(args));
       } else if (vk == "aten.select.int") {
+        const ir::Argument* dim = va.find("dim");
+        const ir::Argument* index = va.find("index");
+        if (!dim || !index) {
+          return error_at(ErrorCode::INVALID_GRAPH, "select.int without dim/index arguments", *prod);
+        }
         next_base = scatter.call("aten.select_scatter.default",
-                                 {ir::arg_tensor(base), ir::arg_tensor(new_child), *va.find("dim"), *va.find("index")});
+                                 {ir::arg_tensor(base), ir::arg_tensor(new_child), *dim, *index});
       } else if (vk == "aten.alias.default" || vk == "aten.detach.default") {
         next_base = new_child;
       } else if (vk == "aten.permute.default") {

@@ -258,6 +258,10 @@ std::vector<std::string> unbind(Rewriter& rw, const std::string& x, int64_t dim)
     return {};
   }
   int64_t n = m.sizes[d].value();
+  if (n > kMaxPieces) {
+    rw.unsupported("unbind into " + std::to_string(n) + " tensors (more than " + std::to_string(kMaxPieces) + ")");
+    return {};
+  }
   std::vector<std::string> slices;
   for (int64_t i = 0; i < n; ++i) {
     slices.push_back(
@@ -282,8 +286,12 @@ std::vector<std::string> split(Rewriter& rw, const std::string& x, int64_t split
     return {};
   }
   int64_t n = m.sizes[d].value();
-  int64_t pieces = (n + split_size - 1) / split_size;
+  int64_t pieces = n / split_size + (n % split_size != 0 ? 1 : 0);
   if (pieces == 0) pieces = 1;
+  if (pieces > kMaxPieces) {
+    rw.unsupported("split into " + std::to_string(pieces) + " tensors (more than " + std::to_string(kMaxPieces) + ")");
+    return {};
+  }
   std::vector<int64_t> sizes(static_cast<size_t>(pieces), split_size);
   sizes.back() = split_size - (split_size * pieces - n);
   return rw.call_list("aten.split_with_sizes.default", {ir::arg_tensor(x), ir::arg_ints(sizes), ir::arg_int(dim)});
@@ -303,7 +311,11 @@ std::vector<std::string> chunk(Rewriter& rw, const std::string& x, int64_t chunk
     return {};
   }
   int64_t n = m.sizes[d].value();
-  int64_t size = (n + chunks - 1) / chunks;
+  if (n < 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "negative dimension size");
+    return {};
+  }
+  int64_t size = n / chunks + (n % chunks != 0 ? 1 : 0);
   return split(rw, x, size == 0 ? 1 : size, dim);
 }
 

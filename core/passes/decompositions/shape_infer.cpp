@@ -475,6 +475,7 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     bool any_float = start.is_float() || end.is_float() || step.is_float();
     ir::ScalarType t = dt ? *dt : (any_float ? ir::ScalarType::Float : ir::ScalarType::Long);
     double len = (end.as_double() - start.as_double()) / step.as_double();
+    if (step.as_double() == 0.0 || !(len > -1e15 && len < 1e15)) return shape_error(op, "invalid arange bounds");
     int64_t n = static_cast<int64_t>(len);
     if (static_cast<double>(n) < len) ++n;
     if (n < 0) n = 0;
@@ -758,6 +759,13 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     if (stride.size() != nsp || padding.size() != nsp || dilation.size() != nsp) {
       return shape_error(op, "stride/padding/dilation do not match the spatial rank");
     }
+    for (size_t i = 0; i < nsp; ++i) {
+      if (stride[i] <= 0 || dilation[i] <= 0 || padding[i] < 0 || stride[i] > (1 << 30) || dilation[i] > (1 << 30) ||
+          padding[i] > (1 << 30)) {
+        return shape_error(op, "stride and dilation must be positive and padding non-negative");
+      }
+    }
+    if (groups <= 0) return shape_error(op, "groups must be positive");
     std::vector<SymPoly> sizes{x.sizes[0]};
     if (transposed) {
       sizes.push_back(w.sizes[1] * SymPoly(groups));
@@ -804,6 +812,12 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     d = expand_param(d, 2);
     if (x.rank() < 3 || k.size() != 2 || s.size() != 2 || p.size() != 2 || d.size() != 2) {
       return shape_error(op, "expects a 3-d or 4-d input and 2-element parameters");
+    }
+    for (size_t i = 0; i < 2; ++i) {
+      if (k[i] <= 0 || s[i] <= 0 || d[i] <= 0 || p[i] < 0 || k[i] > (1 << 30) || s[i] > (1 << 30) ||
+          d[i] > (1 << 30) || p[i] > (1 << 30)) {
+        return shape_error(op, "kernel size, stride and dilation must be positive and padding non-negative");
+      }
     }
     std::vector<SymPoly> sizes(x.sizes.begin(), x.sizes.end() - 2);
     for (size_t i = 0; i < 2; ++i) {

@@ -2,6 +2,7 @@
 #include "passes/decompositions/sym_poly.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace pteforge::passes::decomp {
 
@@ -35,6 +36,21 @@ std::optional<std::pair<int64_t, std::string>> SymPoly::as_scaled_atom() const {
   return std::make_pair(c, m[0]);
 }
 
+namespace {
+// Sizes from the input are bounded by the importer, but products of many of them
+// could still overflow; saturate instead of overflowing (no undefined behaviour).
+int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return (b > 0) ? INT64_MAX : INT64_MIN;
+  return r;
+}
+int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return ((a < 0) != (b < 0)) ? INT64_MIN : INT64_MAX;
+  return r;
+}
+}  // namespace
+
 void SymPoly::add_term(const Monomial& m, int64_t c) {
   if (c == 0) return;
   auto it = terms_.find(m);
@@ -42,7 +58,7 @@ void SymPoly::add_term(const Monomial& m, int64_t c) {
     terms_.emplace(m, c);
     return;
   }
-  it->second += c;
+  it->second = sat_add(it->second, c);
   if (it->second == 0) terms_.erase(it);
 }
 
@@ -54,7 +70,7 @@ SymPoly SymPoly::operator+(const SymPoly& o) const {
 
 SymPoly SymPoly::operator-(const SymPoly& o) const {
   SymPoly r = *this;
-  for (const auto& [m, c] : o.terms_) r.add_term(m, -c);
+  for (const auto& [m, c] : o.terms_) r.add_term(m, c == INT64_MIN ? INT64_MAX : -c);
   return r;
 }
 
@@ -65,7 +81,7 @@ SymPoly SymPoly::operator*(const SymPoly& o) const {
       Monomial m = m1;
       m.insert(m.end(), m2.begin(), m2.end());
       std::sort(m.begin(), m.end());
-      r.add_term(m, c1 * c2);
+      r.add_term(m, sat_mul(c1, c2));
     }
   }
   return r;
@@ -75,7 +91,7 @@ std::optional<SymPoly> SymPoly::div_exact(int64_t d) const {
   if (d == 0) return std::nullopt;
   SymPoly r;
   for (const auto& [m, c] : terms_) {
-    if (c % d != 0) return std::nullopt;
+    if ((d == -1 && c == INT64_MIN) || c % d != 0) return std::nullopt;
     r.add_term(m, c / d);
   }
   return r;
@@ -83,6 +99,7 @@ std::optional<SymPoly> SymPoly::div_exact(int64_t d) const {
 
 std::optional<SymPoly> SymPoly::div_exact(const SymPoly& d) const {
   if (d.is_constant()) return div_exact(d.value());
+  if (d.terms_.empty()) return std::nullopt;
   if (d.terms_.size() != 1) {
     if (*this == d) return SymPoly(1);
     return std::nullopt;
@@ -90,7 +107,7 @@ std::optional<SymPoly> SymPoly::div_exact(const SymPoly& d) const {
   const auto& [dm, dc] = *d.terms_.begin();
   SymPoly r;
   for (const auto& [m, c] : terms_) {
-    if (c % dc != 0) return std::nullopt;
+    if ((dc == -1 && c == INT64_MIN) || c % dc != 0) return std::nullopt;
     Monomial rest = m;
     for (const auto& a : dm) {
       auto it = std::find(rest.begin(), rest.end(), a);
