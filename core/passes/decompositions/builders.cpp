@@ -12,6 +12,9 @@
 namespace pteforge::passes::decomp {
 namespace {
 
+/// Most tensors one unbind/split may produce (bounds the work a malformed input can cause).
+constexpr int64_t kMaxPieces = 1 << 16;
+
 
 /// mT of a >=2-d meta (sizes and strides of the last two dims swapped).
 Meta mT(const Meta& m) {
