@@ -866,6 +866,15 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
                              result(x.dtype, {SymPoly(0)}, {SymPoly(1)}, false),
                              result(x.dtype, {SymPoly(0)}, {SymPoly(1)}, false)};
   }
+  if (name == "_native_batch_norm_legit") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
+    PTEFORGE_ASSIGN_OR_RETURN(bool training, a.bool_("training"));
+    if (x.rank() < 2) return shape_error(op, "expects at least a 2-d input");
+    // Training computes per-channel statistics; eval on CPU returns empty [0] tensors.
+    std::vector<SymPoly> stat{training ? x.sizes[1] : SymPoly(0)};
+    return std::vector<Meta>{result(x.dtype, x.sizes, preserve_strides(x, st), x.requires_grad),
+                             result(x.dtype, stat, {SymPoly(1)}, false), result(x.dtype, stat, {SymPoly(1)}, false)};
+  }
   if (name == "native_layer_norm") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> ns, a.syms("normalized_shape"));

@@ -7,6 +7,7 @@
 
 #include "common/program_builder.h"
 #include "decompose_test_util.h"
+#include "passes/decompositions/table.h"
 
 using namespace pteforge;
 using namespace pteforge::ir;
@@ -1044,4 +1045,65 @@ TEST_CASE("decompose gru.input (bidirectional) leaves only core ops with the nod
   auto t = pteforge::testing::targets(ep.graph());
   CHECK(std::count(t.begin(), t.end(), "aten.flip.default") == 1);
   CHECK(std::count(t.begin(), t.end(), "aten.tanh.default") == 8);
+}
+
+// ---- the table ---------------------------------------------------------------------------------
+
+TEST_CASE("decomposition table: the supported set (README list), every entry a known non-core op") {
+  std::vector<std::string> got;
+  for (const auto& d : passes::decomp::decompositions()) got.emplace_back(d.target);
+  CHECK(got == std::vector<std::string>{
+                   "aten._batch_norm_no_update.default", "aten._convolution.default", "aten._reshape_alias.default",
+                   "aten._safe_softmax.default", "aten._unsafe_index.Tensor", "aten._unsafe_index_put.default",
+                   "aten._unsafe_view.default", "aten.adaptive_avg_pool2d.default", "aten.adaptive_avg_pool3d.default",
+                   "aten.alpha_dropout.default", "aten.arange.default", "aten.arange.start", "aten.baddbmm.default",
+                   "aten.batch_norm.default", "aten.chunk.default", "aten.clamp_max.default", "aten.clamp_min.default",
+                   "aten.contiguous.default", "aten.conv1d.default", "aten.conv1d.padding", "aten.conv2d.default",
+                   "aten.conv2d.padding", "aten.conv3d.default", "aten.conv3d.padding", "aten.conv_transpose1d.default",
+                   "aten.conv_transpose2d.input", "aten.conv_transpose3d.input", "aten.detach.default",
+                   "aten.dot.default", "aten.dropout.default", "aten.expand_as.default",
+                   "aten.feature_alpha_dropout.default", "aten.feature_dropout.default", "aten.flatten.using_ints",
+                   "aten.floor_divide.Scalar", "aten.floor_divide.default", "aten.group_norm.default",
+                   "aten.gru.input", "aten.hardsigmoid.default", "aten.hardswish.default", "aten.index_copy.default",
+                   "aten.layer_norm.default", "aten.lift_fresh.default", "aten.lift_fresh_copy.default",
+                   "aten.linear.default", "aten.log_softmax.int", "aten.lstm.input", "aten.masked_fill.Scalar",
+                   "aten.masked_fill.Tensor", "aten.matmul.default", "aten.max_pool2d.default", "aten.movedim.int",
+                   "aten.mv.default", "aten.narrow.default", "aten.native_batch_norm.default", "aten.new_full.default",
+                   "aten.new_ones.default", "aten.new_zeros.default", "aten.ones.default", "aten.ones_like.default",
+                   "aten.relu6.default", "aten.reshape.default", "aten.reshape_as.default", "aten.rms_norm.default",
+                   "aten.rsub.Scalar", "aten.rsub.Tensor", "aten.scaled_dot_product_attention.default",
+                   "aten.silu.default", "aten.softmax.int", "aten.split.Tensor", "aten.split.sizes",
+                   "aten.square.default", "aten.squeeze.default", "aten.stack.default", "aten.swapaxes.default",
+                   "aten.swapdims.default", "aten.t.default", "aten.to.device", "aten.to.dtype",
+                   "aten.to.dtype_layout", "aten.to.other", "aten.transpose.int", "aten.tril.default",
+                   "aten.triu.default", "aten.true_divide.Scalar", "aten.true_divide.Tensor", "aten.type_as.default",
+                   "aten.unbind.int", "aten.unflatten.int", "aten.unsafe_chunk.default", "aten.unsafe_split.Tensor",
+                   "aten.unsafe_split_with_sizes.default", "aten.view_as.default", "aten.where.Scalar",
+                   "aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.zeros.default",
+                   "aten.zeros_like.default"});
+  for (const auto& d : passes::decomp::decompositions()) {
+    CAPTURE(std::string(d.target));
+    const ops::OpSchema* s = ops::op_table().find(d.target);
+    REQUIRE(s != nullptr);
+    CHECK_FALSE(ops::is_core_aten(*s));
+    CHECK_FALSE(std::string(d.mirrors).empty());
+    CHECK(passes::decomp::find_decomposition(d.target) == &d);
+  }
+  CHECK(passes::decomp::find_decomposition("aten.relu.default") == nullptr);
+}
+
+TEST_CASE("decompose batch_norm without running statistics -> _native_batch_norm_legit.no_stats") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 4, 3});
+  b.output(b.call("aten.batch_norm.default",
+                  {arg_tensor(x), arg_none(), arg_none(), arg_none(), arg_none(), arg_bool(true), arg_float(0.1),
+                   arg_float(1e-5), arg_bool(false)},
+                  {F, {2, 4, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 4, 3]):\n"
+                    "  %getitem: float32[2, 4, 3], %_native_batch_norm_legit_unused_1: float32[4], "
+                    "%_native_batch_norm_legit_unused_2: float32[4] = aten._native_batch_norm_legit.no_stats(%x, "
+                    "None, None, True, 0.1, 1e-05)  # _native_batch_norm_legit\n"
+                    "  return (%getitem)\n");
 }
