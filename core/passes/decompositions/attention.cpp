@@ -1,4 +1,5 @@
 // scaled_dot_product_attention in its math form.
+#include <limits>
 #include <cmath>
 
 #include "passes/decompositions/builders.h"

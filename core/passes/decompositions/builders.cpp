@@ -5,6 +5,7 @@
 // transpose.int, _safe_softmax, zeros_like).
 #include "passes/decompositions/builders.h"
 
+#include <limits>
 #include <numeric>
 
 #include "passes/decompositions/shape_infer.h"

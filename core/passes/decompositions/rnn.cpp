@@ -2,6 +2,9 @@
 // torch._decomp's lstm_impl / gru_impl do (one_layer_lstm / one_layer_rnn with
 // lstm_cell / gru_cell). The mkldnn_rnn_layer variant torch picks on mkldnn CPU
 // builds is not Core ATen and is not reproduced.
+#include <algorithm>
+#include <tuple>
+
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/table.h"
 

@@ -3,6 +3,7 @@
 // infer_meta; anything else is refused rather than guessed.
 #include "passes/decompositions/shape_infer.h"
 
+#include <limits>
 #include <algorithm>
 #include <numeric>
 #include <string>
