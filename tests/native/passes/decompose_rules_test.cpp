@@ -407,7 +407,7 @@ TEST_CASE("decompose rms_norm -> pow, mean.dim, add.Scalar, rsqrt, mul, mul") {
   b.output(b.call("aten.rms_norm.default", {arg_tensor(y), arg_ints({8})}, {F, {2, 8}}));
   ExportedProgram ep = b.build();
   expect_decomposed(ep,
-                    "graph(%p_g: float32[8], %x: float32[2, 3, 8], %y: float32[2, 8]):\n"
+                    std::string("graph(%p_g: float32[8], %x: float32[2, 3, 8], %y: float32[2, 8]):\n"
                     "  %pow_1: float32[2, 3, 8] = aten.pow.Tensor_Scalar(%x, 2)\n"
                     "  %mean: float32[2, 3, 1] = aten.mean.dim(%pow_1, [2], True)\n"
                     "  %add: float32[2, 3, 1] = aten.add.Scalar(%mean, 1e-06)\n"
@@ -416,8 +416,9 @@ TEST_CASE("decompose rms_norm -> pow, mean.dim, add.Scalar, rsqrt, mul, mul") {
                     "  %mul_1: float32[2, 3, 8] = aten.mul.Tensor(%mul, %p_g)\n"
                     "  %pow_2: float32[2, 8] = aten.pow.Tensor_Scalar(%y, 2)\n"
                     "  %mean_1: float32[2, 1] = aten.mean.dim(%pow_2, [1], True)\n"
-                    // 2^-23 (torch.finfo(torch.float32).eps); the printer's Grisu2 digits end in 6.
-                    "  %add_1: float32[2, 1] = aten.add.Scalar(%mean_1, 1.1920928955078126e-07)\n"
+                    // 2^-23 = torch.finfo(torch.float32).eps, in the printer's float spelling.
+                    "  %add_1: float32[2, 1] = aten.add.Scalar(%mean_1, ") +
+                        print_argument(arg_float(1.1920928955078125e-07)) + ")\n"
                     "  %rsqrt_1: float32[2, 1] = aten.rsqrt.default(%add_1)\n"
                     "  %mul_2: float32[2, 8] = aten.mul.Tensor(%y, %rsqrt_1)\n"
                     "  return (%mul_1, %mul_2)\n");
