@@ -247,6 +247,9 @@ class Engine {
 
   /// The functional overload of an in-place op: add_.Tensor → add.Tensor.
   const ops::OpSchema* functional_of(const ops::OpSchema& s) {
+    // zero_ has no functional twin in the table; functionalization writes zero, which
+    // torch._decomp turns into zeros_like (full_like 0).
+    if (s.ns == "aten" && s.name == "zero_") return ops::op_table().find("aten", "zeros_like", "");
     return ops::op_table().find(s.ns, s.base_name(), s.overload);
   }
 

@@ -171,6 +171,29 @@ void to_other_rule(Rewriter& rw) {
   emit_to(rw, x, o.dtype, copy, mf);
 }
 
+/// aten.sum.default → torch._decomp sum_default: sum.dim_IntList(self, [], dtype=dtype).
+void sum_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  auto dt = rw.dtype("dtype");
+  if (!rw.ok()) return;
+  KwArgs kw;
+  if (dt) kw.emplace_back("dtype", ir::arg_dtype(*dt));
+  rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(x), ir::arg_ints({})}, std::move(kw))});
+}
+
+/// aten.std.correction → torch._decomp std_decomposition: sqrt(var.correction(self, dim,
+/// correction=correction, keepdim=keepdim)).
+void std_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  if (!rw.ok()) return;
+  KwArgs kw;
+  ir::Argument corr = rw.raw("correction");
+  if (!corr.is_none()) kw.emplace_back("correction", corr);
+  kw.emplace_back("keepdim", rw.raw("keepdim"));
+  std::string v = rw.call("aten.var.correction", {ir::arg_tensor(x), rw.raw("dim")}, std::move(kw));
+  rw.set_outputs({rw.call("aten.sqrt.default", {ir::arg_tensor(v)})});
+}
+
 }  // namespace
 
 void add_pointwise_decompositions(std::vector<Decomposition>& out) {
@@ -193,6 +216,8 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.to.device", to_rule, "at::native::to → _to_copy"});
   out.push_back({"aten.to.other", to_other_rule, "at::native::to → _to_copy"});
   out.push_back({"aten.type_as.default", to_other_rule, "at::native::type_as → to → _to_copy"});
+  out.push_back({"aten.sum.default", sum_rule, "torch._decomp sum_default → sum.dim_IntList(x, [])"});
+  out.push_back({"aten.std.correction", std_rule, "torch._decomp std_decomposition → sqrt(var.correction)"});
 }
 
 }  // namespace pteforge::passes::decomp

@@ -637,6 +637,27 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
   }
 
   // ---- reductions ----------------------------------------------------------------------------
+  if (name == "var" && ov == "correction") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, a.opt_ints("dim"));
+    PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
+    std::vector<bool> reduced(s.rank(), !dims || dims->empty());
+    if (dims) {
+      for (int64_t d : *dims) {
+        PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
+        reduced[nd] = true;
+      }
+    }
+    std::vector<SymPoly> sizes;
+    for (size_t i = 0; i < s.rank(); ++i) {
+      if (!reduced[i]) {
+        sizes.push_back(s.sizes[i]);
+      } else if (keepdim) {
+        sizes.emplace_back(1);
+      }
+    }
+    return one(result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad));
+  }
   if ((name == "mean" || name == "sum") && (ov == "dim" || ov == "dim_IntList")) {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, a.opt_ints("dim"));
@@ -845,9 +866,9 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     if (!is_contiguous(x) && is_dense(x, st)) strides = strides_for_order(sizes, dim_order(x, st));
     return one(result(x.dtype, sizes, strides, x.requires_grad));
   }
-  if (name == "constant_pad_nd") {
+  if (name == "constant_pad_nd" || name.rfind("reflection_pad", 0) == 0 || name.rfind("replication_pad", 0) == 0) {
     PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
-    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> pad, a.syms("pad"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> pad, a.syms(name == "constant_pad_nd" ? "pad" : "padding"));
     if (pad.size() % 2 != 0 || pad.size() / 2 > x.rank()) return shape_error(op, "bad padding length");
     std::vector<SymPoly> sizes = x.sizes;
     for (size_t i = 0; i < pad.size() / 2; ++i) {

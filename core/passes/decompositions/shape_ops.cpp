@@ -263,6 +263,75 @@ void lift_fresh_copy_rule(Rewriter& rw) {
   rw.set_outputs({clone(rw, x)});
 }
 
+/// aten.pad.default → at::native::pad → _pad_enum: "constant" is constant_pad_nd(self,
+/// pad, value or 0.0); "reflect" / "replicate" are reflection_pad{1,2,3}d /
+/// replication_pad{1,2,3}d chosen by the pad length and input rank; "circular" is refused.
+void pad_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  auto pad = rw.syms("pad");
+  std::string mode = rw.args().find("mode") ? rw.str("mode") : std::string("constant");
+  auto value = rw.opt_float("value");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (pad.size() % 2 != 0 || pad.size() / 2 > m.rank()) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "pad: padding length must be even and at most twice the input rank");
+    return;
+  }
+  if (mode == "constant") {
+    rw.set_outputs({rw.call("aten.constant_pad_nd.default",
+                            {ir::arg_tensor(x), rw.sizes(pad), ir::arg_float(value.value_or(0.0))})});
+    return;
+  }
+  size_t n = pad.size() / 2;
+  bool rank_ok = n >= 1 && n <= 3 && (m.rank() == n + 1 || m.rank() == n + 2);
+  if ((mode != "reflect" && mode != "replicate") || !rank_ok) {
+    rw.unsupported("padding mode '" + mode + "' with " + std::to_string(pad.size()) + " pad values on a " +
+                   std::to_string(m.rank()) + "-d input");
+    return;
+  }
+  std::string op = std::string("aten.") + (mode == "reflect" ? "reflection_pad" : "replication_pad") +
+                   std::to_string(n) + "d.default";
+  rw.set_outputs({rw.call(op, {ir::arg_tensor(x), rw.sizes(pad)})});
+}
+
+/// aten.outer.default → at::native::outer: self.reshape([n, 1]) * vec2 (view + mul.Tensor).
+void outer_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  std::string v = rw.tensor("vec2");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (m.rank() != 1) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "outer: expects 1-d tensors");
+    return;
+  }
+  std::string col = reshape(rw, x, {m.sizes[0], SymPoly(1)});
+  rw.set_outputs({rw.call("aten.mul.Tensor", {ir::arg_tensor(col), ir::arg_tensor(v)})});
+}
+
+/// aten.repeat_interleave.self_int → at::native::repeat_interleave_symint: (flatten when
+/// dim is None) unsqueeze(dim + 1), expand, clone(contiguous_format), flatten(dim, dim + 1).
+void repeat_interleave_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  SymPoly repeats = rw.sym("repeats");
+  auto dim = rw.opt_int("dim");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (!dim) {
+    x = reshape(rw, x, {m.numel()});
+    m = rw.meta(x);
+  }
+  int64_t d = dim ? rw.take(normalize_dim(*dim, m.rank())) : 0;
+  if (!rw.ok()) return;
+  std::string u = unsqueeze(rw, x, d + 1);
+  std::vector<SymPoly> shape = m.sizes;
+  shape.insert(shape.begin() + d + 1, repeats);
+  std::string e = expand(rw, u, shape);
+  std::string c = clone(rw, e, ir::MemoryFormat::ContiguousFormat);
+  std::vector<SymPoly> flat = m.sizes;
+  flat[d] = m.sizes[d] * repeats;
+  rw.set_outputs({reshape(rw, c, flat)});
+}
+
 }  // namespace
 
 void add_shape_decompositions(std::vector<Decomposition>& out) {
@@ -292,6 +361,10 @@ void add_shape_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.detach.default", alias_rule, "torch._decomp nop_decomposition → alias"});
   out.push_back({"aten.lift_fresh.default", alias_rule, "torch._decomp nop_decomposition → alias"});
   out.push_back({"aten.lift_fresh_copy.default", lift_fresh_copy_rule, "lift_fresh_copy → clone"});
+  out.push_back({"aten.pad.default", pad_rule, "at::native::pad / _pad_enum (PadNd.cpp)"});
+  out.push_back({"aten.outer.default", outer_rule, "at::native::outer → view + mul.Tensor"});
+  out.push_back({"aten.repeat_interleave.self_int", repeat_interleave_rule,
+                 "at::native::repeat_interleave_symint (unsqueeze, expand, clone, flatten)"});
 }
 
 }  // namespace pteforge::passes::decomp

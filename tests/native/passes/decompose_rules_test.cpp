@@ -1071,10 +1071,12 @@ TEST_CASE("decomposition table: the supported set (README list), every entry a k
                    "aten.masked_fill.Tensor", "aten.matmul.default", "aten.max_pool2d.default", "aten.movedim.int",
                    "aten.mv.default", "aten.narrow.default", "aten.native_batch_norm.default", "aten.new_full.default",
                    "aten.new_ones.default", "aten.new_zeros.default", "aten.ones.default", "aten.ones_like.default",
-                   "aten.relu6.default", "aten.reshape.default", "aten.reshape_as.default", "aten.rms_norm.default",
+                   "aten.outer.default", "aten.pad.default", "aten.relu6.default", "aten.repeat_interleave.self_int",
+                   "aten.reshape.default", "aten.reshape_as.default", "aten.rms_norm.default",
                    "aten.rsub.Scalar", "aten.rsub.Tensor", "aten.scaled_dot_product_attention.default",
                    "aten.silu.default", "aten.softmax.int", "aten.split.Tensor", "aten.split.sizes",
-                   "aten.square.default", "aten.squeeze.default", "aten.stack.default", "aten.swapaxes.default",
+                   "aten.square.default", "aten.squeeze.default", "aten.stack.default", "aten.std.correction",
+                   "aten.sum.default", "aten.swapaxes.default",
                    "aten.swapdims.default", "aten.t.default", "aten.to.device", "aten.to.dtype",
                    "aten.to.dtype_layout", "aten.to.other", "aten.transpose.int", "aten.tril.default",
                    "aten.triu.default", "aten.true_divide.Scalar", "aten.true_divide.Tensor", "aten.type_as.default",
@@ -1107,4 +1109,53 @@ TEST_CASE("decompose batch_norm without running statistics -> _native_batch_norm
                     "%_native_batch_norm_legit_unused_2: float32[4] = aten._native_batch_norm_legit.no_stats(%x, "
                     "None, None, True, 0.1, 1e-05)  # _native_batch_norm_legit\n"
                     "  return (%getitem)\n");
+}
+
+TEST_CASE("decompose pad / sum / std / outer / repeat_interleave") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 2, 3, 4});
+  auto v = b.input("v", F, {3});
+  auto w = b.input("w", F, {2});
+  auto y = b.input("y", F, {2, 3, 4});
+  b.output(b.call("aten.pad.default", {arg_tensor(x), arg_ints({1, 1, 0, 2})}, {F, {1, 2, 5, 6}}));
+  b.output(b.call("aten.pad.default", {arg_tensor(y), arg_ints({1, 1}), arg_string("reflect")}, {F, {2, 3, 6}}));
+  b.output(b.call("aten.sum.default", {arg_tensor(x)}, {F, {}}));
+  b.output(b.call("aten.std.correction", {arg_tensor(x), arg_ints({3})}, {F, {1, 2, 3, 1}},
+                  {{"keepdim", arg_bool(true)}}));
+  b.output(b.call("aten.outer.default", {arg_tensor(v), arg_tensor(w)}, {F, {3, 2}}));
+  b.output(b.call("aten.repeat_interleave.self_int", {arg_tensor(v), arg_int(2), arg_int(0)}, {F, {6}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[1, 2, 3, 4], %v: float32[3], %w: float32[2], %y: float32[2, 3, 4]):\n"
+      "  %constant_pad_nd: float32[1, 2, 5, 6] = aten.constant_pad_nd.default(%x, [1, 1, 0, 2], 0.0)\n"
+      "  %reflection_pad1d: float32[2, 3, 6] = aten.reflection_pad1d.default(%y, [1, 1])\n"
+      "  %sum_1: float32[] = aten.sum.dim_IntList(%x, [])\n"
+      "  %var: float32[1, 2, 3, 1] = aten.var.correction(%x, [3], keepdim=True)\n"
+      "  %sqrt: float32[1, 2, 3, 1] = aten.sqrt.default(%var)\n"
+      "  %view: float32[3, 1] = aten.view.default(%v, [3, 1])\n"
+      "  %mul: float32[3, 2] = aten.mul.Tensor(%view, %w)\n"
+      "  %unsqueeze: float32[3, 1] = aten.unsqueeze.default(%v, 1)\n"
+      "  %expand: float32[3, 2] = aten.expand.default(%unsqueeze, [3, 2])\n"
+      "  %clone: float32[3, 2] = aten.clone.default(%expand, memory_format=torch.contiguous_format)\n"
+      "  %view_1: float32[6] = aten.view.default(%clone, [6])\n"
+      "  return (%constant_pad_nd, %reflection_pad1d, %sum_1, %sqrt, %mul, %view_1)\n");
+}
+
+TEST_CASE("functionalize: zero_ becomes zeros_like -> full_like 0") {
+  ProgramBuilder b;
+  auto buf = b.buffer("b_acc", "acc", F, {4});
+  auto x = b.input("x", F, {4});
+  b.call("aten.zero_.default", {arg_tensor(buf)}, {F, {4}});
+  b.output(b.call("aten.add.Tensor", {arg_tensor(buf), arg_tensor(x)}, {F, {4}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  CHECK(pteforge::testing::typed(ep.graph()) ==
+        "graph(%b_acc: float32[4], %x: float32[4]):\n"
+        "  %full_like: float32[4] = aten.full_like.default(%b_acc, 0, pin_memory=False, "
+        "memory_format=torch.preserve_format)\n"
+        "  %add: float32[4] = aten.add.Tensor(%full_like, %x)\n"
+        "  return (%full_like, %add)\n");
+  CHECK(ep.signature().output_specs[0].kind == OutputKind::BufferMutation);
 }
