@@ -37,5 +37,6 @@ std::unique_ptr<Pass> make_lift_constant_tensors_pass();
 std::unique_ptr<Pass> make_contiguous_constants_pass();
 std::unique_ptr<Pass> make_generate_debug_handles_pass();
 std::unique_ptr<Pass> make_legalize_pass();
+std::unique_ptr<Pass> make_decompose_pass();
 
 }  // namespace pteforge::passes
