@@ -15,4 +15,7 @@ using Action = std::function<int()>;
 /// Adds `inspect` (program summary) to `app`; the action is stored in `out`.
 void register_inspect(CLI::App& app, Action& out);
 
+/// Adds `decode` (read a .pte back: summary or JSON) to `app`.
+void register_decode(CLI::App& app, Action& out);
+
 }  // namespace pteforge::cli

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   pteforge::cli::Action action;
   pteforge::cli::register_inspect(app, action);
+  pteforge::cli::register_decode(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,99 @@
+// File I/O for chunk lists (see chunks_native.h). Native only.
+#include "emit/chunks_native.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+namespace pteforge::emit {
+namespace {
+
+Error io_error(std::string message, const std::string& file, std::optional<uint64_t> offset = std::nullopt) {
+  Location where;
+  where.entry = file;
+  where.byte_offset = offset;
+  return make_error(ErrorCode::IO_ERROR, std::move(message), where);
+}
+
+struct FileCloser {
+  void operator()(std::FILE* f) const {
+    if (f) std::fclose(f);
+  }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+struct ReaderState {
+  std::map<std::string, std::string> paths;
+  std::map<std::string, FilePtr> open;
+};
+
+}  // namespace
+
+RangeReader file_range_reader(std::map<std::string, std::string> paths) {
+  auto state = std::make_shared<ReaderState>();
+  state->paths = std::move(paths);
+  return [state](const InputRange& range, uint8_t* dst) -> Status {
+    auto it = state->paths.find(range.source);
+    const std::string path = it == state->paths.end() ? range.source : it->second;
+    auto open_it = state->open.find(path);
+    if (open_it == state->open.end()) {
+      FilePtr f(std::fopen(path.c_str(), "rb"));
+      if (!f) return io_error("cannot open '" + path + "': " + std::strerror(errno), path);
+      open_it = state->open.emplace(path, std::move(f)).first;
+    }
+    std::FILE* f = open_it->second.get();
+    if (range.offset > static_cast<uint64_t>(INT64_MAX) ||
+        fseeko(f, static_cast<off_t>(range.offset), SEEK_SET) != 0) {
+      return io_error("cannot seek in '" + path + "'", path, range.offset);
+    }
+    size_t got = std::fread(dst, 1, static_cast<size_t>(range.length), f);
+    if (got != range.length) {
+      return io_error("'" + path + "' ended after " + std::to_string(range.offset + got) + " bytes; " +
+                          std::to_string(range.offset + range.length) + " needed",
+                      path, range.offset + got);
+    }
+    return Status::Ok();
+  };
+}
+
+Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string& path,
+                            const RangeReader& reader) {
+  std::string tmp = path + ".tmp-XXXXXX";
+  int fd = mkstemp(tmp.data());
+  if (fd < 0) return io_error("cannot create a temporary file next to '" + path + "': " + std::strerror(errno), path);
+  // mkstemp creates the file 0600; a .pte is an ordinary data file.
+  (void)::fchmod(fd, 0644);
+  FilePtr f(fdopen(fd, "wb"));
+  if (!f) {
+    ::close(fd);
+    std::remove(tmp.c_str());
+    return io_error("cannot open the temporary file for '" + path + "'", path);
+  }
+  uint64_t written = 0;
+  Status st = stream_chunks(chunks, reader, [&](const uint8_t* data, uint64_t size) -> Status {
+    if (std::fwrite(data, 1, static_cast<size_t>(size), f.get()) != size) {
+      return io_error("writing '" + path + "' failed: " + std::strerror(errno), path, written);
+    }
+    written += size;
+    return Status::Ok();
+  });
+  if (st.ok() && std::fflush(f.get()) != 0) {
+    st = io_error("writing '" + path + "' failed: " + std::strerror(errno), path, written);
+  }
+  std::FILE* raw = f.release();
+  if (std::fclose(raw) != 0 && st.ok()) {
+    st = io_error("closing '" + path + "' failed: " + std::strerror(errno), path, written);
+  }
+  if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) {
+    st = io_error("cannot rename the temporary file to '" + path + "': " + std::strerror(errno), path);
+  }
+  if (!st.ok()) std::remove(tmp.c_str());
+  return st;
+}
+
+}  // namespace pteforge::emit

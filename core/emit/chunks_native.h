@@ -1,0 +1,29 @@
+// Native-only chunk I/O: write a chunk list to a file, read input ranges from
+// files. Defined in chunks_native.cpp, which the WASM build leaves out (the
+// browser turns chunks into a Blob instead).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "emit/chunks.h"
+#include "support/error.h"
+
+namespace pteforge::emit {
+
+/// A RangeReader over files: InputRange.source is looked up in `paths`
+/// (source id → file path); a source missing from the map is used as a path
+/// itself. Files stay open for the reader's lifetime.
+/// Errors (from the reader): IO_ERROR naming the file (entry) and offset when
+/// it cannot be opened or is shorter than the range.
+RangeReader file_range_reader(std::map<std::string, std::string> paths = {});
+
+/// Writes the concatenated chunks to `path`: first to a temporary file next
+/// to it, then renamed over `path`, so nothing half-written is left behind.
+/// Ranges are read through `reader` in pieces of at most kRangeReadPiece bytes.
+/// Errors: IO_ERROR (entry = path) when writing fails; the reader's errors.
+Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string& path,
+                            const RangeReader& reader = {});
+
+}  // namespace pteforge::emit

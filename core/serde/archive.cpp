@@ -1,0 +1,184 @@
+// Archive base class, entry-name safety, read helpers and MemoryArchive.
+#include "serde/archive.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace pteforge::serde {
+namespace {
+
+Error entry_error(ErrorCode code, std::string message, std::string_view entry) {
+  Location where;
+  where.entry = std::string(entry);
+  return make_error(code, std::move(message), std::move(where));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Archive
+
+const ArchiveEntry* Archive::find(std::string_view name) const {
+  auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                             [this](uint32_t index, std::string_view key) {
+                               return std::string_view(entries_[index].name) < key;
+                             });
+  if (it == by_name_.end() || entries_[*it].name != name) return nullptr;
+  return &entries_[*it];
+}
+
+Status Archive::set_entries(std::vector<ArchiveEntry> entries) {
+  if (entries.size() > UINT32_MAX) {
+    return make_error(ErrorCode::ARCHIVE_INVALID, "the archive has too many entries");
+  }
+  for (const auto& entry : entries) {
+    PTEFORGE_TRY(check_entry_name(entry.name));
+  }
+  std::vector<uint32_t> by_name(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) by_name[i] = static_cast<uint32_t>(i);
+  std::stable_sort(by_name.begin(), by_name.end(), [&entries](uint32_t a, uint32_t b) {
+    return entries[a].name < entries[b].name;
+  });
+  for (size_t i = 1; i < by_name.size(); ++i) {
+    const std::string& name = entries[by_name[i]].name;
+    if (name == entries[by_name[i - 1]].name) {
+      return entry_error(ErrorCode::ARCHIVE_INVALID,
+                         "the archive holds two entries named \"" + name +
+                             "\"; refusing to guess which one is meant",
+                         name);
+    }
+  }
+  entries_ = std::move(entries);
+  by_name_ = std::move(by_name);
+  return Status::Ok();
+}
+
+Result<size_t> Archive::index_of(const ArchiveEntry& entry) const {
+  // std::less gives a total order even for pointers into different objects.
+  std::less<const ArchiveEntry*> before;
+  if (!entries_.empty() && !before(&entry, entries_.data()) &&
+      before(&entry, entries_.data() + entries_.size())) {
+    return static_cast<size_t>(&entry - entries_.data());
+  }
+  const ArchiveEntry* found = find(entry.name);
+  if (found == nullptr) {
+    return entry_error(ErrorCode::ARCHIVE_ENTRY_MISSING,
+                       "no entry \"" + entry.name + "\" in this archive", entry.name);
+  }
+  return static_cast<size_t>(found - entries_.data());
+}
+
+Status Archive::check_range(const ArchiveEntry& entry, uint64_t offset, uint64_t length) {
+  if (offset > entry.size || length > entry.size - offset) {
+    Location where;
+    where.entry = entry.name;
+    where.byte_offset = offset;
+    return make_error(ErrorCode::ARCHIVE_INVALID,
+                      "byte range [" + std::to_string(offset) + ", +" + std::to_string(length) +
+                          ") is outside entry \"" + entry.name + "\" of " +
+                          std::to_string(entry.size) + " bytes",
+                      std::move(where));
+  }
+  return Status::Ok();
+}
+
+Status Archive::check_max_bytes(const ArchiveEntry& entry, uint64_t max_bytes) {
+  if (entry.size > max_bytes) {
+    return entry_error(ErrorCode::ARCHIVE_INVALID,
+                       "entry \"" + entry.name + "\" is " + std::to_string(entry.size) +
+                           " bytes, more than the limit of " + std::to_string(max_bytes) +
+                           " bytes for reading it whole",
+                       entry.name);
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
+// Free helpers
+
+Status check_entry_name(std::string_view name) {
+  auto bad = [name](const std::string& why) {
+    return entry_error(ErrorCode::ARCHIVE_ENTRY_NAME,
+                       "unsafe archive entry name \"" + std::string(name) + "\": " + why, name);
+  };
+  if (name.empty()) return bad("the name is empty");
+  if (name.find('\0') != std::string_view::npos) return bad("it contains a NUL byte");
+  if (name.front() == '/' || name.front() == '\\') return bad("it is an absolute path");
+  if (name.size() >= 2 && name[1] == ':' &&
+      ((name[0] >= 'A' && name[0] <= 'Z') || (name[0] >= 'a' && name[0] <= 'z'))) {
+    return bad("it starts with a drive letter");
+  }
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t end = name.find_first_of("/\\", start);
+    if (end == std::string_view::npos) end = name.size();
+    if (name.substr(start, end - start) == "..") return bad("it has a \"..\" component");
+    start = end + 1;
+  }
+  return Status::Ok();
+}
+
+Result<std::string> read_entry(Archive& archive, std::string_view name, uint64_t max_bytes) {
+  const ArchiveEntry* entry = archive.find(name);
+  if (entry == nullptr) {
+    return entry_error(ErrorCode::ARCHIVE_ENTRY_MISSING,
+                       "the archive has no entry \"" + std::string(name) + "\"", name);
+  }
+  return archive.read(*entry, max_bytes);
+}
+
+Result<std::string> read_text_entry(Archive& archive, std::string_view name, uint64_t max_bytes) {
+  PTEFORGE_ASSIGN_OR_RETURN(std::string text, read_entry(archive, name, max_bytes));
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ' ||
+                           text.back() == '\t')) {
+    text.pop_back();
+  }
+  return text;
+}
+
+Status require_stored(const ArchiveEntry& entry) {
+  if (!entry.stored) {
+    return entry_error(ErrorCode::ARCHIVE_COMPRESSED,
+                       "entry \"" + entry.name +
+                           "\" is compressed; tensor payloads must be stored uncompressed "
+                           "(as torch.export.save writes them) so they can be referenced in place",
+                       entry.name);
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
+// MemoryArchive
+
+Result<std::unique_ptr<MemoryArchive>> MemoryArchive::create(
+    std::vector<std::pair<std::string, std::string>> files) {
+  std::unique_ptr<MemoryArchive> archive(new MemoryArchive());
+  std::vector<ArchiveEntry> entries;
+  entries.reserve(files.size());
+  archive->data_.reserve(files.size());
+  for (auto& [name, bytes] : files) {
+    ArchiveEntry entry;
+    entry.name = std::move(name);
+    entry.size = bytes.size();
+    entry.stored = true;
+    entries.push_back(std::move(entry));
+    archive->data_.push_back(std::move(bytes));
+  }
+  PTEFORGE_TRY(archive->set_entries(std::move(entries)));
+  return archive;
+}
+
+Result<std::string> MemoryArchive::read(const ArchiveEntry& entry, uint64_t max_bytes) {
+  PTEFORGE_ASSIGN_OR_RETURN(size_t index, index_of(entry));
+  PTEFORGE_TRY(check_max_bytes(entries()[index], max_bytes));
+  return data_[index];
+}
+
+Result<std::string> MemoryArchive::read_range(const ArchiveEntry& entry, uint64_t offset,
+                                              uint64_t length) {
+  PTEFORGE_ASSIGN_OR_RETURN(size_t index, index_of(entry));
+  PTEFORGE_TRY(check_range(entries()[index], offset, length));
+  return data_[index].substr(static_cast<size_t>(offset), static_cast<size_t>(length));
+}
+
+}  // namespace pteforge::serde

@@ -1,0 +1,118 @@
+// The archive interface: the core reads a .pt2 (or an unpacked folder, or
+// entries a JS zip reader handed over) only through this small interface
+// (design.md "Zip is not our job"): list entries, read an entry whole with a
+// size bound, or read a byte range of it.
+//
+// Implementations: MemoryArchive (here; portable, used by tests and the WASM
+// build), ZipArchive (archive_zip.h; portable zip reader for stored entries),
+// and the native ones in archive_native.h (libzip zip reader, directory).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "support/error.h"
+
+namespace pteforge::serde {
+
+/// One file of an archive.
+struct ArchiveEntry {
+  std::string name;  ///< '/'-separated relative path, checked by check_entry_name()
+  uint64_t size = 0;  ///< uncompressed size in bytes
+  bool stored = true;  ///< bytes kept as-is (zip method 0, a plain file, a memory entry)
+  /// Absolute byte offset of the stored data in the archive file, computed
+  /// from the zip LOCAL header (30 + name length + local extra length);
+  /// unset for compressed entries and for entries that are not inside one file.
+  std::optional<uint64_t> data_offset;
+};
+
+/// A set of named entries with bounded reads. Entry names are unique and safe
+/// (no absolute paths, no `..` components); entries() keeps the archive's own
+/// order (zip central-directory order; sorted by name for a folder).
+class Archive {
+ public:
+  virtual ~Archive() = default;
+
+  /// Every entry, in archive order. Zip directory entries (names ending in
+  /// '/') are not listed.
+  const std::vector<ArchiveEntry>& entries() const { return entries_; }
+
+  /// The entry with exactly this name, or nullptr. O(log n).
+  const ArchiveEntry* find(std::string_view name) const;
+
+  /// Reads a whole entry. Errors: ARCHIVE_INVALID (where.entry) when the
+  /// entry is larger than `max_bytes` or its bytes are corrupt (CRC, short
+  /// data); ARCHIVE_COMPRESSED when the implementation cannot decompress it;
+  /// IO_ERROR when the underlying file cannot be read.
+  virtual Result<std::string> read(const ArchiveEntry& entry, uint64_t max_bytes) = 0;
+
+  /// Reads `length` bytes starting `offset` bytes into a stored entry.
+  /// Errors: ARCHIVE_INVALID (where.entry, byte_offset) when the range is not
+  /// inside the entry; ARCHIVE_COMPRESSED for a compressed entry; IO_ERROR.
+  virtual Result<std::string> read_range(const ArchiveEntry& entry, uint64_t offset,
+                                         uint64_t length) = 0;
+
+ protected:
+  /// Installs the entry list: checks every name (check_entry_name), rejects
+  /// duplicates (ARCHIVE_INVALID naming the entry) and builds the name index.
+  Status set_entries(std::vector<ArchiveEntry> entries);
+
+  /// Position of `entry` in entries() (the entry may be one of ours or a copy
+  /// with the same name); ARCHIVE_ENTRY_MISSING otherwise.
+  Result<size_t> index_of(const ArchiveEntry& entry) const;
+
+  /// ARCHIVE_INVALID (where.entry, byte_offset) unless [offset, offset+length)
+  /// lies inside the entry; ARCHIVE_INVALID when size > max_bytes for a whole read.
+  static Status check_range(const ArchiveEntry& entry, uint64_t offset, uint64_t length);
+  static Status check_max_bytes(const ArchiveEntry& entry, uint64_t max_bytes);
+
+ private:
+  std::vector<ArchiveEntry> entries_;
+  std::vector<uint32_t> by_name_;  // indices into entries_, sorted by name
+};
+
+/// Checks that an entry name is safe to use as a relative path: not empty, not
+/// absolute ('/' or '\' first, or a drive letter "C:"), no NUL byte, and no
+/// `..` component ('/' and '\' both count as separators).
+/// Error: ARCHIVE_ENTRY_NAME with where.entry = the name.
+Status check_entry_name(std::string_view name);
+
+/// Reads the entry `name` whole. Errors: ARCHIVE_ENTRY_MISSING (where.entry)
+/// when there is no such entry, then those of Archive::read.
+Result<std::string> read_entry(Archive& archive, std::string_view name, uint64_t max_bytes);
+
+/// Like read_entry, for short ASCII records (archive_format, archive_version,
+/// byteorder): at most `max_bytes`, trailing whitespace and newlines removed.
+Result<std::string> read_text_entry(Archive& archive, std::string_view name,
+                                    uint64_t max_bytes = 4096);
+
+/// ARCHIVE_COMPRESSED (where.entry) unless the entry's bytes are stored as-is,
+/// which is what referencing a payload in place needs (design.md "Weights
+/// never cross into WASM whole").
+Status require_stored(const ArchiveEntry& entry);
+
+/// An archive whose entries are byte strings in memory. Portable (no libzip,
+/// no filesystem): tests use it, and the WASM build uses it for entries a JS
+/// zip reader extracted.
+class MemoryArchive final : public Archive {
+ public:
+  /// Entries in the given order. Errors: ARCHIVE_ENTRY_NAME for an unsafe
+  /// name, ARCHIVE_INVALID for a duplicate name (both with where.entry).
+  static Result<std::unique_ptr<MemoryArchive>> create(
+      std::vector<std::pair<std::string, std::string>> files);
+
+  Result<std::string> read(const ArchiveEntry& entry, uint64_t max_bytes) override;
+  Result<std::string> read_range(const ArchiveEntry& entry, uint64_t offset,
+                                 uint64_t length) override;
+
+ private:
+  MemoryArchive() = default;
+  std::vector<std::string> data_;  // parallel to entries()
+};
+
+}  // namespace pteforge::serde

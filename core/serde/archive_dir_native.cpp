@@ -1,0 +1,119 @@
+// Unpacked archive folders as archives (see archive_native.h).
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "serde/archive_native.h"
+#include "serde/archive_native_io.h"
+
+namespace pteforge::serde {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kMaxFiles = 1000000;
+constexpr int kMaxDepth = 64;
+
+Error io_error(const std::string& path, const std::string& what) {
+  Location where;
+  where.entry = path;
+  return make_error(ErrorCode::IO_ERROR, "cannot read folder \"" + path + "\": " + what,
+                    std::move(where));
+}
+
+/// Files of a folder; entry i is the file base_ / name.
+class DirectoryArchive final : public Archive {
+ public:
+  explicit DirectoryArchive(std::string base) : base_(std::move(base)) {}
+  Status install(std::vector<ArchiveEntry> entries) { return set_entries(std::move(entries)); }
+
+  Result<std::string> read(const ArchiveEntry& entry, uint64_t max_bytes) override {
+    PTEFORGE_ASSIGN_OR_RETURN(size_t index, index_of(entry));
+    const ArchiveEntry& own = entries()[index];
+    PTEFORGE_TRY(check_max_bytes(own, max_bytes));
+    PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<FileByteSource> file, open(own));
+    if (file->size() != own.size) return changed(own);
+    return file->read_at(0, own.size);
+  }
+
+  Result<std::string> read_range(const ArchiveEntry& entry, uint64_t offset,
+                                 uint64_t length) override {
+    PTEFORGE_ASSIGN_OR_RETURN(size_t index, index_of(entry));
+    const ArchiveEntry& own = entries()[index];
+    PTEFORGE_TRY(check_range(own, offset, length));
+    PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<FileByteSource> file, open(own));
+    if (file->size() != own.size) return changed(own);
+    return file->read_at(offset, length);
+  }
+
+ private:
+  Result<std::unique_ptr<FileByteSource>> open(const ArchiveEntry& entry) const {
+    auto file = FileByteSource::open((fs::path(base_) / entry.name).string());
+    if (!file.ok()) {
+      Error error = std::move(file).error();
+      error.where.entry = entry.name;
+      return error;
+    }
+    return std::move(file).value();
+  }
+  static Error changed(const ArchiveEntry& entry) {
+    Location where;
+    where.entry = entry.name;
+    return make_error(ErrorCode::IO_ERROR,
+                      "file \"" + entry.name + "\" changed size since the folder was listed",
+                      std::move(where));
+  }
+
+  std::string base_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Archive>> open_directory_files(const std::string& base,
+                                                      const std::vector<std::string>& names) {
+  auto archive = std::make_unique<DirectoryArchive>(base);
+  std::vector<ArchiveEntry> entries;
+  for (const auto& name : names) {
+    std::error_code ec;
+    fs::path full = fs::path(base) / name;
+    uint64_t size = fs::file_size(full, ec);
+    if (ec) return io_error(full.string(), ec.message());
+    ArchiveEntry entry;
+    entry.name = name;
+    entry.size = size;
+    entry.stored = true;
+    entries.push_back(std::move(entry));
+  }
+  PTEFORGE_TRY(archive->install(std::move(entries)));
+  return std::unique_ptr<Archive>(std::move(archive));
+}
+
+Result<std::unique_ptr<Archive>> open_directory(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return io_error(path, "it is not a folder");
+  std::vector<std::string> names;
+  fs::recursive_directory_iterator it(path, fs::directory_options::none, ec);
+  if (ec) return io_error(path, ec.message());
+  const fs::path base(path);
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) return io_error(path, ec.message());
+    if (it.depth() >= kMaxDepth) {
+      return io_error(path, "it nests deeper than " + std::to_string(kMaxDepth) + " folders");
+    }
+    const fs::directory_entry& item = *it;
+    std::error_code type_ec;
+    // Symlinked folders are not followed (the iterator does not recurse into
+    // them); symlinks to files count as files.
+    if (item.is_symlink(type_ec) && item.is_directory(type_ec)) continue;
+    if (!item.is_regular_file(type_ec)) continue;
+    if (names.size() >= kMaxFiles) {
+      return io_error(path, "it holds more than " + std::to_string(kMaxFiles) + " files");
+    }
+    names.push_back(item.path().lexically_relative(base).generic_string());
+  }
+  if (ec) return io_error(path, ec.message());
+  std::sort(names.begin(), names.end());
+  return open_directory_files(path, names);
+}
+
+}  // namespace pteforge::serde

@@ -1,0 +1,36 @@
+// File access shared by the native archive readers (*_native.cpp only).
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "serde/archive_zip.h"
+#include "support/error.h"
+
+namespace pteforge::serde {
+
+/// A ByteSource over a file opened for reading (64-bit offsets).
+class FileByteSource final : public ByteSource {
+ public:
+  /// Opens `path`. Errors: IO_ERROR (where.entry = path) when it cannot be
+  /// opened or is not a regular file.
+  static Result<std::unique_ptr<FileByteSource>> open(const std::string& path);
+  ~FileByteSource() override;
+  FileByteSource(const FileByteSource&) = delete;
+  FileByteSource& operator=(const FileByteSource&) = delete;
+
+  uint64_t size() const override { return size_; }
+  /// Errors: ARCHIVE_INVALID (byte_offset) past the end; IO_ERROR when the
+  /// file reads short (e.g. it shrank after opening).
+  Result<std::string> read_at(uint64_t offset, uint64_t length) override;
+
+ private:
+  FileByteSource(std::FILE* file, std::string path, uint64_t size)
+      : file_(file), path_(std::move(path)), size_(size) {}
+  std::FILE* file_;
+  std::string path_;
+  uint64_t size_;
+};
+
+}  // namespace pteforge::serde

@@ -1,0 +1,127 @@
+// Chunk lists: flattening, bounded range reads, writing files natively.
+#include <doctest/doctest.h>
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "emit/chunks.h"
+#include "emit/chunks_native.h"
+#include "pte_test_util.h"
+
+using namespace pteforge;
+using namespace pteforge::emit;
+using namespace pteforge::emit::testing;
+
+namespace {
+
+std::string temp_dir() {
+  std::string dir = std::string(PTEFORGE_BINARY_DIR) + "/test_emit_tmp_XXXXXX";
+  REQUIRE(mkdtemp(dir.data()) != nullptr);
+  return dir;
+}
+
+std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  REQUIRE(d != nullptr);
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(n);
+  }
+  closedir(d);
+  return names;
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  REQUIRE(f != nullptr);
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+}
+
+}  // namespace
+
+TEST_CASE("flattening bytes, zeros and ranges in order") {
+  std::vector<std::pair<std::string, std::string>> inputs{{"w", "0123456789"}};
+  std::vector<Chunk> chunks = {Chunk::from_string("ab"), Chunk::zeros(2), Chunk::from_range("w", 3, 4),
+                               Chunk::from_range("w", 0, 0)};
+  CHECK(total_size(chunks) == 8);
+  auto flat = flatten_chunks(chunks, memory_reader(&inputs));
+  REQUIRE(flat.ok());
+  CHECK(to_string(*flat) == std::string("ab\0\0" "3456", 8));
+  // A reader error is passed through.
+  std::vector<Chunk> past_end = {Chunk::from_range("w", 8, 4)};
+  auto err = flatten_chunks(past_end, memory_reader(&inputs));
+  REQUIRE(!err.ok());
+  CHECK(err.error().code == ErrorCode::IO_ERROR);
+}
+
+TEST_CASE("ranges are read in pieces of at most 1 MiB") {
+  const uint64_t length = 3 * kRangeReadPiece + 5;
+  uint64_t calls = 0, largest = 0, total = 0;
+  RangeReader reader = [&](const InputRange& r, uint8_t* dst) -> Status {
+    ++calls;
+    largest = std::max(largest, r.length);
+    for (uint64_t i = 0; i < r.length; ++i) dst[i] = static_cast<uint8_t>((r.offset + i) % 251);
+    return Status::Ok();
+  };
+  uint64_t checked = 0;
+  bool ok = true;
+  Status st = stream_chunks({Chunk::from_range("big", 7, length)}, reader, [&](const uint8_t* d, uint64_t n) -> Status {
+    for (uint64_t i = 0; i < n; ++i) ok = ok && d[i] == static_cast<uint8_t>((7 + total + i) % 251);
+    total += n;
+    ++checked;
+    return Status::Ok();
+  });
+  REQUIRE(st.ok());
+  CHECK(ok);
+  CHECK(total == length);
+  CHECK(calls == 4);
+  CHECK(largest == kRangeReadPiece);
+  CHECK(checked == 4);
+}
+
+TEST_CASE("writing chunks to a file natively, with ranges from another file") {
+  std::string dir = temp_dir();
+  write_file(dir + "/weights.bin", "abcdefghij");
+  std::vector<Chunk> chunks = {Chunk::from_string("PTE:"), Chunk::from_range("weights", 2, 5), Chunk::zeros(3)};
+  RangeReader reader = file_range_reader({{"weights", dir + "/weights.bin"}});
+  Status st = write_chunks_to_file(chunks, dir + "/out.pte", reader);
+  REQUIRE_MESSAGE(st.ok(), st.error().to_string());
+  CHECK(read_file(dir + "/out.pte") == std::string("PTE:cdefg\0\0\0", 12));
+  auto names = list_dir(dir);
+  CHECK(names.size() == 2);  // weights.bin and out.pte, no temporary file
+
+  // A failing read leaves nothing behind (no output, no temporary).
+  std::vector<Chunk> bad = {Chunk::from_string("x"), Chunk::from_range("weights", 8, 10)};
+  Status fail = write_chunks_to_file(bad, dir + "/bad.pte", reader);
+  REQUIRE(!fail.ok());
+  CHECK(fail.error().code == ErrorCode::IO_ERROR);
+  CHECK(fail.error().where.entry == std::optional<std::string>(dir + "/weights.bin"));
+  CHECK(fail.error().where.byte_offset == std::optional<uint64_t>(10));
+  CHECK(list_dir(dir).size() == 2);
+
+  // A missing input file.
+  RangeReader missing = file_range_reader({{"weights", dir + "/nope.bin"}});
+  Status miss = write_chunks_to_file(chunks, dir + "/m.pte", missing);
+  REQUIRE(!miss.ok());
+  CHECK(miss.error().code == ErrorCode::IO_ERROR);
+  CHECK(list_dir(dir).size() == 2);
+
+  // An existing file is replaced whole.
+  Status again = write_chunks_to_file({Chunk::from_string("new")}, dir + "/out.pte");
+  REQUIRE(again.ok());
+  CHECK(read_file(dir + "/out.pte") == "new");
+
+  // A directory that does not exist.
+  Status nodir = write_chunks_to_file(chunks, dir + "/no/such/dir/x.pte", reader);
+  REQUIRE(!nodir.ok());
+  CHECK(nodir.error().code == ErrorCode::IO_ERROR);
+
+  for (const auto& n : list_dir(dir)) std::remove((dir + "/" + n).c_str());
+  rmdir(dir.c_str());
+}
