@@ -129,8 +129,14 @@ const std::string* getitem_container(const ir::Node& n) {
 }
 
 Result<std::vector<std::string>> dict_keys(const ir::TreeSpecNode& dict) {
+  // The context is the JSON text of its value; PyTorch stores a dict's key
+  // list as a JSON string holding JSON ("\"[\\\"a\\\"]\""), so unwrap once.
   rapidjson::Document doc;
   doc.Parse(dict.context.data(), dict.context.size());
+  if (!doc.HasParseError() && doc.IsString()) {
+    std::string inner(doc.GetString(), doc.GetStringLength());
+    doc.Parse(inner.data(), inner.size());
+  }
   std::vector<std::string> keys;
   if (doc.HasParseError() || !doc.IsArray()) {
     return make_error(ErrorCode::MODULE_SWAP, "dict treespec context is not a list of keys: " + dict.context);
@@ -206,8 +212,18 @@ std::string fresh_name(const ir::Graph& g, std::string_view base, const std::vec
            std::find(reserved.begin(), reserved.end(), n) != reserved.end();
   };
   if (!taken(stem)) return stem;
-  for (size_t i = 1;; ++i) {
-    std::string candidate = stem + "_" + std::to_string(i);
+  // FX style: "permute_1" taken -> "permute_2", "permute" taken -> "permute_1".
+  size_t num = 1;
+  size_t us = stem.rfind('_');
+  if (us != std::string::npos && us + 1 < stem.size() && us > 0 &&
+      stem.find_first_not_of("0123456789", us + 1) == std::string::npos && stem.size() - us - 1 <= 9) {
+    num = 0;
+    for (size_t i = us + 1; i < stem.size(); ++i) num = num * 10 + static_cast<size_t>(stem[i] - '0');
+    ++num;
+    stem = stem.substr(0, us);
+  }
+  for (;; ++num) {
+    std::string candidate = stem + "_" + std::to_string(num);
     if (!taken(candidate)) return candidate;
   }
 }

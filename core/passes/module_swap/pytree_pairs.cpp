@@ -127,11 +127,19 @@ Result<size_t> erase_dead_swap_nodes(ir::Graph& g) {
 Result<size_t> remove_pytree_pairs(ir::Graph& g) {
   size_t removed = 0;
   for (ir::Node* a : call_module_nodes(g)) {
-    PTEFORGE_ASSIGN_OR_RETURN(bool done, try_connect(g, *a));
-    if (done) ++removed;
+    // Module bodies (nested outlined modules) first.
+    if (ir::GraphArgument* body = call_module_body(*a)) {
+      PTEFORGE_ASSIGN_OR_RETURN(size_t inner, remove_pytree_pairs(*body->graph));
+      removed += inner;
+    }
   }
-  if (removed) PTEFORGE_TRY(erase_dead_swap_nodes(g));
-  return removed;
+  size_t here = 0;
+  for (ir::Node* a : call_module_nodes(g)) {
+    PTEFORGE_ASSIGN_OR_RETURN(bool done, try_connect(g, *a));
+    if (done) ++here;
+  }
+  if (here) PTEFORGE_TRY(erase_dead_swap_nodes(g));
+  return removed + here;
 }
 
 }  // namespace pteforge::passes::module_swap

@@ -21,7 +21,8 @@ namespace pteforge::passes::module_swap {
 ///    misses this);
 ///  - the users of U's args/kwargs children are exactly one call_module B,
 ///    and B's flat inputs are U's leaves in order.
-/// Returns the number of pairs removed; dead pytree nodes are erased.
+/// Module bodies are processed too (nested outlined modules). Returns the
+/// number of pairs removed; dead pytree nodes are erased.
 Result<size_t> remove_pytree_pairs(ir::Graph& g);
 
 /// Erases unused tree_unflatten, tree_flatten_spec, getitem and call_module

@@ -317,10 +317,13 @@ struct NewState {
   std::string rep_fqn;    ///< the replacement's state name
 };
 
-/// Removes unused state placeholders among `candidates`, adds `added`, keeps
-/// the graph inputs, input specs and StateBinding consistent.
-size_t update_state(ir::ExportedProgram& ep, const std::vector<std::string>& candidates,
-                    const std::vector<NewState>& added, const ir::ExportedProgram& rep, std::string_view fqn) {
+/// Where removed state was: for each kind, the index (in the spec list after
+/// the removal) at which its first removed input stood.
+using RemovedAt = std::map<ir::InputKind, size_t>;
+
+/// Removes the state placeholders among `candidates` that nothing uses any
+/// more: graph input, input spec, metadata and StateBinding entry.
+RemovedAt remove_unused_state(ir::ExportedProgram& ep, const std::vector<std::string>& candidates, size_t& count) {
   ir::Graph& g = ep.graph();
   auto& specs = ep.signature().input_specs;
   std::set<std::string> removed;
@@ -329,93 +332,106 @@ size_t update_state(ir::ExportedProgram& ep, const std::vector<std::string>& can
     if (idx < 0 || !specs[static_cast<size_t>(idx)].is_state()) continue;
     if (g.use_count(name) == 0) removed.insert(name);
   }
-
-  // The new spec order: new state where the removed state of its kind was,
-  // else after the last input of that kind or an earlier kind.
-  std::vector<ir::InputSpec> out;
-  std::set<ir::InputKind> emitted;
-  auto emit_kind = [&](ir::InputKind k) {
-    for (const auto& a : added) {
-      if (a.spec.kind == k) out.push_back(a.spec);
-    }
-    emitted.insert(k);
-  };
-  for (const auto& s : specs) {
-    if (removed.count(std::string(s.name()))) {
-      if (!emitted.count(s.kind)) emit_kind(s.kind);
+  RemovedAt at;
+  if (removed.empty()) return at;
+  std::vector<ir::InputSpec> kept_specs;
+  std::vector<ir::Argument> kept_inputs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (removed.count(std::string(specs[i].name()))) {
+      at.emplace(specs[i].kind, kept_specs.size());
       continue;
     }
-    out.push_back(s);
+    kept_specs.push_back(specs[i]);
+    kept_inputs.push_back(g.inputs()[i]);
   }
+  specs = std::move(kept_specs);
+  g.set_inputs(std::move(kept_inputs));
+  for (const auto& name : removed) g.clear_meta(name);
+  auto& refs = ep.state.tensors;
+  refs.erase(std::remove_if(refs.begin(), refs.end(),
+                            [&](const ir::ConstantRef& r) { return removed.count(r.placeholder) > 0; }),
+             refs.end());
+  count = removed.size();
+  return at;
+}
+
+/// Adds the replacement's state: input specs and graph inputs where the
+/// removed state of the same kind was (else after the last input of that kind
+/// or an earlier kind), and StateBinding entries (storages labelled by
+/// source); then orders the StateBinding like the signature and drops
+/// storages nothing references.
+void add_state(ir::ExportedProgram& ep, const std::vector<NewState>& added, const RemovedAt& removed_at,
+               const ir::ExportedProgram& rep, std::string_view fqn) {
+  ir::Graph& g = ep.graph();
+  auto& specs = ep.signature().input_specs;
+  std::vector<ir::InputSpec> out = specs;
+  size_t shift = 0;  // inputs inserted so far before later anchors
   for (ir::InputKind k : {ir::InputKind::Parameter, ir::InputKind::Buffer, ir::InputKind::TensorConstant}) {
-    if (emitted.count(k)) continue;
-    size_t pos = 0;
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (kind_rank(out[i].kind) <= kind_rank(k)) pos = i + 1;
-    }
     std::vector<ir::InputSpec> mine;
     for (const auto& a : added) {
       if (a.spec.kind == k) mine.push_back(a.spec);
     }
+    if (mine.empty()) continue;
+    size_t pos = 0;
+    auto r = removed_at.find(k);
+    if (r != removed_at.end()) {
+      pos = r->second + shift;
+    } else {
+      for (size_t i = 0; i < out.size(); ++i) {
+        if (kind_rank(out[i].kind) <= kind_rank(k)) pos = i + 1;
+      }
+    }
     out.insert(out.begin() + static_cast<std::ptrdiff_t>(pos), mine.begin(), mine.end());
-    emitted.insert(k);
+    shift += mine.size();
   }
   std::vector<ir::Argument> inputs;
   for (const auto& s : out) {
+    int idx = ep.signature().find_input(s.name());
     if (s.kind == ir::InputKind::ConstantInput) {
       inputs.push_back(s.arg);
     } else {
-      int idx = ep.signature().find_input(s.name());
       inputs.push_back(idx >= 0 ? g.inputs()[static_cast<size_t>(idx)] : s.arg);
     }
   }
   specs = std::move(out);
   g.set_inputs(std::move(inputs));
-  for (const auto& name : removed) g.clear_meta(name);
 
-  // StateBinding: drop the removed, add the new (storages labelled by source), signature order.
   ir::StateBinding& st = ep.state;
-  if (!st.empty() || !rep.state.empty()) {
-    std::vector<ir::ConstantRef> refs;
-    for (const auto& t : st.tensors) {
-      if (!removed.count(t.placeholder)) refs.push_back(t);
+  if (st.empty() && rep.state.empty()) return;
+  std::vector<ir::ConstantRef> refs = st.tensors;
+  for (const auto& a : added) {
+    const ir::ConstantRef* r = rep.state.find(a.rep_fqn);
+    if (!r) continue;
+    ir::PayloadStorage storage = rep.state.storage_of(*r);
+    if (storage.source.empty()) storage.source = "swap:" + std::string(fqn);
+    size_t index = st.storages.size();
+    for (size_t i = 0; i < st.storages.size(); ++i) {
+      if (st.storages[i] == storage) index = i;
     }
-    for (const auto& a : added) {
-      const ir::ConstantRef* r = rep.state.find(a.rep_fqn);
-      if (!r) continue;
-      ir::PayloadStorage storage = rep.state.storage_of(*r);
-      if (storage.source.empty()) storage.source = "swap:" + std::string(fqn);
-      size_t index = st.storages.size();
-      for (size_t i = 0; i < st.storages.size(); ++i) {
-        if (st.storages[i] == storage) index = i;
-      }
-      if (index == st.storages.size()) st.storages.push_back(storage);
-      ir::ConstantRef copy = *r;
-      copy.fqn = a.spec.target;
-      copy.placeholder = std::string(a.spec.name());
-      copy.storage = static_cast<uint32_t>(index);
-      refs.push_back(std::move(copy));
-    }
-    // Signature order, then drop storages nothing references.
-    std::vector<ir::ConstantRef> ordered;
-    for (const auto& s : specs) {
-      for (const auto& r : refs) {
-        if (r.placeholder == s.name()) ordered.push_back(r);
-      }
-    }
-    std::vector<int64_t> remap(st.storages.size(), -1);
-    std::vector<ir::PayloadStorage> storages;
-    for (auto& r : ordered) {
-      if (remap[r.storage] < 0) {
-        remap[r.storage] = static_cast<int64_t>(storages.size());
-        storages.push_back(st.storages[r.storage]);
-      }
-      r.storage = static_cast<uint32_t>(remap[r.storage]);
-    }
-    st.storages = std::move(storages);
-    st.tensors = std::move(ordered);
+    if (index == st.storages.size()) st.storages.push_back(storage);
+    ir::ConstantRef copy = *r;
+    copy.fqn = a.spec.target;
+    copy.placeholder = std::string(a.spec.name());
+    copy.storage = static_cast<uint32_t>(index);
+    refs.push_back(std::move(copy));
   }
-  return removed.size();
+  std::vector<ir::ConstantRef> ordered;
+  for (const auto& s : specs) {
+    for (const auto& r : refs) {
+      if (r.placeholder == s.name()) ordered.push_back(r);
+    }
+  }
+  std::vector<int64_t> remap(st.storages.size(), -1);
+  std::vector<ir::PayloadStorage> storages;
+  for (auto& r : ordered) {
+    if (remap[r.storage] < 0) {
+      remap[r.storage] = static_cast<int64_t>(storages.size());
+      storages.push_back(st.storages[r.storage]);
+    }
+    r.storage = static_cast<uint32_t>(remap[r.storage]);
+  }
+  st.storages = std::move(storages);
+  st.tensors = std::move(ordered);
 }
 
 void update_module_call_graph(ir::ExportedProgram& ep, const ir::ExportedProgram& rep, std::string_view fqn) {
@@ -504,7 +520,28 @@ Result<ReplaceTotals> replace_modules(ir::ExportedProgram& ep, const std::vector
     body.set_outputs(std::move(body_outputs));
     body.set_is_single_tensor_return(false);
 
-    // New state of the program.
+    // The call gets the new body; the old module's state that nothing else reads goes.
+    std::vector<std::string> old_captured;
+    for (const auto& [bn, a] : call_module_captured(*call)) {
+      if (const std::string* on = a->value_name()) old_captured.push_back(*on);
+    }
+    std::vector<ir::NamedArgument> ins;
+    for (const auto& na : call->inputs()) {
+      if (na.name == "module") {
+        ir::GraphArgument ga;
+        ga.name = fqn;
+        ga.graph = ir::GraphBox(std::move(body));
+        ins.push_back(ir::positional("module", ir::Argument::make<ir::ArgTag::Graph>(std::move(ga))));
+      } else if (na.name != "captured") {
+        ins.push_back(na);
+      }
+    }
+    call->set_inputs(ins);
+    size_t removed = 0;
+    const RemovedAt removed_at = remove_unused_state(ep, old_captured, removed);
+    totals.state_removed += removed;
+
+    // The replacement's state joins the program under the module's prefix.
     std::vector<NewState> added;
     std::vector<std::string> reserved;
     ir::StringToArgument captured;
@@ -524,29 +561,12 @@ Result<ReplaceTotals> replace_modules(ir::ExportedProgram& ep, const std::vector
       captured.entries.emplace_back(ns.rep_name, ir::arg_tensor(name));
       added.push_back(std::move(ns));
     }
-
-    std::vector<std::string> old_captured;
-    for (const auto& [bn, a] : call_module_captured(*call)) {
-      if (const std::string* on = a->value_name()) old_captured.push_back(*on);
-    }
-    std::vector<ir::NamedArgument> ins;
-    for (const auto& na : call->inputs()) {
-      if (na.name == "module") {
-        ir::GraphArgument ga;
-        ga.name = fqn;
-        ga.graph = ir::GraphBox(std::move(body));
-        ins.push_back(ir::positional("module", ir::Argument::make<ir::ArgTag::Graph>(std::move(ga))));
-      } else if (na.name != "captured") {
-        ins.push_back(na);
-      }
-    }
+    add_state(ep, added, removed_at, rep, fqn);
+    totals.state_added += added.size();
     if (!captured.entries.empty()) {
       ins.push_back(ir::keyword("captured", ir::Argument::make<ir::ArgTag::StringToArgument>(std::move(captured))));
+      call->set_inputs(std::move(ins));
     }
-    call->set_inputs(std::move(ins));
-
-    totals.state_removed += update_state(ep, old_captured, added, rep, fqn);
-    totals.state_added += added.size();
     update_module_call_graph(ep, rep, fqn);
 
     const std::vector<std::string> bound = bind.bound_symbols();
