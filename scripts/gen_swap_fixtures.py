@@ -16,6 +16,7 @@ tests/fixtures/programs/ (today: nested_modules), plus two siblings:
                        error: for replacements that must be rejected, the
                        error code and a phrase the message must contain
   <name>.model.py.txt  the PyTorch code the replacement stands for
+and double_swap.io.json: expected outputs of nested_modules with two replacements at once.
 
 Standard library only (plus the builder's PyYAML); deterministic (fixed-seed LCG).
 """
@@ -329,6 +330,32 @@ def write_fixture(f, out_dir):
     return rep
 
 
+def write_double_swap(out_dir):
+    """double_swap.io.json: nested_modules with encoder.layer.0 <- layer1_relu_mlp and
+    encoder.layer.1 <- layer1_gelu at once (two consecutive swapped module calls)."""
+    layer0, layer1 = fx_layer1_relu_mlp(), fx_layer1_gelu()
+    state = base_state()
+    WH, BH = linear_of(state, "head")
+    runs = []
+    for xv in base_inputs():
+        h = layer1.replacement_fn(layer0.replacement_fn(G.nest(xv, [4, 8])))
+        out = G.m_linear(h, WH, BH)
+        runs.append({"method": "forward", "inputs": [G._io_tensor("x", "float32", [4, 8], xv)],
+                     "outputs": [G._io_out("addmm_2", "user_output", None, "float32", [4, 3],
+                                           G.flatten(out))]})
+    io = {"case": "double_swap",
+          "title": "nested_modules with encoder.layer.0 <- layer1_relu_mlp and encoder.layer.1 <- "
+                   "layer1_gelu",
+          "rtol": 1e-05, "atol": 1e-06,
+          "swap": {"base": "tests/fixtures/programs/nested_modules",
+                   "modules": {"encoder.layer.0": "layer1_relu_mlp", "encoder.layer.1": "layer1_gelu"},
+                   "command": "pteforge convert nested_modules.pt2 --swap encoder.layer.0=layer1_relu_mlp.pt2 "
+                              "--swap encoder.layer.1=layer1_gelu.pt2 -o out.pte"},
+          "runs": runs}
+    with open(os.path.join(out_dir, "double_swap.io.json"), "w") as fh:
+        fh.write(json.dumps(io, indent=1) + "\n")
+
+
 def main(argv):
     out_dir = OUT
     if "--out" in argv:
@@ -350,6 +377,9 @@ def main(argv):
         for e in rep.errors:
             print("   error: " + e)
         bad += len(rep.errors)
+    if not names:
+        write_double_swap(out_dir)
+        print("wrote double_swap.io.json")
     return 1 if bad else 0
 
 

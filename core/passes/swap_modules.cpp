@@ -19,6 +19,7 @@
 //
 // Before: %tanh = aten.tanh.default(%addmm_1)   # module '1': Linear + Tanh
 // After:  %tanh = aten.addmm.default(%p_1_fc2_bias, %relu, %permute_3)   # the replacement's ReLU MLP
+#include <map>
 #include <string>
 #include <vector>
 
@@ -69,9 +70,13 @@ class SwapModules final : public Pass {
       } else {
         return make_error(ErrorCode::INTERNAL, std::string("swap_modules: sub-pass ") + step + " is not registered");
       }
+      std::map<std::string, int64_t> outer_stats = ctx.take_stats();
       ctx.set_pass_name(step);
       Result<bool> r = pass->run(ep, ctx);
       ctx.set_pass_name(outer);
+      std::map<std::string, int64_t> step_stats = ctx.take_stats();
+      for (const auto& [k, v] : outer_stats) ctx.stat(k, v);
+      for (const auto& [k, v] : step_stats) ctx.stat(std::string(step) + "." + k, v);
       if (!r.ok()) {
         Error e = std::move(r).error();
         if (!e.where.pass) e.where.pass = std::string(step);

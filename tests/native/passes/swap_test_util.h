@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include <rapidjson/document.h>
+
 #include "common/program_builder.h"
 #include "ir/printer.h"
 #include "passes/module_swap/pytree_ir.h"
@@ -302,6 +304,67 @@ inline std::vector<Tensor> evaluate(const ir::ExportedProgram& ep, const std::ve
   std::vector<Tensor> outs;
   for (const auto& o : ep.graph().outputs()) outs.push_back(env.at(*o.value_name()));
   return outs;
+}
+
+/// One run of an io.json file: input and expected output tensors.
+struct IoRun {
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+};
+
+inline std::string read_text(const std::string& rel) {
+  std::string path = test_path(rel);
+  FILE* f = std::fopen(path.c_str(), "rb");
+  REQUIRE_MESSAGE(f != nullptr, path);
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+
+/// The runs under `key` ("runs", "replacement_runs", "reference_unswapped" per run) of an io.json.
+inline std::vector<IoRun> read_runs(const std::string& rel, const char* key = "runs",
+                                    const char* outputs_key = "outputs") {
+  rapidjson::Document doc;
+  std::string text = read_text(rel);
+  doc.Parse(text.c_str(), text.size());
+  REQUIRE_FALSE(doc.HasParseError());
+  REQUIRE(doc.HasMember(key));
+  auto tensor = [](const rapidjson::Value& v) {
+    Tensor t;
+    for (const auto& d : v["shape"].GetArray()) t.shape.push_back(d.GetInt64());
+    for (const auto& e : v["values"].GetArray()) t.data.push_back(e.GetDouble());
+    return t;
+  };
+  std::vector<IoRun> runs;
+  for (const auto& r : doc[key].GetArray()) {
+    IoRun run;
+    for (const auto& i : r["inputs"].GetArray()) run.inputs.push_back(tensor(i));
+    for (const auto& o : r[outputs_key].GetArray()) run.outputs.push_back(tensor(o));
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+/// Elementwise |got - expected| <= atol + rtol * |expected| (io.json rule).
+inline void check_close(const Tensor& got, const Tensor& expected, double rtol = 1e-5, double atol = 1e-6) {
+  REQUIRE(got.shape == expected.shape);
+  REQUIRE(got.data.size() == expected.data.size());
+  for (size_t i = 0; i < got.data.size(); ++i) {
+    CHECK_MESSAGE(std::fabs(got.data[i] - expected.data[i]) <= atol + rtol * std::fabs(expected.data[i]),
+                  "element " << i << ": " << got.data[i] << " vs " << expected.data[i]);
+  }
+}
+
+/// True when some element differs by more than the tolerance.
+inline bool differs(const Tensor& a, const Tensor& b, double tol = 1e-3) {
+  if (a.shape != b.shape) return true;
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    if (std::fabs(a.data[i] - b.data[i]) > tol) return true;
+  }
+  return false;
 }
 
 }  // namespace pteforge::testing
