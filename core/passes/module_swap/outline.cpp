@@ -64,8 +64,22 @@ Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string&
   for (const auto& a : sig.outputs) {
     if (const std::string* n = a.value_name()) sig_out_names.insert(*n);
   }
-  std::unordered_set<const ir::Node*> independent;  // depends on nothing computed inside
+  // Symbolic-size nodes (only symbolic scalar results) that depend on nothing
+  // computed inside except other such nodes: export shares them between
+  // modules, so they may stay outside.
+  auto symbolic_only = [&](const ir::Node& n) {
+    bool any = false;
+    for (std::string_view o : n.output_names()) {
+      const ir::Value* v = g.find_value(o);
+      ir::ValueKind k = v ? v->kind : ir::ValueKind::Unknown;
+      if (k != ir::ValueKind::SymInt && k != ir::ValueKind::SymFloat && k != ir::ValueKind::SymBool) return false;
+      any = true;
+    }
+    return any;
+  };
+  std::unordered_set<const ir::Node*> independent;
   for (ir::Node* n : nodes) {
+    if (!symbolic_only(*n)) continue;
     bool dep = false;
     for (const auto& na : n->inputs()) {
       ir::for_each_value_name(na.arg, [&](const std::string& name, ir::ValueKind) {

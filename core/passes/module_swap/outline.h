@@ -29,9 +29,11 @@ struct OutlineResult {
 /// (unused, removed at export) and None inputs become None leaves, as in
 /// the seed.
 ///
-/// A node of the module that only computes a symbolic size from values
-/// outside the module and is also used outside it (export shares such
-/// sym_size nodes) stays outside and is captured.
+/// A node of the module that only computes a symbolic scalar (sym_size,
+/// SymInt arithmetic) from values outside the module (or from other such
+/// nodes) and is also used outside it stays outside and is captured: export
+/// shares such nodes between modules, and their value does not depend on
+/// the module's implementation.
 ///
 /// The new nodes are placed before the module's first node; the caller must
 /// restore a topological order afterwards (stable_topological_sort).
