@@ -69,15 +69,16 @@ std::vector<std::string> preserved_modules(const ir::ExportedProgram& ep) {
 }
 
 size_t module_call_count(const ir::ExportedProgram& ep, std::string_view fqn) {
-  size_t entries = 0;
+  size_t repeats = 0;  // entries fqn@1, fqn@2, ...
+  bool preserved = false;
   const std::string prefix = std::string(fqn) + "@";
   for (const auto& e : ep.graph_module.module_call_graph) {
     if (e.fqn == fqn) {
-      ++entries;
+      preserved |= e.signature.has_value();
     } else if (e.fqn.size() > prefix.size() && e.fqn.compare(0, prefix.size(), prefix) == 0 &&
                std::all_of(e.fqn.begin() + static_cast<std::ptrdiff_t>(prefix.size()), e.fqn.end(),
                            [](char c) { return c >= '0' && c <= '9'; })) {
-      ++entries;
+      ++repeats;
     }
   }
   std::vector<std::string> keys;
@@ -88,7 +89,8 @@ size_t module_call_count(const ir::ExportedProgram& ep, std::string_view fqn) {
       if (f.path == fqn && std::find(keys.begin(), keys.end(), f.key) == keys.end()) keys.push_back(f.key);
     }
   }
-  return std::max(entries, keys.size());
+  const size_t called = (!keys.empty() || preserved || repeats > 0) ? repeats + 1 : 0;
+  return std::max(called, keys.size());
 }
 
 Status check_outline_request(const ir::ExportedProgram& ep, std::string_view fqn) {

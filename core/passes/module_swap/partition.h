@@ -28,9 +28,10 @@ ir::ModuleCallSignature* find_call_signature(ir::ExportedProgram& ep, std::strin
 /// FQNs with a preserved call signature, in module_call_graph order (root excluded).
 std::vector<std::string> preserved_modules(const ir::ExportedProgram& ep);
 
-/// How often `fqn` was called: the number of module_call_graph entries
-/// `fqn`, `fqn@1`, `fqn@2`, ... and of distinct nn_module_stack keys of its
-/// frame (whichever is larger; 0 when the module never appears).
+/// How often `fqn` was called: one plus the number of module_call_graph
+/// entries `fqn@1`, `fqn@2`, ..., or the number of distinct nn_module_stack
+/// keys of its frame, whichever is larger; 0 when no node belongs to it and
+/// it has no call signature (a container that is never called).
 size_t module_call_count(const ir::ExportedProgram& ep, std::string_view fqn);
 
 /// Checks that `fqn` can be outlined: not the root, known (a module_call_graph
