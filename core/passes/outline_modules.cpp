@@ -30,6 +30,7 @@
 //   %add = _operator.getitem(%tree_flatten_spec, 0)
 //   %sub = aten.sub.Tensor(%y, %add)
 #include "passes/module_swap/outline.h"
+#include "passes/module_swap/replace.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
 
@@ -46,7 +47,7 @@ class OutlineModules final : public Pass {
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
     std::vector<std::string> fqns = ctx.options().outline_modules;
     if (fqns.empty()) {
-      for (const auto& s : ctx.options().swaps) fqns.push_back(s.fqn);
+      for (const auto& s : module_swap::swaps_for_method(ctx.options().swaps, ctx.method())) fqns.push_back(s.fqn);
     }
     if (fqns.empty()) return false;
     PTEFORGE_ASSIGN_OR_RETURN(module_swap::OutlineTotals t, module_swap::outline_modules(ep, fqns));

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pteforge::ir {
@@ -23,8 +24,14 @@ namespace pteforge::passes {
 /// pipeline's passes that precede swap_modules on it
 /// (prepare_replacement in module_swap_api.h).
 struct SwapRequest {
+  SwapRequest() = default;
+  SwapRequest(std::string fqn_, std::shared_ptr<const ir::ExportedProgram> replacement_, std::string method_ = {})
+      : fqn(std::move(fqn_)), replacement(std::move(replacement_)), method(std::move(method_)) {}
+
   std::string fqn;
   std::shared_ptr<const ir::ExportedProgram> replacement;
+  /// The method (execution plan) to swap in; "" = every method the pipeline runs on.
+  std::string method;
 };
 
 struct PipelineOptions {

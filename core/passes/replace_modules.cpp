@@ -36,8 +36,9 @@ class ReplaceModules final : public Pass {
   }
 
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
-    if (ctx.options().swaps.empty()) return false;
-    PTEFORGE_ASSIGN_OR_RETURN(module_swap::ReplaceTotals t, module_swap::replace_modules(ep, ctx.options().swaps));
+    const std::vector<SwapRequest> swaps = module_swap::swaps_for_method(ctx.options().swaps, ctx.method());
+    if (swaps.empty()) return false;
+    PTEFORGE_ASSIGN_OR_RETURN(module_swap::ReplaceTotals t, module_swap::replace_modules(ep, swaps));
     ctx.stat("modules_replaced", static_cast<int64_t>(t.modules));
     ctx.stat("state_added", static_cast<int64_t>(t.state_added));
     ctx.stat("state_removed", static_cast<int64_t>(t.state_removed));

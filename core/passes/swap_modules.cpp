@@ -1,13 +1,14 @@
 // swap_modules: replaces preserved submodules with user-supplied exported
 // programs (design.md pipeline step 3; torch/export/_swap.py, seed 004).
 //
-// A no-op unless PipelineOptions::swaps names modules. Otherwise it runs the
+// A no-op unless PipelineOptions::swaps names modules of this method
+// (SwapRequest::method "" or the method's name). Otherwise it runs the
 // registered sub-passes in order:
 //   outline_modules -> legalize -> remove_pytree_pairs -> replace_modules
 //   -> inline_modules -> legalize
-// on the same program and context (their counters are reported under
-// swap_modules, prefixed with the sub-pass name; errors name the sub-pass in
-// where.pass). `legalize` is the registered pass when it is implemented,
+// on the same program, with the applicable swaps as their options (their
+// counters are reported under swap_modules, prefixed with the sub-pass name,
+// e.g. "replace_modules.state_added"; errors name the sub-pass in where.pass). `legalize` is the registered pass when it is implemented,
 // else the private stable topological sort of passes/module_swap/topo_sort.h.
 // With PipelineOptions::verify_each the IR verifier runs after every
 // sub-pass. The result is a flat graph with the replacements' nodes and
@@ -54,11 +55,14 @@ class SwapModules final : public Pass {
   }
 
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
-    if (ctx.options().swaps.empty()) return false;
-    PTEFORGE_TRY(module_swap::check_swap_requests(ctx.options().swaps));
+    PipelineOptions sub_options = ctx.options();
+    sub_options.swaps = module_swap::swaps_for_method(ctx.options().swaps, ctx.method());
+    sub_options.outline_modules.clear();
+    if (sub_options.swaps.empty()) return false;
+    PTEFORGE_TRY(module_swap::check_swap_requests(sub_options.swaps));
     static const char* const kSteps[] = {"outline_modules", "legalize",       "remove_pytree_pairs",
                                          "replace_modules", "inline_modules", "legalize"};
-    const std::string outer = ctx.pass_name();
+    PassContext sub(sub_options, ctx.state());
     bool changed = false;
     for (const char* step : kSteps) {
       std::unique_ptr<Pass> pass;
@@ -70,20 +74,18 @@ class SwapModules final : public Pass {
       } else {
         return make_error(ErrorCode::INTERNAL, std::string("swap_modules: sub-pass ") + step + " is not registered");
       }
-      std::map<std::string, int64_t> outer_stats = ctx.take_stats();
-      ctx.set_pass_name(step);
-      Result<bool> r = pass->run(ep, ctx);
-      ctx.set_pass_name(outer);
-      std::map<std::string, int64_t> step_stats = ctx.take_stats();
-      for (const auto& [k, v] : outer_stats) ctx.stat(k, v);
-      for (const auto& [k, v] : step_stats) ctx.stat(std::string(step) + "." + k, v);
+      sub.set_pass_name(step);
+      Result<bool> r = pass->run(ep, sub);
+      for (const auto& [k, v] : sub.take_stats()) ctx.stat(std::string(step) + "." + k, v);
+      for (auto& d : sub.diagnostics()) ctx.diagnostics().push_back(std::move(d));
+      sub.diagnostics().clear();
       if (!r.ok()) {
         Error e = std::move(r).error();
         if (!e.where.pass) e.where.pass = std::string(step);
         return e;
       }
       changed |= r.value();
-      if (ctx.options().verify_each) {
+      if (sub_options.verify_each) {
         Status st = verify_after_pass(ep, step);
         if (!st.ok()) return std::move(st).error();
       }

@@ -157,8 +157,12 @@ class Inliner {
       reserved_.push_back(u.name);
     }
 
-    // Copy the body before the call.
+    // Copy the body before the call. reserved_ holds the names the module
+    // outputs take over plus the names picked for the node being copied
+    // (names of inserted nodes are in the graph already).
+    const size_t kept = reserved_.size();
     for (const ir::Node& n : body) {
+      reserved_.resize(kept);
       ir::Node copy(n);
       std::vector<ir::NamedArgument> ins = copy.inputs();
       for (auto& na : ins) {

@@ -455,6 +455,14 @@ void update_module_call_graph(ir::ExportedProgram& ep, const ir::ExportedProgram
 
 }  // namespace
 
+std::vector<SwapRequest> swaps_for_method(const std::vector<SwapRequest>& swaps, const std::string& method) {
+  std::vector<SwapRequest> out;
+  for (const auto& s : swaps) {
+    if (s.method.empty() || s.method == method) out.push_back(s);
+  }
+  return out;
+}
+
 Status check_swap_requests(const std::vector<SwapRequest>& swaps) {
   for (size_t i = 0; i < swaps.size(); ++i) {
     if (!swaps[i].replacement) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "ir/exported_program.h"
@@ -17,6 +18,9 @@ struct ReplaceTotals {
   size_t state_removed = 0;  ///< state of the old modules that nothing uses any more
   size_t symbols_bound = 0;  ///< replacement symbols bound to program sizes
 };
+
+/// The requests that apply to method `method` (SwapRequest::method "" or equal).
+std::vector<SwapRequest> swaps_for_method(const std::vector<SwapRequest>& swaps, const std::string& method);
 
 /// Checks the requests themselves: OPTION_INVALID for a module named twice or
 /// a request without a replacement program; MODULE_SWAP when one requested

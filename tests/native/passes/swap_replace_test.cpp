@@ -256,3 +256,49 @@ TEST_CASE("swap_modules: a no-op without swap requests") {
   CHECK_FALSE(report.passes[0].changed);
   testing::expect_same_program(ep, base.program);
 }
+
+TEST_CASE("swap_modules: requests for another method are ignored") {
+  auto base = testing::load(kNested);
+  auto rep = testing::load("fixtures/swap/layer1_gelu", passes::swap_source_label("encoder.layer.1"));
+  ir::ExportedProgram ep = base.program;
+  passes::PassReport report = swap(ep, {{"encoder.layer.1", testing::share(rep.program), "encode"}});
+  CHECK_FALSE(report.passes[0].changed);
+  testing::expect_same_program(ep, base.program);
+  report = swap(ep, {{"encoder.layer.1", testing::share(rep.program), "forward"}});
+  CHECK(report.passes[0].changed);
+  CHECK(ep.state.storage_of(*ep.state.find("encoder.layer.1.fc.weight")).source == "swap:encoder.layer.1");
+}
+
+TEST_CASE("swap_modules: state the old module shares with the rest of the program stays") {
+  using namespace pteforge::ir;
+  testing::ProgramBuilder pb;
+  const testing::Out t{ScalarType::Float, {2, 3}};
+  auto w = pb.parameter("p_w", "w", ScalarType::Float, {2, 3});
+  auto u = pb.parameter("p_m_u", "m.u", ScalarType::Float, {2, 3});
+  auto x = pb.input("x", ScalarType::Float, {2, 3});
+  auto a = pb.call("aten.add.Tensor", {arg_tensor(x), arg_tensor(w)}, t);
+  auto b = pb.call("aten.mul.Tensor", {arg_tensor(a), arg_tensor(u)}, t);
+  auto c = pb.call("aten.mul.Tensor", {arg_tensor(b), arg_tensor(w)}, t);
+  pb.output(c);
+  ExportedProgram ep = pb.build();
+  testing::set_stack(ep.graph(), a, {"m"});
+  testing::set_stack(ep.graph(), b, {"m"});
+  testing::preserve(ep, "m", {x}, {b}, testing::args_spec(1), testing::out_spec(1));
+  testing::ProgramBuilder rb;
+  auto k = rb.parameter("p_k", "k", ScalarType::Float, {2, 3});
+  auto y = rb.input("y", ScalarType::Float, {2, 3});
+  rb.output(rb.call("aten.sub.Tensor", {arg_tensor(y), arg_tensor(k)}, t));
+  ExportedProgram rep = rb.build();
+  testing::set_root_signature(rep, testing::args_spec(1), testing::out_spec(1));
+  passes::PassReport report = swap(ep, {{"m", testing::share(rep)}});
+  CHECK(report.passes[0].stats.at("replace_modules.state_removed") == 1);  // m.u; w is tied to the outside
+  CHECK(print_exported_program(ep) ==
+        "# input parameter %p_w <- w\n"
+        "# input parameter %p_m_k <- m.k\n"
+        "# input user_input %x\n"
+        "# output user_output %mul_1\n"
+        "graph(%p_w, %p_m_k, %x):\n"
+        "  %mul = aten.sub.Tensor(%x, %p_m_k)\n"
+        "  %mul_1 = aten.mul.Tensor(%mul, %p_w)\n"
+        "  return (%mul_1)\n");
+}
