@@ -9,27 +9,27 @@ namespace pteforge::passes {
 const std::vector<RegisteredPass>& registered_passes() {
   static const std::vector<RegisteredPass> passes = {
       // 1. early cleanup
-      {"remove_tensor_metadata_asserts", "drop _assert_tensor_metadata nodes, as to_edge does", "to_edge", nullptr, true},
+      {"remove_tensor_metadata_asserts", "drop _assert_tensor_metadata nodes, as to_edge does", "to_edge", &make_remove_tensor_metadata_asserts_pass, true},
       // 2. training IR -> Core ATen
       {"decompose", "rewrite non-core ATen ops into Core ATen (PyTorch's default decompositions)", "decompose", nullptr, true},
       // 3. module swap (only when swaps are requested)
       {"swap_modules", "replace preserved submodules with user-supplied exported programs", "swap", &make_swap_modules_pass, true},
       // 4. to_edge
-      {"remove_unused_parameters", "delete parameter placeholders that have no users", "to_edge", nullptr, true},
-      {"replace_view_ops_with_copy", "replace view ops with their _copy twins (view -> view_copy)", "to_edge", nullptr, true},
-      {"normalize_sym_size", "turn sym_size/sym_stride/sym_numel packets into their .int/.default overloads", "to_edge", nullptr, true},
-      {"scalar_to_tensor", "turn Python scalars passed to Tensor arguments into 0-d tensor constants", "to_edge", nullptr, true},
-      {"sym_to_tensor", "wrap SymInt/SymFloat/SymBool passed to Tensor arguments in scalar_tensor", "to_edge", nullptr, true},
-      {"remove_noops", "remove identity to/dropout/slice nodes", "to_edge", nullptr, true},
-      {"prune_empty_tensors", "drop zero-element inputs of cat", "to_edge", nullptr, true},
-      {"remove_redundant_to_copy", "remove _to_copy nodes that change nothing", "to_edge", nullptr, true},
-      {"remove_mixed_type_operators", "insert dtype casts so binary ops see one promoted dtype", "to_edge", nullptr, true},
-      {"memory_format_to_dim_order", "replace _to_copy/clone/empty with dim_order_ops equivalents", "to_edge", nullptr, true},
-      {"lift_constant_tensors", "lift remaining tensor constants to buffer placeholders", "to_edge", nullptr, true},
-      {"contiguous_constants", "make constants that are neither contiguous nor channels-last contiguous", "to_edge", nullptr, true},
+      {"remove_unused_parameters", "delete parameter placeholders that have no users", "to_edge", &make_remove_unused_parameters_pass, true},
+      {"replace_view_ops_with_copy", "replace view ops with their _copy twins (view -> view_copy)", "to_edge", &make_replace_view_ops_with_copy_pass, true},
+      {"normalize_sym_size", "turn sym_size/sym_stride/sym_numel packets into their .int/.default overloads", "to_edge", &make_normalize_sym_size_pass, true},
+      {"scalar_to_tensor", "turn Python scalars passed to Tensor arguments into 0-d tensor constants", "to_edge", &make_scalar_to_tensor_pass, true},
+      {"sym_to_tensor", "wrap SymInt/SymFloat/SymBool passed to Tensor arguments in scalar_tensor", "to_edge", &make_sym_to_tensor_pass, true},
+      {"remove_noops", "remove identity to/dropout/slice nodes", "to_edge", &make_remove_noops_pass, true},
+      {"prune_empty_tensors", "drop zero-element inputs of cat", "to_edge", &make_prune_empty_tensors_pass, true},
+      {"remove_redundant_to_copy", "remove _to_copy nodes that change nothing", "to_edge", &make_remove_redundant_to_copy_pass, true},
+      {"remove_mixed_type_operators", "insert dtype casts so binary ops see one promoted dtype", "to_edge", &make_remove_mixed_type_operators_pass, true},
+      {"memory_format_to_dim_order", "replace _to_copy/clone/empty with dim_order_ops equivalents", "to_edge", &make_memory_format_to_dim_order_pass, true},
+      {"lift_constant_tensors", "lift remaining tensor constants to buffer placeholders", "to_edge", &make_lift_constant_tensors_pass, true},
+      {"contiguous_constants", "make constants that are neither contiguous nor channels-last contiguous", "to_edge", &make_contiguous_constants_pass, true},
       {"eliminate_dead_code", "remove nodes whose results are unused and have no side effects", "to_edge",
        &make_eliminate_dead_code_pass, true},
-      {"generate_debug_handles", "number nodes for the debug-handle map", "to_edge", nullptr, true},
+      {"generate_debug_handles", "number nodes for the debug-handle map", "to_edge", &make_generate_debug_handles_pass, true},
       // 5. to_executorch
       {"weights_to_outputs", "joint graphs: append parameters that have gradients to the outputs", "to_executorch", nullptr, true},
       {"insert_write_back_for_buffers", "copy_ mutated buffers back in place before the output", "to_executorch", nullptr, true},
@@ -42,7 +42,7 @@ const std::vector<RegisteredPass>& registered_passes() {
       {"to_out_variant", "convert functional ops into out variants with memory.alloc outputs", "to_executorch", nullptr, true},
       {"memory_planning", "assign arena offsets to every planned tensor", "to_executorch", nullptr, true},
       // sub-passes
-      {"legalize", "topologically sort the graph", "utility", nullptr, false},
+      {"legalize", "topologically sort the graph", "utility", &make_legalize_pass, false},
       {"outline_modules", "fuse the nodes of preserved submodules into module calls", "swap", &make_outline_modules_pass, false},
       {"remove_pytree_pairs", "remove needless pytree flatten/unflatten pairs between module calls", "swap",
        &make_remove_pytree_pairs_pass, false},

@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "passes/module_swap/replace.h"
-#include "passes/module_swap/topo_sort.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
 #include "passes/pass_manager.h"
@@ -33,18 +32,6 @@
 
 namespace pteforge::passes {
 namespace {
-
-/// The private legalize used until the registered pass exists.
-class StableTopologicalSort final : public Pass {
- public:
-  const PassInfo& info() const override {
-    static const PassInfo kInfo{"legalize", "topologically sort the graph", "utility"};
-    return kInfo;
-  }
-  Result<bool> run(ir::ExportedProgram& ep, PassContext&) override {
-    return module_swap::stable_topological_sort(ep.graph());
-  }
-};
 
 class SwapModules final : public Pass {
  public:
@@ -69,8 +56,6 @@ class SwapModules final : public Pass {
       const RegisteredPass* reg = find_pass(step);
       if (reg && reg->factory) {
         pass = reg->factory();
-      } else if (std::string(step) == "legalize") {
-        pass = std::make_unique<StableTopologicalSort>();
       } else {
         return make_error(ErrorCode::INTERNAL, std::string("swap_modules: sub-pass ") + step + " is not registered");
       }

@@ -7,10 +7,10 @@
 #include <unordered_set>
 #include <vector>
 
+#include "passes/legalize.h"
 #include "passes/module_swap/pytree_ir.h"
 #include "passes/module_swap/pytree_pairs.h"
 #include "passes/module_swap/resolve.h"
-#include "passes/module_swap/topo_sort.h"
 #include "passes/module_swap/value_util.h"
 
 namespace pteforge::passes::module_swap {
@@ -47,7 +47,7 @@ class Inliner {
                   n);
       }
     }
-    PTEFORGE_ASSIGN_OR_RETURN(totals_.reordered, stable_topological_sort(g_));
+    PTEFORGE_ASSIGN_OR_RETURN(totals_.reordered, legalize_graph(g_, LegalizeOrder::Stable));
     return totals_;
   }
 

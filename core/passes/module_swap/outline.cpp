@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "passes/module_swap/partition.h"
+#include "passes/legalize.h"
 #include "passes/module_swap/pytree_ir.h"
-#include "passes/module_swap/topo_sort.h"
 #include "passes/module_swap/value_util.h"
 #include "serde/treespec_json.h"
 
@@ -413,7 +413,7 @@ Result<OutlineTotals> outline_modules(ir::ExportedProgram& ep, const std::vector
     totals.nodes_hoisted += r.nodes_hoisted;
     totals.captured += r.captured;
   }
-  PTEFORGE_ASSIGN_OR_RETURN(totals.reordered, stable_topological_sort(ep.graph()));
+  PTEFORGE_ASSIGN_OR_RETURN(totals.reordered, legalize_graph(ep.graph(), LegalizeOrder::Stable));
   return totals;
 }
 

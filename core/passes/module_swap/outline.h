@@ -36,7 +36,7 @@ struct OutlineResult {
 /// the module's implementation.
 ///
 /// The new nodes are placed before the module's first node; the caller must
-/// restore a topological order afterwards (stable_topological_sort).
+/// restore a topological order afterwards (legalize_graph with LegalizeOrder::Stable).
 /// Precondition: check_outline_request(ep, fqn) passed and the graph is in
 /// topological order.
 ///
