@@ -1,0 +1,13 @@
+// Python's repr() of a float, for byte-identical JSON output and the printer.
+#pragma once
+
+#include <string>
+
+namespace pteforge::ir {
+
+/// Shortest round-trip text of `v` in Python repr style: "0.2", "1e-05",
+/// "1.0", "1e+16", "-0.0", "inf", "-inf", "nan". Digits come from RapidJSON's
+/// Grisu2 (round-trip exact; in rare cases one digit longer than Python's).
+std::string python_float_repr(double v);
+
+}  // namespace pteforge::ir

@@ -1,0 +1,197 @@
+// Graph: inputs, nodes in execution order, outputs, and the value table
+// (schema §3.3 Graph, §4).
+//
+// Values are named (torch.export is name-based). The graph keeps one Value per
+// name that is defined, used, or has metadata: its kind and metadata (the
+// JSON tables tensor_values / sym_int_values / ... ), the node that defines
+// it (or the graph input position), and its users. The table is kept up to
+// date by every Graph and Node mutator, so passes can ask `producer(name)`,
+// `users(name)` and `tensor_meta(name)` in O(1).
+//
+// Nested graphs (higher-order-op bodies, as_graph) are separate Graph objects
+// with their own namespace.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "ir/argument.h"
+#include "ir/node.h"
+#include "ir/tensor_meta.h"
+#include "support/error.h"
+
+namespace pteforge::ir {
+
+/// Metadata of a value: which JSON table it lives in, and the entry.
+using ValueMeta = std::variant<std::monostate, TensorMeta, SymInt, SymFloat, SymBool, CustomObjArgument>;
+
+/// One named value of a graph. Read-only for passes; change it through Graph.
+struct Value {
+  std::string name;
+  /// Kind from the metadata table, or from how the value is referenced when it has none.
+  ValueKind kind = ValueKind::Unknown;
+  ValueMeta meta;
+  /// The defining node; nullptr for graph inputs and undefined names.
+  Node* producer = nullptr;
+  /// Position in Graph::inputs() when defined by a graph input, else -1.
+  int32_t input_index = -1;
+  /// Number of definitions (graph inputs + node outputs); exactly 1 in a valid graph.
+  uint32_t def_count = 0;
+  /// One entry per reference from a node's inputs (a node using it twice appears twice).
+  std::vector<Node*> uses;
+  /// Number of references from the graph outputs.
+  uint32_t output_uses = 0;
+
+  bool defined() const { return def_count > 0; }
+  bool has_meta() const { return meta.index() != 0; }
+  const TensorMeta* tensor_meta() const { return std::get_if<TensorMeta>(&meta); }
+  const SymInt* sym_int() const { return std::get_if<SymInt>(&meta); }
+  const SymFloat* sym_float() const { return std::get_if<SymFloat>(&meta); }
+  const SymBool* sym_bool() const { return std::get_if<SymBool>(&meta); }
+  const CustomObjArgument* custom_obj() const { return std::get_if<CustomObjArgument>(&meta); }
+
+ private:
+  friend class Graph;
+  bool live_ = true;
+};
+
+class Graph {
+ public:
+  using NodeList = std::list<Node>;
+
+  Graph() = default;
+  /// Deep copy (nodes, values, nested graphs); node ids are kept.
+  Graph(const Graph& o);
+  Graph(Graph&& o) noexcept;
+  Graph& operator=(const Graph& o);
+  Graph& operator=(Graph&& o) noexcept;
+  ~Graph() = default;
+
+  // ---- inputs / outputs (§4.2, §4.3) ----
+  const std::vector<Argument>& inputs() const { return inputs_; }
+  void set_inputs(std::vector<Argument> inputs);
+  void insert_input(size_t pos, Argument arg);
+  void erase_input(size_t pos);
+  const std::vector<Argument>& outputs() const { return outputs_; }
+  void set_outputs(std::vector<Argument> outputs);
+  void set_output(size_t index, Argument arg);
+  void add_output(Argument arg);
+  bool is_single_tensor_return() const { return single_tensor_return_; }
+  void set_is_single_tensor_return(bool v) { single_tensor_return_ = v; }
+
+  // ---- nodes ----
+  /// Nodes in execution order. Iterating while erasing the current node is
+  /// fine when the iterator is advanced first; or iterate node_snapshot().
+  NodeList::iterator begin() { return nodes_.begin(); }
+  NodeList::iterator end() { return nodes_.end(); }
+  NodeList::const_iterator begin() const { return nodes_.begin(); }
+  NodeList::const_iterator end() const { return nodes_.end(); }
+  size_t num_nodes() const { return nodes_.size(); }
+  bool empty() const { return nodes_.empty(); }
+  /// Pointers to every node in order (safe to iterate while mutating).
+  std::vector<Node*> node_snapshot();
+  Node* first_node() { return nodes_.empty() ? nullptr : &nodes_.front(); }
+  Node* last_node() { return nodes_.empty() ? nullptr : &nodes_.back(); }
+  /// Next / previous node in order, or nullptr.
+  Node* next(const Node& n);
+  Node* prev(const Node& n);
+
+  /// Appends a detached node; returns the inserted node.
+  Node& append(Node node);
+  Node& insert_before(Node& pos, Node node);
+  Node& insert_after(Node& pos, Node node);
+  /// Moves an existing node to just before `pos` (O(1)).
+  void move_before(Node& node, Node& pos);
+  void move_after(Node& node, Node& pos);
+  /// Removes a node. INVALID_GRAPH (where.node) when a value it defines still
+  /// has users or is a graph output; then nothing changes. Its values and
+  /// their metadata are removed.
+  Status erase(Node& node);
+  /// The node named `name`, or nullptr.
+  Node* find_node(std::string_view name);
+  const Node* find_node(std::string_view name) const;
+  /// True when `a` comes before `b` in execution order (both in this graph). Amortised O(1).
+  bool is_before(const Node& a, const Node& b) const;
+
+  // ---- values ----
+  const Value* find_value(std::string_view name) const;
+  /// The defining node of `name`; nullptr for graph inputs and unknown names.
+  Node* producer(std::string_view name) const;
+  /// Distinct nodes that use `name`, in first-use order (graph outputs not included).
+  std::vector<Node*> users(std::string_view name) const;
+  /// References to `name` from nodes plus graph outputs.
+  size_t use_count(std::string_view name) const;
+  const TensorMeta* tensor_meta(std::string_view name) const;
+  /// Sets (or replaces) the metadata of `name`; the kind follows the metadata.
+  void set_tensor_meta(std::string_view name, TensorMeta meta);
+  void set_sym_int(std::string_view name, SymInt value);
+  void set_sym_float(std::string_view name, SymFloat value);
+  void set_sym_bool(std::string_view name, SymBool value);
+  void set_custom_obj(std::string_view name, CustomObjArgument value);
+  void set_meta(std::string_view name, ValueMeta meta);
+  /// Drops the metadata of `name` (the value stays while defined or used).
+  void clear_meta(std::string_view name);
+  /// Rewrites every reference to value `from` (node inputs and graph outputs)
+  /// to `to`; returns the number of references rewritten. Definitions are not
+  /// touched. Use ExportedProgram::replace_all_uses to also update the signature.
+  size_t replace_all_uses(std::string_view from, std::string_view to);
+  /// Calls f(const Value&) for every value in table order.
+  template <typename F>
+  void for_each_value(F&& f) const {
+    for (const Value& v : values_) {
+      if (v.live_) f(v);
+    }
+  }
+  /// A name not used by any node or value: `base` itself, else base_1, base_2, ...
+  std::string unique_name(std::string_view base) const;
+
+  // ---- origin ----
+  /// JSON pointer of this Graph object in the input (e.g. "/graph_module/graph"); may be null.
+  const std::shared_ptr<const std::string>& json_pointer() const { return json_pointer_; }
+  void set_json_pointer(std::shared_ptr<const std::string> p) { json_pointer_ = std::move(p); }
+
+  /// Structural equality: inputs, outputs, flag, nodes (Node::same_as) in order,
+  /// and the metadata tables in order. Ids, origins and pointers are ignored.
+  bool operator==(const Graph& o) const;
+
+ private:
+  friend class Node;
+
+  Value* lookup(std::string_view name) const;
+  Value& get_or_create(std::string_view name, ValueKind kind);
+  void maybe_collect(Value& v, bool drop_meta);
+  void attach(Node& node, NodeList::iterator it);
+  void assign_order(Node& node);
+  void renumber() const;
+  void register_uses(Node& node);
+  void unregister_uses(Node& node);
+  void register_defs(Node& node);
+  void unregister_defs(Node& node, bool drop_meta);
+  void register_inputs();
+  void unregister_inputs();
+  void register_outputs();
+  void unregister_outputs();
+  void rename_node(Node& node, std::string name);
+  void fix_back_pointers();
+  void copy_from(const Graph& o);
+
+  NodeList nodes_;
+  std::vector<Argument> inputs_;
+  std::vector<Argument> outputs_;
+  bool single_tensor_return_ = false;
+  std::deque<Value> values_;
+  std::unordered_map<std::string_view, Value*> value_index_;
+  std::unordered_map<std::string_view, Node*> node_index_;
+  NodeId next_id_ = 1;
+  mutable bool order_dirty_ = false;
+  std::shared_ptr<const std::string> json_pointer_;
+};
+
+}  // namespace pteforge::ir

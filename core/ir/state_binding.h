@@ -1,0 +1,73 @@
+// StateBinding: where the bytes of every parameter, buffer and tensor
+// constant of a method live (torch-export-format.md §1.4–§1.6).
+//
+// Weights are referenced, never copied: each bound tensor names a payload
+// storage (an archive entry such as data/weights/weight_0) and the byte range
+// its view needs inside it. Several tensors may share one storage (tied
+// weights, views of one buffer); the storage appears once. Built by
+// serde::bind_state (serde/state_binding.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/signature.h"
+
+namespace pteforge::ir {
+
+/// Which payload folder an entry lives in.
+enum class PayloadStore : uint8_t {
+  Weights,    ///< data/weights/ (parameters, persistent buffers)
+  Constants,  ///< data/constants/ (tensor constants, non-persistent buffers)
+};
+/// "weights" or "constants".
+std::string_view payload_store_name(PayloadStore s);
+
+/// One payload file (one distinct storage).
+struct PayloadStorage {
+  PayloadStore store = PayloadStore::Weights;
+  std::string path_name;    ///< file name inside the store folder, e.g. "weight_0"
+  uint64_t size_bytes = 0;  ///< payload size; 0 = zero-filled (no bytes stored)
+
+  /// Record path relative to the archive root, e.g. "data/weights/weight_0".
+  std::string entry() const;
+  bool operator==(const PayloadStorage&) const = default;
+};
+
+/// One state tensor bound to its payload (a constant reference).
+struct ConstantRef {
+  std::string fqn;          ///< state name from the signature (parameter_name, ...)
+  std::string placeholder;  ///< graph input name
+  InputKind kind = InputKind::Parameter;  ///< Parameter, Buffer or TensorConstant
+  bool is_param = false;    ///< from the payload config
+  ScalarType dtype = ScalarType::Float;
+  std::vector<int64_t> sizes;    ///< elements
+  std::vector<int64_t> strides;  ///< elements
+  int64_t storage_offset = 0;    ///< elements
+  uint32_t storage = 0;          ///< index into StateBinding::storages
+  uint64_t byte_offset = 0;      ///< storage_offset * element size
+  uint64_t byte_length = 0;      ///< bytes from byte_offset to the end of the view's last element (0 when empty)
+  bool zero_filled = false;      ///< the payload has no bytes: the tensor is all zeros
+
+  uint64_t numel() const;
+  /// Bytes of the tensor's elements (numel * element size).
+  uint64_t nbytes() const;
+  bool is_contiguous() const;
+  bool operator==(const ConstantRef&) const = default;
+};
+
+struct StateBinding {
+  std::vector<PayloadStorage> storages;
+  std::vector<ConstantRef> tensors;  ///< in signature order
+
+  bool empty() const { return tensors.empty(); }
+  const ConstantRef* find(std::string_view fqn) const;
+  const ConstantRef* find_placeholder(std::string_view placeholder) const;
+  const PayloadStorage& storage_of(const ConstantRef& t) const { return storages.at(t.storage); }
+  bool operator==(const StateBinding&) const = default;
+};
+
+}  // namespace pteforge::ir

@@ -1,0 +1,113 @@
+// Interned operator targets (see target.h).
+#include "ir/target.h"
+
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+
+namespace pteforge::ir {
+
+struct OpTarget::Info {
+  std::string full;
+  TargetKind kind = TargetKind::None;
+  std::string_view ns, op, overload, short_name;
+};
+
+namespace {
+
+constexpr std::string_view kTorchOps = "torch.ops.";
+
+struct Registry {
+  std::mutex mu;
+  std::deque<OpTarget::Info> infos;  // stable addresses
+  std::unordered_map<std::string_view, const OpTarget::Info*> by_name;
+};
+
+Registry& registry() {
+  static Registry* r = new Registry();  // never destroyed: targets may outlive static destructors
+  return *r;
+}
+
+/// Splits the target string into kind / namespace / op / overload (§5.1).
+void parse(OpTarget::Info& info) {
+  std::string_view s = info.full;
+  info.short_name = s;
+  if (s.empty()) {
+    info.kind = TargetKind::None;
+    return;
+  }
+  if (s[0] == '#') {
+    info.kind = TargetKind::Extension;
+    auto colon = s.find(':');
+    if (colon != std::string_view::npos) {
+      info.ns = s.substr(1, colon - 1);
+      info.op = s.substr(colon + 1);
+    }
+    return;
+  }
+  if (s.substr(0, kTorchOps.size()) == kTorchOps) {
+    std::string_view rest = s.substr(kTorchOps.size());
+    info.short_name = rest;
+    auto d1 = rest.find('.');
+    info.ns = rest.substr(0, d1);
+    if (info.ns == "higher_order") {
+      info.kind = TargetKind::HigherOrder;
+      if (d1 != std::string_view::npos) info.op = rest.substr(d1 + 1);
+      return;
+    }
+    info.kind = TargetKind::Operator;
+    if (d1 == std::string_view::npos) return;
+    std::string_view tail = rest.substr(d1 + 1);
+    auto d2 = tail.rfind('.');
+    if (d2 == std::string_view::npos) {
+      info.op = tail;
+    } else {
+      info.op = tail.substr(0, d2);
+      info.overload = tail.substr(d2 + 1);
+    }
+    return;
+  }
+  auto dot = s.rfind('.');
+  std::string_view module = dot == std::string_view::npos ? std::string_view() : s.substr(0, dot);
+  info.op = dot == std::string_view::npos ? s : s.substr(dot + 1);
+  info.ns = module;
+  if (module == "_operator" || module == "operator") {
+    info.kind = TargetKind::PythonOperator;
+  } else if (module == "math") {
+    info.kind = TargetKind::Math;
+  } else if (module == "torch") {
+    info.kind = TargetKind::TorchFunction;
+  } else {
+    info.kind = TargetKind::Other;
+  }
+}
+}  // namespace
+
+OpTarget::OpTarget() : OpTarget(std::string_view()) {}
+
+OpTarget::OpTarget(std::string_view full) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.by_name.find(full);
+  if (it != r.by_name.end()) {
+    info_ = it->second;
+    return;
+  }
+  Info& info = r.infos.emplace_back();
+  info.full = std::string(full);
+  parse(info);
+  r.by_name.emplace(std::string_view(info.full), &info);
+  info_ = &info;
+}
+
+std::string_view OpTarget::str() const { return info_->full; }
+TargetKind OpTarget::kind() const { return info_->kind; }
+std::string_view OpTarget::ns() const { return info_->ns; }
+std::string_view OpTarget::op() const { return info_->op; }
+std::string_view OpTarget::overload() const { return info_->overload; }
+std::string_view OpTarget::short_name() const { return info_->short_name; }
+bool OpTarget::empty() const { return info_->full.empty(); }
+
+bool OpTarget::is(std::string_view name) const { return name == info_->full || name == info_->short_name; }
+
+}  // namespace pteforge::ir

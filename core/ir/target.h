@@ -1,0 +1,59 @@
+// Operator targets (Node.target, schema §5.1), interned.
+//
+// A program has few distinct targets but many nodes, so targets are interned
+// in a process-wide table: an OpTarget is one pointer, compares by pointer,
+// and exposes the parsed pieces of `torch.ops.<namespace>.<op>.<overload>`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace pteforge::ir {
+
+/// What kind of callee a target string names (§5.1).
+enum class TargetKind : uint8_t {
+  None,            ///< empty target
+  Operator,        ///< torch.ops.<ns>.<op>.<overload> (ATen or custom op overload)
+  HigherOrder,     ///< torch.ops.higher_order.<name>
+  PythonOperator,  ///< _operator.<fn> (symbolic scalar arithmetic)
+  Math,            ///< math.<fn>
+  TorchFunction,   ///< torch.<fn> (torch.sym_int, torch.sym_max, ...)
+  Extension,       ///< #<namespace>:<op> (registered serialization extension)
+  Other,           ///< any other dotted Python callable
+};
+
+/// An interned operator target string with its parsed pieces.
+class OpTarget {
+ public:
+  OpTarget();
+  /// Interns `full` (e.g. "torch.ops.aten.add.Tensor"). Thread-safe.
+  explicit OpTarget(std::string_view full);
+
+  /// The full target string as in the JSON.
+  std::string_view str() const;
+  TargetKind kind() const;
+  /// Operator namespace ("aten", "higher_order", "_operator", "math", "torch"); empty when none.
+  std::string_view ns() const;
+  /// Operator / function name ("add", "cond", "mul", "sym_max").
+  std::string_view op() const;
+  /// Overload name ("Tensor", "default"); empty for callables without overloads.
+  std::string_view overload() const;
+  /// The target without the "torch.ops." prefix ("aten.add.Tensor", "higher_order.cond");
+  /// other targets unchanged.
+  std::string_view short_name() const;
+  bool empty() const;
+
+  /// True when the target is `name`, given either in full or in short form
+  /// ("aten.add.Tensor" and "torch.ops.aten.add.Tensor" both match).
+  bool is(std::string_view name) const;
+
+  bool operator==(const OpTarget& o) const { return info_ == o.info_; }
+
+  struct Info;  ///< interned entry (implementation detail, defined in target.cpp)
+
+ private:
+  const Info* info_;
+};
+
+}  // namespace pteforge::ir

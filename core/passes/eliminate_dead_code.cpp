@@ -1,0 +1,92 @@
+// eliminate_dead_code: removes nodes none of whose results are used (by a
+// node or the graph outputs) and that have no side effects.
+//
+// Mirrors torch.fx Graph.eliminate_dead_code as ExecuTorch uses it (to_edge
+// "post op-replace" passes, executorch-pipeline.md §1.2 step 11): a node is
+// impure, and kept, when its op writes one of its arguments (in-place,
+// out-variant or mutable schema: any `Tensor(a!)` argument), when it is an
+// assertion / range constraint, or when it is a higher-order op or a call we
+// cannot see into. Nodes are visited in reverse order so chains of dead
+// nodes disappear in one run.
+//
+// Before:  %a = aten.relu.default(%x); %b = aten.neg.default(%x); output(%a)
+// After:   %a = aten.relu.default(%x); output(%a)
+#include <string_view>
+
+#include "ir/graph.h"
+#include "ops/op_table.h"
+#include "passes/pass.h"
+#include "passes/pass_factories.h"
+
+namespace pteforge::passes {
+namespace {
+
+/// Targets that must stay even when their result is unused.
+bool is_side_effectful_target(std::string_view short_name) {
+  static constexpr std::string_view kImpure[] = {
+      "aten._assert_async.default", "aten._assert_async.msg", "aten._assert_scalar.default",
+      "aten.sym_constrain_range.default", "aten.sym_constrain_range_for_size.default",
+      "aten._assert_tensor_metadata.default", "aten._print.default",
+  };
+  for (std::string_view t : kImpure) {
+    if (short_name == t) return true;
+  }
+  return false;
+}
+
+bool is_impure(const ir::Node& node) {
+  const ir::OpTarget& target = node.target();
+  switch (target.kind()) {
+    case ir::TargetKind::PythonOperator:
+    case ir::TargetKind::Math:
+    case ir::TargetKind::TorchFunction:
+      return false;  // symbolic scalar arithmetic and getitem are pure
+    case ir::TargetKind::Operator:
+      break;
+    default:
+      return true;  // higher-order ops, extensions, unknown callables: keep
+  }
+  if (is_side_effectful_target(target.short_name())) return true;
+  const ops::OpSchema* schema = ops::op_table().find(target.str());
+  if (!schema) return true;  // unknown op: do not guess
+  for (const auto& arg : schema->arguments) {
+    if (arg.type.is_write()) return true;
+  }
+  return false;
+}
+
+class EliminateDeadCode final : public Pass {
+ public:
+  const PassInfo& info() const override {
+    static const PassInfo kInfo{"eliminate_dead_code",
+                                "remove nodes whose results are unused and have no side effects", "to_edge"};
+    return kInfo;
+  }
+
+  Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
+    ir::Graph& graph = ep.graph();
+    std::vector<ir::Node*> nodes = graph.node_snapshot();
+    int64_t removed = 0;
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      ir::Node* node = *it;
+      bool used = false;
+      for (std::string_view name : node->output_names()) {
+        if (graph.use_count(name) > 0) {
+          used = true;
+          break;
+        }
+      }
+      if (used || is_impure(*node)) continue;
+      PTEFORGE_TRY(graph.erase(*node));
+      ++removed;
+    }
+    if (removed) ctx.stat("nodes_removed", removed);
+    return removed > 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_eliminate_dead_code_pass() { return std::make_unique<EliminateDeadCode>(); }
+
+}  // namespace pteforge::passes

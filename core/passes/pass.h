@@ -1,0 +1,101 @@
+// The pass contract (design.md "Passes", engineering-notes D5).
+//
+// A pass has a stable snake_case name (= file name = registry key = what
+// users type in --passes), a one-line summary, and run(), which transforms
+// one method (an ExportedProgram plus its MethodState) and says whether it
+// changed anything. Passes report warnings through ctx.warn() and counters
+// through ctx.stat(); an Error ends the pipeline.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/exported_program.h"
+#include "passes/pipeline_options.h"
+#include "passes/tensor_spec.h"
+#include "support/error.h"
+
+namespace pteforge::passes {
+
+/// A warning or remark raised by a pass (or the importer), with its location.
+struct Diagnostic {
+  std::string severity;  ///< "warning" or "remark"
+  std::string message;
+  Location where;
+};
+
+/// Per-method lowering state that is not part of the exported program:
+/// tensor specs, debug handles, and what the emitter needs from the passes.
+struct MethodState {
+  std::string method;
+  /// Value name → TensorSpec (filled by spec_prop; used by planning and emit).
+  SpecTable specs;
+  /// Node → debug handle (generate_debug_handles, §1.2 step 11).
+  std::unordered_map<const ir::Node*, int64_t> debug_handles;
+  /// Arena sizes per mem_id (index 0 reserved), set by memory_planning (§6.5).
+  std::vector<uint64_t> non_const_buffer_sizes;
+  /// Lower bound of the arena (peak live bytes per mem_id), set by memory_planning.
+  std::vector<uint64_t> live_bytes_lower_bound;
+  /// The memory-planning algorithm that produced the plan ("greedy", ...).
+  std::string planning_algorithm;
+  /// True once weights_to_outputs appended parameter outputs (joint graphs).
+  bool weights_appended = false;
+};
+
+/// What a pass sees besides the program: options, state, diagnostics, stats.
+class PassContext {
+ public:
+  PassContext(const PipelineOptions& options, MethodState& state) : options_(options), state_(state) {}
+
+  const PipelineOptions& options() const { return options_; }
+  MethodState& state() { return state_; }
+  const std::string& method() const { return state_.method; }
+  /// Name of the pass now running (set by the PassManager).
+  const std::string& pass_name() const { return pass_name_; }
+  void set_pass_name(std::string name) { pass_name_ = std::move(name); }
+
+  /// Records a warning; `where.method` and `where.pass` are filled in.
+  void warn(std::string message, Location where = {});
+  /// Adds `n` to counter `key` of the running pass (reported per pass).
+  void stat(const std::string& key, int64_t n = 1) { stats_[key] += n; }
+  /// An Error located at `node` (pointer, node name, source frame, method, pass).
+  Error error_at(ErrorCode code, std::string message, const ir::Node& node) const;
+  /// The location of `node` (pointer, node, source) plus method and pass.
+  Location where_node(const ir::Node& node) const;
+
+  std::vector<Diagnostic>& diagnostics() { return diagnostics_; }
+  /// Counters of the running pass; the manager takes and clears them after each pass.
+  std::map<std::string, int64_t> take_stats();
+
+ private:
+  const PipelineOptions& options_;
+  MethodState& state_;
+  std::string pass_name_;
+  std::vector<Diagnostic> diagnostics_;
+  std::map<std::string, int64_t> stats_;
+};
+
+/// Registry facts about a pass.
+struct PassInfo {
+  std::string_view name;     ///< snake_case registry key
+  std::string_view summary;  ///< one line, shown by `pteforge passes` and the web page
+  std::string_view group;    ///< "to_edge", "to_executorch", "decompose", "swap", ...
+};
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  virtual const PassInfo& info() const = 0;
+  /// Transforms `ep`; returns true when something changed.
+  virtual Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) = 0;
+};
+
+/// Creates a fresh instance of a pass.
+using PassFactory = std::unique_ptr<Pass> (*)();
+
+}  // namespace pteforge::passes

@@ -1,0 +1,64 @@
+// PassManager: runs a named list of passes over one method, times each one,
+// runs the IR verifier between passes when asked (debug builds and tests),
+// and records a PassReport (design.md "Passes").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "passes/pass.h"
+
+namespace pteforge::passes {
+
+/// What one pass did to one method.
+struct PassRecord {
+  std::string name;
+  std::string method;
+  double ms = 0;               ///< wall time in milliseconds
+  bool changed = false;
+  bool skipped = false;        ///< default pipeline only: not implemented yet
+  size_t nodes_before = 0;
+  size_t nodes_after = 0;
+  std::map<std::string, int64_t> stats;  ///< pass-specific counters (ctx.stat)
+};
+
+/// The report of a pipeline run: one record per (method, pass), then diagnostics.
+struct PassReport {
+  std::vector<PassRecord> passes;
+  std::vector<Diagnostic> diagnostics;
+  /// JSON: {"passes":[{name, method, ms, changed, skipped, nodes_before, nodes_after, stats}], "diagnostics":[...]}.
+  /// `with_times` = false writes ms as 0 (for byte-stable test output).
+  std::string to_json(bool with_times = true) const;
+};
+
+class PassManager {
+ public:
+  /// Resolves `options.passes` (or the default pipeline when empty).
+  /// UNKNOWN_PASS for a name not in the registry; UNSUPPORTED_FEATURE for an
+  /// explicitly requested pass that is not implemented yet. Default-pipeline
+  /// passes that are not implemented yet are skipped with a warning.
+  static Result<PassManager> create(const PipelineOptions& options);
+
+  /// Runs every pass on `ep` in order; stops at the first error (its
+  /// where.pass and where.method are filled in). Appends to `report`.
+  Status run(ir::ExportedProgram& ep, MethodState& state, PassReport& report) const;
+
+  /// The resolved pass names, in order.
+  std::vector<std::string> names() const;
+
+ private:
+  struct Entry {
+    std::string name;
+    PassFactory factory = nullptr;  ///< nullptr = skipped
+  };
+  explicit PassManager(const PipelineOptions& options) : options_(options) {}
+  PipelineOptions options_;
+  std::vector<Entry> entries_;
+};
+
+/// Verifies `ep` (ir verifier); used between passes. INVALID_GRAPH naming the pass.
+Status verify_after_pass(const ir::ExportedProgram& ep, std::string_view pass_name);
+
+}  // namespace pteforge::passes

@@ -1,0 +1,131 @@
+// Importer context and generic helpers (see import_context.h).
+#include "serde/import_context.h"
+
+namespace pteforge::serde::detail {
+
+std::string PointerChain::str() const {
+  std::string out = parent ? parent->str() : (base ? *base : std::string());
+  out += '/';
+  if (index != static_cast<size_t>(-1)) {
+    out += std::to_string(index);
+  } else {
+    out += token;
+  }
+  return out;
+}
+
+void ImportContext::warn(const rapidjson::Value& at, std::string message, std::string_view key) {
+  if (pending_.size() >= options_.max_warnings) {
+    ++suppressed_;
+    return;
+  }
+  pending_.push_back(PendingWarning{&at, std::string(key), std::move(message)});
+}
+
+std::vector<ImportWarning> ImportContext::take_warnings() {
+  std::vector<const rapidjson::Value*> targets;
+  targets.reserve(pending_.size());
+  for (const auto& p : pending_) targets.push_back(p.at);
+  std::vector<std::string> pointers = doc_.pointers_of(targets);
+  std::vector<ImportWarning> out;
+  out.reserve(pending_.size() + 1);
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    ImportWarning w;
+    w.message = std::move(pending_[i].message);
+    std::string p = std::move(pointers[i]);
+    if (!pending_[i].key.empty()) p += "/" + escape_pointer_token(pending_[i].key);
+    w.where.pointer = std::move(p);
+    out.push_back(std::move(w));
+  }
+  if (suppressed_ > 0) {
+    ImportWarning w;
+    w.message = std::to_string(suppressed_) + " more warnings not shown";
+    out.push_back(std::move(w));
+  }
+  pending_.clear();
+  suppressed_ = 0;
+  return out;
+}
+
+namespace {
+template <typename T, typename Map, typename Make>
+std::shared_ptr<const T> cached(Map& map, std::string_view text, Make&& make) {
+  auto it = map.find(text);
+  if (it != map.end()) return it->second;
+  std::shared_ptr<const T> value = make();
+  map.emplace(text, value);
+  return value;
+}
+}  // namespace
+
+std::shared_ptr<const std::string> ImportContext::stack_trace(std::string_view text) {
+  return cached<std::string>(stack_traces_, text, [&] { return std::make_shared<const std::string>(text); });
+}
+
+std::shared_ptr<const ir::ModuleStack> ImportContext::module_stack(std::string_view text) {
+  return cached<ir::ModuleStack>(module_stacks_, text, [&]() -> std::shared_ptr<const ir::ModuleStack> {
+    auto parsed = ir::parse_nn_module_stack(text);
+    if (!parsed) return nullptr;
+    return std::make_shared<const ir::ModuleStack>(std::move(*parsed));
+  });
+}
+
+std::shared_ptr<const ir::SourceFnStack> ImportContext::source_fn_stack(std::string_view text) {
+  return cached<ir::SourceFnStack>(source_fns_, text, [&]() -> std::shared_ptr<const ir::SourceFnStack> {
+    auto parsed = ir::parse_source_fn_stack(text);
+    if (!parsed) return nullptr;
+    return std::make_shared<const ir::SourceFnStack>(std::move(*parsed));
+  });
+}
+
+std::shared_ptr<const ir::TorchFn> ImportContext::torch_fn(std::string_view text) {
+  return cached<ir::TorchFn>(torch_fns_, text, [&]() -> std::shared_ptr<const ir::TorchFn> {
+    auto parsed = ir::parse_torch_fn(text);
+    if (!parsed) return nullptr;
+    return std::make_shared<const ir::TorchFn>(std::move(*parsed));
+  });
+}
+
+std::shared_ptr<const ir::SymExpr> ImportContext::sym_expr(std::string_view expr_str,
+                                                           const std::optional<ir::SymExprHint>& hint) {
+  auto it = sym_exprs_.find(expr_str);
+  if (it != sym_exprs_.end() && it->second->hint == hint) return it->second;
+  auto e = std::make_shared<const ir::SymExpr>(ir::SymExpr{std::string(expr_str), hint});
+  if (it == sym_exprs_.end()) sym_exprs_.emplace(expr_str, e);
+  return e;
+}
+
+Result<JsonCursor> required(const JsonCursor& obj, const rapidjson::Value* slot, std::string_view key,
+                            std::string_view type) {
+  if (!slot) {
+    return obj.error_at_key(key, ErrorCode::INPUT_SCHEMA,
+                            "missing required field \"" + std::string(key) + "\" of " + std::string(type));
+  }
+  return obj.with(*slot);
+}
+
+std::optional<JsonCursor> optional(const JsonCursor& obj, const rapidjson::Value* slot) {
+  if (!slot || slot->IsNull()) return std::nullopt;
+  return obj.with(*slot);
+}
+
+Result<UnionValue> read_union(const JsonCursor& c, std::string_view type) {
+  if (!c.is_object()) {
+    return c.error(ErrorCode::INPUT_SCHEMA, "expected a " + std::string(type) + " union (an object with one key), found " +
+                                                std::string(json_type_name(c.value())));
+  }
+  if (c.value().MemberCount() != 1) {
+    return c.error(ErrorCode::INPUT_SCHEMA, "expected exactly one key in a " + std::string(type) + " union, found " +
+                                                std::to_string(c.value().MemberCount()));
+  }
+  const auto& m = *c.value().MemberBegin();
+  return UnionValue{std::string_view(m.name.GetString(), m.name.GetStringLength()), c.with(m.value)};
+}
+
+Error unknown_tag(const JsonCursor& c, const UnionValue& u, std::string_view type, std::string_view valid) {
+  return c.error_at_key(u.tag, ErrorCode::UNKNOWN_UNION_TAG,
+                        "unknown " + std::string(type) + " tag \"" + std::string(u.tag) + "\" (expected one of " +
+                            std::string(valid) + ")");
+}
+
+}  // namespace pteforge::serde::detail

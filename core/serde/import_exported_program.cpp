@@ -1,0 +1,185 @@
+// Importer entry point: the ExportedProgram document (torch-export-format.md
+// §3.2, §9.3, §11). See import_exported_program.h for the contract.
+#include "serde/import_exported_program.h"
+
+#include <cmath>
+
+#include "ir/verifier.h"
+#include "serde/import_context.h"
+
+namespace pteforge::serde {
+namespace {
+
+using detail::ImportContext;
+using detail::optional;
+using detail::read_struct;
+using detail::required;
+
+Status check_schema_version(ImportContext& ctx, const JsonCursor& root, const rapidjson::Value* slot,
+                            ir::SchemaVersion& out) {
+  if (!slot) {
+    if (ctx.options().assumed_schema_version) {
+      out = *ctx.options().assumed_schema_version;
+    } else {
+      out = ir::SchemaVersion{8, 0};
+      ctx.warn(root.value(), "the program has no schema_version; reading it as schema 8.x");
+    }
+  } else {
+    JsonCursor c = root.with(*slot);
+    static constexpr std::array<std::string_view, 2> kKeys = {"major", "minor"};
+    PTEFORGE_ASSIGN_OR_RETURN(auto s, read_struct(ctx, c, "SchemaVersion", kKeys));
+    PTEFORGE_ASSIGN_OR_RETURN(JsonCursor major, required(c, s[0], "major", "SchemaVersion"));
+    PTEFORGE_ASSIGN_OR_RETURN(out.major, major.as_int());
+    PTEFORGE_ASSIGN_OR_RETURN(JsonCursor minor, required(c, s[1], "minor", "SchemaVersion"));
+    PTEFORGE_ASSIGN_OR_RETURN(out.minor, minor.as_int());
+    if (out.major == 9) {
+      ctx.warn(*slot, "schema 9." + std::to_string(out.minor) +
+                          " is experimental; reading it with the schema 8.x rules");
+      return Status::Ok();
+    }
+    if (out.major == 0 && out.minor == 0) {
+      ctx.warn(*slot, "schema_version 0.0 (unversioned); reading it as schema 8.x");
+      return Status::Ok();
+    }
+    if (out.major != 8) {
+      return major.error(ErrorCode::UNSUPPORTED_SCHEMA_VERSION,
+                         "schema version " + std::to_string(out.major) + "." + std::to_string(out.minor) +
+                             " is not supported (pteforge reads schema 8.x, and 9.x with a warning)");
+    }
+    return Status::Ok();
+  }
+  if (out.major != 8 && out.major != 9) {
+    return make_error(ErrorCode::UNSUPPORTED_SCHEMA_VERSION,
+                      "schema version " + std::to_string(out.major) + "." + std::to_string(out.minor) +
+                          " is not supported (pteforge reads schema 8.x, and 9.x with a warning)");
+  }
+  return Status::Ok();
+}
+
+/// A range bound: integer, null, "Infinity"/"-Infinity" (older files), or a
+/// non-finite number (very old files) → nullopt = unbounded (§9.3).
+Result<std::optional<int64_t>> read_bound(const JsonCursor& c) {
+  const rapidjson::Value& v = c.value();
+  if (v.IsNull()) return std::optional<int64_t>();
+  if (v.IsString()) {
+    PTEFORGE_ASSIGN_OR_RETURN(double d, c.as_float());
+    if (std::isinf(d)) return std::optional<int64_t>();
+    return c.error(ErrorCode::INPUT_SCHEMA, "expected an integer bound, null or \"Infinity\"");
+  }
+  if (v.IsDouble() && std::isinf(v.GetDouble())) return std::optional<int64_t>();
+  PTEFORGE_ASSIGN_OR_RETURN(int64_t n, c.as_int());
+  return std::optional<int64_t>(n);
+}
+
+Result<ir::GraphModule> read_graph_module(ImportContext& ctx, const JsonCursor& c) {
+  static constexpr std::array<std::string_view, 5> kKeys = {"graph", "signature", "module_call_graph", "metadata",
+                                                            "treespec_namedtuple_fields"};
+  PTEFORGE_ASSIGN_OR_RETURN(auto s, read_struct(ctx, c, "GraphModule", kKeys));
+  ir::GraphModule gm;
+  PTEFORGE_ASSIGN_OR_RETURN(JsonCursor graph, required(c, s[0], "graph", "GraphModule"));
+  PTEFORGE_ASSIGN_OR_RETURN(gm.graph,
+                            detail::read_graph(ctx, graph, std::make_shared<const std::string>("/graph_module/graph")));
+  PTEFORGE_ASSIGN_OR_RETURN(JsonCursor sig, required(c, s[1], "signature", "GraphModule"));
+  PTEFORGE_ASSIGN_OR_RETURN(gm.signature, detail::read_signature(ctx, sig));
+  if (auto mcg = optional(c, s[2])) {
+    PTEFORGE_ASSIGN_OR_RETURN(gm.module_call_graph, detail::read_module_call_graph(ctx, *mcg));
+  }
+  if (auto md = optional(c, s[3])) {
+    PTEFORGE_TRY(md->expect_object());
+    for (const auto& m : md->value().GetObject()) {
+      JsonCursor v = md->with(m.value);
+      PTEFORGE_ASSIGN_OR_RETURN(std::string_view text, v.as_string());
+      gm.metadata.emplace_back(std::string(m.name.GetString(), m.name.GetStringLength()), std::string(text));
+    }
+  }
+  if (auto nt = optional(c, s[4])) {
+    PTEFORGE_TRY(nt->expect_object());
+    for (const auto& m : nt->value().GetObject()) {
+      JsonCursor def = nt->with(m.value);
+      static constexpr std::array<std::string_view, 1> kDefKeys = {"field_names"};
+      PTEFORGE_ASSIGN_OR_RETURN(auto ds, read_struct(ctx, def, "NamedTupleDef", kDefKeys));
+      PTEFORGE_ASSIGN_OR_RETURN(JsonCursor names, required(def, ds[0], "field_names", "NamedTupleDef"));
+      PTEFORGE_TRY(names.expect_array());
+      std::vector<std::string> fields;
+      for (const auto& f : names.value().GetArray()) {
+        PTEFORGE_ASSIGN_OR_RETURN(std::string_view fs, names.with(f).as_string());
+        fields.emplace_back(fs);
+      }
+      gm.treespec_namedtuple_fields.emplace_back(std::string(m.name.GetString(), m.name.GetStringLength()),
+                                                 std::move(fields));
+    }
+  }
+  return gm;
+}
+
+Result<std::vector<std::string>> read_strings(const JsonCursor& c) {
+  PTEFORGE_TRY(c.expect_array());
+  std::vector<std::string> out;
+  for (const auto& e : c.value().GetArray()) {
+    PTEFORGE_ASSIGN_OR_RETURN(std::string_view s, c.with(e).as_string());
+    out.emplace_back(s);
+  }
+  return out;
+}
+
+Result<ir::ExportedProgram> read_program(ImportContext& ctx) {
+  JsonCursor root = ctx.root();
+  static constexpr std::array<std::string_view, 7> kKeys = {"graph_module", "opset_version", "range_constraints",
+                                                            "schema_version", "verifiers", "torch_version",
+                                                            "guards_code"};
+  PTEFORGE_ASSIGN_OR_RETURN(auto s, read_struct(ctx, root, "ExportedProgram", kKeys));
+  ir::ExportedProgram ep;
+  // The version decides how to read everything else: check it first.
+  PTEFORGE_TRY(check_schema_version(ctx, root, s[3], ep.schema_version));
+  PTEFORGE_ASSIGN_OR_RETURN(JsonCursor gm, required(root, s[0], "graph_module", "ExportedProgram"));
+  PTEFORGE_ASSIGN_OR_RETURN(ep.graph_module, read_graph_module(ctx, gm));
+  if (auto ops = optional(root, s[1])) {
+    PTEFORGE_TRY(ops->expect_object());
+    for (const auto& m : ops->value().GetObject()) {
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t v, ops->with(m.value).as_int());
+      ep.opset_version.emplace_back(std::string(m.name.GetString(), m.name.GetStringLength()), v);
+    }
+  }
+  if (auto rc = optional(root, s[2])) {
+    PTEFORGE_TRY(rc->expect_object());
+    for (const auto& m : rc->value().GetObject()) {
+      JsonCursor r = rc->with(m.value);
+      static constexpr std::array<std::string_view, 2> kRangeKeys = {"min_val", "max_val"};
+      PTEFORGE_ASSIGN_OR_RETURN(auto rs, read_struct(ctx, r, "RangeConstraint", kRangeKeys));
+      ir::RangeConstraint range;
+      if (rs[0]) {
+        PTEFORGE_ASSIGN_OR_RETURN(range.min_val, read_bound(r.with(*rs[0])));
+      }
+      if (rs[1]) {
+        PTEFORGE_ASSIGN_OR_RETURN(range.max_val, read_bound(r.with(*rs[1])));
+      }
+      ep.range_constraints.emplace_back(std::string(m.name.GetString(), m.name.GetStringLength()), range);
+    }
+  }
+  if (auto v = optional(root, s[4])) {
+    PTEFORGE_ASSIGN_OR_RETURN(ep.verifiers, read_strings(*v));
+  }
+  if (auto tv = optional(root, s[5])) {
+    PTEFORGE_ASSIGN_OR_RETURN(std::string_view t, tv->as_string());
+    ep.torch_version = std::string(t);
+  }
+  if (auto gc = optional(root, s[6])) {
+    PTEFORGE_ASSIGN_OR_RETURN(ep.guards_code, read_strings(*gc));
+  }
+  return ep;
+}
+
+}  // namespace
+
+Result<ImportResult> import_exported_program(std::string_view json, const ImportOptions& options) {
+  PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<JsonDocument> doc, JsonDocument::parse(json));
+  ImportContext ctx(*doc, options);
+  PTEFORGE_ASSIGN_OR_RETURN(ir::ExportedProgram ep, read_program(ctx));
+  if (options.verify) PTEFORGE_TRY(ir::verify_program(ep));
+  ImportResult result;
+  result.program = std::move(ep);
+  result.warnings = ctx.take_warnings();
+  return result;
+}
+
+}  // namespace pteforge::serde

@@ -1,0 +1,61 @@
+// torch.export program JSON → IR (torch-export-format.md §2–§9, §11).
+//
+// Reads schema 8.x (any minor); major 9 is read with the 8.x rules and a
+// warning (§11.3); any other major is UNSUPPORTED_SCHEMA_VERSION. Unknown
+// struct keys are ignored and reported as warnings; missing optional fields
+// take the defaults of §11.2. After parsing, the program is checked with the
+// IR verifier (ir/verifier.h).
+//
+// Errors (each with `where.pointer`, plus `where.node` inside a node):
+//   INPUT_EMPTY                 empty input
+//   INPUT_NOT_JSON              JSON syntax error (`where.byte_offset` instead of a pointer)
+//   INPUT_SCHEMA                missing required field, wrong JSON type, integer outside
+//                               int64, unknown dtype/layout/memory-format number, negative
+//                               size, malformed treespec, duplicate table key
+//   UNKNOWN_UNION_TAG           a union (Argument, InputSpec, SymInt, ...) with a tag this
+//                               reader does not know; the pointer names the tag
+//   UNSUPPORTED_SCHEMA_VERSION  schema major other than 8 or 9
+//   INVALID_GRAPH               verifier: duplicate names, use before definition, dangling
+//                               names, outputs naming nothing, signature mismatch
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/exported_program.h"
+#include "support/error.h"
+
+namespace pteforge::serde {
+
+struct ImportOptions {
+  /// Run ir::verify_program after parsing.
+  bool verify = true;
+  /// Schema version to assume when the document has no schema_version (e.g.
+  /// taken from a legacy archive's `version` record). Without it a missing
+  /// schema_version is read as 8.0 with a warning.
+  std::optional<ir::SchemaVersion> assumed_schema_version;
+  /// Warnings reported one by one; further ones are summarised in one last warning.
+  size_t max_warnings = 100;
+};
+
+/// A non-fatal finding (unknown key, experimental schema, kept-verbatim metadata).
+struct ImportWarning {
+  std::string message;
+  Location where;
+  bool operator==(const ImportWarning& o) const {
+    return message == o.message && where.to_string() == o.where.to_string();
+  }
+};
+
+struct ImportResult {
+  ir::ExportedProgram program;
+  std::vector<ImportWarning> warnings;
+};
+
+/// Reads one program JSON document (models/<model>.json). The caller names
+/// the method (a lone program JSON is conventionally "forward").
+Result<ImportResult> import_exported_program(std::string_view json, const ImportOptions& options = {});
+
+}  // namespace pteforge::serde

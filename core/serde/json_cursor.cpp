@@ -1,0 +1,234 @@
+// JsonDocument and JsonCursor (see json_cursor.h).
+#include "serde/json_cursor.h"
+
+#include <rapidjson/error/en.h>
+
+#include <cmath>
+#include <unordered_map>
+
+namespace pteforge::serde {
+namespace {
+
+constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag |
+                                 rapidjson::kParseFullPrecisionFlag | rapidjson::kParseValidateEncodingFlag;
+
+std::string describe(const rapidjson::Value& v) {
+  std::string out(json_type_name(v));
+  if (v.IsString()) {
+    std::string_view s(v.GetString(), v.GetStringLength());
+    if (s.size() > 40) {
+      size_t cut = 40;
+      while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
+      s = s.substr(0, cut);
+    }
+    out += " \"" + std::string(s) + (v.GetStringLength() > s.size() ? "...\"" : "\"");
+  }
+  return out;
+}
+
+/// Calls visit(value, path) for every value in document order until it returns true.
+template <typename F>
+void walk(const rapidjson::Value& root, F&& visit) {
+  std::string path;
+  if (visit(&root, path)) return;
+  struct Frame {
+    const rapidjson::Value* container;
+    rapidjson::SizeType next;
+    size_t path_len;
+  };
+  std::vector<Frame> stack;
+  if ((root.IsObject() && root.MemberCount() > 0) || (root.IsArray() && !root.Empty())) {
+    stack.push_back({&root, 0, 0});
+  }
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const rapidjson::Value* child = nullptr;
+    path.resize(f.path_len);
+    path += '/';
+    if (f.container->IsObject()) {
+      if (f.next >= f.container->MemberCount()) {
+        stack.pop_back();
+        continue;
+      }
+      const auto& m = *(f.container->MemberBegin() + f.next);
+      path += escape_pointer_token(std::string_view(m.name.GetString(), m.name.GetStringLength()));
+      child = &m.value;
+    } else {
+      if (f.next >= f.container->Size()) {
+        stack.pop_back();
+        continue;
+      }
+      path += std::to_string(f.next);
+      child = &(*f.container)[f.next];
+    }
+    ++f.next;
+    if (visit(child, path)) return;
+    if ((child->IsObject() && child->MemberCount() > 0) || (child->IsArray() && !child->Empty())) {
+      stack.push_back({child, 0, path.size()});
+    }
+  }
+}
+
+}  // namespace
+
+std::string escape_pointer_token(std::string_view token) {
+  if (token.find_first_of("~/") == std::string_view::npos) return std::string(token);
+  std::string out;
+  for (char c : token) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string_view json_type_name(const rapidjson::Value& v) {
+  switch (v.GetType()) {
+    case rapidjson::kNullType: return "null";
+    case rapidjson::kFalseType:
+    case rapidjson::kTrueType: return "a boolean";
+    case rapidjson::kObjectType: return "an object";
+    case rapidjson::kArrayType: return "an array";
+    case rapidjson::kStringType: return "a string";
+    case rapidjson::kNumberType: return "a number";
+  }
+  return "a value";
+}
+
+Result<std::unique_ptr<JsonDocument>> JsonDocument::parse(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+  if (i == text.size()) return make_error(ErrorCode::INPUT_EMPTY, "the input is empty");
+  auto doc = std::make_unique<JsonDocument>();
+  doc->doc_.Parse<kParseFlags>(text.data(), text.size());
+  if (doc->doc_.HasParseError()) {
+    Location where;
+    where.byte_offset = doc->doc_.GetErrorOffset();
+    return make_error(ErrorCode::INPUT_NOT_JSON,
+                      std::string("JSON syntax error: ") + rapidjson::GetParseError_En(doc->doc_.GetParseError()),
+                      where);
+  }
+  return doc;
+}
+
+std::string JsonDocument::pointer_of(const rapidjson::Value* v) const {
+  std::string found;
+  walk(doc_, [&](const rapidjson::Value* x, const std::string& path) {
+    if (x != v) return false;
+    found = path;
+    return true;
+  });
+  return found;
+}
+
+std::vector<std::string> JsonDocument::pointers_of(const std::vector<const rapidjson::Value*>& targets) const {
+  std::vector<std::string> out(targets.size());
+  std::unordered_map<const rapidjson::Value*, std::vector<size_t>> wanted;
+  for (size_t i = 0; i < targets.size(); ++i) wanted[targets[i]].push_back(i);
+  size_t remaining = wanted.size();
+  if (remaining == 0) return out;
+  walk(doc_, [&](const rapidjson::Value* x, const std::string& path) {
+    auto it = wanted.find(x);
+    if (it == wanted.end()) return false;
+    for (size_t i : it->second) out[i] = path;
+    wanted.erase(it);
+    return --remaining == 0;
+  });
+  return out;
+}
+
+Result<JsonCursor> JsonCursor::field(std::string_view key) const {
+  if (!v_->IsObject()) return error(ErrorCode::INPUT_SCHEMA, "expected an object, found " + describe(*v_));
+  auto it = v_->FindMember(rapidjson::Value(rapidjson::StringRef(key.data(), key.size())));
+  if (it == v_->MemberEnd()) {
+    return error_at_key(key, ErrorCode::INPUT_SCHEMA, "missing required field \"" + std::string(key) + "\"");
+  }
+  return with(it->value);
+}
+
+std::optional<JsonCursor> JsonCursor::find(std::string_view key) const {
+  if (!v_->IsObject()) return std::nullopt;
+  auto it = v_->FindMember(rapidjson::Value(rapidjson::StringRef(key.data(), key.size())));
+  if (it == v_->MemberEnd()) return std::nullopt;
+  return with(it->value);
+}
+
+Result<JsonCursor> JsonCursor::at(size_t index) const {
+  if (!v_->IsArray()) return error(ErrorCode::INPUT_SCHEMA, "expected an array, found " + describe(*v_));
+  if (index >= v_->Size()) {
+    return error(ErrorCode::INPUT_SCHEMA, "index " + std::to_string(index) + " is out of range (array has " +
+                                              std::to_string(v_->Size()) + " elements)");
+  }
+  return with((*v_)[static_cast<rapidjson::SizeType>(index)]);
+}
+
+Result<size_t> JsonCursor::array_size() const {
+  PTEFORGE_TRY(expect_array());
+  return static_cast<size_t>(v_->Size());
+}
+
+Status JsonCursor::expect_object() const {
+  if (!v_->IsObject()) return error(ErrorCode::INPUT_SCHEMA, "expected an object, found " + describe(*v_));
+  return Status::Ok();
+}
+
+Status JsonCursor::expect_array() const {
+  if (!v_->IsArray()) return error(ErrorCode::INPUT_SCHEMA, "expected an array, found " + describe(*v_));
+  return Status::Ok();
+}
+
+Result<std::string_view> JsonCursor::as_string() const {
+  if (!v_->IsString()) return error(ErrorCode::INPUT_SCHEMA, "expected a string, found " + describe(*v_));
+  return std::string_view(v_->GetString(), v_->GetStringLength());
+}
+
+Result<int64_t> JsonCursor::as_int() const {
+  if (v_->IsInt64()) return v_->GetInt64();
+  if (v_->IsUint64()) {
+    return error(ErrorCode::INPUT_SCHEMA,
+                 "integer " + std::to_string(v_->GetUint64()) + " is outside the int64 range");
+  }
+  if (v_->IsDouble()) {
+    double d = v_->GetDouble();
+    if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) >= 9.2e18) {
+      return error(ErrorCode::INPUT_SCHEMA, "integer is outside the int64 range");
+    }
+    return error(ErrorCode::INPUT_SCHEMA, "expected an integer, found a non-integral number");
+  }
+  return error(ErrorCode::INPUT_SCHEMA, "expected an integer, found " + describe(*v_));
+}
+
+Result<double> JsonCursor::as_float() const {
+  if (v_->IsNumber()) return v_->GetDouble();
+  if (v_->IsString()) {
+    std::string_view s(v_->GetString(), v_->GetStringLength());
+    if (s == "NaN") return std::nan("");
+    if (s == "Infinity") return HUGE_VAL;
+    if (s == "-Infinity") return -HUGE_VAL;
+  }
+  return error(ErrorCode::INPUT_SCHEMA,
+               "expected a number (or \"NaN\", \"Infinity\", \"-Infinity\"), found " + describe(*v_));
+}
+
+Result<bool> JsonCursor::as_bool() const {
+  if (!v_->IsBool()) return error(ErrorCode::INPUT_SCHEMA, "expected a boolean, found " + describe(*v_));
+  return v_->GetBool();
+}
+
+Error JsonCursor::error(ErrorCode code, std::string message) const {
+  Location where;
+  where.pointer = pointer();
+  return make_error(code, std::move(message), where);
+}
+
+Error JsonCursor::error_at_key(std::string_view key, ErrorCode code, std::string message) const {
+  Location where;
+  where.pointer = pointer() + "/" + escape_pointer_token(key);
+  return make_error(code, std::move(message), where);
+}
+
+}  // namespace pteforge::serde

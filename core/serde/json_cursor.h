@@ -1,0 +1,99 @@
+// JSON reading with places: a parsed document that can name any of its
+// values by RFC 6901 JSON pointer, and a cursor whose accessors return
+// Result with that pointer on failure (engineering-notes D6).
+//
+// Cursors are two pointers (document, value) and never build path strings on
+// the happy path; the pointer of a value is computed only when an error or a
+// warning needs it, by searching the document (iteratively, so deeply nested
+// input cannot overflow the stack).
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/error.h"
+
+namespace pteforge::serde {
+
+/// RFC 6901 escaping of one reference token: "~" → "~0", "/" → "~1".
+std::string escape_pointer_token(std::string_view token);
+/// JSON type of a value for messages: "an object", "an array", "a string", "a number", "a boolean", "null".
+std::string_view json_type_name(const rapidjson::Value& v);
+
+/// A parsed JSON document.
+class JsonDocument {
+ public:
+  /// Parses UTF-8 JSON text with RapidJSON's iterative parser (no recursion),
+  /// full-precision doubles, validated UTF-8, and the non-standard tokens
+  /// NaN / Infinity / -Infinity accepted as numbers.
+  /// Errors: INPUT_EMPTY (empty or whitespace only), INPUT_NOT_JSON (message
+  /// from RapidJSON, where.byte_offset = offset of the error).
+  static Result<std::unique_ptr<JsonDocument>> parse(std::string_view text);
+
+  const rapidjson::Value& root() const { return doc_; }
+  /// JSON pointer of `v`, a value inside this document ("" for the root).
+  /// O(document size): meant for error paths.
+  std::string pointer_of(const rapidjson::Value* v) const;
+  /// Pointers of several values with one search; "" for values not found.
+  std::vector<std::string> pointers_of(const std::vector<const rapidjson::Value*>& targets) const;
+
+ private:
+  rapidjson::Document doc_;
+};
+
+/// A value inside a JsonDocument.
+class JsonCursor {
+ public:
+  JsonCursor(const JsonDocument& doc, const rapidjson::Value& v) : doc_(&doc), v_(&v) {}
+
+  const rapidjson::Value& value() const { return *v_; }
+  const JsonDocument& document() const { return *doc_; }
+  /// JSON pointer of this value (computed; see JsonDocument::pointer_of).
+  std::string pointer() const { return doc_->pointer_of(v_); }
+
+  bool is_null() const { return v_->IsNull(); }
+  bool is_object() const { return v_->IsObject(); }
+  bool is_array() const { return v_->IsArray(); }
+  bool is_string() const { return v_->IsString(); }
+
+  /// A cursor on another value of the same document.
+  JsonCursor with(const rapidjson::Value& v) const { return JsonCursor(*doc_, v); }
+  /// Member `key`. INPUT_SCHEMA when this is not an object or the key is missing.
+  Result<JsonCursor> field(std::string_view key) const;
+  /// Member `key`, or nullopt when this is not an object or has no such key.
+  std::optional<JsonCursor> find(std::string_view key) const;
+  /// Element `index`. INPUT_SCHEMA when this is not an array or index is out of range.
+  Result<JsonCursor> at(size_t index) const;
+  /// Number of elements. INPUT_SCHEMA when this is not an array.
+  Result<size_t> array_size() const;
+  /// INPUT_SCHEMA unless this is an object.
+  Status expect_object() const;
+  /// INPUT_SCHEMA unless this is an array.
+  Status expect_array() const;
+
+  /// The string (a view into the document). INPUT_SCHEMA when not a string.
+  Result<std::string_view> as_string() const;
+  /// An integer in int64 range. INPUT_SCHEMA for other types, fractions, and
+  /// integers outside int64.
+  Result<int64_t> as_int() const;
+  /// A number, or one of the strings "NaN", "Infinity", "-Infinity" (§2.8).
+  Result<double> as_float() const;
+  Result<bool> as_bool() const;
+
+  /// An error pointing at this value.
+  Error error(ErrorCode code, std::string message) const;
+  /// An error pointing at member `key` of this object (which may be missing).
+  Error error_at_key(std::string_view key, ErrorCode code, std::string message) const;
+
+ private:
+  const JsonDocument* doc_;
+  const rapidjson::Value* v_;
+};
+
+}  // namespace pteforge::serde

@@ -1,0 +1,101 @@
+// TreeSpec parsing and formatting (see treespec_json.h).
+#include "serde/treespec_json.h"
+
+#include "serde/json_cursor.h"
+#include "serde/py_json_writer.h"
+
+namespace pteforge::serde {
+namespace {
+
+constexpr int kMaxDepth = 256;
+
+Error spec_error(const JsonDocument& doc, const rapidjson::Value& v, const std::string& what) {
+  std::string p = doc.pointer_of(&v);
+  return make_error(ErrorCode::INPUT_SCHEMA,
+                    "invalid treespec: " + what + " (at " + (p.empty() ? std::string("/") : p) + " inside the text)");
+}
+
+Result<ir::TreeSpecNode> read_node(const JsonDocument& doc, const rapidjson::Value& v, int depth) {
+  if (depth > kMaxDepth) return spec_error(doc, v, "nested deeper than " + std::to_string(kMaxDepth) + " levels");
+  if (!v.IsObject()) return spec_error(doc, v, "expected a node object, found " + std::string(json_type_name(v)));
+  ir::TreeSpecNode node;
+  auto type = v.FindMember("type");
+  auto context = v.FindMember("context");
+  auto children = v.FindMember("children_spec");
+  if (type == v.MemberEnd() || children == v.MemberEnd()) {
+    return spec_error(doc, v, "a node needs \"type\" and \"children_spec\"");
+  }
+  if (type->value.IsString()) {
+    node.type = std::string(type->value.GetString(), type->value.GetStringLength());
+  } else if (!type->value.IsNull()) {
+    return spec_error(doc, type->value, "\"type\" must be a string or null");
+  }
+  if (context != v.MemberEnd()) {
+    std::string text;
+    PyJsonWriter w(text);
+    Status st = write_json_value(w, context->value, kMaxDepth);
+    if (!st.ok()) return spec_error(doc, context->value, st.error().message);
+    node.context = std::move(text);
+  }
+  if (!children->value.IsArray()) return spec_error(doc, children->value, "\"children_spec\" must be an array");
+  for (const auto& c : children->value.GetArray()) {
+    PTEFORGE_ASSIGN_OR_RETURN(ir::TreeSpecNode child, read_node(doc, c, depth + 1));
+    node.children.push_back(std::move(child));
+  }
+  if (node.is_leaf() && !node.children.empty()) return spec_error(doc, v, "a leaf (type null) has children");
+  return node;
+}
+
+void write_node(PyJsonWriter& w, const ir::TreeSpecNode& n) {
+  w.begin_object();
+  w.key("type");
+  if (n.type) {
+    w.string(*n.type);
+  } else {
+    w.null();
+  }
+  w.key("context");
+  w.raw(n.context);
+  w.key("children_spec");
+  w.begin_array();
+  for (const auto& c : n.children) write_node(w, c);
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace
+
+Result<ir::TreeSpec> parse_treespec(std::string_view text) {
+  auto parsed = JsonDocument::parse(text);
+  if (!parsed.ok()) {
+    const Error& e = parsed.error();
+    std::string msg = "invalid treespec: " + e.message;
+    if (e.where.byte_offset) msg += " at offset " + std::to_string(*e.where.byte_offset) + " of the text";
+    return make_error(ErrorCode::INPUT_SCHEMA, msg);
+  }
+  const JsonDocument& doc = **parsed;
+  const rapidjson::Value& root = doc.root();
+  if (!root.IsArray() || root.Size() != 2) {
+    return spec_error(doc, root, "expected a 2-element array [protocol, node]");
+  }
+  if (!root[0].IsInt64()) return spec_error(doc, root[0], "the protocol must be an integer");
+  ir::TreeSpec spec;
+  spec.protocol = root[0].GetInt64();
+  if (spec.protocol != 1) {
+    return spec_error(doc, root[0], "unsupported pytree protocol " + std::to_string(spec.protocol) + " (only 1 exists)");
+  }
+  PTEFORGE_ASSIGN_OR_RETURN(spec.root, read_node(doc, root[1], 0));
+  return spec;
+}
+
+std::string format_treespec(const ir::TreeSpec& spec) {
+  std::string out;
+  PyJsonWriter w(out);
+  w.begin_array();
+  w.int64(spec.protocol);
+  write_node(w, spec.root);
+  w.end_array();
+  return out;
+}
+
+}  // namespace pteforge::serde

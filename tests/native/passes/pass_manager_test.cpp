@@ -1,0 +1,101 @@
+#include <doctest/doctest.h>
+
+#include "common/program_builder.h"
+#include "ir/printer.h"
+#include "passes/pass_manager.h"
+#include "passes/pass_registry.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+using pteforge::testing::Out;
+using pteforge::testing::ProgramBuilder;
+
+namespace {
+
+ExportedProgram relu_with_dead_neg() {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {2, 3});
+  auto r = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {2, 3}});
+  auto n = b.call("aten.neg.default", {arg_tensor(x)}, {ScalarType::Float, {2, 3}});
+  b.call("aten.exp.default", {arg_tensor(n)}, {ScalarType::Float, {2, 3}});
+  b.output(r);
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("pass_registry: default pipeline follows design.md order") {
+  auto names = passes::default_pipeline();
+  REQUIRE(names.size() == 27);
+  CHECK(names.front() == "remove_tensor_metadata_asserts");
+  CHECK(names[1] == "decompose");
+  CHECK(names[2] == "swap_modules");
+  CHECK(names[16] == "generate_debug_handles");
+  CHECK(names[17] == "weights_to_outputs");
+  CHECK(names.back() == "memory_planning");
+  for (const auto& n : names) CHECK(passes::find_pass(n) != nullptr);
+}
+
+TEST_CASE("pass_registry: unknown pass is UNKNOWN_PASS with the valid names") {
+  auto p = passes::create_pass("no_such_pass");
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.error().code == ErrorCode::UNKNOWN_PASS);
+  REQUIRE(p.error().notes.size() == 1);
+  CHECK(p.error().notes[0].find("eliminate_dead_code") != std::string::npos);
+}
+
+TEST_CASE("eliminate_dead_code: removes unused pure chains, keeps used nodes") {
+  ExportedProgram ep = relu_with_dead_neg();
+  passes::PipelineOptions options;
+  options.passes = {"eliminate_dead_code"};
+  auto pm = passes::PassManager::create(options);
+  REQUIRE(pm.ok());
+  passes::MethodState state;
+  state.method = "forward";
+  passes::PassReport report;
+  REQUIRE(pm->run(ep, state, report).ok());
+  CHECK(print_graph(ep.graph()) ==
+        "graph(%x):\n"
+        "  %relu = aten.relu.default(%x)\n"
+        "  return (%relu)\n");
+  REQUIRE(report.passes.size() == 1);
+  CHECK(report.passes[0].changed);
+  CHECK(report.passes[0].nodes_before == 3);
+  CHECK(report.passes[0].nodes_after == 1);
+  CHECK(report.passes[0].stats.at("nodes_removed") == 2);
+  CHECK(report.to_json(false) ==
+        R"({"passes":[{"name":"eliminate_dead_code","method":"forward","ms":0.0,"changed":true,"skipped":false,)"
+        R"("nodes_before":3,"nodes_after":1,"stats":{"nodes_removed":2}}],"diagnostics":[]})");
+}
+
+TEST_CASE("eliminate_dead_code: keeps in-place writes whose result is unused") {
+  ProgramBuilder b;
+  auto buf = b.buffer("b_total", "total", ScalarType::Float, {3});
+  auto x = b.input("x", ScalarType::Float, {3});
+  b.call("aten.copy_.default", {arg_tensor(buf), arg_tensor(x)}, {ScalarType::Float, {3}});
+  auto y = b.call("aten.mul.Tensor", {arg_tensor(x), arg_tensor(x)}, {ScalarType::Float, {3}});
+  b.output(y);
+  ExportedProgram ep = b.build();
+  passes::PipelineOptions options;
+  options.passes = {"eliminate_dead_code"};
+  auto pm = passes::PassManager::create(options);
+  REQUIRE(pm.ok());
+  passes::MethodState state;
+  passes::PassReport report;
+  REQUIRE(pm->run(ep, state, report).ok());
+  CHECK(ep.graph().num_nodes() == 2);
+  CHECK_FALSE(report.passes[0].changed);
+}
+
+TEST_CASE("pass_manager: explicitly requested unimplemented pass is an error; default skips it") {
+  passes::PipelineOptions options;
+  options.passes = {"eliminate_dead_code", "no_such"};
+  auto bad = passes::PassManager::create(options);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == ErrorCode::UNKNOWN_PASS);
+
+  options.passes = {};
+  auto pm = passes::PassManager::create(options);
+  REQUIRE(pm.ok());
+  CHECK(pm->names() == passes::default_pipeline());
+}
