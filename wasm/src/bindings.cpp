@@ -14,9 +14,11 @@
 
 #include "emit/extended_header.h"
 #include "emit/pte_decode.h"
+#include "inspect.h"
 #include "js_input.h"
 #include "js_io.h"
 #include "js_values.h"
+#include "options.h"
 #include "serde/pt2_layout.h"
 
 #ifndef PTEFORGE_VERSION
@@ -43,7 +45,7 @@ std::string version_json() {
            std::to_string(__EMSCRIPTEN_tiny__));
   w.Key("features");
   w.StartArray();
-  for (const char* f : {"decodePte", "layout"}) w.String(f);
+  for (const char* f : {"decodePte", "layout", "inspect"}) w.String(f);
   w.EndArray();
   w.Key("errorCodes");
   w.StartArray();
@@ -160,6 +162,31 @@ val layout(std::string input_json, val read, val inflate) {
   return result;
 }
 
+/// inspect: options {"format": "json" | "text", "method": name}. Returns
+/// {ok, text} with `pteforge inspect [--json]`'s output.
+val inspect(std::string input_json, val read, val inflate, std::string options_json) {
+  auto options = OptionsReader::parse(options_json);
+  if (!options.ok()) return error_result(options.error());
+  auto format = options->get_string("format", "json");
+  if (!format.ok()) return error_result(format.error());
+  auto method = options->get_string("method");
+  if (!method.ok()) return error_result(method.error());
+  if (Status s = options->reject_unknown(); !s.ok()) return error_result(s.error());
+  if (*format != "json" && *format != "text") {
+    Location where;
+    where.pointer = "/format";
+    return error_result(make_error(ErrorCode::OPTION_INVALID, "format must be \"json\" or \"text\"", where));
+  }
+  JsReader reader(std::move(read), std::move(inflate));
+  auto input = open_js_input(input_json, reader);
+  if (!input.ok()) return error_result(input.error());
+  auto text = inspect_input(*input, *method, *format == "json");
+  if (!text.ok()) return error_result(text.error());
+  val result = ok_result();
+  result.set("text", *text);
+  return result;
+}
+
 }  // namespace
 }  // namespace pteforge::wasm
 
@@ -169,4 +196,5 @@ EMSCRIPTEN_BINDINGS(pteforge) {
   emscripten::function("_ptePrefixSize", &pte_prefix_size);
   emscripten::function("_decodePte", &decode_pte);
   emscripten::function("_layout", &layout);
+  emscripten::function("_inspect", &inspect);
 }
