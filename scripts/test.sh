@@ -5,7 +5,8 @@
 #   asan       native-asan build (AddressSanitizer + UBSan) + CTest
 #   wasm       wasm-release build (Emscripten 3.1.6) + smoke test: WASM CLI
 #              under Node vs native CLI, byte for byte (scripts/test-wasm.sh)
-#   node       node:test suites in tests/node/ (when there are any)
+#   node       builds the native CLI and the npm package (wasm-release), then
+#              runs the node:test suites in tests/node/
 # and, only when named:
 #   wasm-unit  wasm-debug build (-sASSERTIONS=2) + the doctest suites under Node
 # A failing stage does not stop the later ones; the exit code is non-zero when
@@ -62,11 +63,18 @@ stage_wasm-unit() {
 }
 
 stage_node() {
-  if compgen -G "tests/node/*.test.mjs" >/dev/null; then
-    node --test tests/node/
-  else
+  if ! compgen -G "tests/node/*.test.mjs" >/dev/null; then
     echo "no tests/node/*.test.mjs yet"
+    return 0
   fi
+  # The suites load the npm package that the wasm-release build assembles
+  # (build/wasm-release/wasm/package) and compare its output with the native
+  # CLI's, so both are (re)built first; each build is a no-op when current.
+  configure native-debug
+  cmake --build --preset native-debug -j "$jobs" --target pteforge
+  configure wasm-release
+  cmake --build --preset wasm-release -j "$jobs" --target pteforge_package
+  node --test tests/node/
 }
 
 for s in "${stages[@]}"; do
