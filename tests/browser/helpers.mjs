@@ -75,6 +75,9 @@ export async function start() {
     return u.startsWith(origin + '/') ? route.continue() : route.abort('blockedbyclient');
   });
   const page = context.pages()[0] ?? (await context.newPage());
+  // File chooser interception on from the start (enabling it is asynchronous,
+  // so a waitForEvent('filechooser') just before the key press can miss it).
+  page.on('filechooser', () => {});
   const consoleMessages = [];
   page.on('console', (m) => consoleMessages.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => consoleMessages.push(`pageerror: ${e.message}`));

@@ -125,6 +125,44 @@ describe('pteforge web page', () => {
     await env.page.screenshot({ path: join(ARTIFACTS, 'page-program.png'), fullPage: true });
   });
 
+  test('files come in by drag and drop, and by keyboard (Enter on the drop zone opens the picker)', async () => {
+    const pte = repo('tests', 'data', 'reference', 'pte', 'add.pte');
+    const dropFile = (selector, path) => whenDone(env.page, async () => {
+      const bytes = [...readFileSync(path)];
+      const name = path.split('/').pop();
+      const dt = await env.page.evaluateHandle(({ bytes, name }) => {
+        const t = new DataTransfer();
+        t.items.add(new File([new Uint8Array(bytes)], name));
+        return t;
+      }, { bytes, name });
+      await env.page.dispatchEvent(selector, 'drop', { dataTransfer: dt });
+    });
+    await dropFile('#drop', pte);
+    assert.equal(await env.page.isVisible('#decoded'), true);
+    assert.match(await env.page.textContent('[data-testid=pte-info]'), /^add\.pte — 728 B/);
+
+    await env.page.focus('#drop');
+    const [chooser] = await Promise.all([env.page.waitForEvent('filechooser'), env.page.keyboard.press('Enter')]);
+    await whenDone(env.page, () => chooser.setFiles(join(CORPUS, 'modules_preserved', 'modules_preserved.pt2')));
+    assert.match(await env.page.textContent('[data-testid=file-info]'), /^modules_preserved\.pt2 — /);
+
+    // A replacement program dropped on the second zone gets a row that picks the submodule it replaces.
+    const replacement = join(CORPUS, 'modules_preserved_swap', 'replacement_1.pt2');
+    const rowsBefore = await env.page.$$eval('#swap-rows .swap', (r) => r.length);
+    const bytes = [...readFileSync(replacement)];
+    const dt = await env.page.evaluateHandle(({ bytes }) => {
+      const t = new DataTransfer();
+      t.items.add(new File([new Uint8Array(bytes)], 'replacement_1.pt2'));
+      return t;
+    }, { bytes });
+    await env.page.dispatchEvent('#swap-drop', 'drop', { dataTransfer: dt });
+    assert.equal(rowsBefore, 0);
+    assert.equal(await env.page.isVisible('#swaps'), true);
+    const options = await env.page.$$eval('#swap-rows select option', (o) => o.map((x) => x.value));
+    assert.deepEqual(options, ['', '0', '0.0', '0.1', '1', '1.0', '1.1']);
+    assert.match(await env.page.textContent('#swap-rows .swap'), /replacement_1\.pt2/);
+  });
+
   test('the .pte viewer: decoded JSON byte-identical to `pteforge decode --json`', async () => {
     assert.ok(ptes.length >= 4);
     for (const pte of ptes) {
