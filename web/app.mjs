@@ -135,7 +135,7 @@ function ioRows(list) {
 function moduleTree(modules) {
   if (!modules?.length) return h('p', { class: 'note' }, 'No module hierarchy (no nn_module_stack in the nodes).');
   return h('ul', { class: 'tree', 'data-testid': 'modules' }, modules.map((m) =>
-    h('li', { style: `--depth:${m.depth}` },
+    h('li', { style: { '--depth': m.depth } },
       h('code', {}, m.path === '' ? '(root)' : m.path), ' ', h('span', { class: 'type' }, m.type ?? ''),
       ' ', h('span', { class: 'count' }, `${m.nodes} node${m.nodes === 1 ? '' : 's'}`))));
 }
@@ -390,6 +390,9 @@ wireDrop($('swap-drop'), $('swap-file'), (files) => {
   state.swapFiles.push(...files);
   renderSwaps(state.inspect);
 });
+// Whatever fails in the page itself is shown too, never a blank page.
+window.addEventListener('error', (e) => showError({ code: 'INTERNAL', message: `the page failed: ${e.message}`, where: {}, notes: [] }));
+window.addEventListener('unhandledrejection', (e) => showError(e.reason?.code ? e.reason : { code: 'INTERNAL', message: `the page failed: ${e.reason?.message ?? e.reason}`, where: {}, notes: [] }));
 // A file dropped outside the zones must not navigate away from the page.
 window.addEventListener('dragover', (e) => e.preventDefault());
 window.addEventListener('drop', (e) => e.preventDefault());

@@ -8,6 +8,8 @@ export function h(tag, attrs = {}, ...children) {
     if (v === undefined || v === null || v === false) continue;
     if (k === 'class') el.className = v;
     else if (k === 'text') el.textContent = v;
+    // CSSOM, not a style attribute: the CSP (no 'unsafe-inline') blocks the latter.
+    else if (k === 'style') for (const [p, x] of Object.entries(v)) el.style.setProperty(p, String(x));
     else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v === true ? '' : String(v));
   }

@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CSP } from '../../scripts/serve.mjs';
+import { CSP, serve } from '../../scripts/serve.mjs';
 import { ARTIFACTS, download, openPage, pick, repo, runCli, start, whenDone } from './helpers.mjs';
 
 const CORPUS = repo('tests', 'fixtures', 'corpus');
@@ -120,6 +120,9 @@ describe('pteforge web page', () => {
     await pick(env.page, join(CORPUS, 'modules_preserved', 'modules_preserved.pt2'));
     const modules = await env.page.$$eval('#summary [data-testid=modules] li code', (els) => els.map((e) => e.textContent));
     assert.deepEqual(modules, ['(root)', '0', '0.0', '0.1', '1', '1.0', '1.1']);
+    // The tree is indented by depth (CSSOM custom property; the CSP forbids style attributes).
+    const indents = await env.page.$$eval('#summary [data-testid=modules] li', (els) => els.map((e) => parseFloat(getComputedStyle(e).paddingLeft)));
+    assert.deepEqual(indents, [0, 18, 36, 36, 18, 36, 36]);
     assert.equal(await env.page.isVisible('#options'), true);
     assert.equal(await env.page.isVisible('#swap-drop'), true);
     await env.page.screenshot({ path: join(ARTIFACTS, 'page-program.png'), fullPage: true });
@@ -316,6 +319,22 @@ describe('pteforge web page', () => {
     await env.page.evaluate(() => { document.getElementById('results').hidden = true; });
   });
 
+  test('a page whose converter cannot load says so, with the error', async () => {
+    const { server, url } = await serve({ port: 0, packageDir: join(tmpdir(), 'pteforge-no-such-package') });
+    const page = await env.context.newPage();
+    try {
+      await page.goto(url);
+      await page.waitForSelector('#status[data-state="error"]', { timeout: 30_000 });
+      assert.equal(await page.textContent('#status'), 'The converter could not be loaded.');
+      assert.equal(await page.isVisible('#error'), true);
+      assert.equal(await page.textContent('[data-testid=error-code]'), 'INTERNAL');
+      assert.match(await page.textContent('[data-testid=error-message]'), /worker/);
+    } finally {
+      await page.close();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   test('the CSP stops the page and its worker from sending data elsewhere', async () => {
     const fromPage = await env.page.evaluate(() => fetch('http://192.0.2.1/leak', { method: 'POST', body: 'x' }).then(() => 'sent', () => 'blocked'));
     assert.equal(fromPage, 'blocked');
@@ -333,10 +352,14 @@ describe('pteforge web page', () => {
     assert.equal(img, 'blocked');
   });
 
+  test('no CSP violation or script error in the console during all of the above', () => {
+    assert.deepEqual(env.consoleMessages.filter((m) => /Content Security Policy|pageerror/.test(m) && !m.includes('192.0.2.1')), []);
+  });
+
   test('no request left 127.0.0.1', () => {
     assert.ok(env.requests.length > 5);
     const origin = new URL(env.url).origin;
-    const local = (u) => u.startsWith(origin + '/') || u.startsWith('blob:' + origin + '/') || u.startsWith('data:');
+    const local = (u) => /^(blob:)?http:\/\/127\.0\.0\.1:\d+\//.test(u) || u.startsWith(origin + '/') || u.startsWith('blob:' + origin + '/') || u.startsWith('data:');
     // Every request reaching the network layer (page and worker alike: the
     // worker's .wasm fetch is seen there) was for this server ...
     assert.ok(env.routed.includes(new URL('/pteforge/dist/pteforge.wasm', origin).href), 'the route sees worker requests');
