@@ -261,9 +261,9 @@ describe('pteforge web page', () => {
   });
 
   test('the result views: pass report table and memory plan chart from a real metadata JSON', async () => {
-    // tests/browser/data/layernorm_residual.metadata.json: `pteforge convert
+    // tests/browser/fake-package/dist/metadata.json: `pteforge convert
     // --metadata` output for the corpus case layernorm_residual.
-    const metadata = JSON.parse(readFileSync(repo('tests', 'browser', 'data', 'layernorm_residual.metadata.json'), 'utf8'));
+    const metadata = JSON.parse(readFileSync(repo('tests', 'browser', 'fake-package', 'dist', 'metadata.json'), 'utf8'));
     const shown = await env.page.evaluate(async (md) => {
       const { renderMemory, renderReport } = await import('./results.mjs');
       const host = document.createElement('div');
@@ -317,6 +317,75 @@ describe('pteforge web page', () => {
     }, metadata);
     await env.page.locator('#results').screenshot({ path: join(ARTIFACTS, 'page-results.png') });
     await env.page.evaluate(() => { document.getElementById('results').hidden = true; });
+  });
+
+  test('the convert flow, against a stand-in package with a scripted convert (tests/browser/fake-package)', async () => {
+    const fake = repo('tests', 'browser', 'fake-package', 'dist');
+    const { server, url } = await serve({ port: 0, packageDir: repo('tests', 'browser', 'fake-package') });
+    const page = await env.context.newPage();
+    const problems = [];
+    page.on('console', (m) => ['error', 'warning'].includes(m.type()) && problems.push(m.text()));
+    try {
+      await page.goto(url);
+      await page.waitForSelector('#status[data-state="ready"]');
+      await whenDone(page, () => page.setInputFiles('#file', join(CORPUS, 'layernorm_residual', 'layernorm_residual.pt2')));
+      assert.equal(await page.isEnabled('#convert'), true);
+      assert.equal(await page.textContent('#convert-note'), '');
+      // A bad constant-methods field is reported before anything runs.
+      await page.fill('#constant-methods', '{"get_max_seq_len": }');
+      await whenDone(page, () => page.click('#convert')).catch(() => {});
+      await page.waitForSelector('#error:not([hidden])');
+      assert.equal(await page.textContent('[data-testid=error-code]'), 'OPTION_INVALID');
+      assert.equal(await page.textContent('[data-testid=error-where] dd[data-key=pointer]'), '/constantMethods');
+      // Options as chosen in the form reach convert().
+      await page.fill('#constant-methods', '{"get_max_seq_len": 128}');
+      await page.fill('#pass-list', 'spec_prop, memory_planning');
+      await page.selectOption('#memory-planning', 'naive');
+      await page.check('#init-buffers');
+      await page.dispatchEvent('#swap-drop', 'drop', { dataTransfer: await page.evaluateHandle(() => {
+        const t = new DataTransfer();
+        t.items.add(new File(['{}'], 'replacement.json'));
+        return t;
+      }) });
+      await page.selectOption('#swap-rows select', 'proj');
+      await whenDone(page, () => page.click('#convert'));
+      assert.equal(await page.isHidden('#error'), true, await page.textContent('#error'));
+      assert.equal(await page.textContent('#status'), 'Converted layernorm_residual.pt2.');
+      // One full progress bar per stage.
+      const bars = await page.$$eval('#progress .stage', (rows) => rows.map((r) => [r.dataset.stage, r.querySelector('progress').value, r.querySelector('progress').max]));
+      assert.deepEqual(bars, [['read', 2, 2], ['passes', 2, 2], ['emit', 2, 2], ['assemble', 2, 2]]);
+      // Downloads: the .pte byte for byte as convert() returned it, and the metadata.
+      const pte = await download(page, '[data-testid=download-pte]');
+      assert.ok(pte.equals(readFileSync(join(fake, 'output.pte'))));
+      assert.equal(await page.getAttribute('[data-testid=download-pte]', 'download'), 'layernorm_residual.pte');
+      const metadata = JSON.parse(await download(page, '[data-testid=download-metadata]'));
+      assert.deepEqual(metadata.received_options, {
+        memoryPlanning: 'naive', initBuffers: true, stackTraces: false,
+        passes: ['spec_prop', 'memory_planning'], constantMethods: { get_max_seq_len: 128 },
+        name: 'layernorm_residual.pt2', swaps: { proj: 'replacement.json' },
+      });
+      const expected = JSON.parse(readFileSync(join(fake, 'metadata.json'), 'utf8'));
+      assert.equal(await page.$$eval('[data-testid=pass-report] tbody tr', (r) => r.length), expected.pass_report.passes.length);
+      assert.equal(await page.$$eval('[data-testid=memory-chart] rect', (r) => r.length), expected.methods[0].memory_plan.tensors.length);
+      // The decoded view of the result.
+      assert.equal(await page.isVisible('#decoded'), true);
+      const decoded = await download(page, '[data-testid=download-decoded]');
+      assert.ok(decoded.equals(readFileSync(join(fake, 'output.decoded.json'))));
+      assert.match(await page.textContent('[data-testid=pte-info]'), /^layernorm_residual\.pte — 2,912 B/);
+      await page.screenshot({ path: join(ARTIFACTS, 'page-convert-flow.png'), fullPage: true });
+      // A failing conversion shows its error and location; the results go away.
+      await page.selectOption('#memory-planning', 'best');
+      await whenDone(page, () => page.click('#convert'));
+      assert.equal(await page.textContent('[data-testid=error-code]'), 'PASS_FAILED');
+      assert.equal(await page.textContent('[data-testid=error-where] dd[data-key=pass]'), 'memory_planning');
+      assert.equal(await page.textContent('[data-testid=error-where] dd[data-key=node]'), 'add');
+      assert.equal(await page.textContent('#error .notes'), 'a note');
+      assert.equal(await page.isHidden('#results'), true);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   test('a page whose converter cannot load says so, with the error', async () => {
