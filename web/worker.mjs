@@ -5,7 +5,7 @@
 // Protocol (one request at a time, answered in order):
 //   page → worker  {id, op, file, options}
 //       op "open":    sniffs the file; .pte → {kind:"pte", decoded, decodedText}
-//                     otherwise → {kind:"program", inspect, modules?}
+//                     otherwise → {kind:"program", inspect}
 //       op "convert": {pte: Blob, metadata, report, decoded, decodedText}
 //   worker → page  {id, progress: {stage, done, total}} while converting
 //                  {id, ok: true, value} | {id, ok: false, error: {code, message, where, notes}}
@@ -46,16 +46,7 @@ async function open(file) {
   if ((await sniff(file)) === 'pte') {
     return { kind: 'pte', ...(await decode(file, file.name)) };
   }
-  const inspect = await pf.inspect(file, { name: file.name });
-  let modules = null;
-  if (pf.info.features.includes('listModules')) {
-    try {
-      modules = await pf.listModules(file, { name: file.name });
-    } catch {
-      modules = null; // the inspect summary's module list is shown instead
-    }
-  }
-  return { kind: 'program', inspect, modules };
+  return { kind: 'program', inspect: await pf.inspect(file, { name: file.name }) };
 }
 
 async function convert(id, file, options, swaps) {
