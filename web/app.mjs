@@ -17,6 +17,7 @@ const worker = new Worker(new URL('./worker.mjs', import.meta.url), { type: 'mod
 let nextId = 1;
 const pending = new Map();
 let moduleInfo = null;
+let passList = null;
 const ready = new Promise((resolve) => {
   worker.addEventListener('message', function onReady(event) {
     if (!('ready' in (event.data ?? {}))) return;
@@ -208,12 +209,14 @@ function renderDecoded(decoded, decodedText, name) {
 // ---------------------------------------------------------------- options
 
 function renderOptions(summary) {
-  const passes = moduleInfo?.passes;
   const box = $('passes');
-  if (Array.isArray(passes) && passes.length) {
-    fill(box, ...passes.map((p) => h('label', { class: 'pass', title: p.description ?? '' },
-      h('input', { type: 'checkbox', name: 'pass', value: p.name, checked: p.default !== false }),
-      h('code', {}, p.name), ' ', h('span', { class: 'desc' }, p.description ?? ''))));
+  if (Array.isArray(passList) && passList.length) {
+    // Checkboxes, the default pipeline checked; passes not implemented yet cannot be picked.
+    const groups = [...new Set(passList.map((p) => p.group ?? ''))];
+    fill(box, groups.map((g) => h('div', { class: 'pass-group' }, g ? h('h4', {}, g) : null,
+      passList.filter((p) => (p.group ?? '') === g).map((p) => h('label', { class: 'pass' },
+        h('input', { type: 'checkbox', name: 'pass', value: p.name, checked: p.default === true && p.implemented !== false, disabled: p.implemented === false, 'data-default': p.default === true && p.implemented !== false ? 'true' : 'false' }),
+        ' ', h('code', {}, p.name), ' ', h('span', { class: 'desc' }, (p.summary ?? p.description ?? '') + (p.implemented === false ? ' (not implemented yet)' : '')))))));
   } else {
     fill(box, h('label', {}, 'Pass list (empty: the default pipeline) ',
       h('input', { id: 'pass-list', type: 'text', size: 60, placeholder: 'default pipeline', spellcheck: 'false' })));
@@ -239,8 +242,9 @@ function renderSwaps(summary) {
 /** The convert options from the form; throws {code: OPTION_INVALID} for a bad JSON field. */
 function readOptions() {
   const opts = { memoryPlanning: $('memory-planning').value, initBuffers: $('init-buffers').checked, stackTraces: $('stack-traces').checked };
+  // Checkboxes: a pass list only when it differs from the default pipeline.
   const boxes = [...document.querySelectorAll('input[name=pass]')];
-  if (boxes.length) opts.passes = boxes.filter((b) => b.checked).map((b) => b.value);
+  if (boxes.some((b) => b.checked !== (b.dataset.default === 'true'))) opts.passes = boxes.filter((b) => b.checked).map((b) => b.value);
   const list = $('pass-list')?.value.trim();
   if (list) opts.passes = list.split(/[\s,]+/).filter(Boolean);
   const cm = $('constant-methods').value.trim();
@@ -408,6 +412,7 @@ ready.then((m) => {
     return;
   }
   moduleInfo = m.ready;
+  passList = m.passes ?? null;
   $('version').textContent = `pteforge ${moduleInfo.version} (Emscripten ${moduleInfo.emscripten}).`;
   setStatus('ready', 'Ready. Drop a file to begin.');
 });

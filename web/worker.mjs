@@ -9,15 +9,21 @@
 //       op "convert": {pte: Blob, metadata, report, decoded, decodedText}
 //   worker → page  {id, progress: {stage, done, total}} while converting
 //                  {id, ok: true, value} | {id, ok: false, error: {code, message, where, notes}}
-//   worker → page  {ready: info} once the module loaded, or {ready: null, error}
+//   worker → page  {ready: info, passes} once the module loaded, or {ready: null, error}
 
 import { PteforgeError, createPteforge } from './pteforge/dist/index.browser.mjs';
 
 let pf = null;
 const loading = createPteforge().then(
-  (converter) => {
+  async (converter) => {
     pf = converter;
-    self.postMessage({ ready: converter.info });
+    // The pass list with one-line descriptions, where the package has it:
+    // [{name, summary, group, implemented, default}].
+    let passes = null;
+    if (converter.info.features.includes('listPasses') && typeof converter.listPasses === 'function') {
+      passes = await converter.listPasses().catch(() => null);
+    }
+    self.postMessage({ ready: converter.info, passes });
   },
   (e) => {
     self.postMessage({ ready: null, error: errorJson(e) });

@@ -339,7 +339,17 @@ describe('pteforge web page', () => {
       assert.equal(await page.textContent('[data-testid=error-where] dd[data-key=pointer]'), '/constantMethods');
       // Options as chosen in the form reach convert().
       await page.fill('#constant-methods', '{"get_max_seq_len": 128}');
-      await page.fill('#pass-list', 'spec_prop, memory_planning');
+      // The pass list: grouped checkboxes with descriptions, the default pipeline checked.
+      const passes = await page.$$eval('#passes label.pass', (ls) => ls.map((l) => [l.querySelector('input').value, l.querySelector('input').checked, l.querySelector('input').disabled, l.querySelector('.desc').textContent]));
+      assert.deepEqual(passes, [
+        ['remove_tensor_metadata_asserts', true, false, 'drops _assert_tensor_metadata nodes'],
+        ['decompose', false, true, 'training IR to Core ATen (not implemented yet)'],
+        ['spec_prop', true, false, 'tensor specs for every value'],
+        ['memory_planning', true, false, 'places tensors in the arena'],
+        ['legalize', false, false, 'topological sort'],
+      ]);
+      assert.deepEqual(await page.$$eval('#passes h4', (hs) => hs.map((x) => x.textContent)), ['to_edge', 'to_executorch', 'swap_modules']);
+      await page.uncheck('#passes input[value=remove_tensor_metadata_asserts]');
       await page.selectOption('#memory-planning', 'naive');
       await page.check('#init-buffers');
       await page.dispatchEvent('#swap-drop', 'drop', { dataTransfer: await page.evaluateHandle(() => {
@@ -374,6 +384,11 @@ describe('pteforge web page', () => {
       assert.match(await page.textContent('[data-testid=pte-info]'), /^layernorm_residual\.pte — 2,912 B/);
       await page.screenshot({ path: join(ARTIFACTS, 'page-convert-flow.png'), fullPage: true });
       // A failing conversion shows its error and location; the results go away.
+      // Back to the default pass selection: no pass list is sent.
+      await page.check('#passes input[value=remove_tensor_metadata_asserts]');
+      await whenDone(page, () => page.click('#convert'));
+      const again = JSON.parse(await download(page, '[data-testid=download-metadata]'));
+      assert.equal('passes' in again.received_options, false);
       await page.selectOption('#memory-planning', 'best');
       await whenDone(page, () => page.click('#convert'));
       assert.equal(await page.textContent('[data-testid=error-code]'), 'PASS_FAILED');

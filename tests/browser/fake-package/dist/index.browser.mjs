@@ -23,7 +23,16 @@ const data = (name) => fetch(new URL(name, import.meta.url));
 
 export async function createPteforge() {
   return {
-    info: { name: 'pteforge', version: '0.0.0-fake', emscripten: '3.1.6', features: ['inspect', 'decodePte', 'convert'], errorCodes: [] },
+    info: { name: 'pteforge', version: '0.0.0-fake', emscripten: '3.1.6', features: ['inspect', 'decodePte', 'convert', 'listPasses'], errorCodes: [] },
+    async listPasses() {
+      return [
+        { name: 'remove_tensor_metadata_asserts', summary: 'drops _assert_tensor_metadata nodes', group: 'to_edge', implemented: true, default: true },
+        { name: 'decompose', summary: 'training IR to Core ATen', group: 'to_edge', implemented: false, default: true },
+        { name: 'spec_prop', summary: 'tensor specs for every value', group: 'to_executorch', implemented: true, default: true },
+        { name: 'memory_planning', summary: 'places tensors in the arena', group: 'to_executorch', implemented: true, default: true },
+        { name: 'legalize', summary: 'topological sort', group: 'swap_modules', implemented: true, default: false },
+      ];
+    },
     async inspect() {
       return (await data('inspect.json')).json();
     },
