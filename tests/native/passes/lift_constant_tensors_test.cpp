@@ -120,7 +120,7 @@ TEST_CASE("lift_constant_tensors: only the program's own constants, no change") 
   ref.fqn = "k";
   ref.placeholder = "c_k";
   ref.kind = InputKind::TensorConstant;
-  ep.state.storages.push_back(PayloadStorage{PayloadStore::Constants, "tensor_0", 12});
+  ep.state.storages.push_back(PayloadStorage{PayloadStore::Constants, "tensor_0", 12, ""});
   ep.state.tensors.push_back(ref);
   const std::string before = print_exported_program(ep);
   auto run = run_passes(ep, {"lift_constant_tensors"});

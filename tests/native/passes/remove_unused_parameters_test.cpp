@@ -25,7 +25,7 @@ void bind(ExportedProgram& ep, const std::string& placeholder, InputKind kind, i
   } else {
     t.storage = static_cast<uint32_t>(ep.state.storages.size());
     ep.state.storages.push_back(
-        PayloadStorage{PayloadStore::Weights, "weight_" + std::to_string(t.storage), 8});
+        PayloadStorage{PayloadStore::Weights, "weight_" + std::to_string(t.storage), 8, ""});
   }
   ep.state.tensors.push_back(t);
 }
