@@ -1,6 +1,8 @@
 // StateBinding helpers (see state_binding.h).
 #include "ir/state_binding.h"
 
+#include <cstddef>
+
 #include "ir/tensor_meta.h"
 
 namespace pteforge::ir {
@@ -41,6 +43,32 @@ const ConstantRef* StateBinding::find_placeholder(std::string_view placeholder) 
     if (t.placeholder == placeholder) return &t;
   }
   return nullptr;
+}
+
+ConstantRef* StateBinding::find_placeholder(std::string_view placeholder) {
+  for (auto& t : tensors) {
+    if (t.placeholder == placeholder) return &t;
+  }
+  return nullptr;
+}
+
+bool StateBinding::erase_placeholder(std::string_view placeholder) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].placeholder != placeholder) continue;
+    const bool had_storage = !tensors[i].is_inline();
+    const uint32_t storage = tensors[i].storage;
+    tensors.erase(tensors.begin() + static_cast<std::ptrdiff_t>(i));
+    if (!had_storage || storage >= storages.size()) return true;
+    for (const auto& t : tensors) {
+      if (!t.is_inline() && t.storage == storage) return true;  // still shared
+    }
+    storages.erase(storages.begin() + storage);
+    for (auto& t : tensors) {
+      if (!t.is_inline() && t.storage > storage) --t.storage;
+    }
+    return true;
+  }
+  return false;
 }
 
 }  // namespace pteforge::ir

@@ -5,6 +5,7 @@
 
 #include "serde/py_json_writer.h"
 #include "serde/treespec_json.h"
+#include "serde/write_schema.h"
 
 namespace pteforge::serde {
 namespace {
@@ -116,57 +117,36 @@ class Writer {
     w_.begin_array();
     for (const ir::Node& n : g) node(n);
     w_.end_array();
-    table(g, "tensor_values", [this](const ir::Value& v) {
-      if (!v.tensor_meta()) return false;
-      tensor_meta(*v.tensor_meta());
-      return true;
-    });
-    table(g, "sym_int_values", [this](const ir::Value& v) {
-      if (!v.sym_int()) return false;
-      sym_int(*v.sym_int());
-      return true;
-    });
-    table(g, "sym_bool_values", [this](const ir::Value& v) {
-      if (!v.sym_bool()) return false;
-      sym_value(*v.sym_bool(), "as_bool", [this](bool b) { w_.boolean(b); });
-      return true;
-    });
+    table(g, "tensor_values", [this](const ir::Value& v) { tensor_meta(*v.tensor_meta()); });
+    table(g, "sym_int_values", [this](const ir::Value& v) { sym_int(*v.sym_int()); });
+    table(g, "sym_bool_values",
+          [this](const ir::Value& v) { sym_value(*v.sym_bool(), "as_bool", [this](bool b) { w_.boolean(b); }); });
     w_.key("is_single_tensor_return");
     w_.boolean(g.is_single_tensor_return());
-    table(g, "custom_obj_values", [this](const ir::Value& v) {
-      if (!v.custom_obj()) return false;
-      custom_obj(*v.custom_obj());
-      return true;
-    });
-    table(g, "sym_float_values", [this](const ir::Value& v) {
-      if (!v.sym_float()) return false;
-      sym_value(*v.sym_float(), "as_float", [this](double d) { w_.float64(d); });
-      return true;
-    });
+    table(g, "custom_obj_values", [this](const ir::Value& v) { custom_obj(*v.custom_obj()); });
+    table(g, "sym_float_values",
+          [this](const ir::Value& v) { sym_value(*v.sym_float(), "as_float", [this](double d) { w_.float64(d); }); });
     w_.end_object();
   }
 
-  /// Writes `key: {name: meta, ...}` for the values `write_one` accepts (it
-  /// writes the meta and returns true; it is first probed with a dry check).
+  /// Writes `key: {name: meta, ...}` for the values whose metadata belongs to table `key`, in table order.
   template <typename F>
   void table(const ir::Graph& g, const char* key, F&& write_one) {
     w_.key(key);
     w_.begin_object();
-    g.for_each_value([&](const ir::Value& v) {
-      if (!has_kind(v, key)) return;
-      w_.key(v.name);
-      write_one(v);
-    });
+    for (const ir::Value* v : g.table(kind_of_table(key))) {
+      w_.key(v->name);
+      write_one(*v);
+    }
     w_.end_object();
   }
 
-  static bool has_kind(const ir::Value& v, std::string_view table) {
-    if (table == "tensor_values") return v.tensor_meta() != nullptr;
-    if (table == "sym_int_values") return v.sym_int() != nullptr;
-    if (table == "sym_bool_values") return v.sym_bool() != nullptr;
-    if (table == "sym_float_values") return v.sym_float() != nullptr;
-    if (table == "custom_obj_values") return v.custom_obj() != nullptr;
-    return false;
+  static ir::ValueKind kind_of_table(std::string_view table) {
+    if (table == "tensor_values") return ir::ValueKind::Tensor;
+    if (table == "sym_int_values") return ir::ValueKind::SymInt;
+    if (table == "sym_bool_values") return ir::ValueKind::SymBool;
+    if (table == "sym_float_values") return ir::ValueKind::SymFloat;
+    return ir::ValueKind::CustomObj;
   }
 
   void node(const ir::Node& n) {
@@ -230,77 +210,14 @@ class Writer {
     w_.end_object();
   }
 
-  void tensor_meta(const ir::TensorMeta& m) {
-    w_.begin_object();
-    w_.key("dtype");
-    w_.int64(ir::scalar_type_to_export(m.dtype).value_or(0));
-    w_.key("sizes");
-    w_.begin_array();
-    for (const auto& s : m.sizes) sym_int(s);
-    w_.end_array();
-    w_.key("requires_grad");
-    w_.boolean(m.requires_grad);
-    w_.key("device");
-    device(m.device);
-    w_.key("strides");
-    w_.begin_array();
-    for (const auto& s : m.strides) sym_int(s);
-    w_.end_array();
-    w_.key("storage_offset");
-    sym_int(m.storage_offset);
-    w_.key("layout");
-    w_.int64(static_cast<int64_t>(m.layout));
-    w_.end_object();
-  }
-
-  void device(const ir::Device& d) {
-    w_.begin_object();
-    w_.key("type");
-    w_.string(d.type);
-    w_.key("index");
-    opt_int(d.index);
-    w_.end_object();
-  }
-
-  void sym_expr(const ir::SymExpr& e) {
-    w_.begin_object();
-    w_.key("as_expr");
-    w_.begin_object();
-    w_.key("expr_str");
-    w_.string(e.expr_str);
-    w_.key("hint");
-    if (!e.hint) {
-      w_.null();
-    } else {
-      w_.begin_object();
-      switch (e.hint->kind) {
-        case ir::SymExprHint::Kind::Int:
-          w_.key("as_int");
-          w_.int64(e.hint->int_value);
-          break;
-        case ir::SymExprHint::Kind::Bool:
-          w_.key("as_bool");
-          w_.boolean(e.hint->bool_value);
-          break;
-        case ir::SymExprHint::Kind::Float:
-          w_.key("as_float");
-          w_.float64(e.hint->float_value);
-          break;
-      }
-      w_.end_object();
-    }
-    w_.end_object();
-    w_.end_object();
-  }
-
-  void sym_int(const ir::SymInt& s) {
-    sym_value(s, "as_int", [this](int64_t v) { w_.int64(v); });
-  }
+  void tensor_meta(const ir::TensorMeta& m) { detail::write_tensor_meta(w_, m); }
+  void device(const ir::Device& d) { detail::write_device(w_, d); }
+  void sym_int(const ir::SymInt& s) { detail::write_sym_int(w_, s); }
 
   template <typename S, typename F>
   void sym_value(const S& s, const char* tag, F&& write_concrete) {
     if (s.is_symbolic()) {
-      sym_expr(s.expr());
+      detail::write_sym_expr(w_, s.expr());
       return;
     }
     w_.begin_object();

@@ -1,0 +1,113 @@
+// generate_debug_handles: numbers every node (placeholders and the output are
+// not nodes in our IR) from 1 upwards, visiting the graph and then its nested
+// graphs breadth first, node order within a graph. Nodes that share their
+// oldest ancestor share a handle. The handles go to MethodState::debug_handles
+// (replacing earlier ones); the graph is not changed.
+//
+// Mirrors ExecuTorch's DebugHandleGeneratorPass, the last to_edge pass
+// (executorch-pipeline.md §1.2 step 11): a node's oldest ancestor is found by
+// following its `from_node` provenance (the last record, then that record's
+// last `from_node`, ...), identified by name and graph id. In our IR:
+//   - when the node's metadata carries `from_node` (JSON text written by newer
+//     torch.export, torch-export-format.md §6), that chain decides, exactly as
+//     in ExecuTorch; so nodes decomposed from one source op share a handle;
+//   - otherwise the ancestor is the node of the input document the node came
+//     from: its origin (graph pointer and node index), which nodes created by
+//     passes copy from the node they replace or serve (Node::inherit_from).
+//     This is what ExecuTorch computes for a loaded program without
+//     `from_node`: its first retrace records the loaded node as the ancestor
+//     of every node made from it;
+//   - a node with no known origin (built in memory) is its own ancestor.
+// Preconditions: none.
+//
+// Example: %scalar_tensor (inherited from %mul) and %mul share handle 2 when
+// %relu (handle 1) comes first.
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "ir/graph.h"
+#include "passes/edge_utils.h"
+#include "passes/pass.h"
+#include "passes/pass_factories.h"
+
+namespace pteforge::passes {
+namespace {
+
+/// "name#graph_id" of the oldest record of a from_node JSON list; "" when the
+/// text is not a non-empty list of records.
+std::string oldest_from_node(const std::string& json) {
+  rapidjson::Document doc;
+  doc.Parse(json.c_str(), json.size());
+  if (doc.HasParseError() || !doc.IsArray() || doc.Empty()) return {};
+  const rapidjson::Value* rec = &doc[doc.Size() - 1];
+  for (int depth = 0; depth < 10000; ++depth) {
+    if (!rec->IsObject()) return {};
+    auto it = rec->FindMember("from_node");
+    if (it == rec->MemberEnd() || !it->value.IsArray() || it->value.Empty()) break;
+    rec = &it->value[it->value.Size() - 1];
+  }
+  if (!rec->IsObject()) return {};
+  std::string key;
+  for (const char* field : {"name", "node_name"}) {
+    auto it = rec->FindMember(field);
+    if (it != rec->MemberEnd() && it->value.IsString()) {
+      key.assign(it->value.GetString(), it->value.GetStringLength());
+      break;
+    }
+  }
+  key += '#';
+  auto gid = rec->FindMember("graph_id");
+  if (gid != rec->MemberEnd()) {
+    if (gid->value.IsInt64()) {
+      key += std::to_string(gid->value.GetInt64());
+    } else if (gid->value.IsUint64()) {
+      key += std::to_string(gid->value.GetUint64());
+    } else if (gid->value.IsString()) {
+      key.append(gid->value.GetString(), gid->value.GetStringLength());
+    }
+  }
+  return key;
+}
+
+/// Identity of a node's oldest ancestor (see the header comment).
+std::string ancestor_key(const ir::Graph& graph, const ir::Node& node) {
+  if (const std::string* from = node.metadata().find_other("from_node")) {
+    std::string key = oldest_from_node(*from);
+    if (!key.empty()) return "from_node:" + key;
+  }
+  if (node.origin().known()) return "origin:" + node.origin().pointer();
+  return "node:" + std::to_string(reinterpret_cast<uintptr_t>(&graph)) + ":" + node.name();
+}
+
+class GenerateDebugHandles final : public Pass {
+ public:
+  const PassInfo& info() const override {
+    static const PassInfo kInfo{"generate_debug_handles", "number nodes for the debug-handle map", "to_edge"};
+    return kInfo;
+  }
+
+  Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
+    auto& handles = ctx.state().debug_handles;
+    handles.clear();
+    std::unordered_map<std::string, int64_t> by_ancestor;
+    for (ir::Graph* graph : edge::graphs_bfs(ep.graph())) {
+      for (const ir::Node& node : *graph) {
+        auto [it, inserted] =
+            by_ancestor.emplace(ancestor_key(*graph, node), static_cast<int64_t>(by_ancestor.size()) + 1);
+        (void)inserted;
+        handles[&node] = it->second;
+      }
+    }
+    ctx.stat("handles", static_cast<int64_t>(by_ancestor.size()));
+    return !handles.empty();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_generate_debug_handles_pass() { return std::make_unique<GenerateDebugHandles>(); }
+
+}  // namespace pteforge::passes

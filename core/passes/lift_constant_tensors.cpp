@@ -1,0 +1,128 @@
+// lift_constant_tensors: turns the tensor constants that passes created
+// (scalar_to_tensor's 0-d constants: CONSTANT_TENSOR inputs whose bytes are
+// inline in the state binding) into persistent buffers, named and placed as
+// ExecuTorch's lift_constant_tensor_pass does (executorch-pipeline.md §1.2
+// step 9, AddModel in §7.1):
+//   - they are lifted in the order of their first use in the graph (where
+//     ExecuTorch's get_attr nodes sit), graph outputs last;
+//   - each gets the FQN and placeholder name `_lifted_tensor_constant<N>`,
+//     N = the number of BUFFER input specs at that moment (so it grows by one
+//     per lifted constant); a name clash gets FX's `_1` suffix;
+//   - the placeholders and their persistent BUFFER input specs go right
+//     before the first user input, in lifting order (at the front when there
+//     is no user input);
+//   - the state binding entry follows (kind Buffer, new FQN), and the binding
+//     is kept in signature order.
+// A pass-created constant nothing uses any more is dropped (ExecuTorch's
+// dead-code elimination removes its get_attr before lifting). Tensor
+// constants of the exported program itself stay as they are.
+// Preconditions: none.
+//
+// Before:  # input tensor_constant %_tensor_constant0 <- _tensor_constant0
+//          # input user_input %x
+// After:   # input buffer %_lifted_tensor_constant0 <- _lifted_tensor_constant0
+//          # input user_input %x
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "passes/edge_utils.h"
+#include "passes/pass.h"
+#include "passes/pass_factories.h"
+
+namespace pteforge::passes {
+namespace {
+
+class LiftConstantTensors final : public Pass {
+ public:
+  const PassInfo& info() const override {
+    static const PassInfo kInfo{"lift_constant_tensors",
+                                "lift remaining tensor constants to buffer placeholders", "to_edge"};
+    return kInfo;
+  }
+
+  Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
+    ir::Graph& graph = ep.graph();
+    auto& specs = ep.signature().input_specs;
+    if (specs.size() != graph.inputs().size()) {
+      return make_error(ErrorCode::PASS_PRECONDITION,
+                        "the signature and the graph disagree on the number of inputs");
+    }
+    // Pass-created constants, by placeholder name.
+    std::vector<std::string> pending;
+    for (const auto& s : specs) {
+      if (s.kind != ir::InputKind::TensorConstant) continue;
+      const ir::ConstantRef* ref = ep.state.find_placeholder(s.name());
+      if (ref && ref->is_inline()) pending.emplace_back(s.name());
+    }
+    if (pending.empty()) return false;
+
+    // Lifting order: first use in the graph, then graph outputs.
+    std::vector<std::string> order;
+    auto visit = [&](const std::string& name, ir::ValueKind) {
+      if (std::find(pending.begin(), pending.end(), name) != pending.end() &&
+          std::find(order.begin(), order.end(), name) == order.end()) {
+        order.push_back(name);
+      }
+    };
+    for (const ir::Node& node : graph) {
+      for (const auto& in : node.inputs()) ir::for_each_value_name(in.arg, visit);
+    }
+    for (const auto& out : graph.outputs()) ir::for_each_value_name(out, visit);
+
+    // Take every pending constant out of the inputs; keep the bindings of the used ones.
+    std::vector<ir::ConstantRef> refs;
+    std::vector<ir::TensorMeta> metas;
+    for (const std::string& name : order) {
+      refs.push_back(*ep.state.find_placeholder(name));
+      metas.push_back(*graph.tensor_meta(name));
+    }
+    int64_t dropped = 0;
+    for (const std::string& name : pending) {
+      int i = ep.signature().find_input(name);
+      graph.erase_input(static_cast<size_t>(i));
+      specs.erase(specs.begin() + i);
+      ep.state.erase_placeholder(name);
+      if (std::find(order.begin(), order.end(), name) == order.end()) {
+        graph.clear_meta(name);
+        ++dropped;
+      }
+    }
+
+    size_t num_buffers = ep.signature().count(ir::InputKind::Buffer);
+    size_t at = edge::first_user_input_index(ep).value_or(0);
+    for (size_t k = 0; k < order.size(); ++k) {
+      const std::string& old_name = order[k];
+      std::string fqn = "_lifted_tensor_constant" + std::to_string(num_buffers + k);
+      std::string name = graph.unique_name(fqn);
+      graph.insert_input(at + k, ir::arg_tensor(name));
+      graph.set_tensor_meta(name, metas[k]);
+      ep.replace_all_uses(old_name, name);
+      graph.clear_meta(old_name);
+
+      ir::InputSpec spec;
+      spec.kind = ir::InputKind::Buffer;
+      spec.arg = ir::arg_tensor(name);
+      spec.target = fqn;
+      spec.persistent = true;
+      specs.insert(specs.begin() + static_cast<std::ptrdiff_t>(at + k), std::move(spec));
+
+      ir::ConstantRef ref = std::move(refs[k]);
+      ref.fqn = fqn;
+      ref.placeholder = name;
+      ref.kind = ir::InputKind::Buffer;
+      ep.state.tensors.push_back(std::move(ref));
+    }
+    edge::sort_state_by_signature(ep);
+    if (!order.empty()) ctx.stat("constants_lifted", static_cast<int64_t>(order.size()));
+    if (dropped) ctx.stat("constants_dropped", dropped);
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_lift_constant_tensors_pass() { return std::make_unique<LiftConstantTensors>(); }
+
+}  // namespace pteforge::passes

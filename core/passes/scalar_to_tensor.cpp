@@ -1,0 +1,169 @@
+// scalar_to_tensor: a Python int, float or bool passed to an operator argument
+// whose schema type is exactly `Tensor` becomes a 0-d tensor constant.
+//
+// Mirrors ExecuTorch's ScalarToTensorPass (executorch-pipeline.md §1.2 step
+// 6.4): the value becomes `torch.tensor(value)`, so the dtype follows default
+// type inference: float → float32, int → int64, bool → bool. ExecuTorch keeps
+// the tensor as a get_attr node until lift_constant_tensor_pass (§1.2 step 9)
+// lifts it. Our IR has no get_attr, so the constant is created directly as a
+// graph input with a CONSTANT_TENSOR input spec named `_tensor_constant<k>`,
+// placed before the first user input, whose bytes live in the state binding
+// (ConstantRef::inline_data). lift_constant_tensors later turns every such
+// pass-created constant (a tensor-constant spec bound to inline bytes) into
+// the persistent buffer `_lifted_tensor_constant<N>`.
+//
+// Only the top-level graph can hold such constants; a scalar passed to a
+// Tensor argument inside a nested graph is UNSUPPORTED_FEATURE (naming the
+// node). `Tensor?` and `Tensor[]` arguments are left alone, as in ExecuTorch.
+// Preconditions: Core ATen graph.
+//
+// Before:  graph(%x): %add = aten.add.Tensor(%x, 1.0)
+// After:   graph(%_tensor_constant0, %x): %add = aten.add.Tensor(%x, %_tensor_constant0)
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ops/op_table.h"
+#include "passes/edge_utils.h"
+#include "passes/pass.h"
+#include "passes/pass_factories.h"
+
+namespace pteforge::passes {
+namespace {
+
+/// True for the schema type `Tensor` (not optional, not a list).
+bool is_plain_tensor(const ops::Type& t) {
+  return t.base == ops::BaseType::Tensor && !t.is_list && !t.optional;
+}
+
+/// Little-endian bytes of `v` (an integral or floating type).
+template <typename T>
+std::vector<uint8_t> le_bytes(T v) {
+  std::vector<uint8_t> out(sizeof(T));
+  std::memcpy(out.data(), &v, sizeof(T));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  std::reverse(out.begin(), out.end());
+#endif
+  return out;
+}
+
+/// dtype and bytes of torch.tensor(value) for a scalar argument; nullopt when
+/// the argument is not a Python scalar.
+struct ScalarConstant {
+  ir::ScalarType dtype;
+  std::vector<uint8_t> bytes;
+};
+std::optional<ScalarConstant> scalar_constant(const ir::Argument& a) {
+  if (const auto* f = a.get_if<ir::ArgTag::Float>()) {
+    return ScalarConstant{ir::ScalarType::Float, le_bytes(static_cast<float>(*f))};
+  }
+  if (const auto* i = a.get_if<ir::ArgTag::Int>()) return ScalarConstant{ir::ScalarType::Long, le_bytes(*i)};
+  if (const auto* b = a.get_if<ir::ArgTag::Bool>()) {
+    return ScalarConstant{ir::ScalarType::Bool, std::vector<uint8_t>{static_cast<uint8_t>(*b ? 1 : 0)}};
+  }
+  return std::nullopt;
+}
+
+/// Positions (in node.inputs()) of scalars passed to plain Tensor arguments, in schema order.
+std::vector<size_t> scalar_tensor_args(const ir::Node& node) {
+  std::vector<size_t> out;
+  if (node.target().kind() != ir::TargetKind::Operator) return out;
+  const ops::OpSchema* op = ops::op_table().find(node.target().str());
+  if (!op) return out;
+  for (const auto& arg : op->arguments) {
+    if (!is_plain_tensor(arg.type)) continue;
+    int idx = node.input_index(arg.name);
+    if (idx < 0) continue;
+    if (scalar_constant(node.inputs()[static_cast<size_t>(idx)].arg)) out.push_back(static_cast<size_t>(idx));
+  }
+  return out;
+}
+
+class ScalarToTensor final : public Pass {
+ public:
+  const PassInfo& info() const override {
+    static const PassInfo kInfo{"scalar_to_tensor",
+                                "turn Python scalars passed to Tensor arguments into 0-d tensor constants",
+                                "to_edge"};
+    return kInfo;
+  }
+
+  Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
+    ir::Graph& top = ep.graph();
+    auto graphs = edge::graphs_bfs(top);
+    for (size_t g = 1; g < graphs.size(); ++g) {
+      for (const ir::Node& node : *graphs[g]) {
+        if (!scalar_tensor_args(node).empty()) {
+          return ctx.error_at(ErrorCode::UNSUPPORTED_FEATURE,
+                              "a Python scalar passed to a Tensor argument of " +
+                                  std::string(node.target().short_name()) +
+                                  " inside a nested graph cannot become a tensor constant",
+                              node);
+        }
+      }
+    }
+    if (ep.signature().input_specs.size() != top.inputs().size()) {
+      return make_error(ErrorCode::PASS_PRECONDITION,
+                        "the signature and the graph disagree on the number of inputs");
+    }
+    int64_t created = 0;
+    int64_t counter = 0;
+    for (ir::Node& node : top) {
+      for (size_t idx : scalar_tensor_args(node)) {
+        const ir::NamedArgument& in = node.inputs()[idx];
+        ScalarConstant c = *scalar_constant(in.arg);
+        std::string name = next_name(ep, counter);
+        add_constant_input(ep, name, c);
+        node.set_input(idx, ir::arg_tensor(name));
+        ++created;
+      }
+    }
+    if (created) {
+      edge::sort_state_by_signature(ep);
+      ctx.stat("constants_created", created);
+    }
+    return created > 0;
+  }
+
+ private:
+  /// The first `_tensor_constant<k>` (k >= counter) unused as a value or state name.
+  static std::string next_name(const ir::ExportedProgram& ep, int64_t& counter) {
+    for (;; ++counter) {
+      std::string name = "_tensor_constant" + std::to_string(counter);
+      if (ep.graph().unique_name(name) != name) continue;
+      if (ep.signature().find_state(name) >= 0 || ep.state.find(name)) continue;
+      ++counter;
+      return name;
+    }
+  }
+
+  static void add_constant_input(ir::ExportedProgram& ep, const std::string& name, const ScalarConstant& c) {
+    size_t pos = edge::first_user_input_index(ep).value_or(0);
+    ep.graph().insert_input(pos, ir::arg_tensor(name));
+    ep.graph().set_tensor_meta(name, edge::scalar_meta(c.dtype));
+    ir::InputSpec spec;
+    spec.kind = ir::InputKind::TensorConstant;
+    spec.arg = ir::arg_tensor(name);
+    spec.target = name;
+    auto& specs = ep.signature().input_specs;
+    specs.insert(specs.begin() + static_cast<std::ptrdiff_t>(pos), std::move(spec));
+
+    ir::ConstantRef ref;
+    ref.fqn = name;
+    ref.placeholder = name;
+    ref.kind = ir::InputKind::TensorConstant;
+    ref.dtype = c.dtype;
+    ref.byte_length = c.bytes.size();
+    ref.inline_data = c.bytes;
+    ep.state.tensors.push_back(std::move(ref));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_scalar_to_tensor_pass() { return std::make_unique<ScalarToTensor>(); }
+
+}  // namespace pteforge::passes

@@ -1,0 +1,164 @@
+// State binding (see state_binding.h).
+#include "serde/state_binding.h"
+
+#include <map>
+
+#include "ir/printer.h"
+
+namespace pteforge::serde {
+namespace {
+
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+Error entry_error(ErrorCode code, std::string message, const std::string& entry) {
+  Location where;
+  where.entry = entry;
+  return make_error(code, std::move(message), where);
+}
+
+std::string dims(const std::vector<int64_t>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(v[i]);
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const PayloadConfig& weights,
+                                    const PayloadConfig& constants, const PayloadSizeFn& payload_size) {
+  ir::StateBinding binding;
+  std::map<std::pair<ir::PayloadStore, std::string>, uint32_t> storage_index;
+
+  for (const ir::InputSpec& spec : ep.signature().input_specs) {
+    if (!spec.is_state()) continue;
+    const bool in_weights =
+        spec.kind == ir::InputKind::Parameter || (spec.kind == ir::InputKind::Buffer && spec.persistent);
+    const ir::PayloadStore store = in_weights ? ir::PayloadStore::Weights : ir::PayloadStore::Constants;
+    const PayloadConfig& config = in_weights ? weights : constants;
+    const std::string what = std::string(ir::input_kind_name(spec.kind)) + " " + quoted(spec.target);
+
+    const PayloadMeta* meta = config.find(spec.target);
+    if (!meta) {
+      return entry_error(ErrorCode::WEIGHTS_MISSING,
+                         what + " has no entry in the " + std::string(ir::payload_store_name(store)) + " config",
+                         config.entry_name);
+    }
+    if (meta->use_pickle) {
+      return entry_error(ErrorCode::UNSUPPORTED_FEATURE,
+                         what + " is stored as a pickle (use_pickle: true), which pteforge cannot read",
+                         config.entry_name);
+    }
+    const ir::TensorMeta* graph_meta = ep.graph().tensor_meta(spec.name());
+    const ir::TensorMeta* tm = meta->tensor_meta ? &*meta->tensor_meta : graph_meta;
+    if (!tm) {
+      return entry_error(ErrorCode::PAYLOAD_INVALID, what + " has no tensor metadata", config.entry_name);
+    }
+    auto sizes = tm->concrete_sizes();
+    auto strides = tm->concrete_strides();
+    if (!sizes || !strides || tm->storage_offset.is_symbolic()) {
+      return entry_error(ErrorCode::PAYLOAD_INVALID, what + " has symbolic sizes, strides or offset in its config",
+                         config.entry_name);
+    }
+    if (graph_meta && meta->tensor_meta) {
+      auto graph_sizes = graph_meta->concrete_sizes();
+      if (graph_meta->dtype != tm->dtype || (graph_sizes && *graph_sizes != *sizes)) {
+        return entry_error(ErrorCode::PAYLOAD_INVALID,
+                           what + " is " + ir::format_tensor_type(*tm) + " in the config but " +
+                               ir::format_tensor_type(*graph_meta) + " in the program",
+                           config.entry_name);
+      }
+    }
+
+    // The storage (one per distinct payload file).
+    auto key = std::make_pair(store, meta->path_name);
+    auto it = storage_index.find(key);
+    if (it == storage_index.end()) {
+      ir::PayloadStorage storage;
+      storage.store = store;
+      storage.path_name = meta->path_name;
+      std::optional<uint64_t> size = payload_size(meta->path_name, store == ir::PayloadStore::Constants);
+      if (!size) {
+        return entry_error(ErrorCode::WEIGHTS_MISSING, "the payload of " + what + " is missing", storage.entry());
+      }
+      storage.size_bytes = *size;
+      it = storage_index.emplace(key, static_cast<uint32_t>(binding.storages.size())).first;
+      binding.storages.push_back(std::move(storage));
+    }
+    const ir::PayloadStorage& storage = binding.storages[it->second];
+
+    ir::ConstantRef ref;
+    ref.fqn = spec.target;
+    ref.placeholder = std::string(spec.name());
+    ref.kind = spec.kind;
+    ref.is_param = meta->is_param;
+    ref.dtype = tm->dtype;
+    ref.sizes = *sizes;
+    ref.strides = *strides;
+    ref.storage_offset = tm->storage_offset.value();
+    ref.storage = it->second;
+
+    const uint64_t esize = static_cast<uint64_t>(ir::element_size(ref.dtype));
+    if (esize == 0) {
+      return entry_error(ErrorCode::PAYLOAD_INVALID,
+                         what + " has dtype " + std::string(ir::scalar_type_name(ref.dtype)) +
+                             ", which has no byte size",
+                         storage.entry());
+    }
+    if (storage.size_bytes % esize != 0) {
+      return entry_error(ErrorCode::PAYLOAD_INVALID,
+                         "payload of " + what + " has " + std::to_string(storage.size_bytes) +
+                             " bytes, not a multiple of the " + std::to_string(esize) + "-byte " +
+                             std::string(ir::scalar_type_name(ref.dtype)) + " element",
+                         storage.entry());
+    }
+    if (ref.storage_offset < 0) {
+      return entry_error(ErrorCode::PAYLOAD_INVALID, what + " has a negative storage offset", storage.entry());
+    }
+    bool empty = false;
+    uint64_t last = 0;  // elements: Σ (size-1) * stride
+    bool overflow = false;
+    for (size_t d = 0; d < ref.sizes.size(); ++d) {
+      if (ref.sizes[d] < 0 || ref.strides[d] < 0) {
+        return entry_error(ErrorCode::PAYLOAD_INVALID, what + " has a negative size or stride", storage.entry());
+      }
+      if (ref.sizes[d] == 0) {
+        empty = true;
+        continue;
+      }
+      uint64_t step = 0;
+      overflow |= __builtin_mul_overflow(static_cast<uint64_t>(ref.sizes[d] - 1),
+                                         static_cast<uint64_t>(ref.strides[d]), &step);
+      overflow |= __builtin_add_overflow(last, step, &last);
+    }
+    uint64_t byte_offset = 0;
+    uint64_t span = 0;
+    overflow |= __builtin_mul_overflow(static_cast<uint64_t>(ref.storage_offset), esize, &byte_offset);
+    overflow |= __builtin_add_overflow(last, uint64_t{1}, &span);
+    overflow |= __builtin_mul_overflow(span, esize, &span);
+    uint64_t end = 0;
+    overflow |= __builtin_add_overflow(byte_offset, span, &end);
+    if (overflow) {
+      return entry_error(ErrorCode::PAYLOAD_INVALID, what + " spans more bytes than a 64-bit size can hold",
+                         storage.entry());
+    }
+    ref.byte_offset = byte_offset;
+    ref.byte_length = empty ? 0 : span;
+    ref.zero_filled = storage.size_bytes == 0;
+    // Bounds rule (§1.6): the last element the view touches must lie in the payload.
+    if (!empty && !ref.zero_filled && end > storage.size_bytes) {
+      return entry_error(ErrorCode::PAYLOAD_INVALID,
+                         "payload of " + what + " has " + std::to_string(storage.size_bytes) + " bytes but the view " +
+                             std::string(ir::scalar_type_name(ref.dtype)) + dims(ref.sizes) + " (strides " +
+                             dims(ref.strides) + ", offset " + std::to_string(ref.storage_offset) + ") needs " +
+                             std::to_string(end),
+                         storage.entry());
+    }
+    binding.tensors.push_back(std::move(ref));
+  }
+  return binding;
+}
+
+}  // namespace pteforge::serde

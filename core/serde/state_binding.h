@@ -1,0 +1,40 @@
+// Binding a program's parameters, buffers and tensor constants to their
+// payloads (torch-export-format.md §1.4–§1.6).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "ir/exported_program.h"
+#include "ir/state_binding.h"
+#include "serde/payload_config.h"
+#include "support/error.h"
+
+namespace pteforge::serde {
+
+/// Size in bytes of payload `path_name` in the weights store (is_constant =
+/// false, data/weights/) or the constants store (true, data/constants/);
+/// nullopt when the payload does not exist.
+using PayloadSizeFn = std::function<std::optional<uint64_t>(const std::string& path_name, bool is_constant)>;
+
+/// Binds every parameter, buffer and tensor constant of `ep`'s signature:
+/// FQN → config entry (parameters and persistent buffers in `weights`,
+/// tensor constants and non-persistent buffers in `constants`, §1.4) →
+/// payload, with dtype, sizes, strides, storage offset and the byte range
+/// the view needs. Payloads shared by several FQNs appear once. A 0-byte
+/// payload means "all zeros" (§1.6). Custom objects and tokens are not bound.
+///
+/// Errors:
+///   WEIGHTS_MISSING      no config entry for an FQN (where.entry = the config),
+///                        or the payload does not exist (where.entry = the payload)
+///   PAYLOAD_INVALID      payload too short for the view (bounds rule §1.6), size
+///                        not a multiple of the element size, symbolic or negative
+///                        sizes/strides, config meta disagreeing with the graph
+///                        (where.entry = the payload or config; the FQN in the message)
+///   UNSUPPORTED_FEATURE  pickled payloads (use_pickle: true)
+Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const PayloadConfig& weights,
+                                    const PayloadConfig& constants, const PayloadSizeFn& payload_size);
+
+}  // namespace pteforge::serde
