@@ -32,6 +32,7 @@ packages=(
   python3 python3-yaml                      # code generators in scripts/
   flatbuffers-compiler libflatbuffers-dev   # flatc + headers for program.fbs
   rapidjson-dev libcli11-dev doctest-dev    # header-only libraries, unit tests
+  libxxhash-dev                             # xxhash.h (XXH3-128 constant dedup, header-only)
   libzip-dev                                # .pt2 archives, native CLI
   emscripten node-acorn                     # WASM build (acorn: E1)
   zip                                       # test fixtures (archives)

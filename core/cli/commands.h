@@ -18,4 +18,7 @@ void register_inspect(CLI::App& app, Action& out);
 /// Adds `decode` (read a .pte back: summary or JSON) to `app`.
 void register_decode(CLI::App& app, Action& out);
 
+/// Adds `convert` (.pt2 / program JSON → .pte, with metadata and report JSON).
+void register_convert(CLI::App& app, Action& out);
+
 }  // namespace pteforge::cli

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   pteforge::cli::Action action;
   pteforge::cli::register_inspect(app, action);
   pteforge::cli::register_decode(app, action);
+  pteforge::cli::register_convert(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

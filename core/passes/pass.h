@@ -33,18 +33,26 @@ struct Diagnostic {
 /// tensor specs, debug handles, and what the emitter needs from the passes.
 struct MethodState {
   std::string method;
-  /// Value name → TensorSpec (filled by spec_prop; used by planning and emit).
+  /// Value name → TensorSpec (filled by spec_prop, extended by remove_view_copy
+  /// and to_out_variant; planned by memory_planning; read by the emitter).
+  /// See tensor_spec.h for which names share a spec object.
   SpecTable specs;
   /// Node → debug handle (generate_debug_handles, §1.2 step 11).
   std::unordered_map<const ir::Node*, int64_t> debug_handles;
-  /// Arena sizes per mem_id (index 0 reserved), set by memory_planning (§6.5).
+  /// Arena sizes per mem_id (index 0 reserved), set by memory_planning (§6.5):
+  /// ExecutionPlan.non_const_buffer_sizes, e.g. {0, 32}; {0, 0} when nothing is planned.
   std::vector<uint64_t> non_const_buffer_sizes;
   /// Lower bound of the arena (peak live bytes per mem_id), set by memory_planning.
   std::vector<uint64_t> live_bytes_lower_bound;
-  /// The memory-planning algorithm that produced the plan ("greedy", ...).
+  /// The memory-planning algorithm that produced the plan ("greedy", "naive",
+  /// "best_fit"; for "best" the suite member that won).
   std::string planning_algorithm;
   /// True once weights_to_outputs appended parameter outputs (joint graphs).
   bool weights_appended = false;
+  /// Placeholder names of the parameters that have a gradient (joint graphs),
+  /// in placeholder order; set by weights_to_outputs, copied into
+  /// TensorSpec::weight_has_gradient by spec_prop (seed 000, §6.1.3).
+  std::vector<std::string> weights_with_gradient;
 };
 
 /// What a pass sees besides the program: options, state, diagnostics, stats.

@@ -11,7 +11,7 @@ const std::vector<RegisteredPass>& registered_passes() {
       // 1. early cleanup
       {"remove_tensor_metadata_asserts", "drop _assert_tensor_metadata nodes, as to_edge does", "to_edge", &make_remove_tensor_metadata_asserts_pass, true},
       // 2. training IR -> Core ATen
-      {"decompose", "rewrite non-core ATen ops into Core ATen (PyTorch's default decompositions)", "decompose", nullptr, true},
+      {"decompose", "rewrite non-core ATen ops into Core ATen (PyTorch's default decompositions)", "decompose", &make_decompose_pass, true},
       // 3. module swap (only when swaps are requested)
       {"swap_modules", "replace preserved submodules with user-supplied exported programs", "swap", &make_swap_modules_pass, true},
       // 4. to_edge
@@ -31,16 +31,16 @@ const std::vector<RegisteredPass>& registered_passes() {
        &make_eliminate_dead_code_pass, true},
       {"generate_debug_handles", "number nodes for the debug-handle map", "to_edge", &make_generate_debug_handles_pass, true},
       // 5. to_executorch
-      {"weights_to_outputs", "joint graphs: append parameters that have gradients to the outputs", "to_executorch", nullptr, true},
-      {"insert_write_back_for_buffers", "copy_ mutated buffers back in place before the output", "to_executorch", nullptr, true},
-      {"legalize_portable_dim_order", "make inputs of layout-sensitive portable ops contiguous", "to_executorch", nullptr, true},
-      {"spec_prop", "attach a TensorSpec to every tensor value", "to_executorch", nullptr, true},
-      {"edge_to_backend_ops", "turn symbolic scalar arithmetic into executorch_prim ops", "to_executorch", nullptr, true},
-      {"remove_graph_asserts", "remove runtime assertion nodes", "to_executorch", nullptr, true},
-      {"remove_view_copy", "turn view_copy nodes not feeding the output into memory views", "to_executorch", nullptr, true},
-      {"sym_shape_eval", "replace symbolic sizes with their upper bounds", "to_executorch", nullptr, true},
-      {"to_out_variant", "convert functional ops into out variants with memory.alloc outputs", "to_executorch", nullptr, true},
-      {"memory_planning", "assign arena offsets to every planned tensor", "to_executorch", nullptr, true},
+      {"weights_to_outputs", "joint graphs: append parameters that have gradients to the outputs", "to_executorch", &make_weights_to_outputs_pass, true},
+      {"insert_write_back_for_buffers", "copy_ mutated buffers back in place before the output", "to_executorch", &make_insert_write_back_for_buffers_pass, true},
+      {"legalize_portable_dim_order", "make inputs of layout-sensitive portable ops contiguous", "to_executorch", &make_legalize_portable_dim_order_pass, true},
+      {"spec_prop", "attach a TensorSpec to every tensor value", "to_executorch", &make_spec_prop_pass, true},
+      {"edge_to_backend_ops", "turn symbolic scalar arithmetic into executorch_prim ops", "to_executorch", &make_edge_to_backend_ops_pass, true},
+      {"remove_graph_asserts", "remove runtime assertion nodes", "to_executorch", &make_remove_graph_asserts_pass, true},
+      {"remove_view_copy", "turn view_copy nodes not feeding the output into memory views", "to_executorch", &make_remove_view_copy_pass, true},
+      {"sym_shape_eval", "replace symbolic sizes with their upper bounds", "to_executorch", &make_sym_shape_eval_pass, true},
+      {"to_out_variant", "convert functional ops into out variants with memory.alloc outputs", "to_executorch", &make_to_out_variant_pass, true},
+      {"memory_planning", "assign arena offsets to every planned tensor", "to_executorch", &make_memory_planning_pass, true},
       // sub-passes
       {"legalize", "topologically sort the graph", "utility", &make_legalize_pass, false},
       {"outline_modules", "fuse the nodes of preserved submodules into module calls", "swap", &make_outline_modules_pass, false},

@@ -56,8 +56,8 @@ Result<std::string> copy_target(const ir::OpTarget& target, const ir::Node& node
   if (!twin) twin = ops::op_table().find(op->ns, op->name + "_copy", op->overload);
   if (!twin) {
     return ctx.error_at(ErrorCode::UNSUPPORTED_OPERATOR,
-                        "view op " + op->full_name() + " has no _copy variant (expected " + op->ns +
-                            "::" + op->name + "_copy" + (op->overload.empty() ? "" : "." + op->overload) + ")",
+                        "view op " + op->full_name() + " has no _copy variant (expected " + op->ns + "::" +
+                            op->name + "_copy" + (op->overload.empty() ? "" : "." + op->overload) + ")",
                         node);
   }
   return twin->torch_name();
@@ -74,7 +74,8 @@ bool follows_input_layout(const ir::Node& node) {
   if (!preserving || !op->find_argument("memory_format")) return false;
   const ir::Argument* mf = node.input("memory_format");
   return !mf || mf->is_none() ||
-         (mf->is<ir::ArgTag::MemoryFormat>() && mf->get<ir::ArgTag::MemoryFormat>() == ir::MemoryFormat::PreserveFormat);
+         (mf->is<ir::ArgTag::MemoryFormat>() &&
+          mf->get<ir::ArgTag::MemoryFormat>() == ir::MemoryFormat::PreserveFormat);
 }
 
 /// Gives layout-following results contiguous strides when all their tensor
@@ -137,6 +138,8 @@ class ReplaceViewOpsWithCopy final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> make_replace_view_ops_with_copy_pass() { return std::make_unique<ReplaceViewOpsWithCopy>(); }
+std::unique_ptr<Pass> make_replace_view_ops_with_copy_pass() {
+  return std::make_unique<ReplaceViewOpsWithCopy>();
+}
 
 }  // namespace pteforge::passes

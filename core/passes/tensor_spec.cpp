@@ -14,6 +14,12 @@ uint64_t TensorSpec::numel() const {
 
 uint64_t TensorSpec::nbytes() const { return numel() * static_cast<uint64_t>(ir::element_size(dtype)); }
 
+uint64_t TensorSpec::allocated_bytes(uint64_t alignment) const {
+  uint64_t n = nbytes();
+  if (alignment <= 1) return n;
+  return (n + alignment - 1) / alignment * alignment;
+}
+
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
   std::vector<int64_t> strides(sizes.size(), 1);
   int64_t acc = 1;
@@ -30,6 +36,47 @@ std::vector<uint8_t> dim_order_from_strides(const std::vector<int64_t>& strides)
   std::stable_sort(order.begin(), order.end(),
                    [&](uint8_t a, uint8_t b) { return strides[a] > strides[b]; });
   return order;
+}
+
+std::optional<int64_t> sym_hint(const ir::SymInt& v) { return v.hint(); }
+
+Result<TensorSpec> spec_from_meta(const ir::TensorMeta& meta) {
+  TensorSpec spec;
+  spec.dtype = meta.dtype;
+  spec.requires_grad = meta.requires_grad;
+  spec.sym_sizes = meta.sizes;
+  spec.sym_strides = meta.strides;
+  spec.sizes.reserve(meta.sizes.size());
+  for (const ir::SymInt& s : meta.sizes) {
+    if (s.is_symbolic()) spec.dynamism = ShapeDynamism::DynamicBound;
+    std::optional<int64_t> h = sym_hint(s);
+    if (!h) {
+      return make_error(ErrorCode::PASS_FAILED,
+                        "size '" + s.expr().expr_str + "' is symbolic without a trace-time hint (unbacked)");
+    }
+    spec.sizes.push_back(*h);
+  }
+  if (meta.strides.size() == meta.sizes.size()) {
+    spec.strides.reserve(meta.strides.size());
+    for (const ir::SymInt& s : meta.strides) {
+      std::optional<int64_t> h = sym_hint(s);
+      if (!h) {
+        return make_error(ErrorCode::PASS_FAILED,
+                          "stride '" + s.expr().expr_str + "' is symbolic without a trace-time hint (unbacked)");
+      }
+      if (*h == 0) {
+        return make_error(ErrorCode::PASS_FAILED,
+                          "a stride is 0; ExecuTorch does not support zero strides (dim_order_from_stride, §5.2)");
+      }
+      spec.strides.push_back(*h);
+    }
+  } else {
+    // No (or inconsistent) strides recorded: the tensor is taken as contiguous (§5.2).
+    spec.strides = contiguous_strides(spec.sizes);
+    spec.sym_strides.clear();
+  }
+  spec.dim_order = dim_order_from_strides(spec.strides);
+  return spec;
 }
 
 TensorSpecPtr SpecTable::get(std::string_view name) const {

@@ -34,7 +34,8 @@ std::vector<int64_t> strides_of(const ExportedProgram& ep, const std::string& na
 
 }  // namespace
 
-TEST_CASE("contiguous_constants: constants and buffers neither contiguous nor channels-last become contiguous") {
+TEST_CASE(
+    "contiguous_constants: constants and buffers neither contiguous nor channels-last become contiguous") {
   ProgramBuilder b;
   auto w = b.parameter("p_t", "pt", ScalarType::Float, {2, 3});
   auto bt = b.buffer("b_t", "bt", ScalarType::Float, {2, 3});

@@ -28,7 +28,8 @@ std::string handles(const ExportedProgram& ep, const passes::MethodState& state)
   std::string out;
   for (const Node& n : ep.graph()) {
     auto it = state.debug_handles.find(&n);
-    out += n.name() + "=" + (it == state.debug_handles.end() ? std::string("-") : std::to_string(it->second)) + " ";
+    out += n.name() + "=" +
+           (it == state.debug_handles.end() ? std::string("-") : std::to_string(it->second)) + " ";
   }
   return out;
 }
@@ -71,7 +72,8 @@ TEST_CASE("generate_debug_handles: from_node provenance decides the oldest ances
       R"([{"name": "linear", "target": "aten.linear.default", "graph_id": 3, "pass_name": "", "action": "create", "from_node": []}])";
   ep.graph().find_node(p)->metadata().other.emplace_back("from_node", linear);
   ep.graph().find_node(mm)->metadata().other.emplace_back("from_node", linear_mm);
-  ep.graph().find_node(t)->metadata().other.emplace_back("from_node", "not json");  // falls back to the origin
+  ep.graph().find_node(t)->metadata().other.emplace_back("from_node",
+                                                         "not json");  // falls back to the origin
   auto run = run_passes(ep, {"generate_debug_handles"});
   REQUIRE(run.status.ok());
   CHECK(handles(ep, run.state) == "permute=1 mm=1 tanh=2 ");
@@ -96,13 +98,15 @@ TEST_CASE("generate_debug_handles: nested graphs are numbered after their parent
   Graph& g = ep.graph();
   g.append(Node(OpTarget("torch.ops.higher_order.cond"),
                 {positional("pred", arg_tensor(p)),
-                 positional("true_fn", Argument::make<ArgTag::Graph>(GraphArgument{"true_graph_0", GraphBox(make_body("neg"))})),
-                 positional("false_fn", Argument::make<ArgTag::Graph>(GraphArgument{"false_graph_0", GraphBox(make_body("exp"))})),
+                 positional("true_fn", Argument::make<ArgTag::Graph>(
+                                           GraphArgument{"true_graph_0", GraphBox(make_body("neg"))})),
+                 positional("false_fn", Argument::make<ArgTag::Graph>(
+                                            GraphArgument{"false_graph_0", GraphBox(make_body("exp"))})),
                  positional("operands", arg_tensors({x}))},
                 {arg_tensor("cond")}, "cond"));
   g.set_tensor_meta("cond", make_tensor_meta(ScalarType::Float, {2}));
-  Node& after = g.append(Node(OpTarget("torch.ops.aten.relu.default"), {positional("self", arg_tensor("cond"))},
-                              {arg_tensor("relu")}, "relu"));
+  Node& after = g.append(Node(OpTarget("torch.ops.aten.relu.default"),
+                              {positional("self", arg_tensor("cond"))}, {arg_tensor("relu")}, "relu"));
   g.set_tensor_meta("relu", make_tensor_meta(ScalarType::Float, {2}));
   g.set_output(0, arg_tensor("relu"));
   ep.signature().output_specs[0].arg = arg_tensor("relu");

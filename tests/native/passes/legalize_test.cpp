@@ -1,9 +1,10 @@
+#include "passes/legalize.h"
+
 #include <doctest/doctest.h>
 
 #include "common/program_builder.h"
 #include "edge_test_util.h"
 #include "ir/printer.h"
-#include "passes/legalize.h"
 
 using namespace pteforge;
 using namespace pteforge::ir;
@@ -22,10 +23,12 @@ ExportedProgram two_linears() {
   auto b2 = b.parameter("p_b2", "b2", ScalarType::Float, {2});
   auto x = b.input("x", ScalarType::Float, {4, 8});
   auto p1 = b.call("aten.permute.default", {arg_tensor(w1), arg_ints({1, 0})}, {ScalarType::Float, {8, 8}});
-  auto a1 = b.call("aten.addmm.default", {arg_tensor(b1), arg_tensor(x), arg_tensor(p1)}, {ScalarType::Float, {4, 8}});
+  auto a1 = b.call("aten.addmm.default", {arg_tensor(b1), arg_tensor(x), arg_tensor(p1)},
+                   {ScalarType::Float, {4, 8}});
   auto t = b.call("aten.tanh.default", {arg_tensor(a1)}, {ScalarType::Float, {4, 8}});
   auto p2 = b.call("aten.permute.default", {arg_tensor(w2), arg_ints({1, 0})}, {ScalarType::Float, {8, 2}});
-  auto a2 = b.call("aten.addmm.default", {arg_tensor(b2), arg_tensor(t), arg_tensor(p2)}, {ScalarType::Float, {4, 2}});
+  auto a2 = b.call("aten.addmm.default", {arg_tensor(b2), arg_tensor(t), arg_tensor(p2)},
+                   {ScalarType::Float, {4, 2}});
   b.output(a2);
   return b.build();
 }
@@ -73,7 +76,8 @@ TEST_CASE("legalize: Fx order puts prioritized ops first and reads multi-output 
   auto x = b.input("x", ScalarType::Float, {2, 3});
   auto y = b.input("y", ScalarType::Float, {2, 3});
   auto parts = b.call_multi("aten.split_copy.Tensor", {arg_tensor(x), arg_int(1)},
-                            {Out{ScalarType::Float, {1, 3}}, Out{ScalarType::Float, {1, 3}}}, {"getitem", "getitem_1"});
+                            {Out{ScalarType::Float, {1, 3}}, Out{ScalarType::Float, {1, 3}}},
+                            {"getitem", "getitem_1"});
   auto r = b.call("aten.relu.default", {arg_tensor(y)}, {ScalarType::Float, {2, 3}});
   auto n = b.call("aten.neg.default", {arg_tensor(parts[0])}, {ScalarType::Float, {1, 3}});
   auto st = b.call("aten.scalar_tensor.default", {arg_float(1.0)}, {ScalarType::Float, {}});
@@ -96,9 +100,11 @@ TEST_CASE("legalize: a dependency cycle is INVALID_GRAPH naming a node on it; no
   b.output(r);
   ExportedProgram ep = b.build();
   Graph& g = ep.graph();
-  g.append(Node(OpTarget("torch.ops.aten.add.Tensor"), {positional("self", arg_tensor("b")), positional("other", arg_tensor(x))},
-                {arg_tensor("a")}, "a"));
-  g.append(Node(OpTarget("torch.ops.aten.neg.default"), {positional("self", arg_tensor("a"))}, {arg_tensor("b")}, "b"));
+  g.append(Node(OpTarget("torch.ops.aten.add.Tensor"),
+                {positional("self", arg_tensor("b")), positional("other", arg_tensor(x))}, {arg_tensor("a")},
+                "a"));
+  g.append(Node(OpTarget("torch.ops.aten.neg.default"), {positional("self", arg_tensor("a"))},
+                {arg_tensor("b")}, "b"));
   const std::string before = order(g);
   auto res = passes::legalize_graph(g);
   REQUIRE_FALSE(res.ok());

@@ -51,7 +51,8 @@ TEST_CASE("memory_format_to_dim_order: _to_copy, clone and empty become dim-orde
   CHECK(run.report.passes[0].stats.at("ops_replaced") == 5);
   CHECK(print_graph(ep.graph()) ==
         "graph(%x, %cl):\n"
-        "  %_to_copy = dim_order_ops._to_dim_order_copy.default(%x, dtype=torch.float16, dim_order=[0, 1, 2, 3])\n"
+        "  %_to_copy = dim_order_ops._to_dim_order_copy.default(%x, dtype=torch.float16, dim_order=[0, 1, 2, "
+        "3])\n"
         "  %clone = dim_order_ops._clone_dim_order.default(%_to_copy, dim_order=[0, 2, 3, 1])\n"
         "  %clone_1 = dim_order_ops._clone_dim_order.default(%cl, dim_order=[0, 2, 3, 1])\n"
         "  %clone_2 = dim_order_ops._clone_dim_order.default(%cl, dim_order=[0, 1, 2, 3])\n"

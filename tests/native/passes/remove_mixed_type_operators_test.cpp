@@ -18,8 +18,8 @@ ExportedProgram binary(const std::string& target, ScalarType a, std::vector<int6
   ProgramBuilder b;
   auto x = b.input("x", a, sa);
   auto y = b.input("y", b_type, sb);
-  auto r = b.call(target, {arg_tensor(x), arg_tensor(y)}, {out, sa.size() >= sb.size() ? sa : sb}, std::move(kwargs),
-                  "r");
+  auto r = b.call(target, {arg_tensor(x), arg_tensor(y)}, {out, sa.size() >= sb.size() ? sa : sb},
+                  std::move(kwargs), "r");
   b.output(r);
   return b.build();
 }
@@ -44,8 +44,8 @@ std::string promoted(ExportedProgram ep) {
 }  // namespace
 
 TEST_CASE("remove_mixed_type_operators: casts operands to the promoted dtype in front of the op") {
-  ExportedProgram ep = binary("aten.add.Tensor", ScalarType::Int, {2, 3}, ScalarType::Float, {2, 3}, ScalarType::Float,
-                              {{"alpha", arg_int(2)}});
+  ExportedProgram ep = binary("aten.add.Tensor", ScalarType::Int, {2, 3}, ScalarType::Float, {2, 3},
+                              ScalarType::Float, {{"alpha", arg_int(2)}});
   auto run = run_pass(ep, "remove_mixed_type_operators");
   REQUIRE(run.status.ok());
   CHECK(run.changed());
@@ -72,7 +72,8 @@ TEST_CASE("remove_mixed_type_operators: torch's elementwise promotion rules") {
   // 0-d tensors only decide when no dimensioned tensor has the category.
   CHECK(promoted(binary("aten.add.Tensor", S::Int, {3}, S::Long, {}, S::Int)) == "int32");
   CHECK(promoted(binary("aten.add.Tensor", S::Int, {3}, S::Double, {}, S::Double)) == "float64");
-  CHECK(promoted(binary("aten.add.Tensor", S::Half, {3}, S::Double, {}, S::Half)) == "float16");  // the 0-d one is cast
+  CHECK(promoted(binary("aten.add.Tensor", S::Half, {3}, S::Double, {}, S::Half)) ==
+        "float16");  // the 0-d one is cast
   // div without rounding mode: int to float.
   CHECK(promoted(binary("aten.div.Tensor", S::Long, {3}, S::Long, {3}, S::Float)) == "float32");
   CHECK(promoted(binary("aten.div.Tensor_mode", S::Int, {3}, S::Int, {3}, S::Float,
@@ -108,7 +109,8 @@ TEST_CASE("remove_mixed_type_operators: other ops are not touched") {
 }
 
 TEST_CASE("remove_mixed_type_operators: dtypes outside torch's order are an error naming the node") {
-  ExportedProgram ep = binary("aten.add.Tensor", ScalarType::UInt16, {3}, ScalarType::Int, {3}, ScalarType::Int);
+  ExportedProgram ep =
+      binary("aten.add.Tensor", ScalarType::UInt16, {3}, ScalarType::Int, {3}, ScalarType::Int);
   auto run = run_pass(ep, "remove_mixed_type_operators");
   REQUIRE_FALSE(run.status.ok());
   CHECK(run.status.error().code == ErrorCode::UNSUPPORTED_FEATURE);

@@ -12,12 +12,16 @@ using pteforge::testing::run_pass;
 TEST_CASE("remove_noops: identity to.dtype, eval dropout and full slices are bypassed and removed") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {4, 6});
-  auto t = b.call("aten.to.dtype", {arg_tensor(x), arg_dtype(ScalarType::Float)}, {ScalarType::Float, {4, 6}});
-  auto d = b.call("aten.dropout.default", {arg_tensor(t), arg_float(0.2), arg_bool(false)}, {ScalarType::Float, {4, 6}});
-  auto s = b.call("aten.slice_copy.Tensor", {arg_tensor(d), arg_int(1), arg_int(0), arg_int(9223372036854775807LL)},
+  auto t =
+      b.call("aten.to.dtype", {arg_tensor(x), arg_dtype(ScalarType::Float)}, {ScalarType::Float, {4, 6}});
+  auto d = b.call("aten.dropout.default", {arg_tensor(t), arg_float(0.2), arg_bool(false)},
+                  {ScalarType::Float, {4, 6}});
+  auto s = b.call("aten.slice_copy.Tensor",
+                  {arg_tensor(d), arg_int(1), arg_int(0), arg_int(9223372036854775807LL)},
                   {ScalarType::Float, {4, 6}});
   auto r = b.call("aten.relu.default", {arg_tensor(s)}, {ScalarType::Float, {4, 6}});
-  auto d2 = b.call("aten.dropout.default", {arg_tensor(r), arg_float(0.0), arg_bool(true)}, {ScalarType::Float, {4, 6}});
+  auto d2 = b.call("aten.dropout.default", {arg_tensor(r), arg_float(0.0), arg_bool(true)},
+                   {ScalarType::Float, {4, 6}});
   b.output(d2);  // a removed node feeding the output: the output reads its input
   ExportedProgram ep = b.build();
   auto run = run_pass(ep, "remove_noops");
@@ -36,10 +40,13 @@ TEST_CASE("remove_noops: nodes that do something stay") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {4, 6});
   auto t = b.call("aten.to.dtype", {arg_tensor(x), arg_dtype(ScalarType::Half)}, {ScalarType::Half, {4, 6}});
-  auto c = b.call("aten.to.dtype", {arg_tensor(x), arg_dtype(ScalarType::Float), arg_bool(false), arg_bool(true)},
-                  {ScalarType::Float, {4, 6}});  // copy=True
-  auto d = b.call("aten.dropout.default", {arg_tensor(c), arg_float(0.2), arg_bool(true)}, {ScalarType::Float, {4, 6}});
-  auto s = b.call("aten.slice_copy.Tensor", {arg_tensor(d), arg_int(1), arg_int(0), arg_int(3)}, {ScalarType::Float, {4, 3}});
+  auto c =
+      b.call("aten.to.dtype", {arg_tensor(x), arg_dtype(ScalarType::Float), arg_bool(false), arg_bool(true)},
+             {ScalarType::Float, {4, 6}});  // copy=True
+  auto d = b.call("aten.dropout.default", {arg_tensor(c), arg_float(0.2), arg_bool(true)},
+                  {ScalarType::Float, {4, 6}});
+  auto s = b.call("aten.slice_copy.Tensor", {arg_tensor(d), arg_int(1), arg_int(0), arg_int(3)},
+                  {ScalarType::Float, {4, 3}});
   b.output(t);
   b.output(s);
   ExportedProgram ep = b.build();
@@ -53,14 +60,17 @@ TEST_CASE("remove_noops: nodes that do something stay") {
 TEST_CASE("remove_noops: dequantize -> noop -> quantize with equal qparams collapses") {
   ProgramBuilder b;
   auto q = b.input("q", ScalarType::Char, {4});
-  std::vector<Argument> qparams = {arg_float(0.5), arg_int(3), arg_int(-128), arg_int(127), arg_dtype(ScalarType::Char)};
+  std::vector<Argument> qparams = {arg_float(0.5), arg_int(3), arg_int(-128), arg_int(127),
+                                   arg_dtype(ScalarType::Char)};
   std::vector<Argument> dq_args{arg_tensor(q)};
   dq_args.insert(dq_args.end(), qparams.begin(), qparams.end());
-  auto dq = b.call("quantized_decomposed.dequantize_per_tensor.default", dq_args, {ScalarType::Float, {4}}, {}, "dq");
+  auto dq = b.call("quantized_decomposed.dequantize_per_tensor.default", dq_args, {ScalarType::Float, {4}},
+                   {}, "dq");
   auto t = b.call("aten.to.dtype", {arg_tensor(dq), arg_dtype(ScalarType::Float)}, {ScalarType::Float, {4}});
   std::vector<Argument> q_args{arg_tensor(t)};
   q_args.insert(q_args.end(), qparams.begin(), qparams.end());
-  auto rq = b.call("quantized_decomposed.quantize_per_tensor.default", q_args, {ScalarType::Char, {4}}, {}, "rq");
+  auto rq =
+      b.call("quantized_decomposed.quantize_per_tensor.default", q_args, {ScalarType::Char, {4}}, {}, "rq");
   b.output(rq);
   ExportedProgram ep = b.build();
   auto run = run_pass(ep, "remove_noops");

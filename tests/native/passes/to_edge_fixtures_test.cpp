@@ -103,7 +103,8 @@ void check_edge_invariants(const ExportedProgram& ep, const passes::MethodState&
   }
 }
 
-ExportedProgram lowered(const std::string& root, const std::string& model, passes::MethodState* state = nullptr) {
+ExportedProgram lowered(const std::string& root, const std::string& model,
+                        passes::MethodState* state = nullptr) {
   ExportedProgram ep = load_fixture(root, model);
   auto run = run_passes(ep, to_edge_passes());
   if (!run.status.ok()) FAIL(run.status.error().to_string());
@@ -115,7 +116,8 @@ ExportedProgram lowered(const std::string& root, const std::string& model, passe
 
 TEST_CASE("to_edge group: every Core ATen fixture lowers, verifies and meets the edge invariants") {
   auto fixtures = core_aten_fixtures();
-  CHECK(fixtures.size() == 25);  // 9 corpus programs (two_methods has 2) + 16 hand-written ones (two_method has 2)
+  CHECK(fixtures.size() ==
+        25);  // 9 corpus programs (two_methods has 2) + 16 hand-written ones (two_method has 2)
   for (const auto& [root, model] : fixtures) {
     CAPTURE(root);
     CAPTURE(model);
@@ -175,7 +177,8 @@ TEST_CASE("to_edge group: ref_arduino_add ends with the lifted constant of ardui
   // The reference program: value 0 is the constant (FLOAT, sizes [], constant
   // buffer 1, holding segment bytes 00 00 80 3f), value 1 the input x.
   rapidjson::Document ref;
-  std::string text = read_text(fs::path(PTEFORGE_TEST_DATA_DIR) / "data/reference/pte/arduino_add_model.json");
+  std::string text =
+      read_text(fs::path(PTEFORGE_TEST_DATA_DIR) / "data/reference/pte/arduino_add_model.json");
   ref.Parse(text.c_str(), text.size());
   REQUIRE(ref.IsObject());
   const auto& plan = ref["execution_plan"][0];

@@ -1,0 +1,141 @@
+// `pteforge convert IN -o OUT.pte [--metadata OUT.json] [--report OUT.json]
+//   [--passes a,b,...] [--memory-planning greedy|naive|best]
+//   [--constant-method NAME=JSON]... [--init-buffers] [--emit-stacktrace]`
+//
+// IN is a .pt2 archive, an unpacked archive folder, or a program JSON. The
+// .pte (and the metadata / report JSON) are written through a temporary file
+// renamed into place, so nothing half-written is left behind. Warnings go to
+// stderr; one line "OUT: N bytes, M methods" to stdout. Exit 0 on success, 1
+// with the error on stderr on failure, 2 for usage errors.
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "emit/chunks_native.h"
+#include "pteforge/pteforge.h"
+#include "serde/archive_native.h"
+
+namespace pteforge::cli {
+namespace {
+
+struct ConvertArgs {
+  std::string input;
+  std::string output;
+  std::string metadata;
+  std::string report;
+  std::vector<std::string> passes;
+  std::string memory_planning = "greedy";
+  std::vector<std::string> constant_methods;
+  bool init_buffers = false;
+  bool emit_stacktrace = false;
+  int bench = 0;
+};
+
+Status write_text(const std::string& text, const std::string& path) {
+  return emit::write_chunks_to_file({emit::Chunk::from_string(text)}, path);
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// --bench N (scripts/bench_convert.py): the best of N runs of (a) RapidJSON
+/// DOM parsing of the program JSON bytes (the import baseline), (b) convert(),
+/// (c) writing the .pte; printed as one JSON line.
+Status run_bench(const ConvertArgs& args, const ConvertOptions& options) {
+  PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(args.input));
+  std::vector<std::string> programs;
+  for (const serde::Pt2Model& m : in.layout.models) {
+    PTEFORGE_ASSIGN_OR_RETURN(std::string json, serde::read_entry(*in.archive, m.program_entry, uint64_t{4} << 30));
+    programs.push_back(std::move(json));
+  }
+  double parse = 1e300, conv = 1e300, write = 1e300;
+  uint64_t size = 0;
+  for (int i = 0; i < args.bench; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (const std::string& json : programs) {
+      rapidjson::Document doc;
+      doc.Parse(json.data(), json.size());
+      if (doc.HasParseError()) return make_error(ErrorCode::INPUT_NOT_JSON, "bench: program JSON does not parse");
+    }
+    parse = std::min(parse, ms_since(t0));
+    t0 = std::chrono::steady_clock::now();
+    PTEFORGE_ASSIGN_OR_RETURN(ConvertResult result, convert(*in.archive, in.layout, options));
+    conv = std::min(conv, ms_since(t0));
+    t0 = std::chrono::steady_clock::now();
+    PTEFORGE_TRY(emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive)));
+    write = std::min(write, ms_since(t0));
+    size = result.pte.layout.file_size;
+    if (i + 1 == args.bench && !args.metadata.empty()) PTEFORGE_TRY(write_text(result.metadata_json, args.metadata));
+  }
+  std::printf("{\"parse_ms\": %.3f, \"convert_ms\": %.3f, \"write_ms\": %.3f, \"ratio\": %.3f, \"file_size\": %llu}\n",
+              parse, conv, write, (conv + write) / std::max(parse, 1e-6), static_cast<unsigned long long>(size));
+  return Status::Ok();
+}
+
+Status run_convert(const ConvertArgs& args) {
+  ConvertOptions options;
+  options.pipeline.passes = args.passes;
+  options.pipeline.memory_planning = args.memory_planning;
+  options.init_buffers = args.init_buffers;
+  options.emit_stacktrace = args.emit_stacktrace;
+  for (const std::string& m : args.constant_methods) {
+    size_t eq = m.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return make_error(ErrorCode::OPTION_INVALID,
+                        "--constant-method expects NAME=JSON (e.g. get_max_seq_len=128), got '" + m + "'");
+    }
+    options.constant_methods.emplace_back(m.substr(0, eq), m.substr(eq + 1));
+  }
+
+  if (args.bench > 0) return run_bench(args, options);
+  PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(args.input));
+  PTEFORGE_ASSIGN_OR_RETURN(ConvertResult result, convert(*in.archive, in.layout, options));
+  PTEFORGE_TRY(emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive)));
+  if (!args.metadata.empty()) PTEFORGE_TRY(write_text(result.metadata_json, args.metadata));
+  if (!args.report.empty()) PTEFORGE_TRY(write_text(result.report_json + "\n", args.report));
+  std::printf("%s: %llu bytes, %zu methods\n", args.output.c_str(),
+              static_cast<unsigned long long>(result.pte.layout.file_size), result.pte.program.execution_plan.size());
+  return Status::Ok();
+}
+
+}  // namespace
+
+void register_convert(CLI::App& app, Action& out) {
+  auto* cmd = app.add_subcommand("convert", "Convert a .pt2 archive, unpacked folder or program JSON to a .pte");
+  auto args = std::make_shared<ConvertArgs>();
+  cmd->add_option("input", args->input, "a .pt2 archive, an unpacked archive folder, or a program JSON")->required();
+  cmd->add_option("-o,--output", args->output, "the .pte file to write")->required();
+  cmd->add_option("--metadata", args->metadata,
+                  "also write the metadata JSON (debug handles, memory plan, operators, pass report)");
+  cmd->add_option("--report", args->report, "also write the pass report JSON");
+  cmd->add_option("--passes", args->passes, "passes to run instead of the default pipeline (comma-separated)")
+      ->delimiter(',');
+  cmd->add_option("--memory-planning", args->memory_planning, "memory planning algorithm")
+      ->check(CLI::IsMember({"greedy", "naive", "best"}));
+  cmd->add_option("--constant-method", args->constant_methods,
+                  "add a method returning a constant, NAME=JSON (e.g. get_max_seq_len=128, "
+                  "get_eos_ids=[2,3], get_name='\"tiny\"'); repeatable");
+  cmd->add_flag("--init-buffers", args->init_buffers, "store the initial values of mutable buffers in the .pte");
+  cmd->add_flag("--emit-stacktrace", args->emit_stacktrace, "store a stack trace per instruction");
+  cmd->add_option("--bench", args->bench, "time N runs against a RapidJSON parse of the input (scripts/bench_convert.py)")
+      ->group("");
+  cmd->callback([&out, args] {
+    out = [args] {
+      Status st = run_convert(*args);
+      if (!st.ok()) {
+        std::fprintf(stderr, "%s\n", st.error().to_string().c_str());
+        return 1;
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace pteforge::cli

@@ -1,0 +1,269 @@
+// The pteforge façade (core/include/pteforge/pteforge.h): import → passes →
+// emit_program → serialize_program, plus decode and pass listing.
+#include "pteforge/pteforge.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "emit/emit_program.h"
+#include "emit/metadata_json.h"
+#include "emit/pte_decode.h"
+#include "passes/pass_manager.h"
+#include "passes/pass_registry.h"
+#include "serde/archive_zip.h"
+#include "serde/import_exported_program.h"
+#include "serde/payload_config.h"
+#include "serde/state_binding.h"
+#include "serde/summary.h"
+
+namespace pteforge {
+namespace {
+
+constexpr uint64_t kMaxProgramJson = uint64_t{4} << 30;  // 4 GiB
+constexpr uint64_t kMaxConfigJson = uint64_t{1} << 30;   // 1 GiB
+
+/// One method on its way through the pipeline.
+struct Method {
+  const serde::Pt2Model* model = nullptr;
+  ir::ExportedProgram program;
+  passes::MethodState state;
+};
+
+Error in_method(Error e, const std::string& method) {
+  if (!e.where.method) e.where.method = method;
+  return e;
+}
+
+Result<serde::PayloadConfig> read_config(serde::Archive& archive, const std::optional<std::string>& entry) {
+  if (!entry) return serde::PayloadConfig{};
+  PTEFORGE_ASSIGN_OR_RETURN(std::string text, serde::read_entry(archive, *entry, kMaxConfigJson));
+  return serde::parse_payload_config(text, *entry);
+}
+
+bool has_state_inputs(const ir::ExportedProgram& ep) {
+  for (const ir::InputSpec& s : ep.signature().input_specs) {
+    if (s.is_state()) return true;
+  }
+  return false;
+}
+
+/// Imports one model and binds its weights and constants.
+Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method& out,
+                   passes::PassReport& report) {
+  PTEFORGE_ASSIGN_OR_RETURN(std::string json, serde::read_entry(archive, model.program_entry, kMaxProgramJson));
+  auto imported = serde::import_exported_program(json);
+  if (!imported.ok()) {
+    Error e = std::move(imported).error();
+    if (!e.where.entry) e.where.entry = model.program_entry;
+    return e;
+  }
+  json.clear();
+  json.shrink_to_fit();
+  for (serde::ImportWarning& w : imported->warnings) {
+    Location where = w.where;
+    where.method = model.method;
+    if (!where.entry) where.entry = model.program_entry;
+    report.diagnostics.push_back(passes::Diagnostic{"warning", std::move(w.message), std::move(where)});
+  }
+  out.program = std::move(imported->program);
+  out.model = &model;
+  out.state.method = model.method;
+
+  if (!model.weights_config_entry && !model.constants_config_entry) {
+    if (has_state_inputs(out.program)) {
+      Location where;
+      where.entry = model.program_entry;
+      Error e = make_error(ErrorCode::WEIGHTS_MISSING,
+                           "the program has parameters, buffers or tensor constants but the input carries no "
+                           "weights for them (no payload configs)",
+                           where);
+      e.notes.push_back("convert the .pt2 archive or its unpacked folder, not the program JSON alone");
+      return e;
+    }
+    return Status::Ok();
+  }
+  PTEFORGE_ASSIGN_OR_RETURN(serde::PayloadConfig weights, read_config(archive, model.weights_config_entry));
+  PTEFORGE_ASSIGN_OR_RETURN(serde::PayloadConfig constants, read_config(archive, model.constants_config_entry));
+  auto payload_size = [&archive, &model](const std::string& path_name, bool is_constant) -> std::optional<uint64_t> {
+    auto entry = serde::resolve_payload(archive, model,
+                                        is_constant ? serde::PayloadFolder::kConstants : serde::PayloadFolder::kWeights,
+                                        path_name);
+    if (!entry.ok()) return std::nullopt;
+    return (*entry)->size;
+  };
+  PTEFORGE_ASSIGN_OR_RETURN(out.program.state, serde::bind_state(out.program, weights, constants, payload_size));
+  return Status::Ok();
+}
+
+Result<std::vector<emit::ConstantMethod>> constant_methods(const ConvertOptions& options) {
+  std::vector<emit::ConstantMethod> out;
+  if (!options.constant_methods_json.empty()) {
+    PTEFORGE_ASSIGN_OR_RETURN(out, emit::parse_constant_methods(options.constant_methods_json));
+  }
+  for (const auto& [name, json] : options.constant_methods) {
+    PTEFORGE_ASSIGN_OR_RETURN(emit::ConstantMethod m, emit::parse_constant_method(name, json));
+    out.push_back(std::move(m));
+  }
+  std::set<std::string> seen;
+  for (const auto& m : out) {
+    if (!seen.insert(m.name).second) {
+      Location where;
+      where.method = m.name;
+      return make_error(ErrorCode::OPTION_INVALID, "constant method '" + m.name + "' is given twice", where);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+emit::RangeReader archive_range_reader(serde::Archive& archive) {
+  return [&archive](const emit::InputRange& r, uint8_t* dst) -> Status {
+    const serde::ArchiveEntry* entry = archive.find(r.source);
+    if (!entry) {
+      Location where;
+      where.entry = r.source;
+      return make_error(ErrorCode::ARCHIVE_ENTRY_MISSING, "the output references archive entry '" + r.source +
+                                                              "', which the archive does not have", where);
+    }
+    PTEFORGE_ASSIGN_OR_RETURN(std::string bytes, archive.read_range(*entry, r.offset, r.length));
+    if (bytes.size() != r.length) {
+      Location where;
+      where.entry = r.source;
+      where.byte_offset = r.offset;
+      return make_error(ErrorCode::IO_ERROR, "short read of '" + r.source + "'", where);
+    }
+    if (r.length) std::memcpy(dst, bytes.data(), static_cast<size_t>(r.length));
+    return Status::Ok();
+  };
+}
+
+Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& layout, const ConvertOptions& options) {
+  if (layout.models.empty()) {
+    return make_error(ErrorCode::ARCHIVE_ENTRY_MISSING, "the input holds no exported program");
+  }
+  PTEFORGE_ASSIGN_OR_RETURN(std::vector<emit::ConstantMethod> getters, constant_methods(options));
+  PTEFORGE_ASSIGN_OR_RETURN(passes::PassManager pm, passes::PassManager::create(options.pipeline));
+  passes::PassReport report;
+
+  // Methods are kept behind pointers: MethodState and the specs refer to
+  // their program's state binding, which must not move.
+  std::vector<std::unique_ptr<Method>> methods;
+  for (const serde::Pt2Model& model : layout.models) {
+    auto m = std::make_unique<Method>();
+    Status st = load_method(archive, model, *m, report);
+    if (!st.ok()) return in_method(std::move(st).error(), model.method);
+    methods.push_back(std::move(m));
+  }
+  for (auto& m : methods) {
+    Status st = pm.run(m->program, m->state, report);
+    if (!st.ok()) return in_method(std::move(st).error(), m->model->method);
+  }
+
+  std::vector<emit::MethodInput> inputs;
+  std::map<std::string, const passes::MethodState*> states;
+  for (auto& m : methods) {
+    emit::MethodInput in;
+    in.name = m->model->method;
+    in.program = &m->program;
+    in.state = &m->state;
+    in.weights_prefix = m->model->weights_prefix;
+    in.constants_prefix = m->model->constants_prefix;
+    inputs.push_back(std::move(in));
+    states.emplace(m->model->method, &m->state);
+  }
+  emit::EmitProgramOptions emit_options;
+  emit_options.emit.emit_stacktrace = options.emit_stacktrace;
+  emit_options.emit.init_buffers = options.init_buffers;
+  emit_options.constant_methods = std::move(getters);
+  PTEFORGE_ASSIGN_OR_RETURN(emit::EmitterOutput emitted,
+                            emit::emit_program(inputs, emit_options, archive_range_reader(archive)));
+
+  ConvertResult result;
+  PTEFORGE_ASSIGN_OR_RETURN(result.pte, emit::serialize_program(emitted.program, emitted.data, options.serialize));
+  emit::MetadataOptions metadata_options;
+  metadata_options.with_times = options.report_times;
+  result.metadata_json = emit::metadata_to_json(emitted, result.pte, states, &report, metadata_options);
+  result.report_json = report.to_json(options.report_times);
+  return result;
+}
+
+Result<ConvertResult> convert_bytes(std::string bytes, const ConvertOptions& options) {
+  if (bytes.empty()) return make_error(ErrorCode::INPUT_EMPTY, "the input is empty (0 bytes)");
+  std::unique_ptr<serde::Archive> archive;
+  serde::Pt2Layout layout;
+  if (bytes.size() >= 4 && bytes.compare(0, 2, "PK") == 0) {
+    PTEFORGE_ASSIGN_OR_RETURN(auto zip, serde::ZipArchive::open(std::make_unique<serde::MemoryByteSource>(std::move(bytes))));
+    archive = std::move(zip);
+    PTEFORGE_ASSIGN_OR_RETURN(layout, serde::detect_pt2_layout(*archive));
+  } else {
+    std::vector<std::pair<std::string, std::string>> files;
+    files.emplace_back("model.json", std::move(bytes));
+    PTEFORGE_ASSIGN_OR_RETURN(auto mem, serde::MemoryArchive::create(std::move(files)));
+    archive = std::move(mem);
+    layout = serde::program_json_layout("model.json");
+  }
+  PTEFORGE_ASSIGN_OR_RETURN(ConvertResult result, convert(*archive, layout, options));
+  // The archive dies with this call: resolve the input ranges into bytes.
+  emit::RangeReader reader = archive_range_reader(*archive);
+  for (emit::Chunk& c : result.pte.chunks) {
+    if (c.is_bytes()) continue;
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<uint8_t> owned, emit::flatten_chunks({c}, reader));
+    c = emit::Chunk::from_bytes(std::move(owned));
+  }
+  return result;
+}
+
+Result<std::string> inspect(serde::Archive& archive, const serde::Pt2Layout& layout, bool json) {
+  ir::Program program;
+  std::vector<std::pair<std::string, std::vector<serde::ImportWarning>>> warnings;
+  for (const serde::Pt2Model& model : layout.models) {
+    auto text = serde::read_entry(archive, model.program_entry, kMaxProgramJson);
+    if (!text.ok()) return in_method(std::move(text).error(), model.method);
+    auto imported = serde::import_exported_program(*text);
+    if (!imported.ok()) {
+      Error e = std::move(imported).error();
+      if (!e.where.entry) e.where.entry = model.program_entry;
+      return in_method(std::move(e), model.method);
+    }
+    warnings.emplace_back(model.method, std::move(imported->warnings));
+    program.methods.emplace(model.method, std::move(imported->program));
+  }
+  serde::ProgramSummary summary = serde::summarize_program(program, warnings);
+  return json ? serde::summary_to_json(summary) : serde::summary_to_text(summary);
+}
+
+Result<std::string> decode_pte(std::string_view bytes, bool flatc) {
+  emit::DecodeOptions options;
+  options.json_style = flatc ? emit::PteJsonStyle::Flatc : emit::PteJsonStyle::Readable;
+  return emit::decode_pte_json(bytes, options);
+}
+
+std::string list_passes_json() {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  w.StartArray();
+  for (const passes::RegisteredPass& p : passes::registered_passes()) {
+    w.StartObject();
+    w.Key("name");
+    w.String(p.name.data(), static_cast<rapidjson::SizeType>(p.name.size()));
+    w.Key("summary");
+    w.String(p.summary.data(), static_cast<rapidjson::SizeType>(p.summary.size()));
+    w.Key("group");
+    w.String(p.group.data(), static_cast<rapidjson::SizeType>(p.group.size()));
+    w.Key("implemented");
+    w.Bool(p.factory != nullptr);
+    w.Key("default");
+    w.Bool(p.in_default_pipeline);
+    w.EndObject();
+  }
+  w.EndArray();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace pteforge

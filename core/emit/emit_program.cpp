@@ -1,0 +1,233 @@
+// emit_program, constant methods and training metadata (see emit_program.h).
+#include "emit/emit_program.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+
+#include <algorithm>
+#include <set>
+
+#include "serde/py_json_writer.h"
+#include "serde/treespec_json.h"
+
+namespace pteforge::emit {
+namespace {
+
+constexpr int kMaxConstantDepth = 64;
+
+Error option_error(const std::string& method, std::string message) {
+  Location where;
+  where.method = method;
+  return make_error(ErrorCode::OPTION_INVALID, "constant method '" + method + "': " + message, where);
+}
+
+/// Flattens a JSON value as torch's pytree does, appending leaves to `values`.
+Status flatten(const std::string& method, const rapidjson::Value& v, int depth, std::vector<EValue>& values,
+               ir::TreeSpecNode& spec) {
+  if (depth > kMaxConstantDepth) return option_error(method, "value nested deeper than 64 levels");
+  if (v.IsArray()) {
+    std::vector<ir::TreeSpecNode> children;
+    for (const auto& e : v.GetArray()) {
+      ir::TreeSpecNode child;
+      PTEFORGE_TRY(flatten(method, e, depth + 1, values, child));
+      children.push_back(std::move(child));
+    }
+    spec = ir::treespec_node("builtins.list", "\"null\"", std::move(children));
+    return Status::Ok();
+  }
+  if (v.IsObject()) {
+    std::vector<ir::TreeSpecNode> children;
+    std::string keys = "[";
+    for (const auto& m : v.GetObject()) {
+      if (keys.size() > 1) keys += ", ";
+      keys += serde::python_json_string(std::string_view(m.name.GetString(), m.name.GetStringLength()));
+      ir::TreeSpecNode child;
+      PTEFORGE_TRY(flatten(method, m.value, depth + 1, values, child));
+      children.push_back(std::move(child));
+    }
+    keys += "]";
+    spec = ir::treespec_node("builtins.dict", serde::python_json_string(keys), std::move(children));
+    return Status::Ok();
+  }
+  spec = ir::treespec_leaf();
+  if (v.IsBool()) {
+    values.push_back(EValue{Bool{v.GetBool()}});
+  } else if (v.IsInt64()) {
+    values.push_back(EValue{Int{v.GetInt64()}});
+  } else if (v.IsUint64()) {
+    return option_error(method, "integer " + std::to_string(v.GetUint64()) + " does not fit int64");
+  } else if (v.IsNumber()) {
+    values.push_back(EValue{Double{v.GetDouble()}});
+  } else if (v.IsString()) {
+    values.push_back(EValue{String{std::string(v.GetString(), v.GetStringLength())}});
+  } else {
+    return option_error(method, "null is not a constant value (use an int, float, bool, string, or a list of them)");
+  }
+  return Status::Ok();
+}
+
+Result<rapidjson::Document> parse_json(const std::string& method, std::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag>(json.data(), json.size());
+  if (doc.HasParseError()) {
+    Error e = option_error(method, std::string("value is not JSON (") +
+                                       rapidjson::GetParseError_En(doc.GetParseError()) + " at byte " +
+                                       std::to_string(doc.GetErrorOffset()) + ")");
+    e.notes.push_back("strings need JSON quotes, e.g. --constant-method 'get_name=\"tiny\"'");
+    return e;
+  }
+  return doc;
+}
+
+ConstantMethod int_getter(std::string name, int64_t v) {
+  ConstantMethod m;
+  m.name = std::move(name);
+  m.values.push_back(EValue{Int{v}});
+  m.spec.root = ir::treespec_leaf();
+  return m;
+}
+
+}  // namespace
+
+Result<ConstantMethod> parse_constant_method(std::string name, std::string_view json) {
+  if (name.empty()) return option_error(name, "empty method name");
+  PTEFORGE_ASSIGN_OR_RETURN(rapidjson::Document doc, parse_json(name, json));
+  ConstantMethod m;
+  m.name = std::move(name);
+  PTEFORGE_TRY(flatten(m.name, doc, 0, m.values, m.spec.root));
+  return m;
+}
+
+Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json_object) {
+  PTEFORGE_ASSIGN_OR_RETURN(rapidjson::Document doc, parse_json("", json_object));
+  if (!doc.IsObject()) {
+    return make_error(ErrorCode::OPTION_INVALID, "constant methods must be a JSON object {\"name\": value, ...}");
+  }
+  std::vector<ConstantMethod> out;
+  std::set<std::string> seen;
+  for (const auto& m : doc.GetObject()) {
+    std::string name(m.name.GetString(), m.name.GetStringLength());
+    if (name.empty()) return option_error(name, "empty method name");
+    if (!seen.insert(name).second) return option_error(name, "given twice");
+    ConstantMethod cm;
+    cm.name = name;
+    PTEFORGE_TRY(flatten(name, m.value, 0, cm.values, cm.spec.root));
+    out.push_back(std::move(cm));
+  }
+  return out;
+}
+
+Result<ConstantMethod> parse_constant_method_option(std::string_view option) {
+  size_t eq = option.find('=');
+  if (eq == std::string_view::npos) {
+    return make_error(ErrorCode::OPTION_INVALID,
+                      "--constant-method expects NAME=JSON (e.g. get_max_seq_len=128), got '" + std::string(option) + "'");
+  }
+  return parse_constant_method(std::string(option.substr(0, eq)), option.substr(eq + 1));
+}
+
+Result<std::vector<TrainingMetadata>> training_metadata(const std::vector<MethodInput>& methods) {
+  std::vector<TrainingMetadata> out;
+  for (const MethodInput& m : methods) {
+    TrainingMetadata t;
+    t.method = m.name;
+    const auto& specs = m.program->signature().output_specs;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      if (specs[i].kind == ir::OutputKind::GradientToParameter) {
+        if (!t.gradients_index) t.gradients_index = static_cast<int64_t>(i);
+        t.fqns.push_back(specs[i].target);
+      } else if (specs[i].kind == ir::OutputKind::Token && !t.parameters_index) {
+        if (!t.gradients_index) {
+          Location where;
+          where.method = m.name;
+          return make_error(ErrorCode::UNSUPPORTED_FEATURE,
+                            "output " + std::to_string(i) +
+                                " is a TOKEN output before any gradient output; ExecuTorch's training metadata "
+                                "requires parameters (TOKEN outputs of weights_to_outputs) after the gradients",
+                            where);
+        }
+        t.parameters_index = static_cast<int64_t>(i);
+      }
+    }
+    if (t.gradients_index) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<ConstantMethod> training_metadata_getters(const std::vector<TrainingMetadata>& metadata) {
+  std::vector<ConstantMethod> out;
+  for (const TrainingMetadata& t : metadata) {
+    // The seed's dict gets the gradients index at the first gradient, the FQN
+    // list right after it, the parameters index at the first TOKEN.
+    if (t.gradients_index) out.push_back(int_getter("__et_training_gradients_index_" + t.method, *t.gradients_index));
+    if (!t.fqns.empty()) {
+      ConstantMethod m;
+      m.name = "__et_training_fqn_" + t.method;
+      std::vector<ir::TreeSpecNode> leaves;
+      for (const std::string& f : t.fqns) {
+        m.values.push_back(EValue{String{f}});
+        leaves.push_back(ir::treespec_leaf());
+      }
+      m.spec.root = ir::treespec_node("builtins.list", "\"null\"", std::move(leaves));
+      out.push_back(std::move(m));
+    }
+    if (t.parameters_index) {
+      out.push_back(int_getter("__et_training_parameters_index_" + t.method, *t.parameters_index));
+    }
+  }
+  return out;
+}
+
+ExecutionPlan constant_method_plan(const ConstantMethod& method) {
+  ExecutionPlan plan;
+  plan.name = method.name;
+  plan.values = method.values;
+  for (size_t i = 0; i < method.values.size(); ++i) plan.outputs.push_back(static_cast<int32_t>(i));
+  plan.chains.emplace_back();
+  plan.non_const_buffer_sizes = {0};
+  plan.container_meta_type.encoded_inp_str = "";
+  plan.container_meta_type.encoded_out_str = serde::format_treespec(method.spec);
+  return plan;
+}
+
+Result<EmitterOutput> emit_program(const std::vector<MethodInput>& methods, const EmitProgramOptions& options,
+                                   const RangeReader& reader) {
+  std::vector<const MethodInput*> sorted;
+  for (const MethodInput& m : methods) sorted.push_back(&m);
+  std::sort(sorted.begin(), sorted.end(), [](const MethodInput* a, const MethodInput* b) { return a->name < b->name; });
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    if (sorted[i]->name == sorted[i - 1]->name) {
+      return make_error(ErrorCode::INTERNAL, "method '" + sorted[i]->name + "' given twice");
+    }
+  }
+
+  EmitterOutput out;
+  ProgramState state(reader);
+  for (const MethodInput* m : sorted) {
+    std::vector<ir::Argument> outputs = user_outputs(*m->program);
+    PTEFORGE_ASSIGN_OR_RETURN(EmittedMethod emitted, emit_method(*m, outputs, state, options.emit));
+    out.program.execution_plan.push_back(std::move(emitted.plan));
+    out.debug.emplace(m->name, std::move(emitted.debug));
+  }
+
+  PTEFORGE_ASSIGN_OR_RETURN(out.training, training_metadata(methods));
+  std::vector<ConstantMethod> getters = training_metadata_getters(out.training);
+  getters.insert(getters.end(), options.constant_methods.begin(), options.constant_methods.end());
+  std::set<std::string> names;
+  for (const MethodInput& m : methods) names.insert(m.name);
+  for (const ConstantMethod& g : getters) {
+    if (!names.insert(g.name).second) {
+      return option_error(g.name, "a method of that name already exists");
+    }
+    out.program.execution_plan.push_back(constant_method_plan(g));
+  }
+
+  out.program.version = 0;
+  out.program.constant_segment = SubsegmentOffsets{0, {}};
+  out.data.constant_buffer = state.constants.take();
+  std::vector<Chunk> mutable_data = state.mutable_data.take();
+  if (mutable_data.size() > 1) out.data.mutable_buffer = std::move(mutable_data);
+  return out;
+}
+
+}  // namespace pteforge::emit

@@ -1,0 +1,244 @@
+// Metadata JSON (see metadata_json.h).
+#include "emit/metadata_json.h"
+
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <cmath>
+
+namespace pteforge::emit {
+namespace {
+
+using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+void write_string(Writer& w, const std::string& s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
+
+void write_value(Writer& w, const EValue& v) {
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, Int>) {
+          w.Int64(x.int_val);
+        } else if constexpr (std::is_same_v<T, Bool>) {
+          w.Bool(x.bool_val);
+        } else if constexpr (std::is_same_v<T, Double>) {
+          // JSON has no infinities: written as the strings "inf", "-inf", "nan" (as the decoder does).
+          if (std::isnan(x.double_val)) {
+            w.String("nan");
+          } else if (std::isinf(x.double_val)) {
+            w.String(x.double_val > 0 ? "inf" : "-inf");
+          } else {
+            w.Double(x.double_val);
+          }
+        } else if constexpr (std::is_same_v<T, String>) {
+          write_string(w, x.string_val);
+        } else {
+          w.String(std::string(kernel_type_name(v.val)).c_str());
+        }
+      },
+      v.val);
+}
+
+template <typename V>
+void write_ints(Writer& w, const V& v) {
+  w.StartArray();
+  for (auto x : v) w.Int64(static_cast<int64_t>(x));
+  w.EndArray();
+}
+
+void write_method(Writer& w, const ExecutionPlan& plan, const MethodDebugInfo* debug,
+                  const passes::MethodState* state, const TrainingMetadata* training) {
+  w.StartObject();
+  w.Key("name");
+  write_string(w, plan.name);
+  w.Key("values");
+  w.Uint64(plan.values.size());
+  w.Key("instructions");
+  w.Uint64(plan.chains.empty() ? 0 : plan.chains.front().instructions.size());
+  w.Key("inputs");
+  write_ints(w, plan.inputs);
+  w.Key("outputs");
+  write_ints(w, plan.outputs);
+  w.Key("operators");
+  w.StartArray();
+  for (const Operator& op : plan.operators) write_string(w, operator_qualified_name(op));
+  w.EndArray();
+  w.Key("debug_handle_map");
+  w.StartObject();
+  if (debug) {
+    for (const auto& [instruction, handle] : debug->debug_handles) {
+      w.Key(std::to_string(instruction).c_str());
+      if (handle) {
+        w.Int64(*handle);
+      } else {
+        w.Null();
+      }
+    }
+  }
+  w.EndObject();
+  // No delegates are emitted yet, so every delegate map is empty (§3.15).
+  w.Key("delegate_map");
+  w.StartObject();
+  w.EndObject();
+  w.Key("memory_plan");
+  w.StartObject();
+  w.Key("algorithm");
+  write_string(w, state ? state->planning_algorithm : std::string());
+  w.Key("non_const_buffer_sizes");
+  write_ints(w, plan.non_const_buffer_sizes);
+  w.Key("lower_bound");
+  if (state) {
+    write_ints(w, state->live_bytes_lower_bound);
+  } else {
+    write_ints(w, std::vector<int64_t>{});
+  }
+  w.Key("tensors");
+  w.StartArray();
+  if (debug) {
+    for (const PlannedTensorInfo& t : debug->planned) {
+      w.StartObject();
+      w.Key("value");
+      w.Int(t.value);
+      w.Key("names");
+      w.StartArray();
+      for (const std::string& n : t.names) write_string(w, n);
+      w.EndArray();
+      w.Key("mem_id");
+      w.Uint(t.mem_id);
+      w.Key("offset");
+      w.Uint64(t.offset);
+      w.Key("size");
+      w.Uint64(t.nbytes);
+      w.Key("lifetime");
+      w.StartArray();
+      w.Int64(t.lifetime_first);
+      w.Int64(t.lifetime_last);
+      w.EndArray();
+      w.EndObject();
+    }
+  }
+  w.EndArray();
+  w.EndObject();
+  if (training) {
+    w.Key("training");
+    w.StartObject();
+    w.Key("gradients_index");
+    if (training->gradients_index) {
+      w.Int64(*training->gradients_index);
+    } else {
+      w.Null();
+    }
+    w.Key("parameters_index");
+    if (training->parameters_index) {
+      w.Int64(*training->parameters_index);
+    } else {
+      w.Null();
+    }
+    w.Key("fqns");
+    w.StartArray();
+    for (const std::string& f : training->fqns) write_string(w, f);
+    w.EndArray();
+    w.EndObject();
+  }
+  if (debug && !debug->relaid_out_constants.empty()) {
+    w.Key("relaid_out_constants");
+    w.StartArray();
+    for (const std::string& f : debug->relaid_out_constants) write_string(w, f);
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string metadata_to_json(const EmitterOutput& emitted, const PteOutput& pte,
+                             const std::map<std::string, const passes::MethodState*>& states,
+                             const passes::PassReport* report, const MetadataOptions& options) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.SetIndent(' ', 2);
+  w.StartObject();
+  w.Key("format");
+  w.String("pteforge-metadata");
+  w.Key("version");
+  w.Int(1);
+
+  w.Key("file");
+  w.StartObject();
+  w.Key("size");
+  w.Uint64(pte.layout.file_size);
+  w.Key("program_size");
+  w.Uint64(pte.layout.program_size);
+  w.Key("segment_base_offset");
+  w.Uint64(pte.layout.segment_base_offset);
+  w.Key("segment_data_size");
+  w.Uint64(pte.layout.segment_data_size);
+  w.Key("segments");
+  w.StartArray();
+  for (const DataSegment& s : pte.program.segments) {
+    w.StartObject();
+    w.Key("offset");
+    w.Uint64(s.offset);
+    w.Key("size");
+    w.Uint64(s.size);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+
+  auto pool = [&](const char* key, const std::vector<Chunk>& entries) {
+    w.Key(key);
+    w.StartObject();
+    w.Key("count");
+    w.Uint64(entries.empty() ? 0 : entries.size() - 1);
+    w.Key("bytes");
+    w.Uint64(total_size(entries));
+    w.EndObject();
+  };
+  pool("constants", emitted.data.constant_buffer);
+  pool("mutable_data", emitted.data.mutable_buffer);
+
+  w.Key("methods");
+  w.StartArray();
+  std::vector<const ExecutionPlan*> getters;
+  for (const ExecutionPlan& plan : emitted.program.execution_plan) {
+    auto d = emitted.debug.find(plan.name);
+    if (d == emitted.debug.end()) {
+      getters.push_back(&plan);
+      continue;
+    }
+    auto s = states.find(plan.name);
+    const TrainingMetadata* training = nullptr;
+    for (const TrainingMetadata& t : emitted.training) {
+      if (t.method == plan.name) training = &t;
+    }
+    write_method(w, plan, &d->second, s == states.end() ? nullptr : s->second, training);
+  }
+  w.EndArray();
+
+  w.Key("constant_methods");
+  w.StartArray();
+  for (const ExecutionPlan* plan : getters) {
+    w.StartObject();
+    w.Key("name");
+    write_string(w, plan->name);
+    w.Key("values");
+    w.StartArray();
+    for (const EValue& v : plan->values) write_value(w, v);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+
+  if (report) {
+    w.Key("pass_report");
+    std::string r = report->to_json(options.with_times);
+    w.RawValue(r.data(), r.size(), rapidjson::kObjectType);
+  }
+  w.EndObject();
+  std::string out(buffer.GetString(), buffer.GetSize());
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace pteforge::emit

@@ -1,0 +1,50 @@
+// The metadata JSON written beside a .pte (`pteforge convert --metadata`):
+// what ExecuTorch's emitter returns next to the program (debug-handle map,
+// delegate map, §3.15) plus what pteforge knows about the lowering (memory
+// plan, arena sizes and their lower bound, operators, training metadata,
+// constant methods, the pass report). Deterministic: same input, same text
+// (pass times aside, see MetadataOptions::with_times).
+//
+// {
+//   "format": "pteforge-metadata", "version": 1,
+//   "file": {"size", "program_size", "segment_base_offset", "segment_data_size", "segments": [{offset, size}]},
+//   "constants": {"count", "bytes"},          // distinct constant tensors (reserved entry 0 not counted)
+//   "mutable_data": {"count", "bytes"},
+//   "methods": [{
+//     "name", "values", "instructions", "inputs", "outputs",
+//     "operators": ["aten::add.out", ...],
+//     "debug_handle_map": {"<instruction>": handle | null, ...},
+//     "delegate_map": {},
+//     "memory_plan": {"algorithm", "non_const_buffer_sizes": [...], "lower_bound": [...],
+//                     "tensors": [{"value", "names", "mem_id", "offset", "size", "lifetime": [first, last]}]},
+//     "training": {"gradients_index", "parameters_index", "fqns"},     // joint graphs only
+//     "relaid_out_constants": [fqn, ...]                               // made contiguous here
+//   }],
+//   "constant_methods": [{"name", "values"}],   // getters, training metadata first
+//   "pass_report": { PassReport::to_json }
+// }
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "emit/emit_program.h"
+#include "emit/pte_writer.h"
+#include "passes/pass.h"
+#include "passes/pass_manager.h"
+
+namespace pteforge::emit {
+
+struct MetadataOptions {
+  /// Write pass times (false: 0, for byte-stable output in tests).
+  bool with_times = true;
+};
+
+/// Builds the metadata JSON (2-space indented, trailing newline) of an
+/// emitted and serialized program. `states` gives each method's lowering
+/// state (arena sizes, lower bound, algorithm); `report` may be null.
+std::string metadata_to_json(const EmitterOutput& emitted, const PteOutput& pte,
+                             const std::map<std::string, const passes::MethodState*>& states,
+                             const passes::PassReport* report, const MetadataOptions& options = {});
+
+}  // namespace pteforge::emit

@@ -1,0 +1,91 @@
+// pteforge: the public C++ façade that every front door calls (the native CLI
+// and the WASM bindings): torch.export program (.pt2 archive, unpacked folder
+// or program JSON) → ExecuTorch .pte, plus decode and pass listing.
+//
+//   auto in = serde::open_input("model.pt2");          // native only
+//   ConvertOptions options;                             // ExecuTorch's defaults
+//   auto r = pteforge::convert(*in->archive, in->layout, options);
+//   emit::write_chunks_to_file(r->pte.chunks, "model.pte",
+//                              pteforge::archive_range_reader(*in->archive));
+//
+// Pipeline (design.md): import each program JSON and bind its weights →
+// per method the PassManager with the default (or requested) pipeline →
+// emit_program → serialize_program. Weights are never copied: the .pte
+// chunks reference archive entries (InputRange.source = entry name), read
+// through archive_range_reader when the file is written.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "emit/chunks.h"
+#include "emit/pte_writer.h"
+#include "passes/pipeline_options.h"
+#include "serde/archive.h"
+#include "serde/pt2_layout.h"
+#include "support/error.h"
+
+namespace pteforge {
+
+struct ConvertOptions {
+  /// Passes, memory planning algorithm, alignment, ... (passes/pipeline_options.h).
+  passes::PipelineOptions pipeline;
+  /// Constant methods as one JSON object {"name": value, ...} (the JS / API
+  /// form); "" = none. Values: int, float, bool, string, or lists / objects of them.
+  std::string constant_methods_json;
+  /// Constant methods as (name, JSON value) pairs (the CLI's repeatable
+  /// --constant-method NAME=JSON), appended after constant_methods_json.
+  std::vector<std::pair<std::string, std::string>> constant_methods;
+  /// Store the initial values of mutable buffers (ExecuTorch et_init_buffer).
+  bool init_buffers = false;
+  /// Chain.stacktrace from each node's stack trace.
+  bool emit_stacktrace = false;
+  /// Alignments and flatbuffer layout (defaults are ExecuTorch's).
+  emit::SerializeOptions serialize;
+  /// Write pass times into the report (false gives byte-stable reports).
+  bool report_times = true;
+};
+
+struct ConvertResult {
+  /// The .pte as ordered chunks (owned bytes + references to archive entries).
+  emit::PteOutput pte;
+  /// The metadata JSON (emit/metadata_json.h).
+  std::string metadata_json;
+  /// The pass report JSON (passes::PassReport::to_json): per method and pass,
+  /// time, node counts, counters; then warnings.
+  std::string report_json;
+};
+
+/// Converts every program of `archive` (as `layout` lists them) into one .pte.
+/// Errors: those of the importer (INPUT_*, UNKNOWN_UNION_TAG, ...), of state
+/// binding (WEIGHTS_MISSING, PAYLOAD_INVALID), of the passes (where.pass set),
+/// of the emitter and the serializer; OPTION_INVALID for bad options; every
+/// error carries where.method (and where.entry for archive problems).
+Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& layout,
+                              const ConvertOptions& options = {});
+
+/// Same, for input bytes: a .pt2 (zip) archive or a lone program JSON
+/// (method "forward"). The chunks then reference entries of an archive that
+/// lives only during the call, so ranges are resolved: the result holds
+/// owned bytes only. Errors: as convert, plus ARCHIVE_INVALID.
+Result<ConvertResult> convert_bytes(std::string bytes, const ConvertOptions& options = {});
+
+/// A RangeReader over `archive`: InputRange.source is an entry name.
+/// Errors (from the reader): ARCHIVE_ENTRY_MISSING, and Archive::read_range's.
+emit::RangeReader archive_range_reader(serde::Archive& archive);
+
+/// Summary of every program of `archive` without converting it (imported,
+/// not lowered): serde::summary_to_json, or summary_to_text when `json` is
+/// false. Errors: the importer's, with where.method and where.entry.
+Result<std::string> inspect(serde::Archive& archive, const serde::Pt2Layout& layout, bool json = true);
+
+/// Decodes .pte bytes to JSON: pteforge's readable form, or (flatc = true)
+/// what `flatc --json --strict-json` prints. Errors: PTE_INVALID.
+Result<std::string> decode_pte(std::string_view bytes, bool flatc = false);
+
+/// Every registered pass as JSON: [{"name", "summary", "group", "implemented", "default"}].
+std::string list_passes_json();
+
+}  // namespace pteforge

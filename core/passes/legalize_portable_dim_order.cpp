@@ -1,0 +1,143 @@
+// legalize_portable_dim_order: the portable kernels of `_adaptive_avg_pool2d`,
+// `avg_pool2d`, `expand_copy`, `mean.dim` and `sum.dim_IntList` need their
+// primary input in the default (contiguous) dim order. When that input's dim
+// order (from its traced strides, §5.2) is not 0..n-1, a
+// `dim_order_ops._to_dim_order_copy.default(x, dim_order=[0, ..., n-1])` is
+// inserted in front of the op and the op reads the copy instead.
+// Mirrors ExecuTorch's LegalizePortableDimOrderPass (executorch-pipeline.md
+// §1.3 B2, §4.4). The copy takes over the input's origin and metadata (and
+// debug handle), as ExecuTorch builds it from the input node's meta.
+//
+// Before: %mean = aten.mean.dim(%x, [2, 3], True)          # x channels-last
+// After:  %_to_dim_order_copy = dim_order_ops._to_dim_order_copy.default(%x, dim_order=[0, 1, 2, 3])
+//         %mean = aten.mean.dim(%_to_dim_order_copy, [2, 3], True)
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "passes/lowering_util.h"
+#include "passes/pass.h"
+#include "passes/pass_factories.h"
+#include "passes/tensor_spec.h"
+
+namespace pteforge::passes {
+namespace {
+
+bool is_target_op(const ir::OpTarget& t) {
+  static constexpr std::string_view kOps[] = {
+      "aten._adaptive_avg_pool2d.default", "aten.avg_pool2d.default", "aten.expand_copy.default",
+      "aten.mean.dim",                      "aten.sum.dim_IntList",
+  };
+  for (std::string_view op : kOps) {
+    if (t.short_name() == op) return true;
+  }
+  return false;
+}
+
+/// The dim order of a traced tensor (strides by their hints); nullopt when a
+/// stride is unknown.
+std::optional<std::vector<uint8_t>> traced_dim_order(const ir::TensorMeta& meta) {
+  if (meta.strides.size() != meta.sizes.size()) return std::nullopt;
+  std::vector<int64_t> strides;
+  for (const ir::SymInt& s : meta.strides) {
+    auto h = sym_hint(s);
+    if (!h) return std::nullopt;
+    strides.push_back(*h);
+  }
+  return dim_order_from_strides(strides);
+}
+
+class LegalizePortableDimOrder final : public Pass {
+ public:
+  const PassInfo& info() const override {
+    static const PassInfo kInfo{"legalize_portable_dim_order",
+                                "make inputs of layout-sensitive portable ops contiguous", "to_executorch"};
+    return kInfo;
+  }
+
+  Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
+    ir::Graph& graph = ep.graph();
+    int64_t inserted = 0;
+    for (ir::Node* node : graph.node_snapshot()) {
+      if (!is_target_op(node->target()) || node->inputs().empty()) continue;
+      const ir::Argument& first = node->inputs().front().arg;
+      if (!first.is_tensor()) continue;
+      const std::string input = first.tensor_name();
+      const ir::TensorMeta* meta = graph.tensor_meta(input);
+      if (!meta) continue;
+      auto order = traced_dim_order(*meta);
+      if (!order) continue;
+      std::vector<uint8_t> identity(order->size());
+      std::iota(identity.begin(), identity.end(), uint8_t{0});
+      if (*order == identity) continue;
+
+      std::vector<int64_t> contiguous(order->size());
+      std::iota(contiguous.begin(), contiguous.end(), int64_t{0});
+      std::string name = graph.unique_name("_to_dim_order_copy");
+      ir::Node copy(ir::OpTarget("torch.ops.dim_order_ops._to_dim_order_copy.default"),
+                    {ir::positional("self", ir::arg_tensor(input)),
+                     ir::keyword("dim_order", ir::arg_ints(std::move(contiguous)))},
+                    {ir::arg_tensor(name)}, name);
+      ir::Node* source = graph.producer(input);
+      copy.inherit_from(source ? *source : *node);
+      ir::Node& inserted_node = graph.insert_before(*node, std::move(copy));
+      if (source) {
+        auto h = ctx.state().debug_handles.find(source);
+        if (h != ctx.state().debug_handles.end()) ctx.state().debug_handles[&inserted_node] = h->second;
+      }
+
+      ir::TensorMeta out = *meta;
+      out.strides = contiguous_sym_strides_for(out.sizes);
+      graph.set_tensor_meta(name, std::move(out));
+      node->set_input(0, ir::arg_tensor(name));
+      ++inserted;
+    }
+    if (inserted) ctx.stat("copies_inserted", inserted);
+    return inserted > 0;
+  }
+
+ private:
+  /// Contiguous strides of symbolic sizes: products of the trailing sizes,
+  /// written as sympy Mul expressions when a factor is symbolic.
+  static std::vector<ir::SymInt> contiguous_sym_strides_for(const std::vector<ir::SymInt>& sizes);
+};
+
+std::vector<ir::SymInt> LegalizePortableDimOrder::contiguous_sym_strides_for(const std::vector<ir::SymInt>& sizes) {
+  std::vector<ir::SymInt> strides(sizes.size());
+  int64_t constant = 1;
+  std::vector<std::string> factors;  // symbolic factors, innermost first
+  int64_t hint = 1;
+  bool hinted = true;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (factors.empty()) {
+      strides[i] = constant;
+    } else {
+      std::string expr = "Mul(Integer(" + std::to_string(constant) + ")";
+      for (const std::string& f : factors) expr += ", " + f;
+      expr += ")";
+      if (constant == 1 && factors.size() == 1) expr = factors.front();
+      ir::SymExpr e{expr, hinted ? std::optional<ir::SymExprHint>(ir::SymExprHint::of_int(hint)) : std::nullopt};
+      strides[i] = ir::SymInt(std::move(e));
+    }
+    const ir::SymInt& s = sizes[i];
+    auto h = sym_hint(s);
+    if (s.is_symbolic()) {
+      factors.push_back(s.expr().expr_str);
+    } else {
+      constant *= s.value() > 0 ? s.value() : 1;
+    }
+    if (h) {
+      hint *= *h > 0 ? *h : 1;
+    } else {
+      hinted = false;
+    }
+  }
+  return strides;
+}
+
+}  // namespace
+
+std::unique_ptr<Pass> make_legalize_portable_dim_order_pass() { return std::make_unique<LegalizePortableDimOrder>(); }
+
+}  // namespace pteforge::passes

@@ -1,0 +1,372 @@
+// memory_planning: places every planned tensor in the method's arena and
+// records ExecutionPlan.non_const_buffer_sizes. Mirrors ExecuTorch's
+// MemoryPlanningPass.run(graph, signature) with its defaults (greedy,
+// alignment 16, alloc_graph_input/output and mutable buffers planned;
+// executorch-pipeline.md §1.3 D, §6). Always the last graph pass.
+//
+// 1. Aliasing (§6.7, §4.3): an in-place op's result takes the spec of the
+//    argument in its `(a!)` alias set; each memory.alloc value takes the spec
+//    of the out-variant result it feeds (the same objects).
+// 2. Node numbering (§6.1.2): ExecuTorch numbers the nodes of its FX graph:
+//    placeholders 0..P-1, then every call node, then the output node N-1. Our
+//    IR has no placeholder, getitem or output nodes, so they are counted
+//    virtually: graph inputs are 0..P-1; after a node that defines several
+//    values (torch.export's deserializer gives each a getitem node) come one
+//    getitem slot per value still used (dead getitems were removed by to_edge's
+//    DCE), plus one slot per nested list; memory.alloc nodes are single FX
+//    nodes. The output is N-1.
+// 3. Lifetimes (§6.1.2): at each index, the specs of the node itself and of
+//    every node its arguments name; a memory.view node stands for its base's
+//    spec; in-place nodes are skipped (as ExecuTorch's collect_specs_from_nodes
+//    does), a getitem slot also names its multi-output node. lifetime =
+//    [first, last] index, with placeholders starting at 0 and mutable-buffer
+//    placeholders ending at N-1.
+// 4. Planned specs in encounter order (§6.1.3): placeholders, non-out-variant
+//    non-in-place nodes (allocs, views → base), getitem slots, the output;
+//    without duplicates; skipping const specs (but a parameter with a gradient
+//    is planned), DYNAMIC_UNBOUND specs, and graph inputs / outputs when
+//    PipelineOptions::alloc_graph_input / alloc_graph_output is off (mutable
+//    buffers are not graph inputs for that rule).
+// 5. memplan::plan_memory with PipelineOptions::memory_planning (greedy |
+//    naive | best_fit | best) and alignment; mem_id / mem_offset / mem_obj_id
+//    are written back, view specs copy their base's placement and lifetime,
+//    MethodState gets non_const_buffer_sizes ({0, 0} when nothing is planned),
+//    live_bytes_lower_bound and the algorithm. With verify_each the plan is
+//    checked (memplan::check_plan).
+// Errors: PASS_PRECONDITION (no specs: spec_prop did not run), OPTION_INVALID
+// (unknown algorithm), UNSUPPORTED_FEATURE (control-flow subgraphs), and the
+// planner's and checker's errors.
+//
+// Example (arduino_add, §6.4): nodes 0 c, 1 x, 2 alloc, 3 add.out, 4 output;
+// x [3] f32 lifetime [0,3], alloc [2,4] → alloc @0, x @16, sizes {0, 32}.
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ops/op_table.h"
+#include "passes/lowering_util.h"
+#include "passes/memory_plan/check.h"
+#include "passes/memory_plan/memory_plan.h"
+#include "passes/memory_plan/stats.h"
+#include "passes/pass.h"
+#include "passes/pass_factories.h"
+#include "passes/tensor_spec.h"
+
+namespace pteforge::passes {
+namespace {
+
+using SpecList = std::vector<TensorSpec*>;
+
+/// One FX node of ExecuTorch's graph, as far as planning is concerned.
+struct Slot {
+  enum class Kind { Placeholder, Call, Getitem, Output } kind = Kind::Call;
+  const ir::Node* node = nullptr;  ///< Call / Getitem: the node (for a getitem, its producer)
+  bool skip_collect = false;       ///< out-variant and in-place call nodes
+  bool mutable_buffer = false;     ///< placeholder of a mutated buffer
+  SpecList own;                    ///< the node's own specs (get_node_tensor_specs)
+  SpecList lifetime;               ///< own (unless in-place) + the specs of the nodes its args name
+};
+
+/// The node defines several values, so torch.export's deserializer gave it getitem nodes.
+bool has_getitems(const ir::Node& node) {
+  if (is_memory_alloc(node)) return false;
+  const auto& outs = node.outputs();
+  if (outs.size() > 1) return true;
+  return outs.size() == 1 && !outs[0].is_tensor() && !outs[0].is_none() && !tensor_names(outs[0]).empty();
+}
+
+class MemoryPlanning final : public Pass {
+ public:
+  const PassInfo& info() const override {
+    static const PassInfo kInfo{"memory_planning", "assign arena offsets to every planned tensor", "to_executorch"};
+    return kInfo;
+  }
+
+  Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
+    ir::Graph& graph = ep.graph();
+    SpecTable& specs = ctx.state().specs;
+    const PipelineOptions& options = ctx.options();
+
+    PTEFORGE_ASSIGN_OR_RETURN(memplan::Algorithm algorithm, memplan::parse_algorithm(options.memory_planning));
+
+    bool any_tensor = false;
+    for (const ir::Argument& in : graph.inputs()) any_tensor = any_tensor || !tensor_names(in).empty();
+    for (const ir::Node& node : graph) {
+      for (const ir::NamedArgument& in : node.inputs()) {
+        if (in.arg.is<ir::ArgTag::Graph>()) {
+          return ctx.error_at(ErrorCode::UNSUPPORTED_FEATURE,
+                              "memory planning of control-flow subgraphs (" + std::string(node.target().str()) +
+                                  ") is not supported yet",
+                              node);
+        }
+      }
+      for (const ir::Argument& out : node.outputs()) any_tensor = any_tensor || !tensor_names(out).empty();
+    }
+    if (any_tensor && specs.empty()) {
+      return make_error(ErrorCode::PASS_PRECONDITION, "memory_planning needs tensor specs: run spec_prop first");
+    }
+
+    alias_specs(graph, specs);
+
+    // ---- slots (ExecuTorch's FX nodes) ----
+    std::vector<Slot> slots;
+    auto spec_of = [&specs](const std::string& name) -> TensorSpec* { return specs.get(name).get(); };
+    auto node_specs = [&](const ir::Node& node) {
+      SpecList out;
+      if (is_memory_view(node)) {
+        if (!node.inputs().empty() && node.inputs().front().arg.is_tensor()) {
+          if (TensorSpec* s = spec_of(node.inputs().front().arg.tensor_name())) out.push_back(s);
+        }
+        return out;
+      }
+      for (const ir::Argument& o : node.outputs()) {
+        for (const std::string& n : tensor_names(o)) {
+          if (TensorSpec* s = spec_of(n)) out.push_back(s);
+        }
+      }
+      return out;
+    };
+    // The specs ExecuTorch sees for an argument naming `value` (the node it names).
+    auto ref_specs = [&](const std::string& value) {
+      SpecList out;
+      const ir::Value* v = graph.find_value(value);
+      if (!v) return out;
+      if (!v->producer) {
+        if (TensorSpec* s = spec_of(value)) out.push_back(s);
+        return out;
+      }
+      const ir::Node& p = *v->producer;
+      if (has_getitems(p)) {  // the argument names a getitem node
+        if (TensorSpec* s = spec_of(value)) out.push_back(s);
+        return out;
+      }
+      if (is_inplace_node(p)) return out;
+      return node_specs(p);
+    };
+
+    for (const ir::Argument& in : graph.inputs()) {
+      Slot s;
+      s.kind = Slot::Kind::Placeholder;
+      for (const std::string& n : tensor_names(in)) {
+        if (TensorSpec* spec = spec_of(n)) {
+          s.own.push_back(spec);
+          if (spec->is_mutable_buffer) s.mutable_buffer = true;
+        }
+      }
+      s.lifetime = s.own;
+      slots.push_back(std::move(s));
+    }
+    for (const ir::Node& node : graph) {
+      Slot s;
+      s.kind = Slot::Kind::Call;
+      s.node = &node;
+      const bool inplace = is_inplace_node(node);
+      s.skip_collect = inplace || is_out_variant_node(node);
+      s.own = node_specs(node);
+      if (!inplace) s.lifetime = s.own;
+      for (const ir::NamedArgument& in : node.inputs()) {
+        for (const std::string& n : tensor_names(in.arg)) {
+          SpecList r = ref_specs(n);
+          s.lifetime.insert(s.lifetime.end(), r.begin(), r.end());
+        }
+      }
+      slots.push_back(std::move(s));
+      if (!has_getitems(node)) continue;
+      SpecList producer_specs = inplace ? SpecList{} : node_specs(node);
+      const auto& outs = node.outputs();
+      const bool flat_list = outs.size() == 1;  // one list output: getitems on its elements
+      for (const ir::Argument& o : outs) {
+        std::vector<std::string> names = tensor_names(o);
+        if (names.empty()) continue;
+        SpecList elems;
+        bool any_used = false;
+        for (const std::string& n : names) {
+          if (graph.use_count(n) > 0) any_used = true;
+          if (TensorSpec* sp = spec_of(n)) elems.push_back(sp);
+        }
+        if (!any_used) continue;
+        const bool nested = !flat_list && !o.is_tensor();
+        if (nested) {  // getitem(node, i) yielding the list, then getitems of its elements
+          Slot list;
+          list.kind = Slot::Kind::Getitem;
+          list.node = &node;
+          list.own = elems;
+          list.lifetime = elems;
+          list.lifetime.insert(list.lifetime.end(), producer_specs.begin(), producer_specs.end());
+          slots.push_back(std::move(list));
+        }
+        for (const std::string& n : names) {
+          if (graph.use_count(n) == 0) continue;
+          Slot g;
+          g.kind = Slot::Kind::Getitem;
+          g.node = &node;
+          if (TensorSpec* sp = spec_of(n)) g.own.push_back(sp);
+          g.lifetime = g.own;
+          const SpecList& parent = nested ? elems : producer_specs;
+          g.lifetime.insert(g.lifetime.end(), parent.begin(), parent.end());
+          slots.push_back(std::move(g));
+        }
+      }
+    }
+    {
+      Slot out;
+      out.kind = Slot::Kind::Output;
+      for (const ir::Argument& o : graph.outputs()) {
+        for (const std::string& n : tensor_names(o)) {
+          if (TensorSpec* sp = spec_of(n)) out.own.push_back(&sp->storage());
+          SpecList r = ref_specs(n);
+          out.lifetime.insert(out.lifetime.end(), r.begin(), r.end());
+        }
+      }
+      out.lifetime.insert(out.lifetime.end(), out.own.begin(), out.own.end());
+      slots.push_back(std::move(out));
+    }
+    const int64_t last = static_cast<int64_t>(slots.size()) - 1;
+
+    // ---- lifetimes ----
+    specs.for_each([](const std::string&, const TensorSpecPtr& s) {
+      s->lifetime_first = -1;
+      s->lifetime_last = -1;
+      s->mem_offset.reset();
+      s->mem_obj_id.reset();
+    });
+    for (int64_t i = 0; i <= last; ++i) {
+      const Slot& s = slots[static_cast<size_t>(i)];
+      for (TensorSpec* spec : s.lifetime) {
+        int64_t first = s.kind == Slot::Kind::Placeholder ? 0 : i;
+        int64_t end = (s.kind == Slot::Kind::Placeholder && s.mutable_buffer) ? last : i;
+        spec->lifetime_first = spec->lifetime_first < 0 ? first : std::min(spec->lifetime_first, first);
+        spec->lifetime_last = std::max(spec->lifetime_last, end);
+      }
+    }
+
+    // ---- planned specs, in encounter order ----
+    std::unordered_set<const TensorSpec*> graph_inputs, graph_outputs;
+    for (const Slot& s : slots) {
+      if (s.kind == Slot::Kind::Placeholder && !s.mutable_buffer) graph_inputs.insert(s.own.begin(), s.own.end());
+      if (s.kind == Slot::Kind::Output) graph_outputs.insert(s.own.begin(), s.own.end());
+    }
+    std::vector<TensorSpec*> planned;
+    std::unordered_set<const TensorSpec*> seen;
+    for (const Slot& s : slots) {
+      if (s.skip_collect) continue;
+      for (TensorSpec* spec : s.own) {
+        if (spec->dynamism == ShapeDynamism::DynamicUnbound) continue;
+        if (!options.alloc_graph_input && graph_inputs.count(spec)) continue;
+        if (!options.alloc_graph_output && graph_outputs.count(spec)) continue;
+        if (spec->is_const && !(s.kind == Slot::Kind::Placeholder && spec->weight_has_gradient)) continue;
+        if (!seen.insert(spec).second) continue;
+        planned.push_back(spec);
+      }
+    }
+
+    // ---- plan ----
+    std::vector<memplan::PlannedTensor> tensors;
+    tensors.reserve(planned.size());
+    for (size_t i = 0; i < planned.size(); ++i) {
+      const TensorSpec& s = *planned[i];
+      memplan::PlannedTensor t;
+      t.id = i;
+      t.nbytes = s.nbytes();
+      t.first_use = s.lifetime_first < 0 ? 0 : s.lifetime_first;
+      t.last_use = std::max(t.first_use, s.lifetime_last);
+      t.mem_id = s.mem_id.value_or(0);
+      tensors.push_back(t);
+    }
+    memplan::PlanOptions plan_options;
+    plan_options.algorithm = algorithm;
+    plan_options.alignment = options.alignment;
+    PTEFORGE_ASSIGN_OR_RETURN(memplan::MemoryPlan plan, memplan::plan_memory(tensors, plan_options));
+    if (options.verify_each) PTEFORGE_TRY(memplan::check_plan(tensors, plan, plan_options));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<uint64_t> bound, memplan::live_bytes_lower_bound(tensors, plan_options));
+
+    for (size_t i = 0; i < planned.size(); ++i) {
+      const memplan::Placement& p = plan.placements[i];
+      planned[i]->mem_id = p.mem_id;
+      planned[i]->mem_offset = p.offset;
+      planned[i]->mem_obj_id = p.mem_obj_id;
+    }
+    specs.for_each([](const std::string&, const TensorSpecPtr& s) {
+      if (!s->base) return;
+      const TensorSpec& b = *s->base;
+      s->mem_id = b.mem_id;
+      s->mem_offset = b.mem_offset;
+      s->mem_obj_id = b.mem_obj_id;
+      s->lifetime_first = b.lifetime_first;
+      s->lifetime_last = b.lifetime_last;
+    });
+
+    MethodState& state = ctx.state();
+    state.non_const_buffer_sizes = plan.buffer_sizes;
+    state.live_bytes_lower_bound = std::move(bound);
+    state.planning_algorithm = std::string(memplan::algorithm_name(plan.algorithm));
+    ctx.stat("planned_tensors", static_cast<int64_t>(planned.size()));
+    uint64_t total = 0;
+    for (uint64_t b : plan.buffer_sizes) total += b;
+    ctx.stat("arena_bytes", static_cast<int64_t>(total));
+    return true;
+  }
+
+ private:
+  /// In-place results take the spec of the tensor they write; memory.alloc
+  /// values take the spec of the out-variant result they provide (§6.7, §4.3).
+  static void alias_specs(const ir::Graph& graph, SpecTable& specs) {
+    for (const ir::Node& node : graph) {
+      const ops::OpSchema* schema = node_schema(node);
+      if (!schema) continue;
+      if (schema->is_inplace()) {
+        const auto& outs = node.outputs();
+        for (size_t r = 0; r < outs.size() && r < schema->returns.size(); ++r) {
+          if (!outs[r].is_tensor()) continue;
+          const auto& alias = schema->returns[r].type.alias;
+          if (!alias || !alias->is_write) continue;
+          for (const ops::Argument& a : schema->arguments) {
+            if (!a.type.is_write() || a.type.alias->set != alias->set) continue;
+            const ir::Argument* in = node.input(a.name);
+            if (in && in->is_tensor()) {
+              if (TensorSpecPtr w = specs.get(in->tensor_name())) specs.set(outs[r].tensor_name(), w);
+            }
+          }
+        }
+        continue;
+      }
+      if (!schema->is_out_variant()) continue;
+      std::vector<std::string> results;
+      for (const ir::Argument& o : node.outputs()) {
+        for (const std::string& n : tensor_names(o)) results.push_back(n);
+      }
+      std::vector<std::string> out_names = schema->out_argument_names();
+      size_t j = 0;
+      for (const std::string& out_arg : out_names) {
+        const ir::Argument* a = node.input(out_arg);
+        if (!a || a->is_none()) continue;
+        std::vector<std::string> allocs;
+        for (const std::string& n : tensor_names(*a)) {
+          const ir::Node* p = graph.producer(n);
+          if (p && is_memory_alloc(*p)) allocs.push_back(n);
+        }
+        if (out_names.size() == 1) {
+          for (size_t k = 0; k < allocs.size() && k < results.size(); ++k) {
+            if (TensorSpecPtr s = specs.get(results[k])) specs.set(allocs[k], s);
+          }
+          break;
+        }
+        for (const std::string& alloc : allocs) {
+          if (j < results.size()) {
+            if (TensorSpecPtr s = specs.get(results[j])) specs.set(alloc, s);
+          }
+          ++j;
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_memory_planning_pass() { return std::make_unique<MemoryPlanning>(); }
+
+}  // namespace pteforge::passes

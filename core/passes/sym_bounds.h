@@ -1,0 +1,43 @@
+// Interval arithmetic over parsed sympy expressions (ir/sym_expr.h): the
+// value range of a symbolic size given the ranges of its symbols. Used by
+// sym_shape_eval to find upper bounds the way ExecuTorch's
+// ConstraintBasedSymShapeEvalPass does with torch's bound_sympy over the
+// program's range_constraints (executorch-pipeline.md §5.3).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string_view>
+
+#include "ir/sym_expr.h"
+
+namespace pteforge::passes {
+
+/// A closed integer interval; lo == kNegInf / hi == kPosInf mean unbounded.
+struct SymInterval {
+  static constexpr int64_t kNegInf = std::numeric_limits<int64_t>::min();
+  static constexpr int64_t kPosInf = std::numeric_limits<int64_t>::max();
+  int64_t lo = kNegInf;
+  int64_t hi = kPosInf;
+
+  static SymInterval point(int64_t v) { return {v, v}; }
+  static SymInterval unbounded() { return {}; }
+  bool has_upper() const { return hi != kPosInf; }
+  bool has_lower() const { return lo != kNegInf; }
+  bool operator==(const SymInterval&) const = default;
+};
+
+/// Range of one symbol: the interval, or nullopt when the symbol has no known
+/// range (it is then taken as [0, +inf): shape symbols are never negative).
+using SymbolRange = std::function<std::optional<SymInterval>(std::string_view symbol)>;
+
+/// The range of `e` by interval arithmetic: Integer/Rational/Bool constants,
+/// symbols (via `ranges`), Add, Mul, Pow with a constant non-negative integer
+/// exponent, FloorDiv, CeilDiv, Mod/PythonMod, Max, Min, Abs, the *ToInt
+/// casts and relations (0 or 1). Anything else is unbounded. Results that
+/// overflow int64 saturate to the unbounded side. Never fails.
+SymInterval bound_sym_expr(const ir::SymNode& e, const SymbolRange& ranges);
+
+}  // namespace pteforge::passes

@@ -1,0 +1,182 @@
+// sym_shape_eval: replaces every symbolic size and stride of every tensor
+// spec by its upper bound, so that dynamic tensors are planned at their
+// largest size. Mirrors ExecuTorch's ConstraintBasedSymShapeEvalPass
+// (executorch-pipeline.md §1.3 B8, §5.3): the bound comes from interval
+// arithmetic over the program's range_constraints (sym_bounds.h; e.g. `4*s0`
+// with s0 ∈ [2, 32] gives 128). When the upper bound is unbounded (a symbol
+// without a max), the trace-time hint (the example input's size) is used, as
+// ExecuTorch does, and a warning names the symbol; with no hint either the
+// pass fails (PASS_FAILED). View specs get the contiguous strides of their
+// upper-bound sizes. Dynamism is left as spec_prop set it (DYNAMIC_BOUND for
+// any symbolic size), and so is the dim order.
+// Precondition: spec_prop ran (a graph with tensors but no specs is
+// PASS_PRECONDITION).
+//
+// Example: x: float32[s0, 4, 8], s0 ∈ [2, 32], hint 3 → sizes [32, 4, 8],
+// strides [32, 8, 1], DYNAMIC_BOUND.
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_set>
+
+#include "ir/graph.h"
+#include "ir/sym_expr.h"
+#include "passes/lowering_util.h"
+#include "passes/pass.h"
+#include "passes/pass_factories.h"
+#include "passes/sym_bounds.h"
+#include "passes/tensor_spec.h"
+
+namespace pteforge::passes {
+namespace {
+
+class SymShapeEval final : public Pass {
+ public:
+  const PassInfo& info() const override {
+    static const PassInfo kInfo{"sym_shape_eval", "replace symbolic sizes with their upper bounds", "to_executorch"};
+    return kInfo;
+  }
+
+  Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
+    ep_ = &ep;
+    ctx_ = &ctx;
+    parsed_.clear();
+    warned_.clear();
+    ir::Graph& graph = ep.graph();
+    SpecTable& specs = ctx.state().specs;
+
+    // Values in graph order: inputs, then node outputs (deterministic warnings).
+    std::vector<std::string> names;
+    for (const ir::Argument& in : graph.inputs()) {
+      for (const std::string& n : tensor_names(in)) names.push_back(n);
+    }
+    for (const ir::Node& node : graph) {
+      for (const ir::Argument& out : node.outputs()) {
+        for (const std::string& n : tensor_names(out)) names.push_back(n);
+      }
+    }
+    if (specs.empty() && !names.empty()) {
+      return make_error(ErrorCode::PASS_PRECONDITION, "sym_shape_eval needs tensor specs: run spec_prop first");
+    }
+
+    std::unordered_set<const TensorSpec*> done;
+    int64_t evaluated = 0;
+    for (const std::string& name : names) {
+      TensorSpecPtr spec = specs.get(name);
+      if (!spec || !done.insert(spec.get()).second) continue;
+      bool symbolic = false;
+      std::vector<int64_t> sizes;
+      for (const ir::SymInt& s : spec->sym_sizes) {
+        if (s.is_symbolic()) symbolic = true;
+        PTEFORGE_ASSIGN_OR_RETURN(int64_t v, upper_bound(s, name));
+        sizes.push_back(v);
+      }
+      std::vector<int64_t> strides;
+      if (!spec->is_view() && spec->sym_strides.size() == spec->sym_sizes.size()) {
+        for (const ir::SymInt& s : spec->sym_strides) {
+          if (s.is_symbolic()) symbolic = true;
+          PTEFORGE_ASSIGN_OR_RETURN(int64_t v, upper_bound(s, name));
+          strides.push_back(v);
+        }
+      } else {
+        strides = contiguous_strides(sizes);
+      }
+      if (spec->sym_sizes.size() == spec->sizes.size()) {
+        spec->sizes = std::move(sizes);
+        spec->strides = std::move(strides);
+      }
+      if (symbolic) ++evaluated;
+    }
+    if (evaluated) ctx.stat("dynamic_specs", evaluated);
+    return evaluated > 0;
+  }
+
+ private:
+  /// The upper bound of one size or stride (§5.3).
+  Result<int64_t> upper_bound(const ir::SymInt& s, const std::string& value) {
+    if (s.is_concrete()) return s.value();
+    const std::string& text = s.expr().expr_str;
+    auto it = parsed_.find(text);
+    if (it == parsed_.end()) {
+      auto parsed = ir::parse_sym_expr(text);
+      if (!parsed.ok()) {
+        Error e = std::move(parsed).error();
+        e.message = "symbolic size of '" + value + "': " + e.message;
+        e.where.node = value;
+        return e;
+      }
+      it = parsed_.emplace(text, std::move(parsed).value()).first;
+    }
+    SymInterval r = bound_sym_expr(it->second, [this](std::string_view sym) -> std::optional<SymInterval> {
+      const ir::RangeConstraint* rc = ep_->range_for(sym);
+      if (!rc) return std::nullopt;
+      SymInterval i;
+      if (auto lo = rc->lower()) i.lo = *lo;
+      if (auto hi = rc->upper()) i.hi = *hi;
+      return i;
+    });
+    if (r.has_upper()) {
+      if (r.hi < 0) {
+        Location where;
+        where.node = value;
+        return make_error(ErrorCode::PASS_FAILED,
+                          "the upper bound of '" + ir::display_sym_expr(text) + "' in '" + value + "' is negative (" +
+                              std::to_string(r.hi) + ")",
+                          where);
+      }
+      return r.hi;
+    }
+    std::optional<int64_t> hint = s.hint();
+    if (!hint) {
+      Location where;
+      where.node = value;
+      return make_error(ErrorCode::PASS_FAILED,
+                        "cannot evaluate the upper bound of the symbolic size '" + ir::display_sym_expr(text) +
+                            "' of '" + value +
+                            "': it is unbounded and has no trace-time hint (give the symbol a max in the "
+                            "dynamic shapes, e.g. Dim(..., max=N))",
+                        where);
+    }
+    warn_unbounded(it->second, text, value, *hint);
+    return *hint;
+  }
+
+  /// One warning per symbol without an upper bound (or per expression whose
+  /// bound is lost for another reason, e.g. an unsupported function).
+  void warn_unbounded(const ir::SymNode& expr, const std::string& text, const std::string& value, int64_t hint) {
+    std::vector<std::string> unbounded;
+    for (const std::string& sym : ir::free_symbols(expr)) {
+      const ir::RangeConstraint* rc = ep_->range_for(sym);
+      if (!rc || !rc->upper()) unbounded.push_back(sym);
+    }
+    Location where;
+    where.node = value;
+    if (unbounded.empty()) {
+      if (!warned_.insert(text).second) return;
+      ctx_->warn("the upper bound of symbolic size '" + ir::display_sym_expr(text) + "' of '" + value +
+                     "' cannot be computed; it is planned at its trace-time value " + std::to_string(hint) +
+                     ", as ExecuTorch does (executorch-pipeline.md §5.3)",
+                 where);
+      return;
+    }
+    for (const std::string& sym : unbounded) {
+      if (!warned_.insert(sym).second) continue;
+      ctx_->warn("symbol '" + sym + "' has no upper bound (first seen in size '" + ir::display_sym_expr(text) +
+                     "' of '" + value + "'); tensors are planned at their trace-time sizes (here " +
+                     std::to_string(hint) + "), as ExecuTorch does (executorch-pipeline.md §5.3); give it a max " +
+                     "in the dynamic shapes to plan for larger inputs",
+                 where);
+    }
+  }
+
+  const ir::ExportedProgram* ep_ = nullptr;
+  PassContext* ctx_ = nullptr;
+  std::map<std::string, ir::SymNode> parsed_;
+  std::set<std::string> warned_;
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_sym_shape_eval_pass() { return std::make_unique<SymShapeEval>(); }
+
+}  // namespace pteforge::passes

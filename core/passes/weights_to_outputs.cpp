@@ -1,0 +1,83 @@
+// weights_to_outputs: for joint (training) graphs, returns the parameters
+// that have a gradient as extra graph outputs so that memory planning plans
+// them and the emitter can expose them (executorch-pipeline.md §1.3 A3, §3.14;
+// ExecuTorch weights_to_outputs_pass, seed 000).
+//
+// A graph is a joint graph when its output specs contain
+// GRADIENT_TO_PARAMETER. Every PARAMETER placeholder whose FQN has a gradient
+// output is flagged (MethodState::weights_with_gradient; spec_prop copies the
+// flag into TensorSpec::weight_has_gradient) and appended to the graph
+// outputs, in placeholder order, with output kind TOKEN (ExecuTorch reuses
+// TOKEN because there is no "parameter" output kind). Then dead code is
+// removed, as ExecuTorch does. Without gradients, or without placeholders,
+// the pass changes nothing.
+//
+// Before (outputs: loss LOSS_OUTPUT, grad_w GRADIENT_TO_PARAMETER "w"):
+//   graph(%p_w, %x): ... return (%loss, %grad_w)
+// After (outputs + p_w TOKEN):
+//   graph(%p_w, %x): ... return (%loss, %grad_w, %p_w)
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "passes/lowering_util.h"
+#include "passes/pass.h"
+#include "passes/pass_factories.h"
+
+namespace pteforge::passes {
+namespace {
+
+class WeightsToOutputs final : public Pass {
+ public:
+  const PassInfo& info() const override {
+    static const PassInfo kInfo{"weights_to_outputs",
+                                "joint graphs: append parameters that have gradients to the outputs",
+                                "to_executorch"};
+    return kInfo;
+  }
+
+  Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
+    ir::Graph& graph = ep.graph();
+    ir::GraphSignature& sig = ep.signature();
+    if (graph.inputs().empty()) return false;
+
+    std::vector<std::string> grad_targets;
+    for (const ir::OutputSpec& o : sig.output_specs) {
+      if (o.kind == ir::OutputKind::GradientToParameter) grad_targets.push_back(o.target);
+    }
+    if (grad_targets.empty()) return false;
+
+    std::vector<std::string> weights;
+    for (const ir::InputSpec& in : sig.input_specs) {
+      if (in.kind != ir::InputKind::Parameter) continue;
+      if (std::find(grad_targets.begin(), grad_targets.end(), in.target) == grad_targets.end()) continue;
+      std::string_view name = in.name();
+      if (!name.empty()) weights.emplace_back(name);
+    }
+
+    MethodState& state = ctx.state();
+    for (const std::string& w : weights) {
+      if (std::find(state.weights_with_gradient.begin(), state.weights_with_gradient.end(), w) ==
+          state.weights_with_gradient.end()) {
+        state.weights_with_gradient.push_back(w);
+      }
+      graph.add_output(ir::arg_tensor(w));
+      ir::OutputSpec spec;
+      spec.kind = ir::OutputKind::Token;
+      spec.arg = ir::arg_tensor(w);
+      sig.output_specs.push_back(std::move(spec));
+    }
+    state.weights_appended = true;
+    ctx.stat("weights_appended", static_cast<int64_t>(weights.size()));
+
+    PTEFORGE_TRY(run_dead_code_elimination(ep, ctx));
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_weights_to_outputs_pass() { return std::make_unique<WeightsToOutputs>(); }
+
+}  // namespace pteforge::passes

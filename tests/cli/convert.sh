@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# `pteforge convert`: each input form (.pt2, unpacked folder, program JSON),
+# --metadata / --report, --constant-method, --memory-planning, exit codes
+# (1 for conversion errors with one message naming the place, 2 for usage),
+# and that a failed conversion leaves no output behind.
+# Usage: convert.sh <pteforge binary> <source dir>
+set -euo pipefail
+bin="$1"
+src="$2"
+fx="$src/tests/fixtures/programs"
+ref="$src/tests/data/reference/pte"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# The folder of x + 1.0 gives ExecuTorch's file byte for byte; so does its program JSON alone.
+"$bin" convert "$fx/ref_arduino_add" -o "$work/a.pte" --metadata "$work/a.json" --report "$work/r.json" > "$work/out.txt"
+grep -qx "$work/a.pte: 1156 bytes, 1 methods" "$work/out.txt"
+cmp "$work/a.pte" "$ref/arduino_add_model.pte"
+"$bin" convert "$fx/ref_arduino_add/models/model.json" -o "$work/b.pte" > /dev/null
+cmp "$work/b.pte" "$ref/arduino_add_model.pte"
+python3 - "$work/a.json" "$work/r.json" <<'PY'
+import json, sys
+md = json.load(open(sys.argv[1]))
+m = md["methods"][0]
+assert md["format"] == "pteforge-metadata", md
+assert m["operators"] == ["aten::add.out"], m
+assert m["memory_plan"]["non_const_buffer_sizes"] == [0, 32], m
+assert m["memory_plan"]["algorithm"] == "greedy", m
+assert [t["offset"] for t in m["memory_plan"]["tensors"]] == [16, 0], m
+assert list(m["debug_handle_map"].keys()) == ["0"], m
+assert md["constants"] == {"count": 1, "bytes": 4}, md
+names = [p["name"] for p in md["pass_report"]["passes"]]
+assert "memory_planning" in names and names[-1] == "memory_planning", names
+report = json.load(open(sys.argv[2]))
+assert report["passes"] == md["pass_report"]["passes"] or all(
+    a["name"] == b["name"] for a, b in zip(report["passes"], md["pass_report"]["passes"]))
+PY
+
+# A .pt2 archive with weights: constants are deduplicated and referenced.
+"$bin" convert "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2" -o "$work/l.pte" > /dev/null
+"$bin" decode "$work/l.pte" > "$work/l.txt"
+grep -qx 'constant_segment: segment 0, 5 offsets \[0, 0, 256, 288, 352\]' "$work/l.txt"
+
+# Constant methods and naive planning.
+"$bin" convert "$fx/ref_add" -o "$work/c.pte" --memory-planning naive \
+  --constant-method get_max_seq_len=128 --constant-method 'get_eos_ids=[2,3]' --constant-method 'get_name="tiny"' > /dev/null
+"$bin" decode "$work/c.pte" > "$work/c.txt"
+grep -qx 'method get_eos_ids' "$work/c.txt"
+grep -qx '    %0 = String "tiny"' "$work/c.txt"
+grep -qx '    %1 = Tensor FLOAT\[1\] mem 1@16' "$work/c.txt"
+
+# Conversion errors: exit 1, one line with the code, nothing written.
+expect_fail() {  # expect_fail CODE ARGS...
+  local code="$1"
+  shift
+  set +e
+  "$bin" convert "$@" -o "$work/bad.pte" > "$work/out.txt" 2> "$work/err.txt"
+  local rc=$?
+  set -e
+  test "$rc" -eq 1 || { echo "expected exit 1, got $rc for: $*" >&2; cat "$work/err.txt" >&2; exit 1; }
+  grep -q "^$code: " "$work/err.txt" || { echo "expected $code for: $*" >&2; cat "$work/err.txt" >&2; exit 1; }
+  test ! -e "$work/bad.pte"
+  test -z "$(ls "$work" | grep '^bad\.pte\.')"
+}
+expect_fail OPTION_INVALID "$fx/ref_add" --constant-method get_x=null
+expect_fail OPTION_INVALID "$fx/ref_add" --constant-method forward=1
+expect_fail OPTION_INVALID "$fx/ref_add" --constant-method noequals
+expect_fail UNKNOWN_PASS "$fx/ref_add" --passes spec_prop,no_such_pass
+cp "$fx/mlp/models/model.json" "$work/mlp.json"  # outside its archive folder: no weights
+expect_fail WEIGHTS_MISSING "$work/mlp.json"
+expect_fail IO_ERROR "$work/missing.pt2"
+grep -q 'entry=' "$work/err.txt"
+
+# Usage errors: exit 2.
+set +e
+"$bin" convert "$fx/ref_add" -o "$work/u.pte" --memory-planning fastest > /dev/null 2>&1
+rc=$?
+"$bin" convert "$fx/ref_add" > /dev/null 2>&1
+rc2=$?
+set -e
+test "$rc" -eq 2
+test "$rc2" -eq 2
+test ! -e "$work/u.pte"
+echo "convert.sh: ok"

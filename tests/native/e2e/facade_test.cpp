@@ -1,0 +1,122 @@
+// The façade (pteforge/pteforge.h) on bytes, as the WASM bindings call it:
+// convert_bytes on a program JSON and a .pt2, decode_pte, inspect, list_passes_json.
+#include <doctest/doctest.h>
+
+#include <rapidjson/document.h>
+
+#include <cstdio>
+#include <string>
+
+#include "pteforge/pteforge.h"
+
+using namespace pteforge;
+
+namespace {
+
+std::string read_bytes(const std::string& rel) {
+  std::string out;
+  std::FILE* f = std::fopen((std::string(PTEFORGE_TEST_DATA_DIR) + "/" + rel).c_str(), "rb");
+  if (!f) return out;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+
+std::string bytes_of(const ConvertResult& r) {
+  std::string out;
+  for (const emit::Chunk& c : r.pte.chunks) {
+    REQUIRE(c.is_bytes());  // convert_bytes resolves every input range
+    out.append(c.bytes().begin(), c.bytes().end());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("façade: convert_bytes on a program JSON gives arduino_add_model.pte") {
+  std::string json = read_bytes("fixtures/programs/ref_arduino_add/models/model.json");
+  REQUIRE(!json.empty());
+  auto r = convert_bytes(json);
+  REQUIRE_MESSAGE(r.ok(), r.error().to_string());
+  CHECK(bytes_of(*r) == read_bytes("data/reference/pte/arduino_add_model.pte"));
+  rapidjson::Document md;
+  REQUIRE(!md.Parse(r->metadata_json.c_str()).HasParseError());
+  CHECK(md["methods"][0]["memory_plan"]["non_const_buffer_sizes"][1].GetInt() == 32);
+  rapidjson::Document report;
+  REQUIRE(!report.Parse(r->report_json.c_str()).HasParseError());
+  CHECK(report["passes"].Size() > 10);
+
+  auto decoded = decode_pte(bytes_of(*r));
+  REQUIRE(decoded.ok());
+  CHECK(decoded->find("\"aten::add.out(%1, %0, %3, %2, %2)\"") != std::string::npos);
+  auto flatc = decode_pte(bytes_of(*r), true);
+  REQUIRE(flatc.ok());
+  CHECK(flatc->find("\"memory_offset_low\": 16") != std::string::npos);
+}
+
+TEST_CASE("façade: convert_bytes on a .pt2 resolves the weight ranges; options reach the pipeline") {
+  std::string pt2 = read_bytes("fixtures/corpus/linear_tanh/linear_tanh.pt2");
+  REQUIRE(!pt2.empty());
+  ConvertOptions options;
+  options.constant_methods_json = "{\"get_max_seq_len\": 128}";
+  options.constant_methods = {{"get_eos_ids", "[2, 3]"}};
+  options.pipeline.memory_planning = "naive";
+  options.report_times = false;
+  auto a = convert_bytes(pt2, options);
+  REQUIRE_MESSAGE(a.ok(), a.error().to_string());
+  auto b = convert_bytes(pt2, options);
+  REQUIRE(b.ok());
+  CHECK(bytes_of(*a) == bytes_of(*b));
+  CHECK(a->metadata_json == b->metadata_json);
+  const auto& plans = a->pte.program.execution_plan;
+  REQUIRE(plans.size() == 3);
+  CHECK(plans[1].name == "get_max_seq_len");
+  CHECK(plans[2].name == "get_eos_ids");
+  CHECK(a->metadata_json.find("\"algorithm\": \"naive\"") != std::string::npos);
+
+  options.constant_methods = {{"get_max_seq_len", "1"}};  // also in the JSON map
+  auto dup = convert_bytes(pt2, options);
+  REQUIRE_FALSE(dup.ok());
+  CHECK(dup.error().code == ErrorCode::OPTION_INVALID);
+}
+
+TEST_CASE("façade: errors carry their code and place") {
+  CHECK(convert_bytes("").error().code == ErrorCode::INPUT_EMPTY);
+  auto bad = convert_bytes("{\"graph_module\": 1}");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == ErrorCode::INPUT_SCHEMA);
+  CHECK(bad.error().where.method == "forward");
+  ConvertOptions options;
+  options.pipeline.passes = {"spec_prop", "no_such_pass"};
+  CHECK(convert_bytes(read_bytes("fixtures/programs/ref_add/models/model.json"), options).error().code ==
+        ErrorCode::UNKNOWN_PASS);
+  CHECK(decode_pte("not a pte").error().code == ErrorCode::PTE_INVALID);
+}
+
+TEST_CASE("façade: list_passes_json and inspect") {
+  rapidjson::Document passes;
+  REQUIRE(!passes.Parse(list_passes_json().c_str()).HasParseError());
+  REQUIRE(passes.IsArray());
+  bool found = false;
+  for (const auto& p : passes.GetArray()) {
+    if (std::string(p["name"].GetString()) == "memory_planning") {
+      found = true;
+      CHECK(p["implemented"].GetBool());
+      CHECK(p["default"].GetBool());
+      CHECK(std::string(p["group"].GetString()) == "to_executorch");
+    }
+  }
+  CHECK(found);
+
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"model.json", read_bytes("fixtures/programs/ref_add/models/model.json")}};
+  auto archive = serde::MemoryArchive::create(files);
+  REQUIRE(archive.ok());
+  auto summary = inspect(**archive, serde::program_json_layout("model.json"));
+  REQUIRE_MESSAGE(summary.ok(), summary.error().to_string());
+  rapidjson::Document doc;
+  CHECK(!doc.Parse(summary->c_str()).HasParseError());
+  CHECK(summary->find("forward") != std::string::npos);
+}

@@ -1,0 +1,255 @@
+// emit_program tests: method order, constant methods (prim getters), training
+// metadata exactly as seed 001 computes it, and the program-wide constant pool.
+#include <doctest/doctest.h>
+
+#include "emit/emit_program.h"
+#include "emit/metadata_json.h"
+#include "emitter_test_util.h"
+#include "pte_test_util.h"
+#include "serde/treespec_json.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+using pteforge::testing::alloc;
+using pteforge::testing::bind_inline;
+using pteforge::testing::describe_values;
+using pteforge::testing::f32_bytes;
+using pteforge::testing::ProgramBuilder;
+using pteforge::testing::set_spec;
+using pteforge::testing::share_spec;
+
+namespace {
+
+constexpr const char* kLeaf = "[1, {\"type\": null, \"context\": null, \"children_spec\": []}]";
+
+emit::ConstantMethod parse_ok(std::string_view option) {
+  auto r = emit::parse_constant_method_option(option);
+  if (!r.ok()) FAIL(r.error().to_string());
+  return std::move(r).value();
+}
+
+/// relu(x) + a constant c (same bytes in every method), planned by hand.
+struct SmallMethod {
+  ExportedProgram ep;
+  passes::MethodState state;
+};
+
+SmallMethod small_method(float constant) {
+  ProgramBuilder b;
+  b.constant("c", "c", ScalarType::Float, {1});
+  b.input("x", ScalarType::Float, {1});
+  alloc(b, "a", ScalarType::Float, {1});
+  b.call("aten.add.out", {arg_tensor("x"), arg_tensor("c")}, {ScalarType::Float, {1}}, {{"out", arg_tensor("a")}},
+         "add");
+  b.output("add");
+  SmallMethod m{b.build(), {}};
+  bind_inline(m.ep, "c", "c", InputKind::TensorConstant, ScalarType::Float, {1}, f32_bytes({constant}));
+  set_spec(m.state, "c", ScalarType::Float, {1})->is_const = true;
+  set_spec(m.state, "x", ScalarType::Float, {1}, 16);
+  set_spec(m.state, "a", ScalarType::Float, {1}, 0);
+  share_spec(m.state, "add", "a");
+  m.state.non_const_buffer_sizes = {0, 32};
+  return m;
+}
+
+emit::MethodInput input_of(const std::string& name, const SmallMethod& m) {
+  emit::MethodInput in;
+  in.name = name;
+  in.program = &m.ep;
+  in.state = &m.state;
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("constant methods: JSON values become flattened values and a pytree spec (§3.14)") {
+  emit::ConstantMethod m = parse_ok("get_max_seq_len=128");
+  CHECK(m.name == "get_max_seq_len");
+  REQUIRE(m.values.size() == 1);
+  CHECK(m.values[0] == emit::EValue{emit::Int{128}});
+  CHECK(serde::format_treespec(m.spec) == kLeaf);
+
+  emit::ExecutionPlan plan = emit::constant_method_plan(m);
+  CHECK(plan.name == "get_max_seq_len");
+  CHECK(plan.inputs.empty());
+  CHECK(plan.outputs == std::vector<int32_t>{0});
+  REQUIRE(plan.chains.size() == 1);
+  CHECK(plan.chains[0] == emit::Chain{});
+  CHECK(plan.operators.empty());
+  CHECK(plan.delegates.empty());
+  CHECK(plan.non_const_buffer_sizes == std::vector<int64_t>{0});
+  CHECK(plan.container_meta_type.encoded_inp_str.empty());
+  CHECK(plan.container_meta_type.encoded_out_str == kLeaf);
+
+  m = parse_ok("get_eos_ids=[2, 3]");
+  CHECK(m.values == std::vector<emit::EValue>{{emit::Int{2}}, {emit::Int{3}}});
+  CHECK(serde::format_treespec(m.spec) ==
+        "[1, {\"type\": \"builtins.list\", \"context\": \"null\", \"children_spec\": [{\"type\": null, \"context\": "
+        "null, \"children_spec\": []}, {\"type\": null, \"context\": null, \"children_spec\": []}]}]");
+  CHECK(emit::constant_method_plan(m).outputs == std::vector<int32_t>{0, 1});
+
+  m = parse_ok("get_name=\"tiny\"");
+  CHECK(m.values == std::vector<emit::EValue>{{emit::String{"tiny"}}});
+  m = parse_ok("get_use_kv_cache=true");
+  CHECK(m.values == std::vector<emit::EValue>{{emit::Bool{true}}});
+  m = parse_ok("get_scale=0.5");
+  CHECK(m.values == std::vector<emit::EValue>{{emit::Double{0.5}}});
+  m = parse_ok("get_two=2.0");  // a JSON float stays a Double, like Python's json
+  CHECK(m.values == std::vector<emit::EValue>{{emit::Double{2.0}}});
+
+  m = parse_ok("get_cfg={\"b\": 1, \"a\": [true, \"x\"]}");
+  CHECK(m.values == std::vector<emit::EValue>{{emit::Int{1}}, {emit::Bool{true}}, {emit::String{"x"}}});
+  CHECK(serde::format_treespec(m.spec) ==
+        "[1, {\"type\": \"builtins.dict\", \"context\": \"[\\\"b\\\", \\\"a\\\"]\", \"children_spec\": [{\"type\": "
+        "null, \"context\": null, \"children_spec\": []}, {\"type\": \"builtins.list\", \"context\": \"null\", "
+        "\"children_spec\": [{\"type\": null, \"context\": null, \"children_spec\": []}, {\"type\": null, "
+        "\"context\": null, \"children_spec\": []}]}]}]");
+
+  auto all = emit::parse_constant_methods("{\"get_a\": 1, \"get_b\": [0.25]}");
+  REQUIRE(all.ok());
+  REQUIRE(all->size() == 2);
+  CHECK((*all)[0].name == "get_a");
+  CHECK((*all)[1].values == std::vector<emit::EValue>{{emit::Double{0.25}}});
+
+  for (const char* bad : {"get_x", "=1", "get_x=", "get_x=null", "get_x=tiny", "get_x=[1, null]",
+                          "get_x=18446744073709551615"}) {
+    CAPTURE(bad);
+    auto r = emit::parse_constant_method_option(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::OPTION_INVALID);
+  }
+  CHECK(emit::parse_constant_methods("[1]").error().code == ErrorCode::OPTION_INVALID);
+  CHECK(emit::parse_constant_methods("{\"a\": 1, \"a\": 2}").error().code == ErrorCode::OPTION_INVALID);
+}
+
+TEST_CASE("constant methods reproduce stories260k_hybrid_llama_qnn.pte's getters (§7.5)") {
+  std::string ref = emit::testing::read_file(emit::testing::reference_path("stories260k_hybrid_llama_qnn.pte"));
+  auto decoded = emit::decode_pte(ref);
+  REQUIRE(decoded.ok());
+  // The file's getters, as a user would pass them (doubles as printed by flatc).
+  const std::vector<std::string> options = {
+      "get_ar_len=1", "get_bos_id=1", "get_eos_id=2", "get_dim=64", "get_head_dim=8", "get_max_batch_size=1",
+      "get_max_seq_len=128", "get_max_context_len=128", "get_n_bos=1", "get_n_eos=1", "get_n_kv_heads=4",
+      "get_n_layers=5", "get_vocab_size=512", "get_use_kv_cache=true", "get_kv_io_bit_width=8",
+      "get_logits_zero_point=31143", "get_kv_output_0_quant_attr=[0.5, 128, 0, 255, \"torch.uint8\"]"};
+  for (const std::string& o : options) {
+    CAPTURE(o);
+    emit::ExecutionPlan ours = emit::constant_method_plan(parse_ok(o));
+    const emit::ExecutionPlan* want = nullptr;
+    for (const auto& p : decoded->program.execution_plan) {
+      if (p.name == ours.name) want = &p;
+    }
+    REQUIRE(want);
+    CHECK(ours.inputs == want->inputs);
+    CHECK(ours.outputs == want->outputs);
+    CHECK(ours.chains == want->chains);
+    CHECK(ours.operators == want->operators);
+    CHECK(ours.delegates == want->delegates);
+    CHECK(ours.non_const_buffer_sizes == want->non_const_buffer_sizes);
+    CHECK(ours.container_meta_type == want->container_meta_type);
+    REQUIRE(ours.values.size() == want->values.size());
+    for (size_t i = 0; i < ours.values.size(); ++i) {
+      CAPTURE(i);
+      CHECK(ours.values[i].val.index() == want->values[i].val.index());
+      // The quant-attr scale is a double the file prints rounded; the others match exactly.
+      if (!std::holds_alternative<emit::Double>(ours.values[i].val)) CHECK(ours.values[i] == want->values[i]);
+    }
+  }
+}
+
+TEST_CASE("training metadata: positions in the output-spec list and the gradient FQNs, as seed 001 computes them") {
+  auto joint = [](std::vector<std::pair<OutputKind, std::string>> outs) {
+    ProgramBuilder b;
+    b.parameter("p_w", "fc.weight", ScalarType::Float, {2});
+    b.parameter("p_b", "fc.bias", ScalarType::Float, {2});
+    b.input("x", ScalarType::Float, {2});
+    for (const auto& [kind, target] : outs) {
+      std::string name = kind == OutputKind::Token ? (target == "fc.weight" ? "p_w" : "p_b") : "x";
+      b.output(name, kind, kind == OutputKind::Token ? "" : target);
+    }
+    return b.build();
+  };
+  // loss, grad w, grad b, then the TOKEN outputs weights_to_outputs appends.
+  ExportedProgram ep = joint({{OutputKind::LossOutput, ""},
+                              {OutputKind::GradientToParameter, "fc.weight"},
+                              {OutputKind::GradientToParameter, "fc.bias"},
+                              {OutputKind::Token, "fc.weight"},
+                              {OutputKind::Token, "fc.bias"}});
+  passes::MethodState state;
+  emit::MethodInput in;
+  in.name = "train";
+  in.program = &ep;
+  in.state = &state;
+  auto md = emit::training_metadata({in});
+  REQUIRE(md.ok());
+  REQUIRE(md->size() == 1);
+  CHECK((*md)[0].gradients_index == 1);
+  CHECK((*md)[0].parameters_index == 3);
+  CHECK((*md)[0].fqns == std::vector<std::string>{"fc.weight", "fc.bias"});
+  std::vector<emit::ConstantMethod> getters = emit::training_metadata_getters(*md);
+  REQUIRE(getters.size() == 3);
+  CHECK(getters[0].name == "__et_training_gradients_index_train");
+  CHECK(getters[0].values == std::vector<emit::EValue>{{emit::Int{1}}});
+  CHECK(getters[1].name == "__et_training_fqn_train");
+  CHECK(getters[1].values == std::vector<emit::EValue>{{emit::String{"fc.weight"}}, {emit::String{"fc.bias"}}});
+  CHECK(serde::format_treespec(getters[1].spec).rfind("[1, {\"type\": \"builtins.list\"", 0) == 0);
+  CHECK(getters[2].name == "__et_training_parameters_index_train");
+  CHECK(getters[2].values == std::vector<emit::EValue>{{emit::Int{3}}});
+
+  // Gradients without TOKEN outputs: no parameters index.
+  ExportedProgram no_tokens = joint({{OutputKind::LossOutput, ""}, {OutputKind::GradientToParameter, "fc.weight"}});
+  in.program = &no_tokens;
+  md = emit::training_metadata({in});
+  REQUIRE(md.ok());
+  CHECK(emit::training_metadata_getters(*md).size() == 2);
+  // No gradients: nothing.
+  ExportedProgram inference = joint({{OutputKind::UserOutput, ""}});
+  in.program = &inference;
+  CHECK(emit::training_metadata({in})->empty());
+  // ExecuTorch asserts that parameters come after the gradients.
+  ExportedProgram bad = joint({{OutputKind::Token, "fc.weight"}, {OutputKind::GradientToParameter, "fc.weight"}});
+  in.program = &bad;
+  auto err = emit::training_metadata({in});
+  REQUIRE_FALSE(err.ok());
+  CHECK(err.error().code == ErrorCode::UNSUPPORTED_FEATURE);
+  CHECK(err.error().where.method == "train");
+}
+
+TEST_CASE("emit_program: methods by name, then training getters, then constant methods; constants shared") {
+  SmallMethod fwd = small_method(1.0f);
+  SmallMethod enc = small_method(1.0f);  // same constant bytes: one entry program-wide
+  SmallMethod dec = small_method(2.0f);
+  emit::EmitProgramOptions options;
+  options.constant_methods.push_back(parse_ok("get_b=1"));
+  options.constant_methods.push_back(parse_ok("get_a=2"));
+  auto out = emit::emit_program({input_of("forward", fwd), input_of("encode", enc), input_of("decode", dec)}, options,
+                                {});
+  REQUIRE_MESSAGE(out.ok(), out.error().to_string());
+  std::vector<std::string> names;
+  for (const auto& p : out->program.execution_plan) names.push_back(p.name);
+  CHECK(names == std::vector<std::string>{"decode", "encode", "forward", "get_b", "get_a"});
+  CHECK(describe_values(out->program.execution_plan[0]).rfind("0: Tensor FLOAT [1] dim_order [0] data 1\n", 0) == 0);
+  CHECK(describe_values(out->program.execution_plan[1]).rfind("0: Tensor FLOAT [1] dim_order [0] data 2\n", 0) == 0);
+  CHECK(describe_values(out->program.execution_plan[2]).rfind("0: Tensor FLOAT [1] dim_order [0] data 2\n", 0) == 0);
+  REQUIRE(out->data.constant_buffer.size() == 3);
+  CHECK(out->data.constant_buffer[1] == emit::Chunk::from_bytes(f32_bytes({2.0f})));
+  CHECK(out->data.constant_buffer[2] == emit::Chunk::from_bytes(f32_bytes({1.0f})));
+  CHECK(out->data.mutable_buffer.empty());
+  CHECK(out->program.version == 0);
+  CHECK(out->program.constant_segment == emit::SubsegmentOffsets{0, {}});
+  CHECK(out->debug.size() == 3);
+
+  // Serializes, and the metadata JSON lists the methods and getters.
+  auto pte = emit::serialize_program(out->program, out->data);
+  REQUIRE(pte.ok());
+  std::map<std::string, const passes::MethodState*> states = {{"forward", &fwd.state}};
+  std::string md = emit::metadata_to_json(*out, *pte, states, nullptr);
+  CHECK(md.find("\"name\": \"get_a\"") != std::string::npos);
+  CHECK(md.find("\"non_const_buffer_sizes\": [\n") != std::string::npos);
+
+  // A constant method may not reuse a method's name.
+  options.constant_methods.push_back(parse_ok("forward=1"));
+  auto clash = emit::emit_program({input_of("forward", fwd)}, options, {});
+  REQUIRE_FALSE(clash.ok());
+  CHECK(clash.error().code == ErrorCode::OPTION_INVALID);
+}

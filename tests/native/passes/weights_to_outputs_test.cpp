@@ -1,0 +1,109 @@
+// weights_to_outputs (seed 000): joint graphs return their trainable
+// parameters as TOKEN outputs; memory planning then plans them.
+#include <doctest/doctest.h>
+
+#include "common/program_builder.h"
+#include "et_test_util.h"
+#include "ir/printer.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+using pteforge::testing::et::describe;
+using pteforge::testing::ProgramBuilder;
+using pteforge::testing::et::run_passes;
+
+namespace {
+
+/// loss = sum(x * w); grad_w = x (a toy joint graph); b has no gradient.
+ExportedProgram toy_joint() {
+  ProgramBuilder b;
+  auto w = b.parameter("p_w", "w", ScalarType::Float, {4});
+  auto bias = b.parameter("p_b", "b", ScalarType::Float, {4});
+  auto x = b.input("x", ScalarType::Float, {4});
+  auto mul = b.call("aten.mul.Tensor", {arg_tensor(x), arg_tensor(w)}, {ScalarType::Float, {4}});
+  auto add = b.call("aten.add.Tensor", {arg_tensor(mul), arg_tensor(bias)}, {ScalarType::Float, {4}});
+  auto loss = b.call("aten.sum.default", {arg_tensor(add)}, {ScalarType::Float, {}});
+  auto grad = b.call("aten.clone.default", {arg_tensor(x)}, {ScalarType::Float, {4}});
+  b.output(loss, OutputKind::LossOutput);
+  b.output(grad, OutputKind::GradientToParameter, "w");
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("weights_to_outputs: parameters with a gradient become TOKEN outputs - in placeholder order") {
+  ExportedProgram ep = toy_joint();
+  auto run = run_passes(ep, {"weights_to_outputs"});
+  REQUIRE(run.status.ok());
+  CHECK(print_exported_program(ep) ==
+        "# input parameter %p_w <- w\n"
+        "# input parameter %p_b <- b\n"
+        "# input user_input %x\n"
+        "# output loss_output %sum\n"
+        "# output gradient_to_parameter %clone -> w\n"
+        "# output token %p_w\n"
+        "graph(%p_w, %p_b, %x):\n"
+        "  %mul = aten.mul.Tensor(%x, %p_w)\n"
+        "  %add = aten.add.Tensor(%mul, %p_b)\n"
+        "  %sum = aten.sum.default(%add)\n"
+        "  %clone = aten.clone.default(%x)\n"
+        "  return (%sum, %clone, %p_w)\n");
+  CHECK(run.state.weights_with_gradient == std::vector<std::string>{"p_w"});
+  CHECK(run.state.weights_appended);
+  CHECK(run.report.passes[0].changed);
+  CHECK(run.report.passes[0].stats.at("weights_appended") == 1);
+}
+
+TEST_CASE("weights_to_outputs: no gradient outputs -> nothing changes") {
+  ProgramBuilder b;
+  auto w = b.parameter("p_w", "w", ScalarType::Float, {4});
+  auto x = b.input("x", ScalarType::Float, {4});
+  b.output(b.call("aten.mul.Tensor", {arg_tensor(x), arg_tensor(w)}, {ScalarType::Float, {4}}));
+  ExportedProgram ep = b.build();
+  const std::string before = print_exported_program(ep);
+  auto run = run_passes(ep, {"weights_to_outputs"});
+  REQUIRE(run.status.ok());
+  CHECK(print_exported_program(ep) == before);
+  CHECK_FALSE(run.report.passes[0].changed);
+  CHECK(run.state.weights_with_gradient.empty());
+  CHECK_FALSE(run.state.weights_appended);
+}
+
+TEST_CASE("weights_to_outputs: joint_training fixture -> 4 TOKEN outputs - planned weights with whole-method lifetimes") {
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/joint_training/models/model.json");
+  testing::et::to_edge_lite(ep);
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  const auto& specs = ep.signature().output_specs;
+  REQUIRE(specs.size() == 9);
+  CHECK(specs[0].kind == OutputKind::LossOutput);
+  for (size_t i = 1; i < 5; ++i) CHECK(specs[i].kind == OutputKind::GradientToParameter);
+  const char* params[] = {"p_fc1_weight", "p_fc1_bias", "p_fc2_weight", "p_fc2_bias"};
+  for (size_t i = 0; i < 4; ++i) {
+    CHECK(specs[5 + i].kind == OutputKind::Token);
+    CHECK(specs[5 + i].arg.tensor_name() == params[i]);
+    CHECK(ep.graph().outputs()[5 + i].tensor_name() == params[i]);
+  }
+  CHECK(run.state.weights_with_gradient ==
+        std::vector<std::string>{"p_fc1_weight", "p_fc1_bias", "p_fc2_weight", "p_fc2_bias"});
+  // 6 inputs + 58 nodes + output: the weights live over [0, 64] and are planned.
+  CHECK(describe(run.state, "p_fc1_weight") == "float32[8, 4] dim_order=[0, 1] static mem=1@576 life=[0,64] const grad");
+  CHECK(describe(run.state, "p_fc1_bias") == "float32[8] dim_order=[0] static mem=1@832 life=[0,64] const grad");
+  CHECK(describe(run.state, "p_fc2_weight") == "float32[2, 8] dim_order=[0, 1] static mem=1@768 life=[0,64] const grad");
+  CHECK(describe(run.state, "p_fc2_bias") == "float32[2] dim_order=[0] static mem=1@896 life=[0,64] const grad");
+  CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 912});
+}
+
+TEST_CASE("weights_to_outputs: corpus joint_linear_mse") {
+  ExportedProgram ep = testing::et::load_program("fixtures/corpus/joint_linear_mse/json/models/model.json");
+  testing::et::to_edge_lite(ep);
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(run.state.weights_with_gradient == std::vector<std::string>{"p_head_weight", "p_head_bias"});
+  CHECK(ep.signature().output_specs.size() == 5);
+  CHECK(ep.signature().output_specs[3].kind == OutputKind::Token);
+  CHECK(ep.signature().output_specs[4].kind == OutputKind::Token);
+  CHECK(describe(run.state, "p_head_weight") == "float32[2, 4] dim_order=[0, 1] static mem=1@272 life=[0,34] const grad");
+  CHECK(describe(run.state, "p_head_bias") == "float32[2] dim_order=[0] static mem=1@336 life=[0,34] const grad");
+  CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 352});
+}
