@@ -37,7 +37,7 @@ struct PayloadStorage {
   /// when it was loaded, e.g. "swap:encoder.layer.1" for the weights a module
   /// swap brings in (passes::SwapRequest). The front door that reads
   /// payload bytes keeps a map from label to archive.
-  std::string source;
+  std::string source{};
 
   /// Record path relative to the archive root, e.g. "data/weights/weight_0".
   std::string entry() const;

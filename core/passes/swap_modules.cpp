@@ -8,8 +8,13 @@
 //   -> inline_modules -> legalize
 // on the same program, with the applicable swaps as their options (their
 // counters are reported under swap_modules, prefixed with the sub-pass name,
-// e.g. "replace_modules.state_added"; errors name the sub-pass in where.pass). `legalize` is the registered pass when it is implemented,
-// else the private stable topological sort of passes/module_swap/topo_sort.h.
+// e.g. "replace_modules.state_added"; errors name the sub-pass in
+// where.pass). The first `legalize` is the registered pass (passes/legalize.h:
+// torch.fx legalize_graph order, as the seed runs it on the graph with the
+// module calls). The last one sorts with the stable order: the seed never
+// legalizes the swapped module's insides (an eager module, traced at its call
+// site when the result is exported again), so the inlined bodies stay where
+// their calls were instead of having their weight permutes hoisted.
 // With PipelineOptions::verify_each the IR verifier runs after every
 // sub-pass. The result is a flat graph with the replacements' nodes and
 // state, ready for the to_edge passes.
@@ -19,11 +24,12 @@
 // passes before swap_modules (passes::prepare_replacement).
 //
 // Before: %tanh = aten.tanh.default(%addmm_1)   # module '1': Linear + Tanh
-// After:  %tanh = aten.addmm.default(%p_1_fc2_bias, %relu, %permute_3)   # the replacement's ReLU MLP
+// After:  %tanh = aten.addmm.default(%p_1_fc2_bias, %relu, %permute_2)   # the replacement's ReLU MLP
 #include <map>
 #include <string>
 #include <vector>
 
+#include "passes/legalize.h"
 #include "passes/module_swap/replace.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
@@ -47,20 +53,28 @@ class SwapModules final : public Pass {
     sub_options.outline_modules.clear();
     if (sub_options.swaps.empty()) return false;
     PTEFORGE_TRY(module_swap::check_swap_requests(sub_options.swaps));
-    static const char* const kSteps[] = {"outline_modules", "legalize",       "remove_pytree_pairs",
-                                         "replace_modules", "inline_modules", "legalize"};
+    struct Step {
+      const char* name;
+      bool stable;  ///< legalize with the stable order instead of the registered pass
+    };
+    static const Step kSteps[] = {{"outline_modules", false}, {"legalize", false},       {"remove_pytree_pairs", false},
+                                  {"replace_modules", false}, {"inline_modules", false}, {"legalize", true}};
     PassContext sub(sub_options, ctx.state());
     bool changed = false;
-    for (const char* step : kSteps) {
-      std::unique_ptr<Pass> pass;
-      const RegisteredPass* reg = find_pass(step);
-      if (reg && reg->factory) {
-        pass = reg->factory();
-      } else {
-        return make_error(ErrorCode::INTERNAL, std::string("swap_modules: sub-pass ") + step + " is not registered");
-      }
+    for (const Step& s : kSteps) {
+      const char* step = s.name;
       sub.set_pass_name(step);
-      Result<bool> r = pass->run(ep, sub);
+      Result<bool> r = false;
+      if (s.stable) {
+        r = legalize_graph(ep.graph(), LegalizeOrder::Stable);
+      } else {
+        const RegisteredPass* reg = find_pass(step);
+        if (!reg || !reg->factory) {
+          return make_error(ErrorCode::INTERNAL, std::string("swap_modules: sub-pass ") + step + " is not registered");
+        }
+        std::unique_ptr<Pass> pass = reg->factory();
+        r = pass->run(ep, sub);
+      }
       for (const auto& [k, v] : sub.take_stats()) ctx.stat(std::string(step) + "." + k, v);
       for (auto& d : sub.diagnostics()) ctx.diagnostics().push_back(std::move(d));
       sub.diagnostics().clear();

@@ -226,7 +226,6 @@ Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string&
       body_meta.emplace_back(dup, *nm);
     }
   }
-  const size_t num_flat = body_inputs.size();
   for (const auto& c : captured) {
     body_inputs.push_back(value_argument(g, c));
     body_meta.emplace_back(c, c);
@@ -349,7 +348,6 @@ Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string&
   }
   insert(ir::Node(ir::OpTarget(kCallModule), std::move(call_in),
                   {ir::arg_custom_obj(call_name, std::string(kModuleOutputClass))}, call_name));
-  (void)num_flat;
 
   const std::string flatten_name = fresh_name(g, "tree_flatten_spec", reserved);
   {

@@ -120,7 +120,6 @@ Status check(const ir::ExportedProgram& ep, const ir::Node& call, const ir::Expo
   }
 
   // Inputs: kinds, constants, dtypes; bind symbols.
-  std::vector<std::pair<size_t, std::string>> deferred_errors;
   for (size_t i = 0; i < n_in; ++i) {
     const ir::Argument& old_in = body.inputs()[i];
     const ir::InputSpec& rspec = rep.signature().input_specs[io.user_inputs[i]];
@@ -234,7 +233,6 @@ Status check(const ir::ExportedProgram& ep, const ir::Node& call, const ir::Expo
       }
     }
   }
-  (void)deferred_errors;
   return Status::Ok();
 }
 

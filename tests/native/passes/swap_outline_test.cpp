@@ -267,3 +267,40 @@ TEST_CASE("module partitions: membership, call counts, nesting order") {
   CHECK(ms::module_node_base("encoder.layer.1") == "encoder_layer_1");
   CHECK(ms::module_node_base("1") == "_1");
 }
+
+TEST_CASE("outline_modules: None and unused inputs become None leaves, keyword arguments a kwargs dict") {
+  using namespace pteforge::ir;
+  testing::ProgramBuilder pb;
+  const testing::Out t{ScalarType::Float, {2, 3}};
+  auto x = pb.input("x", ScalarType::Float, {2, 3});
+  auto y = pb.input("y", ScalarType::Float, {2, 3});
+  auto r = pb.call("aten.relu.default", {arg_tensor(x)}, t);
+  auto a = pb.call("aten.add.Tensor", {arg_tensor(r), arg_tensor(y)}, t);
+  auto n = pb.call("aten.neg.default", {arg_tensor(a)}, t);
+  pb.output(n);
+  ExportedProgram ep = pb.build();
+  testing::set_stack(ep.graph(), r, {"m"});
+  testing::set_stack(ep.graph(), a, {"m"});
+  // m(x, None, gone, scale=y): input 1 is None, input 2 was removed at export.
+  testing::preserve(ep, "m", {x, "", "gone", y}, {a}, testing::args_spec(3, {"scale"}), testing::out_spec(1));
+  const ExportedProgram original = ep;
+  REQUIRE(passes::outline(ep, {"m"}).ok());
+  CHECK(golden(ep.graph()) ==
+        "graph(%x, %y):\n"
+        "  %tree_unflatten = pteforge.tree_unflatten(%x, None, None, %y, spec=((*, *, *), {'scale': *}))\n"
+        "  %getitem = _operator.getitem(%tree_unflatten, 0)\n"
+        "  %getitem_1 = _operator.getitem(%getitem, 0)\n"
+        "  %getitem_2 = _operator.getitem(%tree_unflatten, 1)\n"
+        "  %getitem_3 = _operator.getitem(%getitem_2, 'scale')\n"
+        "  %m = pteforge.call_module(@m, %getitem_1, None, None, kwargs={'scale': %getitem_3})\n"
+        "    @m = graph(%x, None, None, %y):\n"
+        "      %relu = aten.relu.default(%x)\n"
+        "      %add = aten.add.Tensor(%relu, %y)\n"
+        "      return (%add)\n"
+        "  %tree_flatten_spec = pteforge.tree_flatten_spec(%m, spec=*)\n"
+        "  %add = _operator.getitem(%tree_flatten_spec, 0)\n"
+        "  %neg = aten.neg.default(%add)\n"
+        "  return (%neg)\n");
+  testing::run_passes(ep, {"inline_modules"});
+  testing::expect_same_program(ep, original);
+}

@@ -55,10 +55,16 @@ inline std::string golden(const ir::Graph& g) {
     size_t at = text.find("spec='", pos);
     if (at == std::string::npos) break;
     size_t start = at + 6;
-    size_t end = text.find('\'', start);
-    REQUIRE(end != std::string::npos);
-    auto spec = serde::parse_treespec(std::string_view(text).substr(start, end - start));
-    REQUIRE(spec.ok());
+    // The printer writes the spec as a Python string literal: undo its escapes.
+    std::string spec_text;
+    size_t end = start;
+    for (; end < text.size() && text[end] != '\''; ++end) {
+      if (text[end] == '\\' && end + 1 < text.size()) ++end;
+      spec_text += text[end];
+    }
+    REQUIRE(end < text.size());
+    auto spec = serde::parse_treespec(spec_text);
+    REQUIRE_MESSAGE(spec.ok(), spec_text);
     out += text.substr(pos, at - pos) + "spec=" + passes::module_swap::describe_treespec(spec->root);
     pos = end + 1;
   }
