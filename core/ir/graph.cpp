@@ -191,6 +191,7 @@ Graph::Graph(Graph&& o) noexcept
       values_(std::move(o.values_)),
       value_index_(std::move(o.value_index_)),
       node_index_(std::move(o.node_index_)),
+      name_hints_(std::move(o.name_hints_)),
       next_id_(o.next_id_),
       order_dirty_(o.order_dirty_),
       json_pointer_(std::move(o.json_pointer_)) {
@@ -199,6 +200,7 @@ Graph::Graph(Graph&& o) noexcept
   o.values_.clear();
   o.value_index_.clear();
   o.node_index_.clear();
+  o.name_hints_.clear();
 }
 
 Graph& Graph::operator=(Graph&& o) noexcept {
@@ -210,6 +212,7 @@ Graph& Graph::operator=(Graph&& o) noexcept {
   values_ = std::move(o.values_);
   value_index_ = std::move(o.value_index_);
   node_index_ = std::move(o.node_index_);
+  name_hints_ = std::move(o.name_hints_);
   next_id_ = o.next_id_;
   order_dirty_ = o.order_dirty_;
   json_pointer_ = std::move(o.json_pointer_);
@@ -218,6 +221,7 @@ Graph& Graph::operator=(Graph&& o) noexcept {
   o.values_.clear();
   o.value_index_.clear();
   o.node_index_.clear();
+  o.name_hints_.clear();
   return *this;
 }
 
@@ -264,6 +268,7 @@ void Graph::maybe_collect(Value& v, bool drop_meta) {
   if (v.def_count > 0 || !v.uses.empty() || v.output_uses > 0) return;
   if (v.has_meta() && !drop_meta) return;
   value_index_.erase(std::string_view(v.name));
+  name_freed(v.name);
   v.live_ = false;
   v.meta = std::monostate();
   v.uses.clear();
@@ -362,10 +367,27 @@ std::string Graph::unique_name(std::string_view base) const {
   auto taken = [this](std::string_view n) { return lookup(n) != nullptr || node_index_.count(n) > 0; };
   if (!base.empty() && !taken(base)) return std::string(base);
   std::string stem(base.empty() ? std::string_view("v") : base);
-  for (size_t i = 1;; ++i) {
+  size_t& hint = name_hints_[stem];
+  for (size_t i = std::max<size_t>(hint, 1);; ++i) {
     std::string candidate = stem + "_" + std::to_string(i);
-    if (!taken(candidate)) return candidate;
+    if (!taken(candidate)) {
+      hint = i;  // stem_1 .. stem_(i-1) are taken
+      return candidate;
+    }
   }
+}
+
+void Graph::name_freed(std::string_view name) {
+  if (name_hints_.empty()) return;
+  size_t us = name.rfind('_');
+  if (us == std::string_view::npos || us + 1 >= name.size() || name.size() - us > 19) return;
+  size_t k = 0;
+  for (size_t i = us + 1; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return;
+    k = k * 10 + static_cast<size_t>(name[i] - '0');
+  }
+  auto it = name_hints_.find(std::string(name.substr(0, us)));
+  if (it != name_hints_.end() && k < it->second) it->second = k;
 }
 
 // ---------------------------------------------------------------- Graph: registration
@@ -454,16 +476,51 @@ void Graph::set_inputs(std::vector<Argument> inputs) {
   }
 }
 
+// insert_input / erase_input update the value table incrementally (only the
+// inputs after `pos` move), so passes that add or remove one placeholder at a
+// time near the end of a long input list stay linear.
 void Graph::insert_input(size_t pos, Argument arg) {
-  std::vector<Argument> in = inputs_;
-  in.insert(in.begin() + static_cast<std::ptrdiff_t>(std::min(pos, in.size())), std::move(arg));
-  set_inputs(std::move(in));
+  pos = std::min(pos, inputs_.size());
+  // Later inputs move up by one; walk backwards so a value defined twice moves once.
+  for (size_t i = inputs_.size(); i-- > pos;) {
+    for_each_value_name(inputs_[i], [&](const std::string& name, ValueKind) {
+      Value* v = lookup(name);
+      if (v && v->input_index == static_cast<int32_t>(i)) v->input_index = static_cast<int32_t>(i + 1);
+    });
+  }
+  inputs_.insert(inputs_.begin() + static_cast<std::ptrdiff_t>(pos), std::move(arg));
+  for_each_value_name(inputs_[pos], [&](const std::string& name, ValueKind kind) {
+    Value& v = get_or_create(name, kind);
+    ++v.def_count;
+    if (v.input_index < 0 || v.input_index > static_cast<int32_t>(pos)) v.input_index = static_cast<int32_t>(pos);
+  });
 }
 
 void Graph::erase_input(size_t pos) {
-  std::vector<Argument> in = inputs_;
-  in.erase(in.begin() + static_cast<std::ptrdiff_t>(pos));
-  set_inputs(std::move(in));
+  if (pos >= inputs_.size()) return;
+  Argument removed = std::move(inputs_[pos]);
+  inputs_.erase(inputs_.begin() + static_cast<std::ptrdiff_t>(pos));
+  for (size_t i = pos; i < inputs_.size(); ++i) {
+    for_each_value_name(inputs_[i], [&](const std::string& name, ValueKind) {
+      Value* v = lookup(name);
+      if (v && v->input_index == static_cast<int32_t>(i + 1)) v->input_index = static_cast<int32_t>(i);
+    });
+  }
+  for_each_value_name(removed, [&](const std::string& name, ValueKind) {
+    Value* v = lookup(name);
+    if (!v) return;
+    if (v->def_count > 0) --v->def_count;
+    if (v->input_index == static_cast<int32_t>(pos)) {
+      v->input_index = -1;
+      // Defined again by a later input (an invalid but representable graph)?
+      for (size_t i = 0; i < inputs_.size() && v->input_index < 0 && v->def_count > 0; ++i) {
+        for_each_value_name(inputs_[i], [&](const std::string& n, ValueKind) {
+          if (n == name && v->input_index < 0) v->input_index = static_cast<int32_t>(i);
+        });
+      }
+    }
+    maybe_collect(*v, false);
+  });
 }
 
 void Graph::set_outputs(std::vector<Argument> outputs) {
@@ -600,7 +657,10 @@ Status Graph::erase(Node& node) {
   unregister_uses(node);
   unregister_defs(node, /*drop_meta=*/true);
   auto idx = node_index_.find(std::string_view(node.name_));
-  if (idx != node_index_.end() && idx->second == &node) node_index_.erase(idx);
+  if (idx != node_index_.end() && idx->second == &node) {
+    node_index_.erase(idx);
+    name_freed(node.name_);
+  }
   nodes_.erase(node.self_);
   return Status::Ok();
 }
@@ -617,7 +677,10 @@ const Node* Graph::find_node(std::string_view name) const {
 
 void Graph::rename_node(Node& node, std::string name) {
   auto idx = node_index_.find(std::string_view(node.name_));
-  if (idx != node_index_.end() && idx->second == &node) node_index_.erase(idx);
+  if (idx != node_index_.end() && idx->second == &node) {
+    node_index_.erase(idx);
+    name_freed(node.name_);
+  }
   node.name_ = std::move(name);
   if (!node.name_.empty()) node_index_.emplace(std::string_view(node.name_), &node);
 }

@@ -189,6 +189,12 @@ class Graph {
   std::deque<Value> values_;
   std::unordered_map<std::string_view, Value*> value_index_;
   std::unordered_map<std::string_view, Node*> node_index_;
+  /// unique_name() cache: stem → i such that stem_1 .. stem_(i-1) are all
+  /// taken (a lower bound of the next free suffix). Lowered when a name of the
+  /// form stem_k is freed, so unique_name's result does not change; it only
+  /// avoids rescanning from 1, which made n calls cost O(n^2).
+  mutable std::unordered_map<std::string, size_t> name_hints_;
+  void name_freed(std::string_view name);
   NodeId next_id_ = 1;
   mutable bool order_dirty_ = false;
   std::shared_ptr<const std::string> json_pointer_;
