@@ -38,7 +38,10 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
   if (v.IsObject()) {
     std::vector<ir::TreeSpecNode> children;
     std::string keys = "[";
-    for (const auto& m : v.GetObject()) {
+    // Indexed, not a ranged for: clang (Emscripten) finds RapidJSON's member
+    // iterator comparison ambiguous under C++20.
+    for (rapidjson::SizeType i = 0; i < v.MemberCount(); ++i) {
+      const auto& m = *(v.MemberBegin() + i);
       if (keys.size() > 1) keys += ", ";
       keys += serde::python_json_string(std::string_view(m.name.GetString(), m.name.GetStringLength()));
       ir::TreeSpecNode child;
@@ -105,7 +108,8 @@ Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json
   }
   std::vector<ConstantMethod> out;
   std::set<std::string> seen;
-  for (const auto& m : doc.GetObject()) {
+  for (rapidjson::SizeType i = 0; i < doc.MemberCount(); ++i) {
+    const auto& m = *(doc.MemberBegin() + i);
     std::string name(m.name.GetString(), m.name.GetStringLength());
     if (name.empty()) return option_error(name, "empty method name");
     if (!seen.insert(name).second) return option_error(name, "given twice");
