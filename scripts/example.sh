@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# The main job on a bundled example: builds the CLI (release) and runs it on
-# tests/fixtures/corpus/linear_tanh/linear_tanh.pt2.
-# Usage: scripts/example.sh [FILE.pt2|FILE.json]
+# The main job on a bundled example: builds the CLI (release), converts
+# tests/fixtures/corpus/linear_tanh/linear_tanh.pt2 (Linear -> tanh -> Linear)
+# into an ExecuTorch program, and shows where the .pte went and what is in it.
+# Usage: scripts/example.sh [IN.pt2|IN.json|FOLDER] [OUT.pte]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cmake --preset native-release >/dev/null
 cmake --build --preset native-release -j "$(nproc)" --target pteforge >/dev/null
+cli=build/native-release/core/pteforge
 input="${1:-tests/fixtures/corpus/linear_tanh/linear_tanh.pt2}"
-build/native-release/core/pteforge inspect "$input"
+output="${2:-out/$(basename "${input%.*}").pte}"
+mkdir -p "$(dirname "$output")"
+"$cli" inspect "$input"
+"$cli" convert "$input" -o "$output" --metadata "${output%.pte}.metadata.json"
+echo
+echo "wrote $output ($(wc -c <"$output") bytes) and ${output%.pte}.metadata.json"
+echo
+"$cli" decode "$output"

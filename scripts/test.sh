@@ -5,18 +5,22 @@
 #   asan       native-asan build (AddressSanitizer + UBSan) + CTest
 #   wasm       wasm-release build (Emscripten 3.1.6) + smoke test: WASM CLI
 #              under Node vs native CLI, byte for byte (scripts/test-wasm.sh)
-#   node       node:test suites in tests/node/ (when there are any)
+#   node       builds the native CLI and the npm package (wasm-release), then
+#              runs the node:test suites in tests/node/
+#   browser    the same builds, then the web page's tests in tests/browser/
+#              (Debian's chromium, driven by playwright-core; setup installs
+#              chromium when this stage is asked for)
 # and, only when named:
 #   wasm-unit  wasm-debug build (-sASSERTIONS=2) + the doctest suites under Node
 # A failing stage does not stop the later ones; the exit code is non-zero when
 # any stage failed, and the summary says which.
 #
-# Usage: scripts/test.sh [STAGE...]   (default: setup native asan wasm node)
+# Usage: scripts/test.sh [STAGE...]   (default: setup native asan wasm node browser)
 #   PTEFORGE_JOBS=N  parallel build/test jobs (default: nproc)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(setup native asan wasm node)
+all=(setup native asan wasm node browser)
 stages=("$@")
 ((${#stages[@]})) || stages=("${all[@]}")
 jobs="${PTEFORGE_JOBS:-$(nproc)}"
@@ -37,7 +41,11 @@ configure() {
 }
 
 stage_setup() {
-  bash scripts/setup.sh
+  if [[ " ${stages[*]} " == *" browser "* ]]; then
+    bash scripts/setup.sh --browser
+  else
+    bash scripts/setup.sh
+  fi
 }
 
 stage_native() {
@@ -62,16 +70,34 @@ stage_wasm-unit() {
 }
 
 stage_node() {
-  if compgen -G "tests/node/*.test.mjs" >/dev/null; then
-    node --test tests/node/
-  else
+  if ! compgen -G "tests/node/*.test.mjs" >/dev/null; then
     echo "no tests/node/*.test.mjs yet"
+    return 0
   fi
+  # The suites load the npm package that the wasm-release build assembles
+  # (build/wasm-release/wasm/package) and compare its output with the native
+  # CLI's, so both are (re)built first; each build is a no-op when current.
+  configure native-debug
+  cmake --build --preset native-debug -j "$jobs" --target pteforge
+  configure wasm-release
+  cmake --build --preset wasm-release -j "$jobs" --target pteforge_package
+  node --test tests/node/
+}
+
+stage_browser() {
+  # The page (web/) is served with the package the wasm-release build
+  # assembles; the tests compare what it shows and downloads with the native
+  # CLI. Screenshots land in tests/browser/artifacts/.
+  configure native-debug
+  cmake --build --preset native-debug -j "$jobs" --target pteforge
+  configure wasm-release
+  cmake --build --preset wasm-release -j "$jobs" --target pteforge_package
+  node --test tests/browser/
 }
 
 for s in "${stages[@]}"; do
   if ! declare -F "stage_$s" >/dev/null; then
-    echo "usage: scripts/test.sh [setup|native|asan|wasm|node|wasm-unit ...]" >&2
+    echo "usage: scripts/test.sh [setup|native|asan|wasm|node|browser|wasm-unit ...]" >&2
     exit 2
   fi
 done

@@ -1,13 +1,38 @@
-// Python-style float formatting (see float_repr.h). Python's repr uses
-// fixed notation when the decimal exponent is in [-4, 16), otherwise
-// scientific notation with a signed, at least two-digit exponent.
+// Python-style float formatting (see float_repr.h). Python's repr uses the
+// shortest digit string that reads back as the same double (correctly
+// rounded), in fixed notation when the decimal exponent is in [-4, 16) and in
+// scientific notation with a signed, at least two-digit exponent otherwise.
 #include "ir/float_repr.h"
 
-#include <rapidjson/internal/dtoa.h>
-
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 namespace pteforge::ir {
+namespace {
+
+/// Shortest correctly rounded digits of v > 0: digits "d1d2...dn" and the
+/// decimal exponent `decpt` such that v ≈ 0.d1d2...dn × 10^decpt. printf's %e
+/// rounds correctly (glibc and musl), so the first precision whose output
+/// reads back as v gives Python's digits.
+void shortest_digits(double v, std::string& digits, int& decpt) {
+  char buf[40];
+  for (int precision = 0; precision < 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*e", precision, v);
+    if (precision == 16 || std::strtod(buf, nullptr) == v) break;
+  }
+  // buf = "d.ddde[+-]XX"
+  digits.clear();
+  const char* p = buf;
+  for (; *p && *p != 'e'; ++p) {
+    if (*p >= '0' && *p <= '9') digits += *p;
+  }
+  int exp10 = *p == 'e' ? std::atoi(p + 1) : 0;
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  decpt = exp10 + 1;
+}
+
+}  // namespace
 
 std::string python_float_repr(double v) {
   if (std::isnan(v)) return "nan";
@@ -18,12 +43,10 @@ std::string python_float_repr(double v) {
     v = -v;
   }
   if (v == 0.0) return out + "0.0";
-  char digits[32];
-  int length = 0;
-  int k = 0;
-  rapidjson::internal::Grisu2(v, digits, &length, &k);
-  std::string d(digits, static_cast<size_t>(length));
-  int decpt = length + k;  // value = 0.d1d2...dn * 10^decpt
+  std::string d;
+  int decpt = 0;
+  shortest_digits(v, d, decpt);
+  const int length = static_cast<int>(d.size());
   if (decpt > -4 && decpt <= 16) {
     if (decpt <= 0) {
       out += "0.";

@@ -58,6 +58,238 @@ bool GraphBox::operator==(const GraphBox& o) const {
   return *g_ == *o.g_;
 }
 
+// ---------------------------------------------------------------- GraphData
+
+/// The graph's state, on the heap so that moving a Graph never touches its nodes.
+struct GraphData {
+  Graph* owner = nullptr;
+  Graph::NodeList nodes;
+  std::vector<Argument> inputs;
+  std::vector<Argument> outputs;
+  bool single_tensor_return = false;
+  std::deque<Value> values;
+  std::unordered_map<std::string_view, Value*> value_index;
+  std::unordered_map<std::string_view, Node*> node_index;  // built on first use
+  bool node_index_built = false;
+  size_t node_index_reserve = 0;
+  NodeId next_id = 1;
+  uint32_t next_table_order = 0;
+  bool order_dirty = false;
+  std::shared_ptr<const std::string> json_pointer;
+  /// unique_name() cache: stem → i such that stem_1 .. stem_(i-1) are all
+  /// taken (a lower bound of the next free suffix). Lowered when a name of the
+  /// form stem_k is freed, so unique_name's result does not change; it only
+  /// avoids rescanning from 1, which made n calls cost O(n^2).
+  std::unordered_map<std::string, size_t> name_hints;
+
+  void name_freed(std::string_view name) {
+    if (name_hints.empty()) return;
+    size_t us = name.rfind('_');
+    if (us == std::string_view::npos || us + 1 >= name.size() || name.size() - us > 19) return;
+    size_t k = 0;
+    for (size_t i = us + 1; i < name.size(); ++i) {
+      if (name[i] < '0' || name[i] > '9') return;
+      k = k * 10 + static_cast<size_t>(name[i] - '0');
+    }
+    auto it = name_hints.find(std::string(name.substr(0, us)));
+    if (it != name_hints.end() && k < it->second) it->second = k;
+  }
+
+  Value* lookup(std::string_view name) const {
+    auto it = value_index.find(name);
+    return it == value_index.end() ? nullptr : it->second;
+  }
+
+  Value& get_or_create(std::string_view name, ValueKind kind) {
+    if (Value* v = lookup(name)) {
+      if (v->kind == ValueKind::Unknown) v->kind = kind;
+      return *v;
+    }
+    Value& v = values.emplace_back();
+    v.id_ = static_cast<uint32_t>(values.size() - 1);
+    v.name = std::string(name);
+    v.kind = kind;
+    value_index.emplace(std::string_view(v.name), &v);
+    return v;
+  }
+
+  void maybe_collect(Value& v, bool drop_meta) {
+    if (v.def_count > 0 || !v.uses.empty() || v.output_uses > 0) return;
+    if (v.has_meta() && !drop_meta) return;
+    value_index.erase(std::string_view(v.name));
+    name_freed(v.name);
+    v.live_ = false;
+    v.meta = std::monostate();
+    v.uses.clear();
+    v.uses.shrink_to_fit();
+    // Reclaim trailing dead slots (the common case when a pass undoes its last step).
+    while (!values.empty() && !values.back().live_) values.pop_back();
+  }
+
+  void set_meta(std::string_view name, ValueMeta meta, std::optional<uint32_t> order = std::nullopt) {
+    ValueKind k = kind_of(meta);
+    Value& v = get_or_create(name, k);
+    if (order) {
+      v.table_order_ = *order;
+      next_table_order = std::max(next_table_order, *order + 1);
+    } else if (!v.has_meta() || kind_of(v.meta) != k) {
+      v.table_order_ = next_table_order++;
+    }
+    v.meta = std::move(meta);
+    if (k != ValueKind::Unknown) v.kind = k;
+  }
+
+  static void count_ref(Value& v, ValueKind k, int delta) {
+    v.ref_kinds_[static_cast<size_t>(k)] += static_cast<uint32_t>(delta);
+  }
+
+  void ensure_node_index() {
+    if (node_index_built) return;
+    node_index.reserve(std::max(node_index_reserve, nodes.size()));
+    for (Node& n : nodes) {
+      if (!n.name_.empty()) node_index.emplace(std::string_view(n.name_), &n);
+    }
+    node_index_built = true;
+  }
+
+  void register_uses(Node& node) {
+    for_each_input_name(node.inputs_, [&](const std::string& name, ValueKind kind) {
+      Value& v = get_or_create(name, kind);
+      v.uses.push_back(&node);
+      count_ref(v, kind, 1);
+    });
+  }
+
+  void unregister_uses(Node& node) {
+    for_each_input_name(node.inputs_, [&](const std::string& name, ValueKind kind) {
+      Value* v = lookup(name);
+      if (!v) return;
+      auto it = std::find(v->uses.begin(), v->uses.end(), &node);
+      if (it != v->uses.end()) v->uses.erase(it);
+      count_ref(*v, kind, -1);
+      maybe_collect(*v, false);
+    });
+  }
+
+  void register_defs(Node& node) {
+    for_each_output_name(node.outputs_, [&](const std::string& name, ValueKind kind) {
+      Value& v = get_or_create(name, kind);
+      ++v.def_count;
+      count_ref(v, kind, 1);
+      if (!v.producer && v.input_index < 0) v.producer = &node;
+    });
+  }
+
+  void unregister_defs(Node& node, bool drop_meta) {
+    for_each_output_name(node.outputs_, [&](const std::string& name, ValueKind kind) {
+      Value* v = lookup(name);
+      if (!v) return;
+      if (v->def_count > 0) --v->def_count;
+      count_ref(*v, kind, -1);
+      if (v->producer == &node) v->producer = nullptr;
+      maybe_collect(*v, drop_meta);
+    });
+  }
+
+  void register_inputs() {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      for_each_value_name(inputs[i], [&](const std::string& name, ValueKind kind) {
+        Value& v = get_or_create(name, kind);
+        ++v.def_count;
+        count_ref(v, kind, 1);
+        if (v.input_index < 0) v.input_index = static_cast<int32_t>(i);
+      });
+    }
+  }
+
+  void unregister_inputs() {
+    for (const Argument& a : inputs) {
+      for_each_value_name(a, [&](const std::string& name, ValueKind kind) {
+        Value* v = lookup(name);
+        if (!v) return;
+        if (v->def_count > 0) --v->def_count;
+        count_ref(*v, kind, -1);
+        v->input_index = -1;
+      });
+    }
+  }
+
+  void register_outputs() {
+    for (const Argument& a : outputs) {
+      for_each_value_name(a, [&](const std::string& name, ValueKind kind) {
+        Value& v = get_or_create(name, kind);
+        ++v.output_uses;
+        count_ref(v, kind, 1);
+      });
+    }
+  }
+
+  void unregister_outputs() {
+    for (const Argument& a : outputs) {
+      for_each_value_name(a, [&](const std::string& name, ValueKind kind) {
+        if (Value* v = lookup(name)) {
+          if (v->output_uses > 0) --v->output_uses;
+          count_ref(*v, kind, -1);
+        }
+      });
+    }
+  }
+
+  void collect_names(const std::vector<Argument>& args) {
+    for (const Argument& a : args) {
+      for_each_value_name(a, [&](const std::string& name, ValueKind) {
+        if (Value* v = lookup(name)) maybe_collect(*v, false);
+      });
+    }
+  }
+
+  void assign_order(Node& node) {
+    auto it = node.self_;
+    uint64_t lo = it == nodes.begin() ? 0 : std::prev(it)->order_;
+    auto nx = std::next(it);
+    if (nx == nodes.end()) {
+      node.order_ = lo + kOrderGap;
+      if (node.order_ < lo) order_dirty = true;  // wrapped around
+      return;
+    }
+    uint64_t hi = nx->order_;
+    if (hi > lo + 1) {
+      node.order_ = lo + (hi - lo) / 2;
+    } else {
+      order_dirty = true;
+    }
+  }
+
+  void renumber() {
+    uint64_t o = 0;
+    for (const Node& n : nodes) {
+      o += kOrderGap;
+      n.order_ = o;
+    }
+    order_dirty = false;
+  }
+
+  void attach(Node& node, Graph::NodeList::iterator it) {
+    node.owner_ = this;
+    node.self_ = it;
+    node.id_ = next_id++;
+    assign_order(node);
+    if (node_index_built && !node.name_.empty()) node_index.emplace(std::string_view(node.name_), &node);
+    register_uses(node);
+    register_defs(node);
+  }
+
+  void rename_node(Node& node, std::string name) {
+    name_freed(node.name_);
+    if (node_index_built) {
+      auto idx = node_index.find(std::string_view(node.name_));
+      if (idx != node_index.end() && idx->second == &node) node_index.erase(idx);
+    }
+    node.name_ = std::move(name);
+    if (node_index_built && !node.name_.empty()) node_index.emplace(std::string_view(node.name_), &node);
+  }
+};
+
 // ---------------------------------------------------------------- Node
 
 Node::Node(OpTarget target, std::vector<NamedArgument> inputs, std::vector<Argument> outputs, std::string name)
@@ -82,8 +314,8 @@ Node::Node(Node&& o) noexcept
       origin_(std::move(o.origin_)) {}
 
 void Node::set_name(std::string name) {
-  if (graph_) {
-    graph_->rename_node(*this, std::move(name));
+  if (owner_) {
+    owner_->rename_node(*this, std::move(name));
   } else {
     name_ = std::move(name);
   }
@@ -104,15 +336,15 @@ int Node::input_index(std::string_view schema_name) const {
 }
 
 void Node::set_inputs(std::vector<NamedArgument> inputs) {
-  if (graph_) graph_->unregister_uses(*this);
+  if (owner_) owner_->unregister_uses(*this);
   inputs_ = std::move(inputs);
-  if (graph_) graph_->register_uses(*this);
+  if (owner_) owner_->register_uses(*this);
 }
 
 void Node::set_input(size_t index, Argument arg) {
-  if (graph_) graph_->unregister_uses(*this);
+  if (owner_) owner_->unregister_uses(*this);
   inputs_.at(index).arg = std::move(arg);
-  if (graph_) graph_->register_uses(*this);
+  if (owner_) owner_->register_uses(*this);
 }
 
 void Node::set_input(std::string_view schema_name, Argument arg) {
@@ -125,21 +357,21 @@ void Node::set_input(std::string_view schema_name, Argument arg) {
 }
 
 void Node::add_input(NamedArgument arg) {
-  if (graph_) graph_->unregister_uses(*this);
+  if (owner_) owner_->unregister_uses(*this);
   inputs_.push_back(std::move(arg));
-  if (graph_) graph_->register_uses(*this);
+  if (owner_) owner_->register_uses(*this);
 }
 
 void Node::erase_input(size_t index) {
-  if (graph_) graph_->unregister_uses(*this);
+  if (owner_) owner_->unregister_uses(*this);
   inputs_.erase(inputs_.begin() + static_cast<std::ptrdiff_t>(index));
-  if (graph_) graph_->register_uses(*this);
+  if (owner_) owner_->register_uses(*this);
 }
 
 void Node::set_outputs(std::vector<Argument> outputs) {
-  if (graph_) graph_->unregister_defs(*this, /*drop_meta=*/false);
+  if (owner_) owner_->unregister_defs(*this, /*drop_meta=*/false);
   outputs_ = std::move(outputs);
-  if (graph_) graph_->register_defs(*this);
+  if (owner_) owner_->register_defs(*this);
 }
 
 std::vector<std::string_view> Node::output_names() const {
@@ -171,122 +403,78 @@ bool Node::same_as(const Node& o) const {
          hop_single_ == o.hop_single_ && name_ == o.name_;
 }
 
-// ---------------------------------------------------------------- Graph: copy/move
+Graph* Node::graph() const { return owner_ ? owner_->owner : nullptr; }
 
-Graph::Graph(const Graph& o) { copy_from(o); }
+// ---------------------------------------------------------------- Graph: construction
+
+Graph::Graph() : d_(std::make_unique<GraphData>()) { d_->owner = this; }
+
+Graph::~Graph() = default;
+
+Graph::Graph(const Graph& o) : Graph() {
+  const GraphData& src = *o.d_;
+  d_->single_tensor_return = src.single_tensor_return;
+  d_->json_pointer = src.json_pointer;
+  reserve(src.value_index.size(), src.nodes.size());
+  // Metadata first, keeping each value's place in its table.
+  for (const Value& v : src.values) {
+    if (v.live_ && v.has_meta()) d_->set_meta(v.name, v.meta, v.table_order_);
+  }
+  set_inputs(src.inputs);
+  for (const Node& n : src.nodes) {
+    Node& copy = append(Node(n));
+    copy.id_ = n.id_;
+  }
+  d_->next_id = src.next_id;
+  set_outputs(src.outputs);
+}
+
+Graph::Graph(Graph&& o) noexcept : d_(std::move(o.d_)) {
+  d_->owner = this;
+  o.d_ = std::make_unique<GraphData>();
+  o.d_->owner = &o;
+}
 
 Graph& Graph::operator=(const Graph& o) {
   if (this != &o) {
-    Graph tmp(o);
-    *this = std::move(tmp);
+    Graph copy(o);
+    d_ = std::move(copy.d_);  // `copy` is left without data and only destroyed
+    d_->owner = this;
   }
   return *this;
-}
-
-Graph::Graph(Graph&& o) noexcept
-    : nodes_(std::move(o.nodes_)),
-      inputs_(std::move(o.inputs_)),
-      outputs_(std::move(o.outputs_)),
-      single_tensor_return_(o.single_tensor_return_),
-      values_(std::move(o.values_)),
-      value_index_(std::move(o.value_index_)),
-      node_index_(std::move(o.node_index_)),
-      name_hints_(std::move(o.name_hints_)),
-      next_id_(o.next_id_),
-      order_dirty_(o.order_dirty_),
-      json_pointer_(std::move(o.json_pointer_)) {
-  fix_back_pointers();
-  o.nodes_.clear();
-  o.values_.clear();
-  o.value_index_.clear();
-  o.node_index_.clear();
-  o.name_hints_.clear();
 }
 
 Graph& Graph::operator=(Graph&& o) noexcept {
   if (this == &o) return *this;
-  nodes_ = std::move(o.nodes_);
-  inputs_ = std::move(o.inputs_);
-  outputs_ = std::move(o.outputs_);
-  single_tensor_return_ = o.single_tensor_return_;
-  values_ = std::move(o.values_);
-  value_index_ = std::move(o.value_index_);
-  node_index_ = std::move(o.node_index_);
-  name_hints_ = std::move(o.name_hints_);
-  next_id_ = o.next_id_;
-  order_dirty_ = o.order_dirty_;
-  json_pointer_ = std::move(o.json_pointer_);
-  fix_back_pointers();
-  o.nodes_.clear();
-  o.values_.clear();
-  o.value_index_.clear();
-  o.node_index_.clear();
-  o.name_hints_.clear();
+  std::swap(d_, o.d_);
+  d_->owner = this;
+  o.d_->owner = &o;
   return *this;
 }
 
-void Graph::fix_back_pointers() {
-  for (Node& n : nodes_) n.graph_ = this;
+void Graph::reserve(size_t values, size_t nodes) {
+  d_->value_index.reserve(values);
+  d_->node_index_reserve = nodes;
 }
 
-void Graph::copy_from(const Graph& o) {
-  single_tensor_return_ = o.single_tensor_return_;
-  json_pointer_ = o.json_pointer_;
-  // Metadata first, in table order, so the copy writes its tables in the same order.
-  for (const Value& v : o.values_) {
-    if (v.live_ && v.has_meta()) set_meta(v.name, v.meta);
-  }
-  set_inputs(o.inputs_);
-  for (const Node& n : o.nodes_) {
-    Node& copy = append(Node(n));
-    copy.id_ = n.id_;
-  }
-  next_id_ = o.next_id_;
-  set_outputs(o.outputs_);
-}
+size_t Graph::value_slots() const { return d_->values.size(); }
+const Value& Graph::value_slot(size_t id) const { return d_->values[id]; }
 
-// ---------------------------------------------------------------- Graph: value table
+const std::shared_ptr<const std::string>& Graph::json_pointer() const { return d_->json_pointer; }
+void Graph::set_json_pointer(std::shared_ptr<const std::string> p) { d_->json_pointer = std::move(p); }
 
-Value* Graph::lookup(std::string_view name) const {
-  auto it = value_index_.find(name);
-  return it == value_index_.end() ? nullptr : it->second;
-}
+// ---------------------------------------------------------------- Graph: values
 
-Value& Graph::get_or_create(std::string_view name, ValueKind kind) {
-  if (Value* v = lookup(name)) {
-    if (v->kind == ValueKind::Unknown) v->kind = kind;
-    return *v;
-  }
-  Value& v = values_.emplace_back();
-  v.name = std::string(name);
-  v.kind = kind;
-  value_index_.emplace(std::string_view(v.name), &v);
-  return v;
-}
-
-void Graph::maybe_collect(Value& v, bool drop_meta) {
-  if (v.def_count > 0 || !v.uses.empty() || v.output_uses > 0) return;
-  if (v.has_meta() && !drop_meta) return;
-  value_index_.erase(std::string_view(v.name));
-  name_freed(v.name);
-  v.live_ = false;
-  v.meta = std::monostate();
-  v.uses.clear();
-  v.uses.shrink_to_fit();
-  // Reclaim trailing dead entries (the common case when a pass undoes its last step).
-  while (!values_.empty() && !values_.back().live_) values_.pop_back();
-}
-
-const Value* Graph::find_value(std::string_view name) const { return lookup(name); }
+const Value* Graph::find_value(std::string_view name) const { return d_->lookup(name); }
 
 Node* Graph::producer(std::string_view name) const {
-  const Value* v = lookup(name);
+  const Value* v = d_->lookup(name);
   return v ? v->producer : nullptr;
 }
 
 std::vector<Node*> Graph::users(std::string_view name) const {
   std::vector<Node*> out;
-  const Value* v = lookup(name);
+  const Value* v = d_->lookup(name);
   if (!v) return out;
   for (Node* n : v->uses) {
     if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
@@ -295,45 +483,57 @@ std::vector<Node*> Graph::users(std::string_view name) const {
 }
 
 size_t Graph::use_count(std::string_view name) const {
-  const Value* v = lookup(name);
+  const Value* v = d_->lookup(name);
   return v ? v->uses.size() + v->output_uses : 0;
 }
 
 const TensorMeta* Graph::tensor_meta(std::string_view name) const {
-  const Value* v = lookup(name);
+  const Value* v = d_->lookup(name);
   return v ? v->tensor_meta() : nullptr;
 }
 
-void Graph::set_meta(std::string_view name, ValueMeta meta) {
-  ValueKind k = kind_of(meta);
-  Value& v = get_or_create(name, k);
-  v.meta = std::move(meta);
-  if (k != ValueKind::Unknown) v.kind = k;
+void Graph::set_meta(std::string_view name, ValueMeta meta) { d_->set_meta(name, std::move(meta)); }
+
+const Value* Graph::set_meta_if_absent(std::string_view name, ValueMeta meta, std::optional<uint32_t> table_order) {
+  if (const Value* v = d_->lookup(name)) {
+    if (v->has_meta()) return v;
+  }
+  d_->set_meta(name, std::move(meta), table_order);
+  return nullptr;
 }
 
-void Graph::set_tensor_meta(std::string_view name, TensorMeta meta) { set_meta(name, std::move(meta)); }
-void Graph::set_sym_int(std::string_view name, SymInt value) { set_meta(name, std::move(value)); }
-void Graph::set_sym_float(std::string_view name, SymFloat value) { set_meta(name, std::move(value)); }
-void Graph::set_sym_bool(std::string_view name, SymBool value) { set_meta(name, std::move(value)); }
-void Graph::set_custom_obj(std::string_view name, CustomObjArgument value) { set_meta(name, std::move(value)); }
+std::vector<const Value*> Graph::table(ValueKind kind) const {
+  std::vector<const Value*> out;
+  for_each_value([&](const Value& v) {
+    if (v.has_meta() && v.kind == kind && kind_of(v.meta) == kind) out.push_back(&v);
+  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Value* a, const Value* b) { return a->table_order() < b->table_order(); });
+  return out;
+}
+void Graph::set_tensor_meta(std::string_view name, TensorMeta meta) { d_->set_meta(name, std::move(meta)); }
+void Graph::set_sym_int(std::string_view name, SymInt value) { d_->set_meta(name, std::move(value)); }
+void Graph::set_sym_float(std::string_view name, SymFloat value) { d_->set_meta(name, std::move(value)); }
+void Graph::set_sym_bool(std::string_view name, SymBool value) { d_->set_meta(name, std::move(value)); }
+void Graph::set_custom_obj(std::string_view name, CustomObjArgument value) { d_->set_meta(name, std::move(value)); }
 
 void Graph::clear_meta(std::string_view name) {
-  if (Value* v = lookup(name)) {
+  if (Value* v = d_->lookup(name)) {
     v->meta = std::monostate();
-    maybe_collect(*v, true);
+    d_->maybe_collect(*v, true);
   }
 }
 
 size_t Graph::replace_all_uses(std::string_view from, std::string_view to) {
   if (from == to) return 0;
-  Value* src = lookup(from);
+  Value* src = d_->lookup(from);
   if (!src) return 0;
   const std::string from_name = src->name;  // `from` may view into the value being rewritten
   const std::string to_name(to);
   size_t count = 0;
-  std::vector<Node*> users = this->users(from_name);
-  for (Node* n : users) {
-    unregister_uses(*n);
+  std::vector<Node*> user_nodes = users(from_name);
+  for (Node* n : user_nodes) {
+    d_->unregister_uses(*n);
     for (NamedArgument& na : n->inputs_) {
       for_each_value_name_mut(na.arg, [&](std::string& name, ValueKind) {
         if (name == from_name) {
@@ -342,14 +542,14 @@ size_t Graph::replace_all_uses(std::string_view from, std::string_view to) {
         }
       });
     }
-    register_uses(*n);
+    d_->register_uses(*n);
   }
   bool outputs_changed = false;
-  for (const Argument& a : outputs_) {
+  for (const Argument& a : d_->outputs) {
     for_each_value_name(a, [&](const std::string& name, ValueKind) { outputs_changed |= name == from_name; });
   }
   if (outputs_changed) {
-    std::vector<Argument> outs = outputs_;
+    std::vector<Argument> outs = d_->outputs;
     for (Argument& a : outs) {
       for_each_value_name_mut(a, [&](std::string& name, ValueKind) {
         if (name == from_name) {
@@ -364,10 +564,11 @@ size_t Graph::replace_all_uses(std::string_view from, std::string_view to) {
 }
 
 std::string Graph::unique_name(std::string_view base) const {
-  auto taken = [this](std::string_view n) { return lookup(n) != nullptr || node_index_.count(n) > 0; };
+  d_->ensure_node_index();
+  auto taken = [this](std::string_view n) { return d_->lookup(n) != nullptr || d_->node_index.count(n) > 0; };
   if (!base.empty() && !taken(base)) return std::string(base);
   std::string stem(base.empty() ? std::string_view("v") : base);
-  size_t& hint = name_hints_[stem];
+  size_t& hint = d_->name_hints[stem];
   for (size_t i = std::max<size_t>(hint, 1);; ++i) {
     std::string candidate = stem + "_" + std::to_string(i);
     if (!taken(candidate)) {
@@ -377,270 +578,166 @@ std::string Graph::unique_name(std::string_view base) const {
   }
 }
 
-void Graph::name_freed(std::string_view name) {
-  if (name_hints_.empty()) return;
-  size_t us = name.rfind('_');
-  if (us == std::string_view::npos || us + 1 >= name.size() || name.size() - us > 19) return;
-  size_t k = 0;
-  for (size_t i = us + 1; i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9') return;
-    k = k * 10 + static_cast<size_t>(name[i] - '0');
-  }
-  auto it = name_hints_.find(std::string(name.substr(0, us)));
-  if (it != name_hints_.end() && k < it->second) it->second = k;
-}
+// ---------------------------------------------------------------- Graph: inputs/outputs
 
-// ---------------------------------------------------------------- Graph: registration
-
-void Graph::register_uses(Node& node) {
-  for_each_input_name(node.inputs_, [&](const std::string& name, ValueKind kind) {
-    get_or_create(name, kind).uses.push_back(&node);
-  });
-}
-
-void Graph::unregister_uses(Node& node) {
-  for_each_input_name(node.inputs_, [&](const std::string& name, ValueKind) {
-    Value* v = lookup(name);
-    if (!v) return;
-    auto it = std::find(v->uses.begin(), v->uses.end(), &node);
-    if (it != v->uses.end()) v->uses.erase(it);
-    maybe_collect(*v, false);
-  });
-}
-
-void Graph::register_defs(Node& node) {
-  for_each_output_name(node.outputs_, [&](const std::string& name, ValueKind kind) {
-    Value& v = get_or_create(name, kind);
-    ++v.def_count;
-    if (!v.producer && v.input_index < 0) v.producer = &node;
-  });
-}
-
-void Graph::unregister_defs(Node& node, bool drop_meta) {
-  for_each_output_name(node.outputs_, [&](const std::string& name, ValueKind) {
-    Value* v = lookup(name);
-    if (!v) return;
-    if (v->def_count > 0) --v->def_count;
-    if (v->producer == &node) v->producer = nullptr;
-    maybe_collect(*v, drop_meta);
-  });
-}
-
-void Graph::register_inputs() {
-  for (size_t i = 0; i < inputs_.size(); ++i) {
-    for_each_value_name(inputs_[i], [&](const std::string& name, ValueKind kind) {
-      Value& v = get_or_create(name, kind);
-      ++v.def_count;
-      if (v.input_index < 0) v.input_index = static_cast<int32_t>(i);
-    });
-  }
-}
-
-void Graph::unregister_inputs() {
-  for (const Argument& a : inputs_) {
-    for_each_value_name(a, [&](const std::string& name, ValueKind) {
-      Value* v = lookup(name);
-      if (!v) return;
-      if (v->def_count > 0) --v->def_count;
-      v->input_index = -1;
-    });
-  }
-}
-
-void Graph::register_outputs() {
-  for (const Argument& a : outputs_) {
-    for_each_value_name(a, [&](const std::string& name, ValueKind kind) { ++get_or_create(name, kind).output_uses; });
-  }
-}
-
-void Graph::unregister_outputs() {
-  for (const Argument& a : outputs_) {
-    for_each_value_name(a, [&](const std::string& name, ValueKind) {
-      if (Value* v = lookup(name)) {
-        if (v->output_uses > 0) --v->output_uses;
-      }
-    });
-  }
-}
+const std::vector<Argument>& Graph::inputs() const { return d_->inputs; }
+const std::vector<Argument>& Graph::outputs() const { return d_->outputs; }
+bool Graph::is_single_tensor_return() const { return d_->single_tensor_return; }
+void Graph::set_is_single_tensor_return(bool v) { d_->single_tensor_return = v; }
 
 void Graph::set_inputs(std::vector<Argument> inputs) {
-  unregister_inputs();
-  std::vector<Argument> old = std::move(inputs_);
-  inputs_ = std::move(inputs);
-  register_inputs();
-  // Names that only the old inputs defined may now be garbage.
-  for (const Argument& a : old) {
-    for_each_value_name(a, [&](const std::string& name, ValueKind) {
-      if (Value* v = lookup(name)) maybe_collect(*v, false);
-    });
-  }
+  d_->unregister_inputs();
+  std::vector<Argument> old = std::move(d_->inputs);
+  d_->inputs = std::move(inputs);
+  d_->register_inputs();
+  d_->collect_names(old);  // names only the old inputs defined may now be garbage
 }
 
 // insert_input / erase_input update the value table incrementally (only the
 // inputs after `pos` move), so passes that add or remove one placeholder at a
 // time near the end of a long input list stay linear.
 void Graph::insert_input(size_t pos, Argument arg) {
-  pos = std::min(pos, inputs_.size());
+  auto& inputs = d_->inputs;
+  pos = std::min(pos, inputs.size());
   // Later inputs move up by one; walk backwards so a value defined twice moves once.
-  for (size_t i = inputs_.size(); i-- > pos;) {
-    for_each_value_name(inputs_[i], [&](const std::string& name, ValueKind) {
-      Value* v = lookup(name);
+  for (size_t i = inputs.size(); i-- > pos;) {
+    for_each_value_name(inputs[i], [&](const std::string& name, ValueKind) {
+      Value* v = d_->lookup(name);
       if (v && v->input_index == static_cast<int32_t>(i)) v->input_index = static_cast<int32_t>(i + 1);
     });
   }
-  inputs_.insert(inputs_.begin() + static_cast<std::ptrdiff_t>(pos), std::move(arg));
-  for_each_value_name(inputs_[pos], [&](const std::string& name, ValueKind kind) {
-    Value& v = get_or_create(name, kind);
+  inputs.insert(inputs.begin() + static_cast<std::ptrdiff_t>(pos), std::move(arg));
+  for_each_value_name(inputs[pos], [&](const std::string& name, ValueKind kind) {
+    Value& v = d_->get_or_create(name, kind);
     ++v.def_count;
+    GraphData::count_ref(v, kind, 1);
     if (v.input_index < 0 || v.input_index > static_cast<int32_t>(pos)) v.input_index = static_cast<int32_t>(pos);
   });
 }
 
 void Graph::erase_input(size_t pos) {
-  if (pos >= inputs_.size()) return;
-  Argument removed = std::move(inputs_[pos]);
-  inputs_.erase(inputs_.begin() + static_cast<std::ptrdiff_t>(pos));
-  for (size_t i = pos; i < inputs_.size(); ++i) {
-    for_each_value_name(inputs_[i], [&](const std::string& name, ValueKind) {
-      Value* v = lookup(name);
+  auto& inputs = d_->inputs;
+  if (pos >= inputs.size()) return;
+  Argument removed = std::move(inputs[pos]);
+  inputs.erase(inputs.begin() + static_cast<std::ptrdiff_t>(pos));
+  for (size_t i = pos; i < inputs.size(); ++i) {
+    for_each_value_name(inputs[i], [&](const std::string& name, ValueKind) {
+      Value* v = d_->lookup(name);
       if (v && v->input_index == static_cast<int32_t>(i + 1)) v->input_index = static_cast<int32_t>(i);
     });
   }
-  for_each_value_name(removed, [&](const std::string& name, ValueKind) {
-    Value* v = lookup(name);
+  for_each_value_name(removed, [&](const std::string& name, ValueKind kind) {
+    Value* v = d_->lookup(name);
     if (!v) return;
     if (v->def_count > 0) --v->def_count;
+    GraphData::count_ref(*v, kind, -1);
     if (v->input_index == static_cast<int32_t>(pos)) {
       v->input_index = -1;
       // Defined again by a later input (an invalid but representable graph)?
-      for (size_t i = 0; i < inputs_.size() && v->input_index < 0 && v->def_count > 0; ++i) {
-        for_each_value_name(inputs_[i], [&](const std::string& n, ValueKind) {
+      for (size_t i = 0; i < inputs.size() && v->input_index < 0 && v->def_count > 0; ++i) {
+        for_each_value_name(inputs[i], [&](const std::string& n, ValueKind) {
           if (n == name && v->input_index < 0) v->input_index = static_cast<int32_t>(i);
         });
       }
     }
-    maybe_collect(*v, false);
+    d_->maybe_collect(*v, false);
   });
 }
 
 void Graph::set_outputs(std::vector<Argument> outputs) {
-  unregister_outputs();
-  std::vector<Argument> old = std::move(outputs_);
-  outputs_ = std::move(outputs);
-  register_outputs();
-  for (const Argument& a : old) {
-    for_each_value_name(a, [&](const std::string& name, ValueKind) {
-      if (Value* v = lookup(name)) maybe_collect(*v, false);
-    });
-  }
+  d_->unregister_outputs();
+  std::vector<Argument> old = std::move(d_->outputs);
+  d_->outputs = std::move(outputs);
+  d_->register_outputs();
+  d_->collect_names(old);
 }
 
 void Graph::set_output(size_t index, Argument arg) {
-  std::vector<Argument> out = outputs_;
+  std::vector<Argument> out = d_->outputs;
   out.at(index) = std::move(arg);
   set_outputs(std::move(out));
 }
 
 void Graph::add_output(Argument arg) {
-  std::vector<Argument> out = outputs_;
+  std::vector<Argument> out = d_->outputs;
   out.push_back(std::move(arg));
   set_outputs(std::move(out));
 }
 
 // ---------------------------------------------------------------- Graph: nodes
 
+Graph::NodeList::iterator Graph::begin() { return d_->nodes.begin(); }
+Graph::NodeList::iterator Graph::end() { return d_->nodes.end(); }
+Graph::NodeList::const_iterator Graph::begin() const { return d_->nodes.begin(); }
+Graph::NodeList::const_iterator Graph::end() const { return d_->nodes.end(); }
+size_t Graph::num_nodes() const { return d_->nodes.size(); }
+bool Graph::empty() const { return d_->nodes.empty(); }
+Node* Graph::first_node() { return d_->nodes.empty() ? nullptr : &d_->nodes.front(); }
+Node* Graph::last_node() { return d_->nodes.empty() ? nullptr : &d_->nodes.back(); }
+const Node* Graph::first_node() const { return d_->nodes.empty() ? nullptr : &d_->nodes.front(); }
+const Node* Graph::last_node() const { return d_->nodes.empty() ? nullptr : &d_->nodes.back(); }
+
 std::vector<Node*> Graph::node_snapshot() {
   std::vector<Node*> out;
-  out.reserve(nodes_.size());
-  for (Node& n : nodes_) out.push_back(&n);
+  out.reserve(d_->nodes.size());
+  for (Node& n : d_->nodes) out.push_back(&n);
   return out;
 }
 
 Node* Graph::next(const Node& n) {
   auto it = std::next(n.self_);
-  return it == nodes_.end() ? nullptr : &*it;
+  return it == d_->nodes.end() ? nullptr : &*it;
 }
 
 Node* Graph::prev(const Node& n) {
-  if (n.self_ == nodes_.begin()) return nullptr;
+  if (n.self_ == d_->nodes.begin()) return nullptr;
   return &*std::prev(n.self_);
 }
 
-void Graph::assign_order(Node& node) {
-  auto it = node.self_;
-  uint64_t lo = it == nodes_.begin() ? 0 : std::prev(it)->order_;
-  auto nx = std::next(it);
-  if (nx == nodes_.end()) {
-    node.order_ = lo + kOrderGap;
-    if (node.order_ < lo) order_dirty_ = true;  // wrapped around
-    return;
-  }
-  uint64_t hi = nx->order_;
-  if (hi > lo + 1) {
-    node.order_ = lo + (hi - lo) / 2;
-  } else {
-    order_dirty_ = true;
-  }
-}
-
-void Graph::renumber() const {
-  uint64_t o = 0;
-  for (const Node& n : nodes_) {
-    o += kOrderGap;
-    n.order_ = o;
-  }
-  order_dirty_ = false;
-}
-
 bool Graph::is_before(const Node& a, const Node& b) const {
-  if (order_dirty_) renumber();
+  if (d_->order_dirty) d_->renumber();
   return a.order_ < b.order_;
 }
 
-void Graph::attach(Node& node, NodeList::iterator it) {
-  node.graph_ = this;
-  node.self_ = it;
-  node.id_ = next_id_++;
-  assign_order(node);
-  if (!node.name_.empty()) node_index_.emplace(std::string_view(node.name_), &node);
-  register_uses(node);
-  register_defs(node);
+uint64_t Graph::position(const Node& n) const {
+  if (d_->order_dirty) d_->renumber();
+  return n.order_;
 }
 
 Node& Graph::append(Node node) {
-  auto it = nodes_.emplace(nodes_.end(), std::move(node));
-  attach(*it, it);
+  auto it = d_->nodes.emplace(d_->nodes.end(), std::move(node));
+  d_->attach(*it, it);
   return *it;
 }
 
 Node& Graph::insert_before(Node& pos, Node node) {
-  auto it = nodes_.emplace(pos.self_, std::move(node));
-  attach(*it, it);
+  auto it = d_->nodes.emplace(pos.self_, std::move(node));
+  d_->attach(*it, it);
   return *it;
 }
 
 Node& Graph::insert_after(Node& pos, Node node) {
-  auto it = nodes_.emplace(std::next(pos.self_), std::move(node));
-  attach(*it, it);
+  auto it = d_->nodes.emplace(std::next(pos.self_), std::move(node));
+  d_->attach(*it, it);
   return *it;
 }
 
 void Graph::move_before(Node& node, Node& pos) {
   if (&node == &pos) return;
-  nodes_.splice(pos.self_, nodes_, node.self_);
-  assign_order(node);
+  d_->nodes.splice(pos.self_, d_->nodes, node.self_);
+  d_->assign_order(node);
 }
 
 void Graph::move_after(Node& node, Node& pos) {
   if (&node == &pos) return;
-  nodes_.splice(std::next(pos.self_), nodes_, node.self_);
-  assign_order(node);
+  d_->nodes.splice(std::next(pos.self_), d_->nodes, node.self_);
+  d_->assign_order(node);
 }
 
 Status Graph::erase(Node& node) {
   std::string message;
   for_each_output_name(node.outputs_, [&](const std::string& name, ValueKind) {
-    const Value* v = lookup(name);
+    const Value* v = d_->lookup(name);
     if (!message.empty() || !v || v->producer != &node) return;
     if (!v->uses.empty()) {
       message = "cannot erase node '" + node.name_ + "': its value '" + name + "' is still used by node '" +
@@ -654,60 +751,49 @@ Status Graph::erase(Node& node) {
     where.node = node.name_;
     return make_error(ErrorCode::INVALID_GRAPH, std::move(message), where);
   }
-  unregister_uses(node);
-  unregister_defs(node, /*drop_meta=*/true);
-  auto idx = node_index_.find(std::string_view(node.name_));
-  if (idx != node_index_.end() && idx->second == &node) {
-    node_index_.erase(idx);
-    name_freed(node.name_);
+  d_->unregister_uses(node);
+  d_->unregister_defs(node, /*drop_meta=*/true);
+  if (d_->node_index_built) {
+    auto idx = d_->node_index.find(std::string_view(node.name_));
+    if (idx != d_->node_index.end() && idx->second == &node) d_->node_index.erase(idx);
   }
-  nodes_.erase(node.self_);
+  d_->name_freed(node.name_);
+  d_->nodes.erase(node.self_);
   return Status::Ok();
 }
 
 Node* Graph::find_node(std::string_view name) {
-  auto it = node_index_.find(name);
-  return it == node_index_.end() ? nullptr : it->second;
+  d_->ensure_node_index();
+  auto it = d_->node_index.find(name);
+  return it == d_->node_index.end() ? nullptr : it->second;
 }
 
 const Node* Graph::find_node(std::string_view name) const {
-  auto it = node_index_.find(name);
-  return it == node_index_.end() ? nullptr : it->second;
-}
-
-void Graph::rename_node(Node& node, std::string name) {
-  auto idx = node_index_.find(std::string_view(node.name_));
-  if (idx != node_index_.end() && idx->second == &node) {
-    node_index_.erase(idx);
-    name_freed(node.name_);
-  }
-  node.name_ = std::move(name);
-  if (!node.name_.empty()) node_index_.emplace(std::string_view(node.name_), &node);
+  d_->ensure_node_index();
+  auto it = d_->node_index.find(name);
+  return it == d_->node_index.end() ? nullptr : it->second;
 }
 
 // ---------------------------------------------------------------- Graph: equality
 
 bool Graph::operator==(const Graph& o) const {
-  if (inputs_ != o.inputs_ || outputs_ != o.outputs_ || single_tensor_return_ != o.single_tensor_return_) return false;
-  if (nodes_.size() != o.nodes_.size()) return false;
-  for (auto a = nodes_.begin(), b = o.nodes_.begin(); a != nodes_.end(); ++a, ++b) {
+  if (d_->inputs != o.d_->inputs || d_->outputs != o.d_->outputs ||
+      d_->single_tensor_return != o.d_->single_tensor_return) {
+    return false;
+  }
+  if (d_->nodes.size() != o.d_->nodes.size()) return false;
+  for (auto a = d_->nodes.begin(), b = o.d_->nodes.begin(); a != d_->nodes.end(); ++a, ++b) {
     if (!a->same_as(*b)) return false;
   }
   // Metadata tables, each in table order.
-  auto collect = [](const Graph& g) {
-    std::vector<const Value*> out;
-    g.for_each_value([&out](const Value& v) {
-      if (v.has_meta()) out.push_back(&v);
-    });
-    std::stable_sort(out.begin(), out.end(),
-                     [](const Value* x, const Value* y) { return x->meta.index() < y->meta.index(); });
-    return out;
-  };
-  auto mine = collect(*this);
-  auto theirs = collect(o);
-  if (mine.size() != theirs.size()) return false;
-  for (size_t i = 0; i < mine.size(); ++i) {
-    if (mine[i]->name != theirs[i]->name || !(mine[i]->meta == theirs[i]->meta)) return false;
+  for (ValueKind k : {ValueKind::Tensor, ValueKind::SymInt, ValueKind::SymFloat, ValueKind::SymBool,
+                      ValueKind::CustomObj}) {
+    auto mine = table(k);
+    auto theirs = o.table(k);
+    if (mine.size() != theirs.size()) return false;
+    for (size_t i = 0; i < mine.size(); ++i) {
+      if (mine[i]->name != theirs[i]->name || !(mine[i]->meta == theirs[i]->meta)) return false;
+    }
   }
   return true;
 }

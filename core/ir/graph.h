@@ -6,16 +6,18 @@
 // JSON tables tensor_values / sym_int_values / ... ), the node that defines
 // it (or the graph input position), and its users. The table is kept up to
 // date by every Graph and Node mutator, so passes can ask `producer(name)`,
-// `users(name)` and `tensor_meta(name)` in O(1).
+// `users(name)` and `tensor_meta(name)` with one hash lookup.
 //
 // Nested graphs (higher-order-op bodies, as_graph) are separate Graph objects
 // with their own namespace.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -51,6 +53,12 @@ struct Value {
 
   bool defined() const { return def_count > 0; }
   bool has_meta() const { return meta.index() != 0; }
+  /// Slot number in the graph's value table (stable while the value lives).
+  uint32_t id() const { return id_; }
+  /// Position in its metadata table (tensor_values, ...): the writer's order.
+  uint32_t table_order() const { return table_order_; }
+  /// Number of references (definitions, uses, graph outputs) that treat it as kind `k`.
+  uint32_t refs_as(ValueKind k) const { return ref_kinds_[static_cast<size_t>(k)]; }
   const TensorMeta* tensor_meta() const { return std::get_if<TensorMeta>(&meta); }
   const SymInt* sym_int() const { return std::get_if<SymInt>(&meta); }
   const SymFloat* sym_float() const { return std::get_if<SymFloat>(&meta); }
@@ -59,46 +67,52 @@ struct Value {
 
  private:
   friend class Graph;
+  friend struct GraphData;
   bool live_ = true;
+  uint32_t id_ = 0;
+  uint32_t table_order_ = 0;
+  std::array<uint32_t, 6> ref_kinds_{};
 };
 
 class Graph {
  public:
   using NodeList = std::list<Node>;
 
-  Graph() = default;
+  Graph();
   /// Deep copy (nodes, values, nested graphs); node ids are kept.
   Graph(const Graph& o);
   Graph(Graph&& o) noexcept;
   Graph& operator=(const Graph& o);
   Graph& operator=(Graph&& o) noexcept;
-  ~Graph() = default;
+  ~Graph();
 
   // ---- inputs / outputs (§4.2, §4.3) ----
-  const std::vector<Argument>& inputs() const { return inputs_; }
+  const std::vector<Argument>& inputs() const;
   void set_inputs(std::vector<Argument> inputs);
   void insert_input(size_t pos, Argument arg);
   void erase_input(size_t pos);
-  const std::vector<Argument>& outputs() const { return outputs_; }
+  const std::vector<Argument>& outputs() const;
   void set_outputs(std::vector<Argument> outputs);
   void set_output(size_t index, Argument arg);
   void add_output(Argument arg);
-  bool is_single_tensor_return() const { return single_tensor_return_; }
-  void set_is_single_tensor_return(bool v) { single_tensor_return_ = v; }
+  bool is_single_tensor_return() const;
+  void set_is_single_tensor_return(bool v);
 
   // ---- nodes ----
   /// Nodes in execution order. Iterating while erasing the current node is
   /// fine when the iterator is advanced first; or iterate node_snapshot().
-  NodeList::iterator begin() { return nodes_.begin(); }
-  NodeList::iterator end() { return nodes_.end(); }
-  NodeList::const_iterator begin() const { return nodes_.begin(); }
-  NodeList::const_iterator end() const { return nodes_.end(); }
-  size_t num_nodes() const { return nodes_.size(); }
-  bool empty() const { return nodes_.empty(); }
+  NodeList::iterator begin();
+  NodeList::iterator end();
+  NodeList::const_iterator begin() const;
+  NodeList::const_iterator end() const;
+  size_t num_nodes() const;
+  bool empty() const;
   /// Pointers to every node in order (safe to iterate while mutating).
   std::vector<Node*> node_snapshot();
-  Node* first_node() { return nodes_.empty() ? nullptr : &nodes_.front(); }
-  Node* last_node() { return nodes_.empty() ? nullptr : &nodes_.back(); }
+  Node* first_node();
+  Node* last_node();
+  const Node* first_node() const;
+  const Node* last_node() const;
   /// Next / previous node in order, or nullptr.
   Node* next(const Node& n);
   Node* prev(const Node& n);
@@ -119,6 +133,8 @@ class Graph {
   const Node* find_node(std::string_view name) const;
   /// True when `a` comes before `b` in execution order (both in this graph). Amortised O(1).
   bool is_before(const Node& a, const Node& b) const;
+  /// A number that increases along execution order (changes when nodes are inserted).
+  uint64_t position(const Node& n) const;
 
   // ---- values ----
   const Value* find_value(std::string_view name) const;
@@ -136,6 +152,14 @@ class Graph {
   void set_sym_bool(std::string_view name, SymBool value);
   void set_custom_obj(std::string_view name, CustomObjArgument value);
   void set_meta(std::string_view name, ValueMeta meta);
+  /// Sets the metadata of `name` unless it already has some; returns the
+  /// existing value in that case (and changes nothing), nullptr otherwise.
+  /// `table_order` places it in its table (the importer passes the position
+  /// in the JSON table); by default it goes after every value set before.
+  const Value* set_meta_if_absent(std::string_view name, ValueMeta meta,
+                                  std::optional<uint32_t> table_order = std::nullopt);
+  /// The values whose metadata is of `kind`, in table order (what the writer emits).
+  std::vector<const Value*> table(ValueKind kind) const;
   /// Drops the metadata of `name` (the value stays while defined or used).
   void clear_meta(std::string_view name);
   /// Rewrites every reference to value `from` (node inputs and graph outputs)
@@ -145,17 +169,25 @@ class Graph {
   /// Calls f(const Value&) for every value in table order.
   template <typename F>
   void for_each_value(F&& f) const {
-    for (const Value& v : values_) {
+    const size_t n = value_slots();
+    for (size_t i = 0; i < n; ++i) {
+      const Value& v = value_slot(i);
       if (v.live_) f(v);
     }
   }
+  /// Number of value slots (live and erased); Value::id() < value_slots().
+  size_t value_slots() const;
+  /// Value by slot (may be erased: check via for_each_value instead).
+  const Value& value_slot(size_t id) const;
+  /// Pre-sizes the tables for about `values` values and `nodes` nodes (import speed).
+  void reserve(size_t values, size_t nodes);
   /// A name not used by any node or value: `base` itself, else base_1, base_2, ...
   std::string unique_name(std::string_view base) const;
 
   // ---- origin ----
   /// JSON pointer of this Graph object in the input (e.g. "/graph_module/graph"); may be null.
-  const std::shared_ptr<const std::string>& json_pointer() const { return json_pointer_; }
-  void set_json_pointer(std::shared_ptr<const std::string> p) { json_pointer_ = std::move(p); }
+  const std::shared_ptr<const std::string>& json_pointer() const;
+  void set_json_pointer(std::shared_ptr<const std::string> p);
 
   /// Structural equality: inputs, outputs, flag, nodes (Node::same_as) in order,
   /// and the metadata tables in order. Ids, origins and pointers are ignored.
@@ -163,41 +195,8 @@ class Graph {
 
  private:
   friend class Node;
-
-  Value* lookup(std::string_view name) const;
-  Value& get_or_create(std::string_view name, ValueKind kind);
-  void maybe_collect(Value& v, bool drop_meta);
-  void attach(Node& node, NodeList::iterator it);
-  void assign_order(Node& node);
-  void renumber() const;
-  void register_uses(Node& node);
-  void unregister_uses(Node& node);
-  void register_defs(Node& node);
-  void unregister_defs(Node& node, bool drop_meta);
-  void register_inputs();
-  void unregister_inputs();
-  void register_outputs();
-  void unregister_outputs();
-  void rename_node(Node& node, std::string name);
-  void fix_back_pointers();
-  void copy_from(const Graph& o);
-
-  NodeList nodes_;
-  std::vector<Argument> inputs_;
-  std::vector<Argument> outputs_;
-  bool single_tensor_return_ = false;
-  std::deque<Value> values_;
-  std::unordered_map<std::string_view, Value*> value_index_;
-  std::unordered_map<std::string_view, Node*> node_index_;
-  /// unique_name() cache: stem → i such that stem_1 .. stem_(i-1) are all
-  /// taken (a lower bound of the next free suffix). Lowered when a name of the
-  /// form stem_k is freed, so unique_name's result does not change; it only
-  /// avoids rescanning from 1, which made n calls cost O(n^2).
-  mutable std::unordered_map<std::string, size_t> name_hints_;
-  void name_freed(std::string_view name);
-  NodeId next_id_ = 1;
-  mutable bool order_dirty_ = false;
-  std::shared_ptr<const std::string> json_pointer_;
+  friend struct GraphData;
+  std::unique_ptr<GraphData> d_;  // heap-allocated so that moving a Graph is O(1)
 };
 
 }  // namespace pteforge::ir

@@ -23,6 +23,7 @@
 namespace pteforge::ir {
 
 class Graph;
+struct GraphData;
 
 /// Where a node came from in the input document, for error messages.
 struct NodeOrigin {
@@ -58,7 +59,7 @@ class Node {
   void set_name(std::string name);
   NodeId id() const { return id_; }
   /// The graph that owns this node; nullptr when detached.
-  Graph* graph() const { return graph_; }
+  Graph* graph() const;
 
   // ---- target ----
   const OpTarget& target() const { return target_; }
@@ -103,6 +104,7 @@ class Node {
 
  private:
   friend class Graph;
+  friend struct GraphData;
 
   OpTarget target_;
   std::vector<NamedArgument> inputs_;
@@ -112,7 +114,7 @@ class Node {
   std::string name_;
   NodeOrigin origin_;
 
-  Graph* graph_ = nullptr;
+  GraphData* owner_ = nullptr;
   NodeId id_ = 0;
   mutable uint64_t order_ = 0;
   std::list<Node>::iterator self_;

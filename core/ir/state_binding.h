@@ -32,6 +32,12 @@ struct PayloadStorage {
   PayloadStore store = PayloadStore::Weights;
   std::string path_name;    ///< file name inside the store folder, e.g. "weight_0"
   uint64_t size_bytes = 0;  ///< payload size; 0 = zero-filled (no bytes stored)
+  /// Which input holds the entry: "" = the main input (the archive being
+  /// converted); any other value is the label of an additional input given
+  /// when it was loaded, e.g. "swap:encoder.layer.1" for the weights a module
+  /// swap brings in (passes::SwapRequest). The front door that reads
+  /// payload bytes keeps a map from label to archive.
+  std::string source{};
 
   /// Record path relative to the archive root, e.g. "data/weights/weight_0".
   std::string entry() const;

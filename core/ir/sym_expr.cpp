@@ -519,12 +519,13 @@ std::string format_sym_expr(const SymNode& e) {
     case SymNode::Op::Bool: return e.num ? "True" : "False";
     case SymNode::Op::Symbol: return e.name;
     case SymNode::Op::Add: {
+      // Like sympy: positive terms first (symbols, then numbers), then negative ones.
       std::vector<const SymNode*> terms;
-      for (const auto& a : e.args) {
-        if (!is_number(a)) terms.push_back(&a);
-      }
-      for (const auto& a : e.args) {
-        if (is_number(a)) terms.push_back(&a);
+      for (int group = 0; group < 4; ++group) {
+        for (const auto& a : e.args) {
+          int g = (is_negative_term(a) ? 2 : 0) + (is_number(a) ? 1 : 0);
+          if (g == group) terms.push_back(&a);
+        }
       }
       std::string out;
       for (size_t i = 0; i < terms.size(); ++i) {

@@ -1,8 +1,8 @@
 // IR verifier (see verifier.h).
 #include "ir/verifier.h"
 
-#include <unordered_map>
 #include <unordered_set>
+
 
 #include "ir/printer.h"
 
@@ -27,21 +27,20 @@ std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 class GraphVerifier {
  public:
-  GraphVerifier(const Graph& g, const VerifyOptions& options) : g_(g), options_(options) {
+  GraphVerifier(const Graph& g, const VerifyOptions& options)
+      : g_(g), options_(options), defined_(g.value_slots(), 0) {
     if (g.json_pointer()) base_ = *g.json_pointer();
   }
 
   Status run() {
-    // First definer of every node-defined name, to tell "used too early" from "never defined".
-    for (const Node& n : g_) {
-      for (std::string_view name : n.output_names()) later_.emplace(name, &n);
-    }
     for (size_t i = 0; i < g_.inputs().size(); ++i) {
       const Argument& a = g_.inputs()[i];
       Status st = Status::Ok();
       for_each_value_name(a, [&](const std::string& name, ValueKind kind) {
         if (!st.ok()) return;
-        st = define(name, kind, nullptr, pointer(base_ + "/inputs/" + std::to_string(i) + argument_name_pointer(a, name)));
+        st = define(name, kind, nullptr, [&] {
+          return pointer(base_ + "/inputs/" + std::to_string(i) + argument_name_pointer(a, name));
+        });
       });
       PTEFORGE_TRY(st);
     }
@@ -50,12 +49,15 @@ class GraphVerifier {
       const Argument& a = g_.outputs()[j];
       Status st = Status::Ok();
       for_each_value_name(a, [&](const std::string& name, ValueKind kind) {
-        if (!st.ok() || defined_.count(name)) {
-          if (st.ok()) st = check_kind(name, kind, nullptr, base_ + "/outputs/" + std::to_string(j));
+        if (!st.ok()) return;
+        const Value* v = g_.find_value(name);
+        auto ptr = [&] { return pointer(base_ + "/outputs/" + std::to_string(j) + argument_name_pointer(a, name)); };
+        if (v && defined_[v->id()]) {
+          st = check_kind(*v, kind, nullptr, ptr);
           return;
         }
         Location where;
-        where.pointer = pointer(base_ + "/outputs/" + std::to_string(j) + argument_name_pointer(a, name));
+        where.pointer = ptr();
         st = make_error(ErrorCode::INVALID_GRAPH,
                         "graph output " + std::to_string(j) + " names " + quoted(name) + ", which is not defined",
                         where);
@@ -71,51 +73,51 @@ class GraphVerifier {
     return p;
   }
 
+  static Location at(const Node* node, std::optional<std::string> ptr) {
+    Location where;
+    if (node) where = node_location(*node);
+    where.pointer = std::move(ptr);
+    return where;
+  }
+
   Location at_node(const Node& n, const std::string& suffix) const {
     Location where = node_location(n);
     if (where.pointer) *where.pointer += suffix;
     return where;
   }
 
-  Status define(const std::string& name, ValueKind kind, const Node* node, std::optional<std::string> ptr) {
-    if (!defined_.emplace(name).second) {
-      Location where;
-      if (node) where = node_location(*node);
-      where.pointer = std::move(ptr);
-      return make_error(ErrorCode::INVALID_GRAPH, "value " + quoted(name) + " is defined more than once", where);
-    }
+  template <typename Ptr>
+  Status define(const std::string& name, ValueKind kind, const Node* node, Ptr&& ptr) {
     const Value* v = g_.find_value(name);
-    if (v && v->has_meta() && v->kind != kind && kind != ValueKind::Unknown) {
-      Location where;
-      if (node) where = node_location(*node);
-      where.pointer = std::move(ptr);
+    if (!v) {  // every defined name is in the table; only a corrupted table gets here
+      return make_error(ErrorCode::INTERNAL, "value " + quoted(name) + " is missing from the value table",
+                        at(node, ptr()));
+    }
+    if (defined_[v->id()]) {
+      return make_error(ErrorCode::INVALID_GRAPH, "value " + quoted(name) + " is defined more than once",
+                        at(node, ptr()));
+    }
+    defined_[v->id()] = 1;
+    if (v->has_meta() && v->kind != kind && kind != ValueKind::Unknown) {
       return make_error(ErrorCode::INVALID_GRAPH,
                         "value " + quoted(name) + " is defined as a " + std::string(value_kind_name(kind)) +
                             " but its metadata says " + std::string(value_kind_name(v->kind)),
-                        where);
+                        at(node, ptr()));
     }
-    if (kind == ValueKind::Tensor && options_.require_tensor_meta && (!v || !v->tensor_meta())) {
-      Location where;
-      if (node) where = node_location(*node);
-      where.pointer = std::move(ptr);
+    if (kind == ValueKind::Tensor && options_.require_tensor_meta && !v->tensor_meta()) {
       return make_error(ErrorCode::INVALID_GRAPH,
-                        "tensor value " + quoted(name) + " has no metadata (no tensor_values entry)", where);
+                        "tensor value " + quoted(name) + " has no metadata (no tensor_values entry)", at(node, ptr()));
     }
     return Status::Ok();
   }
 
-  Status check_kind(const std::string& name, ValueKind used_as, const Node* node, const std::string& ptr) {
-    const Value* v = g_.find_value(name);
-    if (!v || v->kind == ValueKind::Unknown || used_as == ValueKind::Unknown || v->kind == used_as) {
-      return Status::Ok();
-    }
-    Location where;
-    if (node) where = node_location(*node);
-    where.pointer = pointer(ptr);
+  template <typename Ptr>
+  Status check_kind(const Value& v, ValueKind used_as, const Node* node, Ptr&& ptr) const {
+    if (v.kind == ValueKind::Unknown || used_as == ValueKind::Unknown || v.kind == used_as) return Status::Ok();
     return make_error(ErrorCode::INVALID_GRAPH,
-                      "value " + quoted(name) + " is a " + std::string(value_kind_name(v->kind)) +
+                      "value " + quoted(v.name) + " is a " + std::string(value_kind_name(v.kind)) +
                           " but is used as a " + std::string(value_kind_name(used_as)),
-                      where);
+                      at(node, ptr()));
   }
 
   Status check_node(const Node& n) {
@@ -135,52 +137,48 @@ class GraphVerifier {
       Status st = Status::Ok();
       for_each_value_name(a, [&](const std::string& name, ValueKind kind) {
         if (!st.ok()) return;
-        std::string suffix = "/inputs/" + std::to_string(k) + "/arg" + argument_name_pointer(a, name);
-        if (defined_.count(name)) {
-          const Location loc = at_node(n, suffix);
-          st = check_kind(name, kind, &n, loc.pointer ? *loc.pointer : std::string());
-          if (!st.ok() && !loc.pointer) {
-            Error e = std::move(st).error();
-            e.where.pointer.reset();
-            st = std::move(e);
-          }
+        auto ptr = [&] {
+          return at_node(n, "/inputs/" + std::to_string(k) + "/arg" + argument_name_pointer(a, name)).pointer;
+        };
+        const Value* v = g_.find_value(name);
+        if (v && defined_[v->id()]) {
+          st = check_kind(*v, kind, &n, ptr);
           return;
         }
-        auto later = later_.find(name);
         std::string message;
-        if (later != later_.end()) {
+        if (v && v->producer) {
           message = "node " + quoted(n.name()) + " uses " + quoted(name) + " before its definition by node " +
-                    quoted(later->second->name());
-        } else if (const Value* v = g_.find_value(name); v && v->has_meta()) {
+                    quoted(v->producer->name());
+        } else if (v && v->has_meta()) {
           message = "node " + quoted(n.name()) + " uses " + quoted(name) +
                     ", which has metadata but is defined by no graph input or node";
         } else {
           message = "node " + quoted(n.name()) + " uses " + quoted(name) +
                     ", which is not defined anywhere (dangling name)";
         }
-        st = make_error(ErrorCode::INVALID_GRAPH, std::move(message), at_node(n, suffix));
+        st = make_error(ErrorCode::INVALID_GRAPH, std::move(message), at(&n, ptr()));
       });
       PTEFORGE_TRY(st);
-      if (const GraphArgument* ga = a.get_if<ArgTag::Graph>()) {
-        PTEFORGE_TRY(verify_graph(*ga->graph, options_));
-      }
-      if (const StringToArgument* sa = a.get_if<ArgTag::StringToArgument>()) {
-        for (const auto& entry : sa->entries) {
-          if (const GraphArgument* ga2 = entry.second.get_if<ArgTag::Graph>()) {
-            PTEFORGE_TRY(verify_graph(*ga2->graph, options_));
-          }
-        }
-      }
+      PTEFORGE_TRY(check_subgraphs(a));
     }
     for (size_t j = 0; j < n.outputs().size(); ++j) {
       const Argument& a = n.outputs()[j];
       Status st = Status::Ok();
       for_each_value_name(a, [&](const std::string& name, ValueKind kind) {
         if (!st.ok()) return;
-        Location loc = at_node(n, "/outputs/" + std::to_string(j) + argument_name_pointer(a, name));
-        st = define(name, kind, &n, loc.pointer);
+        st = define(name, kind, &n, [&] {
+          return at_node(n, "/outputs/" + std::to_string(j) + argument_name_pointer(a, name)).pointer;
+        });
       });
       PTEFORGE_TRY(st);
+    }
+    return Status::Ok();
+  }
+
+  Status check_subgraphs(const Argument& a) {
+    if (const GraphArgument* ga = a.get_if<ArgTag::Graph>()) return verify_graph(*ga->graph, options_);
+    if (const StringToArgument* sa = a.get_if<ArgTag::StringToArgument>()) {
+      for (const auto& entry : sa->entries) PTEFORGE_TRY(check_subgraphs(entry.second));
     }
     return Status::Ok();
   }
@@ -191,10 +189,10 @@ class GraphVerifier {
       if (!st.ok()) return;
       const TensorMeta* m = v.tensor_meta();
       if (!m) return;
-      std::string ptr = base_ + "/tensor_values/" + escape_token(v.name);
+      auto ptr = [&] { return base_ + "/tensor_values/" + escape_token(v.name); };
       if (scalar_type_name(m->dtype) == "unknown") {
         Location where;
-        where.pointer = pointer(ptr + "/dtype");
+        where.pointer = pointer(ptr() + "/dtype");
         st = make_error(ErrorCode::INVALID_GRAPH,
                         "tensor value " + quoted(v.name) + " has an unknown dtype (" +
                             std::to_string(static_cast<int>(m->dtype)) + ")",
@@ -204,7 +202,7 @@ class GraphVerifier {
       for (size_t i = 0; i < m->sizes.size(); ++i) {
         if (m->sizes[i].is_concrete() && m->sizes[i].value() < 0) {
           Location where;
-          where.pointer = pointer(ptr + "/sizes/" + std::to_string(i));
+          where.pointer = pointer(ptr() + "/sizes/" + std::to_string(i));
           st = make_error(ErrorCode::INVALID_GRAPH,
                           "tensor value " + quoted(v.name) + " has a negative size " +
                               std::to_string(m->sizes[i].value()),
@@ -219,10 +217,69 @@ class GraphVerifier {
   const Graph& g_;
   const VerifyOptions& options_;
   std::string base_;
-  std::unordered_map<std::string_view, const Node*> later_;
-  std::unordered_set<std::string> defined_;
+  std::vector<uint8_t> defined_;  // by Value::id()
   std::unordered_set<std::string_view> node_names_;
 };
+
+/// The same invariants as GraphVerifier, checked from the value table without
+/// per-reference lookups: true when the graph is valid. When it says no, the
+/// document-order walk above finds and describes the first problem.
+bool fast_check(const Graph& g, const VerifyOptions& options) {
+  // Nodes: names, targets, subgraphs.
+  std::unordered_set<std::string_view> special_names;  // nodes not named after their single output
+  for (const Node& n : g) {
+    if (n.name().empty() || n.target().empty()) return false;
+    const std::string* single = n.single_output();
+    if (!single || *single != n.name()) {
+      if (!special_names.emplace(n.name()).second) return false;
+      // A node named after its single output defines a value of that name.
+      const Value* v = g.find_value(n.name());
+      if (v && v->producer && v->producer != &n && v->producer->name() == n.name()) return false;
+    }
+    for (const NamedArgument& na : n.inputs()) {
+      if (na.arg.tag() == ArgTag::Graph || na.arg.tag() == ArgTag::StringToArgument) {
+        bool ok = true;
+        std::vector<const Argument*> stack = {&na.arg};
+        while (!stack.empty() && ok) {
+          const Argument* a = stack.back();
+          stack.pop_back();
+          if (const GraphArgument* ga = a->get_if<ArgTag::Graph>()) ok = fast_check(*ga->graph, options);
+          if (const StringToArgument* sa = a->get_if<ArgTag::StringToArgument>()) {
+            for (const auto& e : sa->entries) stack.push_back(&e.second);
+          }
+        }
+        if (!ok) return false;
+      }
+    }
+  }
+  // Values: defined once, before every use, referenced with one kind, with valid metadata.
+  bool ok = true;
+  g.for_each_value([&](const Value& v) {
+    if (!ok) return;
+    if (v.def_count > 1) ok = false;
+    if (v.def_count == 0 && (!v.uses.empty() || v.output_uses > 0)) ok = false;
+    if (v.producer) {
+      for (const Node* u : v.uses) {
+        if (!g.is_before(*v.producer, *u)) ok = false;
+      }
+    }
+    // Kinds: metadata kind (or the first kind seen) must be the only one referenced.
+    for (size_t k = 1; k < 6; ++k) {
+      auto kind = static_cast<ValueKind>(k);
+      if (kind != v.kind && v.refs_as(kind) > 0) ok = false;
+    }
+    if (options.require_tensor_meta && v.def_count > 0 && v.refs_as(ValueKind::Tensor) > 0 && !v.tensor_meta()) {
+      ok = false;
+    }
+    if (const TensorMeta* m = v.tensor_meta()) {
+      if (scalar_type_name(m->dtype) == "unknown") ok = false;
+      for (const auto& s : m->sizes) {
+        if (s.is_concrete() && s.value() < 0) ok = false;
+      }
+    }
+  });
+  return ok;
+}
 
 Status signature_error(const std::string& ptr, std::string message) {
   Location where;
@@ -234,7 +291,7 @@ Status signature_error(const std::string& ptr, std::string message) {
 
 Location node_location(const Node& node) {
   Location where;
-  where.node = node.name();
+  if (!node.name().empty()) where.node = node.name();
   if (node.origin().known()) where.pointer = node.origin().pointer();
   std::string source = node.metadata().source();
   if (!source.empty()) where.source = std::move(source);
@@ -242,6 +299,17 @@ Location node_location(const Node& node) {
 }
 
 Status verify_graph(const Graph& graph, const VerifyOptions& options) {
+  if (fast_check(graph, options)) return Status::Ok();
+  GraphVerifier v(graph, options);
+  Status st = v.run();
+  if (st.ok()) {
+    return make_error(ErrorCode::INTERNAL,
+                      "the verifier's two checks disagree about this graph: please report this with the input");
+  }
+  return st;
+}
+
+Status verify_graph_detailed(const Graph& graph, const VerifyOptions& options) {
   GraphVerifier v(graph, options);
   return v.run();
 }

@@ -28,6 +28,10 @@ struct VerifyOptions {
 Status verify_graph(const Graph& graph, const VerifyOptions& options = {});
 Status verify_program(const ExportedProgram& ep, const VerifyOptions& options = {});
 
+/// verify_graph without the fast pre-check (the document-order walk only);
+/// for tests that check both paths agree.
+Status verify_graph_detailed(const Graph& graph, const VerifyOptions& options = {});
+
 /// Location of a node for diagnostics: pointer (origin), node name, source frame.
 Location node_location(const Node& node);
 

@@ -29,7 +29,8 @@ class ContiguousConstants final : public Pass {
  public:
   const PassInfo& info() const override {
     static const PassInfo kInfo{"contiguous_constants",
-                                "make constants that are neither contiguous nor channels-last contiguous", "to_edge"};
+                                "make constants that are neither contiguous nor channels-last contiguous",
+                                "to_edge"};
     return kInfo;
   }
 
@@ -41,7 +42,8 @@ class ContiguousConstants final : public Pass {
       const std::string name(spec.name());
       const ir::TensorMeta* meta = graph.tensor_meta(name);
       if (!meta || !meta->is_static()) continue;
-      if (edge::is_contiguous_layout(*meta).value_or(true) || edge::is_channels_last_layout(*meta).value_or(true)) {
+      if (edge::is_contiguous_layout(*meta).value_or(true) ||
+          edge::is_channels_last_layout(*meta).value_or(true)) {
         continue;
       }
       ir::TensorMeta fixed = *meta;

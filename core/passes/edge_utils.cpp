@@ -202,7 +202,8 @@ std::optional<std::vector<int64_t>> torch_dim_order(const ir::TensorMeta& meta) 
 ir::TensorMeta scalar_meta(ir::ScalarType dtype) { return ir::make_tensor_meta(dtype, {}); }
 
 ir::Node make_call(std::string_view target, std::vector<ir::NamedArgument> inputs, const std::string& name) {
-  std::string full = target.substr(0, 10) == "torch.ops." ? std::string(target) : "torch.ops." + std::string(target);
+  std::string full =
+      target.substr(0, 10) == "torch.ops." ? std::string(target) : "torch.ops." + std::string(target);
   return ir::Node(ir::OpTarget(full), std::move(inputs), {ir::arg_tensor(name)}, name);
 }
 

@@ -95,7 +95,8 @@ class GenerateDebugHandles final : public Pass {
     std::unordered_map<std::string, int64_t> by_ancestor;
     for (ir::Graph* graph : edge::graphs_bfs(ep.graph())) {
       for (const ir::Node& node : *graph) {
-        auto [it, inserted] = by_ancestor.emplace(ancestor_key(*graph, node), static_cast<int64_t>(by_ancestor.size()) + 1);
+        auto [it, inserted] =
+            by_ancestor.emplace(ancestor_key(*graph, node), static_cast<int64_t>(by_ancestor.size()) + 1);
         (void)inserted;
         handles[&node] = it->second;
       }

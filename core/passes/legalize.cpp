@@ -33,8 +33,8 @@ bool is_prioritized(const ir::OpTarget& t) {
     return false;
   }
   static constexpr std::string_view kTargets[] = {
-      "aten.sym_constrain_range.default", "aten.sym_constrain_range_for_size.default", "aten._assert_async.msg",
-      "aten.scalar_tensor.default", "aten._assert_scalar.default"};
+      "aten.sym_constrain_range.default", "aten.sym_constrain_range_for_size.default",
+      "aten._assert_async.msg", "aten.scalar_tensor.default", "aten._assert_scalar.default"};
   for (std::string_view name : kTargets) {
     if (t.is(name)) return true;
   }
@@ -96,7 +96,8 @@ class Scheduler {
       for (const Unit& u : units_) {
         if (u.node && u.indeg > 0) {
           return make_error(ErrorCode::INVALID_GRAPH,
-                            "the graph has a dependency cycle through node " + u.node->name(), ir::node_location(*u.node));
+                            "the graph has a dependency cycle through node " + u.node->name(),
+                            ir::node_location(*u.node));
         }
       }
       return make_error(ErrorCode::INTERNAL, "topological sort lost nodes");

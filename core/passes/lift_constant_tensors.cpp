@@ -37,8 +37,8 @@ namespace {
 class LiftConstantTensors final : public Pass {
  public:
   const PassInfo& info() const override {
-    static const PassInfo kInfo{"lift_constant_tensors", "lift remaining tensor constants to buffer placeholders",
-                                "to_edge"};
+    static const PassInfo kInfo{"lift_constant_tensors",
+                                "lift remaining tensor constants to buffer placeholders", "to_edge"};
     return kInfo;
   }
 
@@ -46,7 +46,8 @@ class LiftConstantTensors final : public Pass {
     ir::Graph& graph = ep.graph();
     auto& specs = ep.signature().input_specs;
     if (specs.size() != graph.inputs().size()) {
-      return make_error(ErrorCode::PASS_PRECONDITION, "the signature and the graph disagree on the number of inputs");
+      return make_error(ErrorCode::PASS_PRECONDITION,
+                        "the signature and the graph disagree on the number of inputs");
     }
     // Pass-created constants, by placeholder name.
     std::vector<std::string> pending;

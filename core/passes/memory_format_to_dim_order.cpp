@@ -45,7 +45,9 @@ std::vector<int64_t> iota(size_t n) {
   return v;
 }
 
-bool is_channels_last_order(const std::vector<int64_t>& order) { return order == std::vector<int64_t>{0, 2, 3, 1}; }
+bool is_channels_last_order(const std::vector<int64_t>& order) {
+  return order == std::vector<int64_t>{0, 2, 3, 1};
+}
 
 std::string format_order(const std::vector<int64_t>& order) {
   std::string s = "[";
@@ -87,8 +89,8 @@ class MemoryFormatToDimOrder final : public Pass {
     if (first.is_tensor()) {
       input = graph.tensor_meta(first.tensor_name());
       if (!input) {
-        return ctx.error_at(ErrorCode::PASS_PRECONDITION, "input %" + first.tensor_name() + " has no tensor metadata",
-                            node);
+        return ctx.error_at(ErrorCode::PASS_PRECONDITION,
+                            "input %" + first.tensor_name() + " has no tensor metadata", node);
       }
       rank = input->rank();
     } else if (const auto* ints = first.get_if<ir::ArgTag::Ints>()) {
@@ -96,9 +98,9 @@ class MemoryFormatToDimOrder final : public Pass {
     } else if (const auto* syms = first.get_if<ir::ArgTag::SymInts>()) {
       rank = syms->size();
     } else {
-      return ctx.error_at(ErrorCode::PASS_PRECONDITION,
-                          "expected a tensor or a size list as first argument, found " + std::string(first.tag_name()),
-                          node);
+      return ctx.error_at(
+          ErrorCode::PASS_PRECONDITION,
+          "expected a tensor or a size list as first argument, found " + std::string(first.tag_name()), node);
     }
 
     ir::MemoryFormat format = ir::MemoryFormat::PreserveFormat;
@@ -108,9 +110,10 @@ class MemoryFormatToDimOrder final : public Pass {
       if (mf.is<ir::ArgTag::MemoryFormat>()) {
         format = mf.get<ir::ArgTag::MemoryFormat>();
       } else if (!mf.is_none()) {
-        return ctx.error_at(ErrorCode::PASS_PRECONDITION,
-                            "expected memory_format to be a memory format or None, found " + std::string(mf.tag_name()),
-                            node);
+        return ctx.error_at(
+            ErrorCode::PASS_PRECONDITION,
+            "expected memory_format to be a memory format or None, found " + std::string(mf.tag_name()),
+            node);
       }
     }
 
@@ -120,27 +123,31 @@ class MemoryFormatToDimOrder final : public Pass {
         if (input) {
           auto o = edge::torch_dim_order(*input);
           if (!o) {
-            return ctx.error_at(ErrorCode::UNSUPPORTED_FEATURE,
-                                "the dim order of %" + first.tensor_name() + " depends on unknown symbolic strides", node);
+            return ctx.error_at(
+                ErrorCode::UNSUPPORTED_FEATURE,
+                "the dim order of %" + first.tensor_name() + " depends on unknown symbolic strides", node);
           }
           order = *o;
         } else {
           order = iota(rank);
         }
         break;
-      case ir::MemoryFormat::ContiguousFormat: order = iota(rank); break;
+      case ir::MemoryFormat::ContiguousFormat:
+        order = iota(rank);
+        break;
       case ir::MemoryFormat::ChannelsLast:
         if (rank != 4) {
           return ctx.error_at(ErrorCode::UNSUPPORTED_FEATURE,
-                              "torch.channels_last needs a rank-4 tensor, found rank " + std::to_string(rank), node);
+                              "torch.channels_last needs a rank-4 tensor, found rank " + std::to_string(rank),
+                              node);
         }
         order = {0, 2, 3, 1};
         break;
       default:
-        return ctx.error_at(ErrorCode::UNSUPPORTED_FEATURE,
-                            std::string("memory format ") + std::string(ir::memory_format_name(format)) +
-                                " has no dim order",
-                            node);
+        return ctx.error_at(
+            ErrorCode::UNSUPPORTED_FEATURE,
+            std::string("memory format ") + std::string(ir::memory_format_name(format)) + " has no dim order",
+            node);
     }
     const bool contiguous = order == iota(rank);
     if (!contiguous && !is_channels_last_order(order)) {
@@ -177,6 +184,8 @@ class MemoryFormatToDimOrder final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> make_memory_format_to_dim_order_pass() { return std::make_unique<MemoryFormatToDimOrder>(); }
+std::unique_ptr<Pass> make_memory_format_to_dim_order_pass() {
+  return std::make_unique<MemoryFormatToDimOrder>();
+}
 
 }  // namespace pteforge::passes

@@ -30,9 +30,9 @@ std::string_view concrete_overload(std::string_view short_name) {
 class NormalizeSymSize final : public Pass {
  public:
   const PassInfo& info() const override {
-    static const PassInfo kInfo{"normalize_sym_size",
-                                "turn sym_size/sym_stride/sym_numel packets into their .int/.default overloads",
-                                "to_edge"};
+    static const PassInfo kInfo{
+        "normalize_sym_size", "turn sym_size/sym_stride/sym_numel packets into their .int/.default overloads",
+        "to_edge"};
     return kInfo;
   }
 

@@ -37,5 +37,12 @@ std::unique_ptr<Pass> make_lift_constant_tensors_pass();
 std::unique_ptr<Pass> make_contiguous_constants_pass();
 std::unique_ptr<Pass> make_generate_debug_handles_pass();
 std::unique_ptr<Pass> make_legalize_pass();
+std::unique_ptr<Pass> make_decompose_pass();
+// module swap (swap)
+std::unique_ptr<Pass> make_swap_modules_pass();
+std::unique_ptr<Pass> make_outline_modules_pass();
+std::unique_ptr<Pass> make_remove_pytree_pairs_pass();
+std::unique_ptr<Pass> make_replace_modules_pass();
+std::unique_ptr<Pass> make_inline_modules_pass();
 
 }  // namespace pteforge::passes

@@ -11,9 +11,9 @@ const std::vector<RegisteredPass>& registered_passes() {
       // 1. early cleanup
       {"remove_tensor_metadata_asserts", "drop _assert_tensor_metadata nodes, as to_edge does", "to_edge", &make_remove_tensor_metadata_asserts_pass, true},
       // 2. training IR -> Core ATen
-      {"decompose", "rewrite non-core ATen ops into Core ATen (PyTorch's default decompositions)", "decompose", nullptr, true},
+      {"decompose", "rewrite non-core ATen ops into Core ATen (PyTorch's default decompositions)", "decompose", &make_decompose_pass, true},
       // 3. module swap (only when swaps are requested)
-      {"swap_modules", "replace preserved submodules with user-supplied exported programs", "swap", nullptr, true},
+      {"swap_modules", "replace preserved submodules with user-supplied exported programs", "swap", &make_swap_modules_pass, true},
       // 4. to_edge
       {"remove_unused_parameters", "delete parameter placeholders that have no users", "to_edge", &make_remove_unused_parameters_pass, true},
       {"replace_view_ops_with_copy", "replace view ops with their _copy twins (view -> view_copy)", "to_edge", &make_replace_view_ops_with_copy_pass, true},
@@ -43,10 +43,12 @@ const std::vector<RegisteredPass>& registered_passes() {
       {"memory_planning", "assign arena offsets to every planned tensor", "to_executorch", &make_memory_planning_pass, true},
       // sub-passes
       {"legalize", "topologically sort the graph", "utility", &make_legalize_pass, false},
-      {"outline_modules", "fuse the nodes of preserved submodules into module calls", "swap", nullptr, false},
-      {"remove_pytree_pairs", "remove needless pytree flatten/unflatten pairs between module calls", "swap", nullptr, false},
-      {"replace_modules", "substitute outlined submodules with replacement programs", "swap", nullptr, false},
-      {"inline_modules", "inline module calls back into a flat graph", "swap", nullptr, false},
+      {"outline_modules", "fuse the nodes of preserved submodules into module calls", "swap", &make_outline_modules_pass, false},
+      {"remove_pytree_pairs", "remove needless pytree flatten/unflatten pairs between module calls", "swap",
+       &make_remove_pytree_pairs_pass, false},
+      {"replace_modules", "substitute outlined submodules with replacement programs", "swap", &make_replace_modules_pass,
+       false},
+      {"inline_modules", "inline module calls back into a flat graph", "swap", &make_inline_modules_pass, false},
   };
   return passes;
 }

@@ -42,7 +42,8 @@ ir::Argument size_argument(const ir::Graph& g, const ir::TensorMeta& m) {
     g.for_each_value([&](const ir::Value& v) {
       if (!named && v.sym_int() && v.defined() && *v.sym_int() == s) named = v.name;
     });
-    syms.push_back(named ? ir::SymIntArgument{named, 0} : ir::SymIntArgument{std::nullopt, s.hint().value_or(0)});
+    syms.push_back(named ? ir::SymIntArgument{named, 0}
+                         : ir::SymIntArgument{std::nullopt, s.hint().value_or(0)});
   }
   return ir::Argument::make<ir::ArgTag::SymInts>(std::move(syms));
 }
@@ -73,7 +74,8 @@ class PruneEmptyTensors final : public Pass {
       const std::string* out = node->single_output();
       const ir::TensorMeta* meta = out ? graph.tensor_meta(*out) : nullptr;
       if (!meta) {
-        return ctx.error_at(ErrorCode::PASS_PRECONDITION, "cat node has no tensor metadata for its result", *node);
+        return ctx.error_at(ErrorCode::PASS_PRECONDITION, "cat node has no tensor metadata for its result",
+                            *node);
       }
       ir::TensorMeta cat_meta = *meta;
       std::vector<ir::NamedArgument> inputs;
@@ -81,7 +83,8 @@ class PruneEmptyTensors final : public Pass {
       inputs.push_back(ir::positional("fill_value", ir::arg_int(0)));
       inputs.push_back(ir::keyword("dtype", ir::arg_dtype(cat_meta.dtype)));
       std::string name = graph.unique_name("full");
-      ir::Node& full = graph.insert_after(*node, edge::make_call("aten.full.default", std::move(inputs), name));
+      ir::Node& full =
+          graph.insert_after(*node, edge::make_call("aten.full.default", std::move(inputs), name));
       full.inherit_from(*node);
       graph.set_tensor_meta(name, cat_meta);
       ep.replace_all_uses(*out, name);

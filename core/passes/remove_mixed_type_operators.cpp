@@ -46,35 +46,51 @@ enum class Category : uint8_t { Bool = 0, Int = 1, Float = 2, Complex = 3 };
 /// Promotion tier of a dtype (torch's ordered_datatypes); nullopt when not ordered.
 std::optional<int> tier(ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return 0;
+    case ScalarType::Bool:
+      return 0;
     case ScalarType::Byte:
-    case ScalarType::Char: return 1;
-    case ScalarType::Short: return 2;
-    case ScalarType::Int: return 3;
-    case ScalarType::Long: return 4;
+    case ScalarType::Char:
+      return 1;
+    case ScalarType::Short:
+      return 2;
+    case ScalarType::Int:
+      return 3;
+    case ScalarType::Long:
+      return 4;
     case ScalarType::Half:
-    case ScalarType::BFloat16: return 5;
-    case ScalarType::Float: return 6;
-    case ScalarType::Double: return 7;
-    case ScalarType::ComplexHalf: return 8;
-    case ScalarType::ComplexFloat: return 9;
-    case ScalarType::ComplexDouble: return 10;
-    default: return std::nullopt;
+    case ScalarType::BFloat16:
+      return 5;
+    case ScalarType::Float:
+      return 6;
+    case ScalarType::Double:
+      return 7;
+    case ScalarType::ComplexHalf:
+      return 8;
+    case ScalarType::ComplexFloat:
+      return 9;
+    case ScalarType::ComplexDouble:
+      return 10;
+    default:
+      return std::nullopt;
   }
 }
 
 /// First dtype of each tier.
-constexpr ScalarType kTierHead[] = {ScalarType::Bool,  ScalarType::Byte,   ScalarType::Short,       ScalarType::Int,
-                                    ScalarType::Long,  ScalarType::Half,   ScalarType::Float,       ScalarType::Double,
-                                    ScalarType::ComplexHalf, ScalarType::ComplexFloat, ScalarType::ComplexDouble};
+constexpr ScalarType kTierHead[] = {
+    ScalarType::Bool,        ScalarType::Byte,         ScalarType::Short,        ScalarType::Int,
+    ScalarType::Long,        ScalarType::Half,         ScalarType::Float,        ScalarType::Double,
+    ScalarType::ComplexHalf, ScalarType::ComplexFloat, ScalarType::ComplexDouble};
 
 Category category(ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return Category::Bool;
+    case ScalarType::Bool:
+      return Category::Bool;
     case ScalarType::ComplexHalf:
     case ScalarType::ComplexFloat:
-    case ScalarType::ComplexDouble: return Category::Complex;
-    default: return ir::is_floating(t) ? Category::Float : Category::Int;
+    case ScalarType::ComplexDouble:
+      return Category::Complex;
+    default:
+      return ir::is_floating(t) ? Category::Float : Category::Int;
   }
 }
 
@@ -89,11 +105,15 @@ std::optional<ScalarType> higher_dtype(std::optional<ScalarType> a, ScalarType b
 
 std::optional<ScalarType> complex_of(ScalarType t) {
   switch (t) {
-    case ScalarType::Half: return ScalarType::ComplexHalf;
+    case ScalarType::Half:
+      return ScalarType::ComplexHalf;
     case ScalarType::BFloat16:
-    case ScalarType::Float: return ScalarType::ComplexFloat;
-    case ScalarType::Double: return ScalarType::ComplexDouble;
-    default: return t;  // already complex
+    case ScalarType::Float:
+      return ScalarType::ComplexFloat;
+    case ScalarType::Double:
+      return ScalarType::ComplexDouble;
+    default:
+      return t;  // already complex
   }
 }
 
@@ -110,7 +130,8 @@ enum class Kind { Default, IntToFloat };
 /// The promotion kind for the node's target; nullopt when it is not promoted.
 std::optional<Kind> promotion_kind(const ir::Node& n) {
   std::string_view t = n.target().short_name();
-  if (t == "aten.add.Tensor" || t == "aten.sub.Tensor" || t == "aten.mul.Tensor" || t == "aten.minimum.default") {
+  if (t == "aten.add.Tensor" || t == "aten.sub.Tensor" || t == "aten.mul.Tensor" ||
+      t == "aten.minimum.default") {
     return Kind::Default;
   }
   if (t == "aten.div.Tensor") return Kind::IntToFloat;
@@ -143,7 +164,9 @@ std::optional<ScalarType> promote(const std::vector<Operand>& operands, Kind kin
   };
   std::optional<ScalarType> result;
   switch (highest) {
-    case Category::Bool: result = ScalarType::Bool; break;
+    case Category::Bool:
+      result = ScalarType::Bool;
+      break;
     case Category::Int: {
       auto r = highest_of([](ScalarType d) { return category(d) == Category::Int; }, false);
       if (!r) return std::nullopt;
@@ -157,14 +180,16 @@ std::optional<ScalarType> promote(const std::vector<Operand>& operands, Kind kin
       break;
     }
     case Category::Complex: {
-      auto r = highest_of([](ScalarType d) { return category(d) == Category::Float || category(d) == Category::Complex; },
-                          true);
+      auto r = highest_of(
+          [](ScalarType d) { return category(d) == Category::Float || category(d) == Category::Complex; },
+          true);
       if (!r) return std::nullopt;
       result = r->value_or(ScalarType::ComplexFloat);
       break;
     }
   }
-  if (kind == Kind::IntToFloat && (category(*result) == Category::Int || category(*result) == Category::Bool)) {
+  if (kind == Kind::IntToFloat &&
+      (category(*result) == Category::Int || category(*result) == Category::Bool)) {
     result = ScalarType::Float;
   }
   return result;
@@ -191,7 +216,8 @@ class RemoveMixedTypeOperators final : public Pass {
         auto promoted = promote(operands, *kind);
         if (!promoted) {
           return ctx.error_at(ErrorCode::UNSUPPORTED_FEATURE,
-                              "cannot promote the operand dtypes of " + std::string(node->target().short_name()) +
+                              "cannot promote the operand dtypes of " +
+                                  std::string(node->target().short_name()) +
                                   ": a dtype is outside torch's promotion order (uint16/32/64, float8)",
                               *node);
         }
@@ -210,7 +236,8 @@ class RemoveMixedTypeOperators final : public Pass {
           std::vector<ir::NamedArgument> inputs;
           inputs.push_back(ir::positional("self", value));
           inputs.push_back(ir::keyword("dtype", ir::arg_dtype(*promoted)));
-          ir::Node& cast = graph->insert_before(*node, edge::make_call("aten._to_copy.default", std::move(inputs), name));
+          ir::Node& cast =
+              graph->insert_before(*node, edge::make_call("aten._to_copy.default", std::move(inputs), name));
           cast.inherit_from(*node);
           graph->set_tensor_meta(name, cast_meta);
           node->set_input(static_cast<size_t>(idx), ir::arg_tensor(name));
@@ -225,8 +252,8 @@ class RemoveMixedTypeOperators final : public Pass {
  private:
   /// The operands that take part in promotion: the node's values for the
   /// schema's positional arguments (None skipped).
-  static Result<std::vector<Operand>> positional_operands(const ir::Graph& g, const ir::Node& n, const ops::OpSchema& op,
-                                                          const PassContext& ctx) {
+  static Result<std::vector<Operand>> positional_operands(const ir::Graph& g, const ir::Node& n,
+                                                          const ops::OpSchema& op, const PassContext& ctx) {
     std::vector<Operand> out;
     for (const auto& arg : op.arguments) {
       if (arg.kwarg_only) break;
@@ -235,7 +262,9 @@ class RemoveMixedTypeOperators final : public Pass {
       Operand o;
       if (a->is_tensor()) {
         const ir::TensorMeta* m = g.tensor_meta(a->tensor_name());
-        if (!m) return ctx.error_at(ErrorCode::PASS_PRECONDITION, "operand %" + a->tensor_name() + " has no tensor metadata", n);
+        if (!m)
+          return ctx.error_at(ErrorCode::PASS_PRECONDITION,
+                              "operand %" + a->tensor_name() + " has no tensor metadata", n);
         o.is_tensor = true;
         o.dtype = m->dtype;
         o.zero_dim = m->rank() == 0;
@@ -264,6 +293,8 @@ class RemoveMixedTypeOperators final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> make_remove_mixed_type_operators_pass() { return std::make_unique<RemoveMixedTypeOperators>(); }
+std::unique_ptr<Pass> make_remove_mixed_type_operators_pass() {
+  return std::make_unique<RemoveMixedTypeOperators>();
+}
 
 }  // namespace pteforge::passes

@@ -47,25 +47,33 @@ const ir::Argument* input_of(const ir::Node& n, std::string_view schema_name, si
   return nullptr;
 }
 
-bool arg_is_false(const ir::Argument* a) { return a && a->is<ir::ArgTag::Bool>() && !a->get<ir::ArgTag::Bool>(); }
+bool arg_is_false(const ir::Argument* a) {
+  return a && a->is<ir::ArgTag::Bool>() && !a->get<ir::ArgTag::Bool>();
+}
 bool arg_is_none_or_false(const ir::Argument* a) { return !a || a->is_none() || arg_is_false(a); }
 
 /// True when the node returns its input tensor itself (see the header comment).
-bool returns_input(const ir::Graph& g, const ir::Node& n, const ir::TensorMeta& in, const ir::TensorMeta& out) {
+bool returns_input(const ir::Graph& g, const ir::Node& n, const ir::TensorMeta& in,
+                   const ir::TensorMeta& out) {
   std::string_view t = n.target().short_name();
   if (t == "aten.to.dtype") {
     if (in.dtype != out.dtype) return false;
     const ir::Argument* dtype = input_of(n, "dtype", 1);
-    if (dtype && dtype->is<ir::ArgTag::ScalarType>() && dtype->get<ir::ArgTag::ScalarType>() != in.dtype) return false;
+    if (dtype && dtype->is<ir::ArgTag::ScalarType>() && dtype->get<ir::ArgTag::ScalarType>() != in.dtype)
+      return false;
     if (!arg_is_none_or_false(n.input("copy"))) return false;
     const ir::Argument* mf = n.input("memory_format");
     if (!mf || mf->is_none()) return true;
     if (!mf->is<ir::ArgTag::MemoryFormat>()) return false;
     switch (mf->get<ir::ArgTag::MemoryFormat>()) {
-      case ir::MemoryFormat::PreserveFormat: return true;
-      case ir::MemoryFormat::ContiguousFormat: return edge::is_contiguous_layout(in).value_or(false);
-      case ir::MemoryFormat::ChannelsLast: return edge::is_channels_last_layout(in).value_or(false);
-      default: return false;
+      case ir::MemoryFormat::PreserveFormat:
+        return true;
+      case ir::MemoryFormat::ContiguousFormat:
+        return edge::is_contiguous_layout(in).value_or(false);
+      case ir::MemoryFormat::ChannelsLast:
+        return edge::is_channels_last_layout(in).value_or(false);
+      default:
+        return false;
     }
   }
   if (t == "aten.dropout.default") {
@@ -109,8 +117,10 @@ class RemoveNoops final : public Pass {
       const ir::TensorMeta* in_meta = graph.tensor_meta(in);
       const ir::TensorMeta* out_meta = graph.tensor_meta(*out);
       if (!in_meta || !out_meta) continue;
-      if (!returns_input(graph, *node, *in_meta, *out_meta) && !is_identity_slice(*node, *in_meta, *out_meta)) continue;
-      if (ir::Node* producer = graph.producer(in); producer && is_dequant(*producer)) dequant_inputs.push_back(producer->name());
+      if (!returns_input(graph, *node, *in_meta, *out_meta) && !is_identity_slice(*node, *in_meta, *out_meta))
+        continue;
+      if (ir::Node* producer = graph.producer(in); producer && is_dequant(*producer))
+        dequant_inputs.push_back(producer->name());
       ep.replace_all_uses(*out, in);
       ++removed;
     }

@@ -21,7 +21,8 @@ namespace {
 class RemoveRedundantToCopy final : public Pass {
  public:
   const PassInfo& info() const override {
-    static const PassInfo kInfo{"remove_redundant_to_copy", "remove _to_copy nodes that change nothing", "to_edge"};
+    static const PassInfo kInfo{"remove_redundant_to_copy", "remove _to_copy nodes that change nothing",
+                                "to_edge"};
     return kInfo;
   }
 
@@ -51,6 +52,8 @@ class RemoveRedundantToCopy final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> make_remove_redundant_to_copy_pass() { return std::make_unique<RemoveRedundantToCopy>(); }
+std::unique_ptr<Pass> make_remove_redundant_to_copy_pass() {
+  return std::make_unique<RemoveRedundantToCopy>();
+}
 
 }  // namespace pteforge::passes

@@ -23,8 +23,8 @@ namespace {
 class RemoveUnusedParameters final : public Pass {
  public:
   const PassInfo& info() const override {
-    static const PassInfo kInfo{"remove_unused_parameters", "delete parameter placeholders that have no users",
-                                "to_edge"};
+    static const PassInfo kInfo{"remove_unused_parameters",
+                                "delete parameter placeholders that have no users", "to_edge"};
     return kInfo;
   }
 
@@ -32,9 +32,9 @@ class RemoveUnusedParameters final : public Pass {
     ir::Graph& graph = ep.graph();
     auto& specs = ep.signature().input_specs;
     if (specs.size() != graph.inputs().size()) {
-      return make_error(ErrorCode::PASS_PRECONDITION,
-                        "the signature has " + std::to_string(specs.size()) + " input specs but the graph has " +
-                            std::to_string(graph.inputs().size()) + " inputs");
+      return make_error(ErrorCode::PASS_PRECONDITION, "the signature has " + std::to_string(specs.size()) +
+                                                          " input specs but the graph has " +
+                                                          std::to_string(graph.inputs().size()) + " inputs");
     }
     int64_t removed = 0;
     for (size_t i = specs.size(); i-- > 0;) {
@@ -54,6 +54,8 @@ class RemoveUnusedParameters final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> make_remove_unused_parameters_pass() { return std::make_unique<RemoveUnusedParameters>(); }
+std::unique_ptr<Pass> make_remove_unused_parameters_pass() {
+  return std::make_unique<RemoveUnusedParameters>();
+}
 
 }  // namespace pteforge::passes

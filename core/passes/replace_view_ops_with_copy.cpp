@@ -16,7 +16,12 @@
 // The results of the copies are freshly allocated, so their TensorMeta gets
 // contiguous strides and storage offset 0 (what ExecuTorch's retrace of the
 // `_copy` op yields, and what the TensorSpec dim order is later computed from,
-// §5.2). Preconditions: Core ATen graph.
+// §5.2). The retrace also refreshes ops that take their layout from their
+// inputs: a pointwise op (tag `pointwise`), or clone/_to_copy/*_like with
+// preserve_format, whose tensor inputs are now all contiguous produces a
+// contiguous result; such results get contiguous strides too (in graph
+// order, so chains follow). Other ops keep the exported strides.
+// Preconditions: Core ATen graph.
 //
 // Before:  %permute = aten.permute.default(%p_w, [1, 0])      # strides [1, 8]
 // After:   %permute = aten.permute_copy.default(%p_w, [1, 0]) # strides [8, 1]
@@ -51,11 +56,50 @@ Result<std::string> copy_target(const ir::OpTarget& target, const ir::Node& node
   if (!twin) twin = ops::op_table().find(op->ns, op->name + "_copy", op->overload);
   if (!twin) {
     return ctx.error_at(ErrorCode::UNSUPPORTED_OPERATOR,
-                        "view op " + op->full_name() + " has no _copy variant (expected " + op->ns +
-                            "::" + op->name + "_copy" + (op->overload.empty() ? "" : "." + op->overload) + ")",
+                        "view op " + op->full_name() + " has no _copy variant (expected " + op->ns + "::" +
+                            op->name + "_copy" + (op->overload.empty() ? "" : "." + op->overload) + ")",
                         node);
   }
   return twin->torch_name();
+}
+
+/// True for ops whose result layout follows their tensor inputs' layout.
+bool follows_input_layout(const ir::Node& node) {
+  if (node.target().kind() != ir::TargetKind::Operator) return false;
+  const ops::OpSchema* op = ops::op_table().find(node.target().str());
+  if (!op) return false;
+  if (op->has_tag(ops::Tag::Pointwise)) return true;
+  const bool preserving = op->name == "clone" || op->name == "_to_copy" ||
+                          (op->name.size() > 5 && op->name.compare(op->name.size() - 5, 5, "_like") == 0);
+  if (!preserving || !op->find_argument("memory_format")) return false;
+  const ir::Argument* mf = node.input("memory_format");
+  return !mf || mf->is_none() ||
+         (mf->is<ir::ArgTag::MemoryFormat>() &&
+          mf->get<ir::ArgTag::MemoryFormat>() == ir::MemoryFormat::PreserveFormat);
+}
+
+/// Gives layout-following results contiguous strides when all their tensor
+/// inputs are contiguous and they are not. Returns how many changed.
+int64_t refresh_layouts(ir::Graph& graph) {
+  int64_t refreshed = 0;
+  for (ir::Node& node : graph) {
+    const std::string* out = node.single_output();
+    if (!out || !follows_input_layout(node)) continue;
+    const ir::TensorMeta* meta = graph.tensor_meta(*out);
+    if (!meta || edge::is_contiguous_layout(*meta).value_or(true)) continue;
+    bool inputs_contiguous = true;
+    for (const auto& in : node.inputs()) {
+      ir::for_each_value_name(in.arg, [&](const std::string& name, ir::ValueKind kind) {
+        if (kind != ir::ValueKind::Tensor) return;
+        const ir::TensorMeta* m = graph.tensor_meta(name);
+        if (!m || !edge::is_contiguous_layout(*m).value_or(false)) inputs_contiguous = false;
+      });
+    }
+    if (!inputs_contiguous) continue;
+    graph.set_tensor_meta(*out, edge::with_contiguous_strides(*meta));
+    ++refreshed;
+  }
+  return refreshed;
 }
 
 class ReplaceViewOpsWithCopy final : public Pass {
@@ -68,7 +112,9 @@ class ReplaceViewOpsWithCopy final : public Pass {
 
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
     int64_t replaced = 0;
+    int64_t refreshed = 0;
     for (ir::Graph* graph : edge::graphs_bfs(ep.graph())) {
+      int64_t replaced_here = 0;
       for (ir::Node& node : *graph) {
         if (node.target().kind() != ir::TargetKind::Operator) continue;
         PTEFORGE_ASSIGN_OR_RETURN(std::string twin, copy_target(node.target(), node, ctx));
@@ -80,15 +126,20 @@ class ReplaceViewOpsWithCopy final : public Pass {
           }
         }
         ++replaced;
+        ++replaced_here;
       }
+      if (replaced_here) refreshed += refresh_layouts(*graph);
     }
     if (replaced) ctx.stat("views_replaced", replaced);
+    if (refreshed) ctx.stat("layouts_refreshed", refreshed);
     return replaced > 0;
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Pass> make_replace_view_ops_with_copy_pass() { return std::make_unique<ReplaceViewOpsWithCopy>(); }
+std::unique_ptr<Pass> make_replace_view_ops_with_copy_pass() {
+  return std::make_unique<ReplaceViewOpsWithCopy>();
+}
 
 }  // namespace pteforge::passes

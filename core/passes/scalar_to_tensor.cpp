@@ -35,7 +35,9 @@ namespace pteforge::passes {
 namespace {
 
 /// True for the schema type `Tensor` (not optional, not a list).
-bool is_plain_tensor(const ops::Type& t) { return t.base == ops::BaseType::Tensor && !t.is_list && !t.optional; }
+bool is_plain_tensor(const ops::Type& t) {
+  return t.base == ops::BaseType::Tensor && !t.is_list && !t.optional;
+}
 
 /// Little-endian bytes of `v` (an integral or floating type).
 template <typename T>
@@ -84,7 +86,8 @@ class ScalarToTensor final : public Pass {
  public:
   const PassInfo& info() const override {
     static const PassInfo kInfo{"scalar_to_tensor",
-                                "turn Python scalars passed to Tensor arguments into 0-d tensor constants", "to_edge"};
+                                "turn Python scalars passed to Tensor arguments into 0-d tensor constants",
+                                "to_edge"};
     return kInfo;
   }
 
@@ -95,14 +98,16 @@ class ScalarToTensor final : public Pass {
       for (const ir::Node& node : *graphs[g]) {
         if (!scalar_tensor_args(node).empty()) {
           return ctx.error_at(ErrorCode::UNSUPPORTED_FEATURE,
-                              "a Python scalar passed to a Tensor argument of " + std::string(node.target().short_name()) +
+                              "a Python scalar passed to a Tensor argument of " +
+                                  std::string(node.target().short_name()) +
                                   " inside a nested graph cannot become a tensor constant",
                               node);
         }
       }
     }
     if (ep.signature().input_specs.size() != top.inputs().size()) {
-      return make_error(ErrorCode::PASS_PRECONDITION, "the signature and the graph disagree on the number of inputs");
+      return make_error(ErrorCode::PASS_PRECONDITION,
+                        "the signature and the graph disagree on the number of inputs");
     }
     int64_t created = 0;
     int64_t counter = 0;

@@ -137,15 +137,36 @@ class SymShapeEval final : public Pass {
                             "dynamic shapes, e.g. Dim(..., max=N))",
                         where);
     }
-    if (warned_.insert(text).second) {
-      Location where;
-      where.node = value;
-      ctx_->warn("symbolic size '" + ir::display_sym_expr(text) + "' of '" + value +
-                     "' has no upper bound; it is planned at its trace-time value " + std::to_string(*hint) +
+    warn_unbounded(it->second, text, value, *hint);
+    return *hint;
+  }
+
+  /// One warning per symbol without an upper bound (or per expression whose
+  /// bound is lost for another reason, e.g. an unsupported function).
+  void warn_unbounded(const ir::SymNode& expr, const std::string& text, const std::string& value, int64_t hint) {
+    std::vector<std::string> unbounded;
+    for (const std::string& sym : ir::free_symbols(expr)) {
+      const ir::RangeConstraint* rc = ep_->range_for(sym);
+      if (!rc || !rc->upper()) unbounded.push_back(sym);
+    }
+    Location where;
+    where.node = value;
+    if (unbounded.empty()) {
+      if (!warned_.insert(text).second) return;
+      ctx_->warn("the upper bound of symbolic size '" + ir::display_sym_expr(text) + "' of '" + value +
+                     "' cannot be computed; it is planned at its trace-time value " + std::to_string(hint) +
                      ", as ExecuTorch does (executorch-pipeline.md §5.3)",
                  where);
+      return;
     }
-    return *hint;
+    for (const std::string& sym : unbounded) {
+      if (!warned_.insert(sym).second) continue;
+      ctx_->warn("symbol '" + sym + "' has no upper bound (first seen in size '" + ir::display_sym_expr(text) +
+                     "' of '" + value + "'); tensors are planned at their trace-time sizes (here " +
+                     std::to_string(hint) + "), as ExecuTorch does (executorch-pipeline.md §5.3); give it a max " +
+                     "in the dynamic shapes to plan for larger inputs",
+                 where);
+    }
   }
 
   const ir::ExportedProgram* ep_ = nullptr;

@@ -36,7 +36,8 @@ std::optional<ir::ScalarType> symbolic_dtype(const ir::Argument& a) {
 class SymToTensor final : public Pass {
  public:
   const PassInfo& info() const override {
-    static const PassInfo kInfo{"sym_to_tensor", "wrap SymInt/SymFloat/SymBool passed to Tensor arguments in scalar_tensor",
+    static const PassInfo kInfo{"sym_to_tensor",
+                                "wrap SymInt/SymFloat/SymBool passed to Tensor arguments in scalar_tensor",
                                 "to_edge"};
     return kInfo;
   }
@@ -59,7 +60,8 @@ class SymToTensor final : public Pass {
           std::vector<ir::NamedArgument> inputs;
           inputs.push_back(ir::positional("s", value));
           inputs.push_back(ir::keyword("dtype", ir::arg_dtype(*dtype)));
-          ir::Node& st = graph->insert_before(*node, edge::make_call("aten.scalar_tensor.default", std::move(inputs), name));
+          ir::Node& st = graph->insert_before(
+              *node, edge::make_call("aten.scalar_tensor.default", std::move(inputs), name));
           st.inherit_from(*node);
           graph->set_tensor_meta(name, edge::scalar_meta(*dtype));
           node->set_input(static_cast<size_t>(idx), ir::arg_tensor(name));

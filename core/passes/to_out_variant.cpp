@@ -267,7 +267,17 @@ class ToOutVariant final : public Pass {
     ir::Argument alloc = insert_alloc(graph, node, results, false, ctx);
     node.set_input(static_cast<size_t>(idx), alloc);
     if (graph.use_count(out_name) == 0 && producer->output_names().size() == 1) {
+      // The producer (and an alloc it wrote into, now unused) go: ExecuTorch
+      // leaves that alloc behind without a spec, which plans and emits nothing.
+      std::vector<std::string> inputs;
+      for (const ir::NamedArgument& in : producer->inputs()) {
+        for (const std::string& n : tensor_names(in.arg)) inputs.push_back(n);
+      }
       PTEFORGE_TRY(graph.erase(*producer));
+      for (const std::string& n : inputs) {
+        ir::Node* p = graph.producer(n);
+        if (p && is_memory_alloc(*p) && graph.use_count(n) == 0) PTEFORGE_TRY(graph.erase(*p));
+      }
     }
     return true;
   }

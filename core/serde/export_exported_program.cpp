@@ -129,26 +129,24 @@ class Writer {
     w_.end_object();
   }
 
-  /// Writes `key: {name: meta, ...}` for the values whose metadata belongs to table `key`.
+  /// Writes `key: {name: meta, ...}` for the values whose metadata belongs to table `key`, in table order.
   template <typename F>
   void table(const ir::Graph& g, const char* key, F&& write_one) {
     w_.key(key);
     w_.begin_object();
-    g.for_each_value([&](const ir::Value& v) {
-      if (!has_kind(v, key)) return;
-      w_.key(v.name);
-      write_one(v);
-    });
+    for (const ir::Value* v : g.table(kind_of_table(key))) {
+      w_.key(v->name);
+      write_one(*v);
+    }
     w_.end_object();
   }
 
-  static bool has_kind(const ir::Value& v, std::string_view table) {
-    if (table == "tensor_values") return v.tensor_meta() != nullptr;
-    if (table == "sym_int_values") return v.sym_int() != nullptr;
-    if (table == "sym_bool_values") return v.sym_bool() != nullptr;
-    if (table == "sym_float_values") return v.sym_float() != nullptr;
-    if (table == "custom_obj_values") return v.custom_obj() != nullptr;
-    return false;
+  static ir::ValueKind kind_of_table(std::string_view table) {
+    if (table == "tensor_values") return ir::ValueKind::Tensor;
+    if (table == "sym_int_values") return ir::ValueKind::SymInt;
+    if (table == "sym_bool_values") return ir::ValueKind::SymBool;
+    if (table == "sym_float_values") return ir::ValueKind::SymFloat;
+    return ir::ValueKind::CustomObj;
   }
 
   void node(const ir::Node& n) {

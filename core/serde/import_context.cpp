@@ -33,7 +33,10 @@ std::vector<ImportWarning> ImportContext::take_warnings() {
     ImportWarning w;
     w.message = std::move(pending_[i].message);
     std::string p = std::move(pointers[i]);
-    if (!pending_[i].key.empty()) p += "/" + escape_pointer_token(pending_[i].key);
+    if (!pending_[i].key.empty()) {
+      p += '/';
+      p += escape_pointer_token(pending_[i].key);
+    }
     w.where.pointer = std::move(p);
     out.push_back(std::move(w));
   }

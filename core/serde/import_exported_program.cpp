@@ -171,15 +171,21 @@ Result<ir::ExportedProgram> read_program(ImportContext& ctx) {
 
 }  // namespace
 
-Result<ImportResult> import_exported_program(std::string_view json, const ImportOptions& options) {
-  PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<JsonDocument> doc, JsonDocument::parse(json));
-  ImportContext ctx(*doc, options);
+namespace {
+Result<ImportResult> import_document(const JsonDocument& doc, const ImportOptions& options) {
+  ImportContext ctx(doc, options);
   PTEFORGE_ASSIGN_OR_RETURN(ir::ExportedProgram ep, read_program(ctx));
   if (options.verify) PTEFORGE_TRY(ir::verify_program(ep));
   ImportResult result;
   result.program = std::move(ep);
   result.warnings = ctx.take_warnings();
   return result;
+}
+}  // namespace
+
+Result<ImportResult> import_exported_program(std::string json, const ImportOptions& options) {
+  PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<JsonDocument> doc, JsonDocument::parse(std::move(json)));
+  return import_document(*doc, options);
 }
 
 }  // namespace pteforge::serde

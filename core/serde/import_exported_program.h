@@ -21,7 +21,6 @@
 
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "ir/exported_program.h"
@@ -55,7 +54,8 @@ struct ImportResult {
 };
 
 /// Reads one program JSON document (models/<model>.json). The caller names
-/// the method (a lone program JSON is conventionally "forward").
-Result<ImportResult> import_exported_program(std::string_view json, const ImportOptions& options = {});
+/// the method (a lone program JSON is conventionally "forward"). The text is
+/// parsed in place: std::move it in when it is not needed afterwards.
+Result<ImportResult> import_exported_program(std::string json, const ImportOptions& options = {});
 
 }  // namespace pteforge::serde

@@ -610,36 +610,54 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
   ir::Graph g;
   g.set_json_pointer(pointer);
 
-  // 1. Value tables (§4.1: build the tables first). Each name may appear in one table only.
-  std::unordered_map<std::string_view, std::string_view> table_of;  // name → table
+  size_t expected_values = 0;
+  for (size_t t : {3u, 4u, 5u, 7u, 8u}) {
+    if (s[t] && s[t]->IsObject()) expected_values += s[t]->MemberCount();
+  }
+  size_t expected_nodes = s[2] && s[2]->IsArray() ? s[2]->Size() : 0;
+  g.reserve(expected_values + expected_nodes, expected_nodes);
+
+  // Value tables (§4.1). Each name may appear in one table only.
+  auto table_name = [](ir::ValueKind k) -> std::string_view {
+    switch (k) {
+      case ir::ValueKind::Tensor: return "tensor_values";
+      case ir::ValueKind::SymInt: return "sym_int_values";
+      case ir::ValueKind::SymBool: return "sym_bool_values";
+      case ir::ValueKind::SymFloat: return "sym_float_values";
+      default: return "custom_obj_values";
+    }
+  };
+  // Sets the metadata of a value from table member `m`; duplicate and cross-table names are errors.
+  auto set_from_table = [&](const JsonCursor& t, const rapidjson::Value::Member& m, std::string_view table,
+                            auto&& read_one) -> Status {
+    std::string_view name(m.name.GetString(), m.name.GetStringLength());
+    PTEFORGE_ASSIGN_OR_RETURN(ir::ValueMeta meta, read_one(t.with(m.value)));
+    auto position = static_cast<uint32_t>(&m - &*t.value().MemberBegin());
+    if (const ir::Value* existing = g.set_meta_if_absent(name, std::move(meta), position)) {
+      std::string_view first = table_name(existing->kind);
+      if (first == table) {
+        return t.error_at_key(name, ErrorCode::INPUT_SCHEMA, "duplicate key " + quoted(name) + " in " + std::string(table));
+      }
+      Location where;
+      where.pointer = t.pointer() + "/" + escape_pointer_token(name);
+      return make_error(ErrorCode::INVALID_GRAPH,
+                        "value " + quoted(name) + " appears in both " + std::string(first) + " and " +
+                            std::string(table),
+                        where);
+    }
+    return Status::Ok();
+  };
   auto read_table = [&](const rapidjson::Value* slot, std::string_view table, auto&& read_one) -> Status {
     if (!slot || slot->IsNull()) return Status::Ok();
     JsonCursor t = c.with(*slot);
     PTEFORGE_TRY(t.expect_object());
-    for (const auto& m : t.value().GetObject()) {
-      std::string_view name(m.name.GetString(), m.name.GetStringLength());
-      auto [it, inserted] = table_of.emplace(name, table);
-      if (!inserted) {
-        if (it->second == table) {
-          return t.error_at_key(name, ErrorCode::INPUT_SCHEMA,
-                                "duplicate key " + quoted(name) + " in " + std::string(table));
-        }
-        Location where;
-        where.pointer = t.pointer() + "/" + escape_pointer_token(name);
-        return make_error(ErrorCode::INVALID_GRAPH,
-                          "value " + quoted(name) + " appears in both " + std::string(it->second) + " and " +
-                              std::string(table),
-                          where);
-      }
-      PTEFORGE_ASSIGN_OR_RETURN(ir::ValueMeta meta, read_one(t.with(m.value)));
-      g.set_meta(name, std::move(meta));
-    }
+    for (const auto& m : t.value().GetObject()) PTEFORGE_TRY(set_from_table(t, m, table, read_one));
     return Status::Ok();
   };
-  PTEFORGE_TRY(read_table(s[3], "tensor_values", [&](const JsonCursor& e) -> Result<ir::ValueMeta> {
+  auto read_tensor = [&](const JsonCursor& e) -> Result<ir::ValueMeta> {
     PTEFORGE_ASSIGN_OR_RETURN(ir::TensorMeta m, read_tensor_meta(ctx, e));
     return ir::ValueMeta(std::move(m));
-  }));
+  };
   PTEFORGE_TRY(read_table(s[4], "sym_int_values", [&](const JsonCursor& e) -> Result<ir::ValueMeta> {
     PTEFORGE_ASSIGN_OR_RETURN(ir::SymInt v, read_sym_int(ctx, e));
     return ir::ValueMeta(std::move(v));
@@ -657,7 +675,35 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
     return ir::ValueMeta(std::move(v));
   }));
 
-  // 2. Inputs.
+  // tensor_values is read alongside the definitions: the producer writes it in
+  // definition order, so the entry for each newly defined tensor is normally
+  // the next one. Entries met out of order are read at the end.
+  std::optional<JsonCursor> tensors;
+  if (s[3] && !s[3]->IsNull()) {
+    tensors = c.with(*s[3]);
+    PTEFORGE_TRY(tensors->expect_object());
+  }
+  rapidjson::Value::ConstMemberIterator tv_next, tv_end;
+  if (tensors) {
+    tv_next = tensors->value().MemberBegin();
+    tv_end = tensors->value().MemberEnd();
+  }
+  auto take_tensor_meta = [&](const std::vector<ir::Argument>& defs) -> Status {
+    if (!tensors) return Status::Ok();
+    Status st = Status::Ok();
+    for (const ir::Argument& a : defs) {
+      ir::for_each_value_name(a, [&](const std::string& name, ir::ValueKind kind) {
+        if (!st.ok() || kind != ir::ValueKind::Tensor || tv_next == tv_end) return;
+        if (std::string_view(tv_next->name.GetString(), tv_next->name.GetStringLength()) != name) return;
+        st = set_from_table(*tensors, *tv_next, "tensor_values", read_tensor);
+        ++tv_next;
+      });
+      PTEFORGE_TRY(st);
+    }
+    return Status::Ok();
+  };
+
+  // Inputs.
   PTEFORGE_ASSIGN_OR_RETURN(JsonCursor inputs, required(c, s[0], "inputs", "Graph"));
   std::vector<ir::Argument> ins;
   PTEFORGE_TRY(for_each_element(inputs, [&](const JsonCursor& e, size_t) -> Status {
@@ -665,9 +711,10 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
     ins.push_back(std::move(a));
     return Status::Ok();
   }));
+  PTEFORGE_TRY(take_tensor_meta(ins));
   g.set_inputs(std::move(ins));
 
-  // 3. Nodes, in order.
+  // Nodes, in order.
   PTEFORGE_ASSIGN_OR_RETURN(JsonCursor nodes, required(c, s[2], "nodes", "Graph"));
   PointerChain nodes_path{nullptr, pointer.get(), "nodes"};
   std::vector<ir::Node*> unnamed;
@@ -689,6 +736,7 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
       if (!err.where.node && has_name) err.where.node = name;
       return err;
     }
+    PTEFORGE_TRY(take_tensor_meta(node->outputs()));
     node->origin().graph_pointer = pointer;
     node->origin().index = static_cast<int64_t>(i);
     ir::Node& added = g.append(std::move(node).value());
@@ -700,8 +748,12 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
     std::string_view op = n->target().op().empty() ? std::string_view("node") : n->target().op();
     n->set_name(g.unique_name(op));
   }
+  // tensor_values entries not met in definition order.
+  if (tensors) {
+    for (; tv_next != tv_end; ++tv_next) PTEFORGE_TRY(set_from_table(*tensors, *tv_next, "tensor_values", read_tensor));
+  }
 
-  // 4. Outputs.
+  // Outputs.
   PTEFORGE_ASSIGN_OR_RETURN(JsonCursor outputs, required(c, s[1], "outputs", "Graph"));
   std::vector<ir::Argument> outs;
   PTEFORGE_TRY(for_each_element(outputs, [&](const JsonCursor& e, size_t) -> Status {

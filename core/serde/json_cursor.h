@@ -30,11 +30,13 @@ std::string_view json_type_name(const rapidjson::Value& v);
 class JsonDocument {
  public:
   /// Parses UTF-8 JSON text with RapidJSON's iterative parser (no recursion),
-  /// full-precision doubles, validated UTF-8, and the non-standard tokens
-  /// NaN / Infinity / -Infinity accepted as numbers.
+  /// full-precision doubles, and the non-standard tokens NaN / Infinity /
+  /// -Infinity accepted as numbers. UTF-8 is not validated. The text is
+  /// parsed in place (faster than copying every string into the DOM).
   /// Errors: INPUT_EMPTY (empty or whitespace only), INPUT_NOT_JSON (message
   /// from RapidJSON, where.byte_offset = offset of the error).
-  static Result<std::unique_ptr<JsonDocument>> parse(std::string_view text);
+  /// Pass the text by std::move when the caller no longer needs it (no copy then).
+  static Result<std::unique_ptr<JsonDocument>> parse(std::string text);
 
   const rapidjson::Value& root() const { return doc_; }
   /// JSON pointer of `v`, a value inside this document ("" for the root).
@@ -44,6 +46,7 @@ class JsonDocument {
   std::vector<std::string> pointers_of(const std::vector<const rapidjson::Value*>& targets) const;
 
  private:
+  std::string buffer_;  // the text, parsed in place (strings of doc_ point into it)
   rapidjson::Document doc_;
 };
 

@@ -75,7 +75,7 @@ Result<PayloadConfig> parse_payload_config(std::string_view json, std::string en
     e.where.entry = entry_name;
     return e;
   };
-  auto doc = JsonDocument::parse(json);
+  auto doc = JsonDocument::parse(std::string(json));
   if (!doc.ok()) return add_entry(std::move(doc).error());
   ImportOptions options;
   ImportContext ctx(**doc, options);

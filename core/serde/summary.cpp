@@ -71,10 +71,10 @@ void count_ops(const ir::Graph& g, std::map<std::string, size_t>& counts, size_t
   }
 }
 
-void add_state(StateSummary& s, const std::optional<uint64_t>& bytes) {
+void add_state(StateSummary& s, bool known, uint64_t bytes) {
   ++s.count;
-  if (bytes) {
-    s.bytes += *bytes;
+  if (known) {
+    s.bytes += bytes;
   } else {
     s.bytes_known = false;
   }
@@ -211,15 +211,20 @@ MethodSummary summarize_method(const std::string& name, const ir::ExportedProgra
 
     // State counts and bytes.
     const ir::TensorMeta* meta = g.tensor_meta(spec.name());
-    std::optional<uint64_t> bytes = meta ? meta->nbytes() : std::nullopt;
+    bool known = false;
+    uint64_t bytes = 0;
     if (const ir::ConstantRef* ref = ep.state.find_placeholder(spec.name())) {
+      known = true;
       bytes = ref->nbytes();
       s.bytes_from_payloads = true;
+    } else if (meta && meta->nbytes()) {
+      known = true;
+      bytes = *meta->nbytes();
     }
     switch (spec.kind) {
-      case ir::InputKind::Parameter: add_state(s.parameters, bytes); break;
-      case ir::InputKind::Buffer: add_state(s.buffers, bytes); break;
-      case ir::InputKind::TensorConstant: add_state(s.constants, bytes); break;
+      case ir::InputKind::Parameter: add_state(s.parameters, known, bytes); break;
+      case ir::InputKind::Buffer: add_state(s.buffers, known, bytes); break;
+      case ir::InputKind::TensorConstant: add_state(s.constants, known, bytes); break;
       case ir::InputKind::CustomObj: ++s.custom_objects; break;
       default: break;
     }

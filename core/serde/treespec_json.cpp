@@ -66,7 +66,7 @@ void write_node(PyJsonWriter& w, const ir::TreeSpecNode& n) {
 }  // namespace
 
 Result<ir::TreeSpec> parse_treespec(std::string_view text) {
-  auto parsed = JsonDocument::parse(text);
+  auto parsed = JsonDocument::parse(std::string(text));
   if (!parsed.ok()) {
     const Error& e = parsed.error();
     std::string msg = "invalid treespec: " + e.message;

@@ -76,7 +76,7 @@ inline void bind_payload(ir::ExportedProgram& ep, const std::string& placeholder
     if (ep.state.storages[storage].path_name == path_name) break;
   }
   if (storage == ep.state.storages.size()) {
-    ep.state.storages.push_back(ir::PayloadStorage{ir::PayloadStore::Weights, path_name, payload_size});
+    ep.state.storages.push_back(ir::PayloadStorage{ir::PayloadStore::Weights, path_name, payload_size, ""});
   }
   ir::ConstantRef ref;
   ref.fqn = fqn;

@@ -22,12 +22,21 @@ namespace pteforge::testing {
 
 /// The to_edge group in pipeline order (design.md step 4, with step 1 first).
 inline const std::vector<std::string>& to_edge_passes() {
-  static const std::vector<std::string> names = {
-      "remove_tensor_metadata_asserts", "remove_unused_parameters",  "replace_view_ops_with_copy",
-      "normalize_sym_size",             "scalar_to_tensor",          "sym_to_tensor",
-      "remove_noops",                   "prune_empty_tensors",       "remove_redundant_to_copy",
-      "remove_mixed_type_operators",    "memory_format_to_dim_order", "lift_constant_tensors",
-      "contiguous_constants",           "eliminate_dead_code",       "generate_debug_handles"};
+  static const std::vector<std::string> names = {"remove_tensor_metadata_asserts",
+                                                 "remove_unused_parameters",
+                                                 "replace_view_ops_with_copy",
+                                                 "normalize_sym_size",
+                                                 "scalar_to_tensor",
+                                                 "sym_to_tensor",
+                                                 "remove_noops",
+                                                 "prune_empty_tensors",
+                                                 "remove_redundant_to_copy",
+                                                 "remove_mixed_type_operators",
+                                                 "memory_format_to_dim_order",
+                                                 "lift_constant_tensors",
+                                                 "contiguous_constants",
+                                                 "eliminate_dead_code",
+                                                 "generate_debug_handles"};
   return names;
 }
 

@@ -1,4 +1,5 @@
-// Test helpers for the to_executorch passes: loading fixtures, running a list
+// Test helpers for the to_executorch passes (namespace testing::et, apart from
+// the to_edge helpers of edge_test_util.h): loading fixtures, running a list
 // of passes, a stand-in for the to_edge group, and a one-line spec summary.
 #pragma once
 
@@ -16,7 +17,7 @@
 #include "passes/tensor_spec.h"
 #include "serde/import_exported_program.h"
 
-namespace pteforge::testing {
+namespace pteforge::testing::et {
 
 inline std::string test_data(const std::string& rel) { return std::string(PTEFORGE_TEST_DATA_DIR) + "/" + rel; }
 
@@ -110,9 +111,9 @@ inline std::string describe(const passes::MethodState& state, const std::string&
   return s ? describe(*s) : std::string("<no spec>");
 }
 
-}  // namespace pteforge::testing
+}  // namespace pteforge::testing::et
 
-namespace pteforge::testing {
+namespace pteforge::testing::et {
 inline std::vector<std::string> tensor_names_of(const ir::Argument& a) {
   std::vector<std::string> names;
   ir::for_each_value_name(a, [&](const std::string& n, ir::ValueKind k) {
@@ -120,4 +121,4 @@ inline std::vector<std::string> tensor_names_of(const ir::Argument& a) {
   });
   return names;
 }
-}  // namespace pteforge::testing
+}  // namespace pteforge::testing::et

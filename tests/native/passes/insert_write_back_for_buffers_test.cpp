@@ -7,12 +7,12 @@
 
 using namespace pteforge;
 using namespace pteforge::ir;
-using pteforge::testing::describe;
+using pteforge::testing::et::describe;
 using pteforge::testing::ProgramBuilder;
-using pteforge::testing::run_passes;
+using pteforge::testing::et::run_passes;
 
 TEST_CASE("insert_write_back_for_buffers: buffer_running_sum corpus case") {
-  ExportedProgram ep = testing::load_program("fixtures/corpus/buffer_running_sum/json/models/model.json");
+  ExportedProgram ep = testing::et::load_program("fixtures/corpus/buffer_running_sum/json/models/model.json");
   auto run = run_passes(ep, {"insert_write_back_for_buffers"});
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(print_exported_program(ep) ==
@@ -29,9 +29,9 @@ TEST_CASE("insert_write_back_for_buffers: buffer_running_sum corpus case") {
   CHECK(*ep.graph().tensor_meta("copy_") == *ep.graph().tensor_meta("b_total"));
 }
 
-TEST_CASE("insert_write_back_for_buffers: buffer_mutation fixture, then the whole group plans the buffers for the whole method") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/buffer_mutation/models/model.json");
-  auto run = run_passes(ep, testing::to_executorch_passes());
+TEST_CASE("insert_write_back_for_buffers: buffer_mutation fixture - then the whole group plans the buffers for the whole method") {
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/buffer_mutation/models/model.json");
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(print_exported_program(ep) ==
         "# input buffer %b_running_mean <- running_mean\n"
@@ -65,7 +65,7 @@ TEST_CASE("insert_write_back_for_buffers: buffer_mutation fixture, then the whol
   CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 160});
 }
 
-TEST_CASE("insert_write_back_for_buffers: user-input mutation; outputs reordered with the copies first") {
+TEST_CASE("insert_write_back_for_buffers: user-input mutation - outputs reordered with the copies first") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {2});
   auto y = b.call("aten.mul.Tensor", {arg_tensor(x), arg_tensor(x)}, {ScalarType::Float, {2}});
@@ -103,7 +103,7 @@ TEST_CASE("insert_write_back_for_buffers: no copy when the output is the buffer 
 }
 
 TEST_CASE("insert_write_back_for_buffers: nothing to do without mutations") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/ref_add/models/model.json");
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/ref_add/models/model.json");
   const std::string before = print_exported_program(ep);
   auto run = run_passes(ep, {"insert_write_back_for_buffers"});
   REQUIRE(run.status.ok());

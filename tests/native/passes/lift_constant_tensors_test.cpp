@@ -41,7 +41,8 @@ TEST_CASE("lift_constant_tensors: N counts buffers; order of first use; before t
         "# output user_output %add_1\n"
         "# output user_output %sub\n"
         "graph(%p_w: float32[3], %b_mean: float32[3], %b_tmp: float32[3], %c_k: float32[3], "
-        "%_lifted_tensor_constant2: int64[], %_lifted_tensor_constant3: float32[], %x: float32[3], %y: int64[3]):\n"
+        "%_lifted_tensor_constant2: int64[], %_lifted_tensor_constant3: float32[], %x: float32[3], %y: "
+        "int64[3]):\n"
         "  %sub: int64[3] = aten.sub.Tensor(%y, %_lifted_tensor_constant2)\n"
         "  %add: float32[3] = aten.add.Tensor(%x, %_lifted_tensor_constant3)\n"
         "  %mul: float32[3] = aten.mul.Tensor(%add, %b_mean)\n"
@@ -119,7 +120,7 @@ TEST_CASE("lift_constant_tensors: only the program's own constants, no change") 
   ref.fqn = "k";
   ref.placeholder = "c_k";
   ref.kind = InputKind::TensorConstant;
-  ep.state.storages.push_back(PayloadStorage{PayloadStore::Constants, "tensor_0", 12});
+  ep.state.storages.push_back(PayloadStorage{PayloadStore::Constants, "tensor_0", 12, ""});
   ep.state.tensors.push_back(ref);
   const std::string before = print_exported_program(ep);
   auto run = run_passes(ep, {"lift_constant_tensors"});

@@ -1,10 +1,11 @@
 // memory_planning: exactness against the ExecuTorch reference files
 // (executorch-pipeline.md §7: arduino_add_model, module_linear, add), the
-// node numbering rules (getitem slots, views, mutable buffers), options, and
-// the plan checker on every fixture after the to_executorch group.
+// options and preconditions (the full pipeline on every fixture is in
+// to_executorch_pipeline_test.cpp).
 #include <doctest/doctest.h>
 
-#include <filesystem>
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "common/program_builder.h"
@@ -14,11 +15,11 @@
 
 using namespace pteforge;
 using namespace pteforge::ir;
-using pteforge::testing::describe;
+using pteforge::testing::et::describe;
 using pteforge::testing::Out;
 using pteforge::testing::ProgramBuilder;
-using pteforge::testing::run_passes;
-using pteforge::testing::to_executorch_passes;
+using pteforge::testing::et::run_passes;
+using pteforge::testing::et::to_executorch_passes;
 
 namespace {
 
@@ -34,7 +35,7 @@ ExportedProgram arduino_add_edge() {
 
 }  // namespace
 
-TEST_CASE("memory_planning: arduino_add_model.pte (§7.1) exactly") {
+TEST_CASE("memory_planning: arduino_add_model.pte (section 7.1) exactly") {
   ExportedProgram ep = arduino_add_edge();
   auto run = run_passes(ep, to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
@@ -54,8 +55,8 @@ TEST_CASE("memory_planning: arduino_add_model.pte (§7.1) exactly") {
   CHECK(run.state.live_bytes_lower_bound == std::vector<uint64_t>{0, 32});
 }
 
-TEST_CASE("memory_planning: module_linear_no_constant_segment.pte (§7.3) from the ref_module_linear fixture") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/ref_module_linear/models/model.json");
+TEST_CASE("memory_planning: module_linear_no_constant_segment.pte (section 7.3) from the ref_module_linear fixture") {
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/ref_module_linear/models/model.json");
   auto run = run_passes(ep, to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(print_graph(ep.graph()) ==
@@ -77,10 +78,10 @@ TEST_CASE("memory_planning: module_linear_no_constant_segment.pte (§7.3) from t
   CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 32});
 }
 
-TEST_CASE("memory_planning: add.pte (§7.2) from the ref_add fixture: greedy now, naive = the old offsets") {
+TEST_CASE("memory_planning: add.pte (section 7.2) from the ref_add fixture: greedy now - naive = the old offsets") {
   for (const char* algo : {"greedy", "naive"}) {
     CAPTURE(algo);
-    ExportedProgram ep = testing::load_program("fixtures/programs/ref_add/models/model.json");
+    ExportedProgram ep = testing::et::load_program("fixtures/programs/ref_add/models/model.json");
     passes::PipelineOptions options;
     options.memory_planning = algo;
     auto run = run_passes(ep, to_executorch_passes(), options);
@@ -101,4 +102,80 @@ TEST_CASE("memory_planning: add.pte (§7.2) from the ref_add fixture: greedy now
       CHECK(describe(run.state, "alloc") == "float32[1] dim_order=[0] static mem=1@32 life=[2,4]");
     }
   }
+}
+
+TEST_CASE("memory_planning: alloc_graph_input / alloc_graph_output off leave the I/O unplanned") {
+  struct Case {
+    bool in, out;
+    const char* x;
+    const char* alloc;
+    std::vector<uint64_t> sizes;
+  };
+  const Case cases[] = {
+      {false, true, "float32[3] dim_order=[0] static unplanned life=[0,3]",
+       "float32[3] dim_order=[0] static mem=1@0 life=[2,4]", {0, 16}},
+      {true, false, "float32[3] dim_order=[0] static mem=1@0 life=[0,3]",
+       "float32[3] dim_order=[0] static unplanned life=[2,4]", {0, 16}},
+      {false, false, "float32[3] dim_order=[0] static unplanned life=[0,3]",
+       "float32[3] dim_order=[0] static unplanned life=[2,4]", {0, 0}},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.in);
+    CAPTURE(c.out);
+    ExportedProgram ep = arduino_add_edge();
+    passes::PipelineOptions options;
+    options.alloc_graph_input = c.in;
+    options.alloc_graph_output = c.out;
+    auto run = run_passes(ep, to_executorch_passes(), options);
+    REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+    CHECK(describe(run.state, "x") == c.x);
+    CHECK(describe(run.state, "alloc") == c.alloc);
+    CHECK(run.state.non_const_buffer_sizes == c.sizes);
+  }
+}
+
+TEST_CASE("memory_planning: algorithms by name - an unknown one is OPTION_INVALID") {
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/small_cnn/models/model.json");
+  testing::et::to_edge_lite(ep);
+  auto base = ep;
+  std::map<std::string, uint64_t> arena;
+  for (const char* algo : {"greedy", "naive", "best_fit", "best"}) {
+    CAPTURE(algo);
+    ExportedProgram p = base;
+    passes::PipelineOptions options;
+    options.memory_planning = algo;
+    auto run = run_passes(p, to_executorch_passes(), options);
+    REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+    REQUIRE(run.state.non_const_buffer_sizes.size() == 2);
+    arena[algo] = run.state.non_const_buffer_sizes[1];
+    CHECK(run.state.non_const_buffer_sizes[1] >= run.state.live_bytes_lower_bound[1]);
+    if (std::string(algo) == "best") {
+      CHECK((run.state.planning_algorithm == "greedy" || run.state.planning_algorithm == "best_fit"));
+    } else {
+      CHECK(run.state.planning_algorithm == algo);
+    }
+  }
+  CHECK(arena["naive"] >= arena["greedy"]);
+  CHECK(arena["best"] == std::min(arena["greedy"], arena["best_fit"]));
+
+  ExportedProgram p = base;
+  passes::PipelineOptions options;
+  options.memory_planning = "bogus";
+  auto run = run_passes(p, to_executorch_passes(), options);
+  REQUIRE_FALSE(run.status.ok());
+  CHECK(run.status.error().code == ErrorCode::OPTION_INVALID);
+  CHECK(run.status.error().where.pass == std::optional<std::string>("memory_planning"));
+}
+
+TEST_CASE("memory_planning: without specs it is a precondition error - a graph without tensors plans 0 and 0") {
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/ref_add/models/model.json");
+  auto run = run_passes(ep, {"memory_planning"});
+  REQUIRE_FALSE(run.status.ok());
+  CHECK(run.status.error().code == ErrorCode::PASS_PRECONDITION);
+
+  ProgramBuilder b;
+  ExportedProgram empty = b.build();
+  auto run2 = run_passes(empty, {"memory_planning"});
+  REQUIRE(run2.status.ok());
+  CHECK(run2.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 0});
 }

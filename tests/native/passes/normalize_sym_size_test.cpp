@@ -46,8 +46,8 @@ TEST_CASE("normalize_sym_size: packets get their concrete overloads") {
 }
 
 TEST_CASE("normalize_sym_size: concrete overloads are left alone") {
-  ExportedProgram ep =
-      with_sym_node("torch.ops.aten.sym_size.int", {positional("self", arg_tensor("x")), positional("dim", arg_int(1))});
+  ExportedProgram ep = with_sym_node("torch.ops.aten.sym_size.int",
+                                     {positional("self", arg_tensor("x")), positional("dim", arg_int(1))});
   const std::string before = print_graph(ep.graph());
   auto run = run_pass(ep, "normalize_sym_size");
   REQUIRE(run.status.ok());

@@ -27,8 +27,10 @@ TEST_CASE("remove_tensor_metadata_asserts: drops the asserts and what only they 
   b.output(r);
   ExportedProgram ep = b.build();
   append_void(ep, "aten._assert_tensor_metadata.default",
-              {positional("a", arg_tensor(n)), keyword("dtype", arg_dtype(ScalarType::Float))}, "_assert_tensor_metadata");
-  append_void(ep, "aten._assert_tensor_metadata.default", {positional("a", arg_tensor(x))}, "_assert_tensor_metadata_1");
+              {positional("a", arg_tensor(n)), keyword("dtype", arg_dtype(ScalarType::Float))},
+              "_assert_tensor_metadata");
+  append_void(ep, "aten._assert_tensor_metadata.default", {positional("a", arg_tensor(x))},
+              "_assert_tensor_metadata_1");
   REQUIRE(print_graph(ep.graph()) ==
           "graph(%x):\n"
           "  %neg = aten.neg.default(%x)\n"

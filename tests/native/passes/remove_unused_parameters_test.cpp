@@ -24,7 +24,8 @@ void bind(ExportedProgram& ep, const std::string& placeholder, InputKind kind, i
     t.storage = static_cast<uint32_t>(share);
   } else {
     t.storage = static_cast<uint32_t>(ep.state.storages.size());
-    ep.state.storages.push_back(PayloadStorage{PayloadStore::Weights, "weight_" + std::to_string(t.storage), 8});
+    ep.state.storages.push_back(
+        PayloadStorage{PayloadStore::Weights, "weight_" + std::to_string(t.storage), 8, ""});
   }
   ep.state.tensors.push_back(t);
 }
@@ -43,10 +44,10 @@ TEST_CASE("remove_unused_parameters: unused parameters leave graph, signature an
   b.output(y);
   b.output(out_only);
   ExportedProgram ep = b.build();
-  bind(ep, "p_w", InputKind::Parameter);       // storage 0
-  bind(ep, "p_unused", InputKind::Parameter);  // storage 1
-  bind(ep, "p_out", InputKind::Parameter);     // storage 2
-  bind(ep, "b_stat", InputKind::Buffer);       // storage 3
+  bind(ep, "p_w", InputKind::Parameter);        // storage 0
+  bind(ep, "p_unused", InputKind::Parameter);   // storage 1
+  bind(ep, "p_out", InputKind::Parameter);      // storage 2
+  bind(ep, "b_stat", InputKind::Buffer);        // storage 3
   bind(ep, "p_tied", InputKind::Parameter, 0);  // shares p_w's storage
 
   auto run = run_pass(ep, "remove_unused_parameters");

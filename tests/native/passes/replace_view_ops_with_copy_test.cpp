@@ -20,7 +20,8 @@ std::vector<int64_t> strides_of(const ExportedProgram& ep, const std::string& na
 }
 
 /// Gives value `name` view strides (as torch.export records them for views).
-void set_strides(ExportedProgram& ep, const std::string& name, std::vector<int64_t> strides, int64_t offset = 0) {
+void set_strides(ExportedProgram& ep, const std::string& name, std::vector<int64_t> strides,
+                 int64_t offset = 0) {
   TensorMeta m = *ep.graph().tensor_meta(name);
   m.strides.clear();
   for (int64_t s : strides) m.strides.emplace_back(s);
@@ -43,8 +44,9 @@ TEST_CASE("replace_view_ops_with_copy: views become _copy ops with contiguous re
   auto al = b.call("aten.alias.default", {arg_tensor(mm2)}, {ScalarType::Float, {2, 4}});
   auto uv = b.call("aten._unsafe_view.default", {arg_tensor(al), arg_ints({8})}, {ScalarType::Float, {8}});
   auto ct = b.call("aten.contiguous.default", {arg_tensor(ex)}, {ScalarType::Float, {3, 4}});
-  auto parts = b.call_multi("aten.split.Tensor", {arg_tensor(uv), arg_int(4)},
-                            {Out{ScalarType::Float, {4}}, Out{ScalarType::Float, {4}}}, {"getitem", "getitem_1"});
+  auto parts =
+      b.call_multi("aten.split.Tensor", {arg_tensor(uv), arg_int(4)},
+                   {Out{ScalarType::Float, {4}}, Out{ScalarType::Float, {4}}}, {"getitem", "getitem_1"});
   b.output(ct);
   b.output(parts[1]);
   ExportedProgram ep = b.build();
@@ -128,4 +130,32 @@ TEST_CASE("replace_view_ops_with_copy: a view op without a _copy twin is an erro
   CHECK(e.message == "view op aten::to.dtype has no _copy variant (expected aten::to_copy.dtype)");
   CHECK(e.where.node == "to");
   CHECK(e.where.pass == "replace_view_ops_with_copy");
+}
+
+TEST_CASE("replace_view_ops_with_copy: results that followed a view's layout become contiguous too") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {2, 3});
+  auto y = b.input("y", ScalarType::Float, {3, 2});
+  auto t = b.call("aten.permute.default", {arg_tensor(x), arg_ints({1, 0})}, {ScalarType::Float, {3, 2}});
+  auto r = b.call("aten.relu.default", {arg_tensor(t)}, {ScalarType::Float, {3, 2}});
+  auto a = b.call("aten.add.Tensor", {arg_tensor(r), arg_tensor(y)}, {ScalarType::Float, {3, 2}});
+  auto c = b.call("aten.clone.default", {arg_tensor(a)}, {ScalarType::Float, {3, 2}});
+  auto s = b.call("aten._softmax.default", {arg_tensor(c), arg_int(1), arg_bool(false)},
+                  {ScalarType::Float, {3, 2}});
+  auto yt = b.input("yt", ScalarType::Float, {3, 2});
+  auto m = b.call("aten.mul.Tensor", {arg_tensor(t), arg_tensor(yt)}, {ScalarType::Float, {3, 2}});
+  b.output(s);
+  b.output(m);
+  ExportedProgram ep = b.build();
+  // As exported: the permute and everything that followed its layout have strides [1, 3].
+  for (const auto& name : {t, r, a, c, s, yt, m}) set_strides(ep, name, {1, 3});
+  auto run = run_pass(ep, "replace_view_ops_with_copy");
+  REQUIRE(run.status.ok());
+  CHECK(run.report.passes[0].stats.at("layouts_refreshed") == 3);
+  CHECK(strides_of(ep, t) == std::vector<int64_t>{2, 1});
+  CHECK(strides_of(ep, r) == std::vector<int64_t>{2, 1});
+  CHECK(strides_of(ep, a) == std::vector<int64_t>{2, 1});
+  CHECK(strides_of(ep, c) == std::vector<int64_t>{2, 1});
+  CHECK(strides_of(ep, s) == std::vector<int64_t>{1, 3});  // not layout-following: kept
+  CHECK(strides_of(ep, m) == std::vector<int64_t>{1, 3});  // its other input is still transposed
 }

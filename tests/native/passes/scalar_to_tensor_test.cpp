@@ -15,7 +15,8 @@ TEST_CASE("scalar_to_tensor: scalars passed to Tensor arguments become 0-d const
   auto x = b.input("x", ScalarType::Float, {3});
   auto a = b.call("aten.add.Tensor", {arg_tensor(x), arg_float(1.0)}, {ScalarType::Float, {3}});
   auto m = b.call("aten.mul.Tensor", {arg_tensor(a), arg_int(2)}, {ScalarType::Float, {3}});
-  auto ms = b.call("aten.mul.Scalar", {arg_tensor(m), arg_float(0.5)}, {ScalarType::Float, {3}});  // Scalar: kept
+  auto ms =
+      b.call("aten.mul.Scalar", {arg_tensor(m), arg_float(0.5)}, {ScalarType::Float, {3}});  // Scalar: kept
   auto lt = b.call("aten.lt.Tensor", {arg_tensor(ms), arg_tensor(x)}, {ScalarType::Bool, {3}});
   auto eq = b.call("aten.eq.Tensor", {arg_tensor(lt), arg_bool(true)}, {ScalarType::Bool, {3}});
   b.output(eq);
@@ -94,7 +95,8 @@ TEST_CASE("scalar_to_tensor: a scalar for a Tensor argument inside a nested grap
   body.set_inputs({arg_tensor("a")});
   body.set_tensor_meta("a", make_tensor_meta(ScalarType::Float, {2}));
   body.append(Node(OpTarget("torch.ops.aten.add.Tensor"),
-                   {positional("self", arg_tensor("a")), positional("other", arg_float(2.0))}, {arg_tensor("s")}, "s"));
+                   {positional("self", arg_tensor("a")), positional("other", arg_float(2.0))},
+                   {arg_tensor("s")}, "s"));
   body.set_tensor_meta("s", make_tensor_meta(ScalarType::Float, {2}));
   body.set_outputs({arg_tensor("s")});
 
@@ -116,6 +118,7 @@ TEST_CASE("scalar_to_tensor: a scalar for a Tensor argument inside a nested grap
   CHECK(run.status.error().code == ErrorCode::UNSUPPORTED_FEATURE);
   CHECK(run.status.error().where.node == "s");
   CHECK(run.status.error().message ==
-        "a Python scalar passed to a Tensor argument of aten.add.Tensor inside a nested graph cannot become a tensor "
+        "a Python scalar passed to a Tensor argument of aten.add.Tensor inside a nested graph cannot become "
+        "a tensor "
         "constant");
 }

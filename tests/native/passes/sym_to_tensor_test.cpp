@@ -17,7 +17,8 @@ ExportedProgram with_sym_size(bool use_sym) {
   auto x = b.input("x", ScalarType::Float, {3, 4});
   ExportedProgram& ep = b.program();
   ep.graph().append(Node(OpTarget("torch.ops.aten.sym_size.int"),
-                         {positional("self", arg_tensor(x)), positional("dim", arg_int(0))}, {arg_sym_int("n")}, "n"));
+                         {positional("self", arg_tensor(x)), positional("dim", arg_int(0))},
+                         {arg_sym_int("n")}, "n"));
   ep.graph().set_sym_int("n", SymInt(SymExpr{"s0", SymExprHint::of_int(3)}));
   Argument other = use_sym ? arg_sym_int("n") : arg_tensor(x);
   auto m = b.call("aten.mul.Tensor", {arg_tensor(x), other}, {ScalarType::Float, {3, 4}});
@@ -52,8 +53,8 @@ TEST_CASE("sym_to_tensor: SymFloat and SymBool get float32 and bool") {
   auto x = b.input("x", ScalarType::Float, {2});
   ExportedProgram& ep = b.program();
   Graph& g = ep.graph();
-  g.append(Node(OpTarget("torch.ops.aten.sym_size.int"), {positional("self", arg_tensor(x)), positional("dim", arg_int(0))},
-                {arg_sym_int("n")}, "n"));
+  g.append(Node(OpTarget("torch.ops.aten.sym_size.int"),
+                {positional("self", arg_tensor(x)), positional("dim", arg_int(0))}, {arg_sym_int("n")}, "n"));
   g.set_sym_int("n", SymInt(SymExpr{"s0", SymExprHint::of_int(2)}));
   g.append(Node(OpTarget("torch.sym_float"), {positional("a", arg_sym_int("n"))}, {arg_sym_float("f")}, "f"));
   g.set_sym_float("f", SymFloat(SymExpr{"s0", SymExprHint::of_float(2.0)}));
@@ -61,7 +62,8 @@ TEST_CASE("sym_to_tensor: SymFloat and SymBool get float32 and bool") {
                 {arg_sym_bool("p")}, "p"));
   g.set_sym_bool("p", SymBool(SymExpr{"s0 > 1", SymExprHint::of_bool(true)}));
   auto a = b.call("aten.add.Tensor", {arg_tensor(x), arg_sym_float("f")}, {ScalarType::Float, {2}});
-  auto w = b.call("aten.where.self", {arg_sym_bool("p"), arg_tensor(a), arg_tensor(x)}, {ScalarType::Float, {2}});
+  auto w =
+      b.call("aten.where.self", {arg_sym_bool("p"), arg_tensor(a), arg_tensor(x)}, {ScalarType::Float, {2}});
   b.output(w);
   ExportedProgram built = b.build();
   auto run = run_pass(built, "sym_to_tensor");

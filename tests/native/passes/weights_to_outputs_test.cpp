@@ -8,9 +8,9 @@
 
 using namespace pteforge;
 using namespace pteforge::ir;
-using pteforge::testing::describe;
+using pteforge::testing::et::describe;
 using pteforge::testing::ProgramBuilder;
-using pteforge::testing::run_passes;
+using pteforge::testing::et::run_passes;
 
 namespace {
 
@@ -31,7 +31,7 @@ ExportedProgram toy_joint() {
 
 }  // namespace
 
-TEST_CASE("weights_to_outputs: parameters with a gradient become TOKEN outputs, in placeholder order") {
+TEST_CASE("weights_to_outputs: parameters with a gradient become TOKEN outputs - in placeholder order") {
   ExportedProgram ep = toy_joint();
   auto run = run_passes(ep, {"weights_to_outputs"});
   REQUIRE(run.status.ok());
@@ -69,10 +69,10 @@ TEST_CASE("weights_to_outputs: no gradient outputs -> nothing changes") {
   CHECK_FALSE(run.state.weights_appended);
 }
 
-TEST_CASE("weights_to_outputs: joint_training fixture -> 4 TOKEN outputs, planned weights with whole-method lifetimes") {
-  ExportedProgram ep = testing::load_program("fixtures/programs/joint_training/models/model.json");
-  testing::to_edge_lite(ep);
-  auto run = run_passes(ep, testing::to_executorch_passes());
+TEST_CASE("weights_to_outputs: joint_training fixture -> 4 TOKEN outputs - planned weights with whole-method lifetimes") {
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/joint_training/models/model.json");
+  testing::et::to_edge_lite(ep);
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   const auto& specs = ep.signature().output_specs;
   REQUIRE(specs.size() == 9);
@@ -95,9 +95,9 @@ TEST_CASE("weights_to_outputs: joint_training fixture -> 4 TOKEN outputs, planne
 }
 
 TEST_CASE("weights_to_outputs: corpus joint_linear_mse") {
-  ExportedProgram ep = testing::load_program("fixtures/corpus/joint_linear_mse/json/models/model.json");
-  testing::to_edge_lite(ep);
-  auto run = run_passes(ep, testing::to_executorch_passes());
+  ExportedProgram ep = testing::et::load_program("fixtures/corpus/joint_linear_mse/json/models/model.json");
+  testing::et::to_edge_lite(ep);
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
   REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   CHECK(run.state.weights_with_gradient == std::vector<std::string>{"p_head_weight", "p_head_bias"});
   CHECK(ep.signature().output_specs.size() == 5);

@@ -1,0 +1,139 @@
+// Activations, softmax and dropout.
+#include "passes/decompositions/builders.h"
+#include "passes/decompositions/table.h"
+
+namespace pteforge::passes::decomp {
+namespace {
+
+bool is_low_float(ir::ScalarType t) { return t == ir::ScalarType::Half || t == ir::ScalarType::BFloat16; }
+
+/// pw_cast_for_opmath: half/bfloat16 inputs are computed in float32 and cast back.
+struct OpMath {
+  Rewriter& rw;
+  ir::ScalarType orig = ir::ScalarType::Float;
+  std::string up(const std::string& x) {
+    orig = rw.meta(x).dtype;
+    return is_low_float(orig) ? to_dtype(rw, x, ir::ScalarType::Float) : x;
+  }
+  std::string down(const std::string& y) { return is_low_float(orig) ? to_dtype(rw, y, orig) : y; }
+};
+
+/// aten.silu.default → torch._decomp silu: self * sigmoid(self) (sigmoid + mul.Tensor).
+void silu_rule(Rewriter& rw) {
+  OpMath om{rw};
+  std::string x = om.up(rw.tensor("self"));
+  std::string s = rw.call("aten.sigmoid.default", {ir::arg_tensor(x)});
+  rw.set_outputs({om.down(rw.call("aten.mul.Tensor", {ir::arg_tensor(x), ir::arg_tensor(s)}))});
+}
+
+/// aten.hardswish.default → torch._decomp hardswish:
+/// self * clamp(clamp(self + 3, min=0), max=6) / 6 (add.Tensor, clamp, clamp, mul.Tensor, div.Tensor).
+void hardswish_rule(Rewriter& rw) {
+  OpMath om{rw};
+  std::string x = om.up(rw.tensor("self"));
+  std::string a = rw.call("aten.add.Tensor", {ir::arg_tensor(x), ir::arg_int(3)});
+  std::string c0 = rw.call("aten.clamp.default", {ir::arg_tensor(a), ir::arg_int(0)});
+  std::string c1 = rw.call("aten.clamp.default", {ir::arg_tensor(c0), ir::arg_none(), ir::arg_int(6)});
+  std::string m = rw.call("aten.mul.Tensor", {ir::arg_tensor(x), ir::arg_tensor(c1)});
+  rw.set_outputs({om.down(rw.call("aten.div.Tensor", {ir::arg_tensor(m), ir::arg_int(6)}))});
+}
+
+/// aten.hardsigmoid.default → torch._decomp hardsigmoid:
+/// clamp(clamp(self + 3, min=0), max=6) / 6 (add.Tensor, clamp, clamp, div.Tensor).
+void hardsigmoid_rule(Rewriter& rw) {
+  OpMath om{rw};
+  std::string x = om.up(rw.tensor("self"));
+  std::string a = rw.call("aten.add.Tensor", {ir::arg_tensor(x), ir::arg_int(3)});
+  std::string c0 = rw.call("aten.clamp.default", {ir::arg_tensor(a), ir::arg_int(0)});
+  std::string c1 = rw.call("aten.clamp.default", {ir::arg_tensor(c0), ir::arg_none(), ir::arg_int(6)});
+  rw.set_outputs({om.down(rw.call("aten.div.Tensor", {ir::arg_tensor(c1), ir::arg_int(6)}))});
+}
+
+/// aten.relu6.default → at::native::relu6: hardtanh(self, 0, 6).
+void relu6_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  rw.set_outputs({rw.call("aten.hardtanh.default", {ir::arg_tensor(x), ir::arg_int(0), ir::arg_int(6)})});
+}
+
+/// aten.softmax.int → at::native::softmax: x.toType(dtype) when a dtype is given, then
+/// _softmax(x, dim, False).
+void softmax_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t dim = rw.int_("dim");
+  auto dt = rw.dtype("dtype");
+  if (!rw.ok()) return;
+  if (dt) x = to_dtype(rw, x, *dt);
+  rw.set_outputs({rw.call("aten._softmax.default", {ir::arg_tensor(x), ir::arg_int(dim), ir::arg_bool(false)})});
+}
+
+/// aten.log_softmax.int → at::native::log_softmax: optional dtype conversion, then
+/// _log_softmax(x, dim, False).
+void log_softmax_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t dim = rw.int_("dim");
+  auto dt = rw.dtype("dtype");
+  if (!rw.ok()) return;
+  if (dt) x = to_dtype(rw, x, *dt);
+  rw.set_outputs({rw.call("aten._log_softmax.default", {ir::arg_tensor(x), ir::arg_int(dim), ir::arg_bool(false)})});
+}
+
+/// aten._safe_softmax.default → torch._decomp safe_softmax: softmax, eq(-inf), all over
+/// dim (logical_not / any.dim / logical_not), zeros_like (full_like 0), where.
+void safe_softmax_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t dim = rw.int_("dim");
+  auto dt = rw.dtype("dtype");
+  if (!rw.ok()) return;
+  if (dt) x = to_dtype(rw, x, *dt);
+  rw.set_outputs({safe_softmax(rw, x, dim)});
+}
+
+/// aten.dropout.default → torch._decomp dropout: train and p != 0 → native_dropout(x, p,
+/// train) + getitem 0; otherwise input.clone() (eval mode).
+void dropout_rule(Rewriter& rw) {
+  std::string x = rw.tensor("input");
+  double p = rw.float_("p");
+  bool train = rw.bool_("train");
+  if (!rw.ok()) return;
+  if (train && p != 0.0) {
+    auto outs = rw.call_multi("aten.native_dropout.default", {ir::arg_tensor(x), ir::arg_float(p), ir::arg_bool(true)},
+                              {}, {true, false});
+    if (!rw.ok()) return;
+    rw.set_outputs({outs[0]});
+    return;
+  }
+  rw.set_outputs({clone(rw, x)});
+}
+
+/// aten.feature_dropout / alpha_dropout / feature_alpha_dropout → at::native _dropout_impl:
+/// the input itself when not training or p == 0; training mode is refused.
+void identity_dropout_rule(Rewriter& rw) {
+  std::string x = rw.tensor("input");
+  double p = rw.float_("p");
+  bool train = rw.bool_("train");
+  if (!rw.ok()) return;
+  if (train && p != 0.0) {
+    rw.unsupported("feature/alpha dropout in training mode (export the model after model.eval())");
+    return;
+  }
+  rw.set_outputs({x});
+}
+
+}  // namespace
+
+void add_activation_decompositions(std::vector<Decomposition>& out) {
+  out.push_back({"aten.silu.default", silu_rule, "torch._decomp.decompositions.silu"});
+  out.push_back({"aten.hardswish.default", hardswish_rule, "torch._decomp.decompositions.hardswish"});
+  out.push_back({"aten.hardsigmoid.default", hardsigmoid_rule, "torch._decomp.decompositions.hardsigmoid"});
+  out.push_back({"aten.relu6.default", relu6_rule, "at::native::relu6 → hardtanh(x, 0, 6)"});
+  out.push_back({"aten.softmax.int", softmax_rule, "at::native::softmax (SoftMax.cpp) → _softmax"});
+  out.push_back({"aten.log_softmax.int", log_softmax_rule, "at::native::log_softmax (SoftMax.cpp) → _log_softmax"});
+  out.push_back({"aten._safe_softmax.default", safe_softmax_rule, "torch._decomp.decompositions.safe_softmax"});
+  out.push_back({"aten.dropout.default", dropout_rule, "torch._decomp.decompositions.dropout"});
+  out.push_back({"aten.feature_dropout.default", identity_dropout_rule, "at::native feature_dropout (_dropout_impl)"});
+  out.push_back({"aten.alpha_dropout.default", identity_dropout_rule, "at::native alpha_dropout (_dropout_impl)"});
+  out.push_back({"aten.feature_alpha_dropout.default", identity_dropout_rule,
+                 "at::native feature_alpha_dropout (_dropout_impl)"});
+}
+
+}  // namespace pteforge::passes::decomp

@@ -1,0 +1,65 @@
+// Building blocks shared by the decomposition rules: the Core ATen forms of
+// the CompositeImplicitAutograd helpers PyTorch's decompositions call
+// (reshape, t/transpose, contiguous, matmul, linear, ...). Each emits exactly
+// the ops the corresponding PyTorch function traces to.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "passes/decompositions/rewriter.h"
+
+namespace pteforge::passes::decomp {
+
+/// aten.view(x, sizes).
+std::string view(Rewriter& rw, const std::string& x, const std::vector<SymPoly>& sizes);
+/// at::reshape: view when the layout allows it, else clone(contiguous_format) + view
+/// (_unsafe_view decomposes to view). A -1 in `sizes` is resolved first.
+std::string reshape(Rewriter& rw, const std::string& x, std::vector<SymPoly> sizes);
+/// aten.permute(x, dims).
+std::string permute(Rewriter& rw, const std::string& x, const std::vector<int64_t>& dims);
+/// transpose(x, d0, d1) → permute with d0 and d1 swapped (torch's transpose.int decomposition).
+std::string transpose(Rewriter& rw, const std::string& x, int64_t d0, int64_t d1);
+/// x.t(): permute(x, [1, 0]) for a 2-d tensor; x itself for rank < 2.
+std::string t(Rewriter& rw, const std::string& x);
+/// aten.expand(x, sizes).
+std::string expand(Rewriter& rw, const std::string& x, const std::vector<SymPoly>& sizes);
+std::string unsqueeze(Rewriter& rw, const std::string& x, int64_t dim);
+/// aten.squeeze.dims(x, dims) (the form torch's squeeze decompositions produce).
+std::string squeeze_dims(Rewriter& rw, const std::string& x, const std::vector<int64_t>& dims);
+/// x.contiguous(): x itself when already contiguous, else clone(memory_format=contiguous_format).
+std::string contiguous(Rewriter& rw, const std::string& x);
+/// aten.clone(x) with an optional memory format.
+std::string clone(Rewriter& rw, const std::string& x, std::optional<ir::MemoryFormat> mf = std::nullopt);
+/// x.to(dtype): x itself when the dtype already matches, else _to_copy(x, dtype=...).
+std::string to_dtype(Rewriter& rw, const std::string& x, ir::ScalarType dtype);
+
+/// at::matmul's CompositeImplicitAutograd implementation (_matmul_impl): dot, mv,
+/// mm, folding into mm/mv, or expand + reshape + bmm, by input ranks.
+std::string matmul(Rewriter& rw, const std::string& a, const std::string& b);
+/// at::linear: addmm for 2-d input with bias, _flatten_nd_linear (view + addmm +
+/// view) for contiguous N-d input with a 1-d bias, else matmul(x, w.t()) (+ add).
+std::string linear(Rewriter& rw, const std::string& x, const std::string& w, const std::optional<std::string>& b);
+/// torch._safe_softmax decomposition: _softmax, eq(-inf), all (logical_not, any,
+/// logical_not), zeros_like (full_like 0), where.
+std::string safe_softmax(Rewriter& rw, const std::string& x, int64_t dim);
+
+/// torch._refs unbind: size(dim) slices (slice.Tensor(x, dim, i, i + 1)) then squeeze.dims [dim] each.
+std::vector<std::string> unbind(Rewriter& rw, const std::string& x, int64_t dim);
+/// torch._decomp split.Tensor: split_with_sizes with ceil(size / split_size) pieces, the last shorter.
+std::vector<std::string> split(Rewriter& rw, const std::string& x, int64_t split_size, int64_t dim);
+/// at::native::chunk → split.Tensor → split_with_sizes (ceil(size / chunks) per piece).
+std::vector<std::string> chunk(Rewriter& rw, const std::string& x, int64_t chunks, int64_t dim);
+/// torch._refs stack: cat + view for dim < rank, else unsqueeze each + cat.
+std::string stack(Rewriter& rw, const std::vector<std::string>& ts, int64_t dim);
+/// aten.cat(ts, dim).
+std::string cat(Rewriter& rw, const std::vector<std::string>& ts, int64_t dim);
+
+/// A Python-number argument.
+ir::Argument number_arg(const Number& n);
+/// full_like(x, value, pin_memory=False, memory_format=preserve_format): zeros_like/ones_like's core form.
+std::string full_like(Rewriter& rw, const std::string& x, const ir::Argument& value,
+                      std::optional<ir::ScalarType> dtype = std::nullopt);
+
+}  // namespace pteforge::passes::decomp

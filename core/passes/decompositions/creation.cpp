@@ -1,0 +1,146 @@
+// Tensor creation: zeros/ones(/_like), new_*, arange, tril/triu.
+#include "passes/decompositions/builders.h"
+#include "passes/decompositions/table.h"
+
+namespace pteforge::passes::decomp {
+namespace {
+
+ir::Argument fill_value(ir::ScalarType dtype, int64_t v) {
+  if (dtype == ir::ScalarType::Bool) return ir::arg_bool(v != 0);
+  return ir::arg_int(v);
+}
+
+/// Keyword arguments of torch._refs creation functions: dtype (resolved), layout
+/// (default torch.strided), device when given, pin_memory (default False).
+KwArgs creation_kwargs(Rewriter& rw, std::optional<ir::ScalarType> dtype) {
+  KwArgs kw;
+  if (dtype) kw.emplace_back("dtype", ir::arg_dtype(*dtype));
+  ir::Argument layout = rw.raw("layout");
+  kw.emplace_back("layout", layout.is_none() ? ir::arg_layout(ir::Layout::Strided) : layout);
+  ir::Argument device = rw.raw("device");
+  if (!device.is_none()) kw.emplace_back("device", device);
+  ir::Argument pin = rw.raw("pin_memory");
+  kw.emplace_back("pin_memory", pin.is_none() ? ir::arg_bool(false) : pin);
+  return kw;
+}
+
+/// aten.zeros.default / aten.ones.default → torch._refs zeros / ones: full(size, 0 or 1
+/// (False/True for bool), dtype=dtype or float32, layout=strided, device, pin_memory=False).
+template <int64_t V>
+void constant_fill_rule(Rewriter& rw) {
+  auto size = rw.syms("size");
+  auto dt = rw.dtype("dtype");
+  if (!rw.ok()) return;
+  ir::ScalarType t = dt.value_or(ir::ScalarType::Float);
+  rw.set_outputs({rw.call("aten.full.default", {rw.sizes(size), fill_value(t, V)}, creation_kwargs(rw, t))});
+}
+
+/// aten.zeros_like / ones_like → torch._refs zeros_like / ones_like: full_like(self, 0 or 1,
+/// dtype, layout, device, pin_memory=False, memory_format=preserve_format when not given).
+template <int64_t V>
+void constant_fill_like_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  auto dt = rw.dtype("dtype");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  KwArgs kw;
+  if (dt) kw.emplace_back("dtype", ir::arg_dtype(*dt));
+  for (const char* k : {"layout", "device"}) {
+    ir::Argument a = rw.raw(k);
+    if (!a.is_none()) kw.emplace_back(k, a);
+  }
+  ir::Argument pin = rw.raw("pin_memory");
+  kw.emplace_back("pin_memory", pin.is_none() ? ir::arg_bool(false) : pin);
+  ir::Argument mf = rw.raw("memory_format");
+  kw.emplace_back("memory_format", mf.is_none() ? ir::arg_memory_format(ir::MemoryFormat::PreserveFormat) : mf);
+  ir::ScalarType t = dt.value_or(m.dtype);
+  rw.set_outputs({rw.call("aten.full_like.default", {ir::arg_tensor(x), fill_value(t, V)}, std::move(kw))});
+}
+
+/// aten.new_zeros / new_ones / new_full → torch._refs new_*: full(size, value,
+/// dtype=self.dtype unless given, layout=strided, device=self's device, pin_memory=False).
+void new_fill_rule(Rewriter& rw, ir::Argument value) {
+  std::string x = rw.tensor("self");
+  auto size = rw.syms("size");
+  auto dt = rw.dtype("dtype");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  ir::ScalarType t = dt.value_or(m.dtype);
+  if (const auto* i = value.get_if<ir::ArgTag::Int>(); i && t == ir::ScalarType::Bool) value = ir::arg_bool(*i != 0);
+  KwArgs kw;
+  kw.emplace_back("dtype", ir::arg_dtype(t));
+  ir::Argument layout = rw.raw("layout");
+  kw.emplace_back("layout", layout.is_none() ? ir::arg_layout(ir::Layout::Strided) : layout);
+  ir::Argument device = rw.raw("device");
+  kw.emplace_back("device", device.is_none() ? ir::arg_device(m.device) : device);
+  ir::Argument pin = rw.raw("pin_memory");
+  kw.emplace_back("pin_memory", pin.is_none() ? ir::arg_bool(false) : pin);
+  rw.set_outputs({rw.call("aten.full.default", {rw.sizes(size), std::move(value)}, std::move(kw))});
+}
+void new_zeros_rule(Rewriter& rw) { new_fill_rule(rw, ir::arg_int(0)); }
+void new_ones_rule(Rewriter& rw) { new_fill_rule(rw, ir::arg_int(1)); }
+void new_full_rule(Rewriter& rw) { new_fill_rule(rw, rw.raw("fill_value")); }
+
+/// aten.arange.default / arange.start → torch._decomp arange_default / arange_start:
+/// arange.start_step(start (0), end, 1, dtype, layout=strided, device, pin_memory=False).
+void arange_rule(Rewriter& rw) {
+  ir::Argument start = rw.args().find("start") ? rw.raw("start") : ir::arg_int(0);
+  ir::Argument end = rw.raw("end");
+  auto dt = rw.dtype("dtype");
+  if (!rw.ok()) return;
+  rw.set_outputs({rw.call("aten.arange.start_step", {start, end, ir::arg_int(1)}, creation_kwargs(rw, dt))});
+}
+
+/// Shared by tril / triu (torch._refs tril/triu): mask = (arange(w).unsqueeze(-2) -
+/// arange(h).unsqueeze(-1)) <= diagonal (>= for triu); bool input → logical_and(mask, a),
+/// else where(mask, a, 0) with the 0 as scalar_tensor (where.ScalarOther).
+void triangle(Rewriter& rw, bool lower) {
+  std::string x = rw.tensor("self");
+  int64_t diagonal = rw.int_("diagonal");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (m.rank() < 2) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "tril/triu: input tensor must have at least 2 dimensions");
+    return;
+  }
+  SymPoly h = m.sizes[m.rank() - 2];
+  SymPoly w = m.sizes[m.rank() - 1];
+  KwArgs kw{{"layout", ir::arg_layout(ir::Layout::Strided)},
+            {"device", ir::arg_device(m.device)},
+            {"pin_memory", ir::arg_bool(false)}};
+  std::string aw = rw.call("aten.arange.start_step", {ir::arg_int(0), rw.size(w), ir::arg_int(1)}, kw);
+  std::string uw = unsqueeze(rw, aw, -2);
+  std::string ah = rw.call("aten.arange.start_step", {ir::arg_int(0), rw.size(h), ir::arg_int(1)}, kw);
+  std::string uh = unsqueeze(rw, ah, -1);
+  std::string d = rw.call("aten.sub.Tensor", {ir::arg_tensor(uw), ir::arg_tensor(uh)});
+  std::string mask = rw.call(lower ? "aten.le.Scalar" : "aten.ge.Scalar", {ir::arg_tensor(d), ir::arg_int(diagonal)});
+  if (m.dtype == ir::ScalarType::Bool) {
+    rw.set_outputs({rw.call("aten.logical_and.default", {ir::arg_tensor(mask), ir::arg_tensor(x)})});
+    return;
+  }
+  std::string zero = rw.call("aten.scalar_tensor.default", {ir::arg_int(0)},
+                             {{"dtype", ir::arg_dtype(m.dtype)},
+                              {"layout", ir::arg_layout(ir::Layout::Strided)},
+                              {"device", ir::arg_device(m.device)}});
+  rw.set_outputs({rw.call("aten.where.self", {ir::arg_tensor(mask), ir::arg_tensor(x), ir::arg_tensor(zero)})});
+}
+void tril_rule(Rewriter& rw) { triangle(rw, true); }
+void triu_rule(Rewriter& rw) { triangle(rw, false); }
+
+}  // namespace
+
+void add_creation_decompositions(std::vector<Decomposition>& out) {
+  out.push_back({"aten.zeros.default", constant_fill_rule<0>, "torch._refs zeros → full"});
+  out.push_back({"aten.ones.default", constant_fill_rule<1>, "torch._refs ones → full"});
+  out.push_back({"aten.zeros_like.default", constant_fill_like_rule<0>, "torch._refs zeros_like → full_like"});
+  out.push_back({"aten.ones_like.default", constant_fill_like_rule<1>, "torch._refs ones_like → full_like"});
+  out.push_back({"aten.new_zeros.default", new_zeros_rule, "torch._refs new_zeros → full"});
+  out.push_back({"aten.new_ones.default", new_ones_rule, "torch._refs new_ones → full"});
+  out.push_back({"aten.new_full.default", new_full_rule, "torch._refs new_full → full"});
+  out.push_back({"aten.arange.default", arange_rule, "torch._decomp arange_default → arange.start_step"});
+  out.push_back({"aten.arange.start", arange_rule, "torch._decomp arange_start → arange.start_step"});
+  out.push_back({"aten.tril.default", tril_rule, "torch._refs tril (arange mask + where / logical_and)"});
+  out.push_back({"aten.triu.default", triu_rule, "torch._refs triu (arange mask + where / logical_and)"});
+}
+
+}  // namespace pteforge::passes::decomp

@@ -1,0 +1,64 @@
+// Indexing: index_copy → index_put (KV-cache updates), _unsafe_index / _unsafe_index_put.
+#include "passes/decompositions/builders.h"
+#include "passes/decompositions/shape_infer.h"
+#include "passes/decompositions/table.h"
+
+namespace pteforge::passes::decomp {
+namespace {
+
+ir::Argument optional_tensors(const std::vector<std::optional<std::string>>& ts) {
+  std::vector<ir::OptionalTensorArgument> v;
+  for (const auto& t : ts) v.push_back(ir::OptionalTensorArgument{t});
+  return ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(v));
+}
+
+/// aten.index_copy.default → torch._refs index_copy (_index_copy, inplace=False):
+/// index_put(self, [None] * dim + [index], source) (a 0-d self is unsqueezed first).
+void index_copy_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t dim = rw.int_("dim");
+  std::string index = rw.tensor("index");
+  std::string source = rw.tensor("source");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  bool zero_dim = m.rank() == 0;
+  int64_t d = zero_dim ? 0 : rw.take(normalize_dim(dim, m.rank()));
+  if (!rw.ok()) return;
+  std::string base = zero_dim ? unsqueeze(rw, x, 0) : x;
+  std::vector<std::optional<std::string>> idx(static_cast<size_t>(d), std::nullopt);
+  idx.push_back(index);
+  std::string out =
+      rw.call("aten.index_put.default", {ir::arg_tensor(base), optional_tensors(idx), ir::arg_tensor(source)});
+  if (zero_dim) out = squeeze_dims(rw, out, {0});
+  rw.set_outputs({out});
+}
+
+/// aten._unsafe_index.Tensor → torch._decomp _unsafe_index: index.Tensor(self, indices).
+void unsafe_index_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  auto idx = rw.opt_tensors("indices");
+  if (!rw.ok()) return;
+  rw.set_outputs({rw.call("aten.index.Tensor", {ir::arg_tensor(x), optional_tensors(idx)})});
+}
+
+/// aten._unsafe_index_put.default → torch._decomp _unsafe_index_put: index_put(self,
+/// indices, values, accumulate).
+void unsafe_index_put_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  auto idx = rw.opt_tensors("indices");
+  std::string values = rw.tensor("values");
+  bool acc = rw.bool_("accumulate");
+  if (!rw.ok()) return;
+  rw.set_outputs({rw.call("aten.index_put.default",
+                          {ir::arg_tensor(x), optional_tensors(idx), ir::arg_tensor(values), ir::arg_bool(acc)})});
+}
+
+}  // namespace
+
+void add_indexing_decompositions(std::vector<Decomposition>& out) {
+  out.push_back({"aten.index_copy.default", index_copy_rule, "torch._refs index_copy → index_put"});
+  out.push_back({"aten._unsafe_index.Tensor", unsafe_index_rule, "torch._decomp _unsafe_index → index.Tensor"});
+  out.push_back({"aten._unsafe_index_put.default", unsafe_index_put_rule, "torch._decomp _unsafe_index_put → index_put"});
+}
+
+}  // namespace pteforge::passes::decomp

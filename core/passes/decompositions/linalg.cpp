@@ -1,0 +1,95 @@
+// Linear algebra: linear, matmul and the ops their decompositions reach
+// (dot, mv, t, transpose), plus baddbmm.
+#include "passes/decompositions/builders.h"
+#include "passes/decompositions/table.h"
+
+namespace pteforge::passes::decomp {
+namespace {
+
+/// aten.linear.default → at::native::linear (Linear.cpp, CompositeImplicitAutograd):
+/// 2-d input with bias: permute(w, [1, 0]) + addmm(b, x, wt); contiguous N-d input
+/// with a 1-d bias (_flatten_nd_linear): view(x, [prod(lead), K]) + permute + addmm +
+/// view(lead + [N]) (symbolic lead sizes via sym_size.int / _operator.mul); otherwise
+/// matmul(x, w.t()) followed by add.Tensor(out, b) when there is a bias.
+void linear_rule(Rewriter& rw) {
+  std::string x = rw.tensor("input");
+  std::string w = rw.tensor("weight");
+  std::optional<std::string> b = rw.opt_tensor("bias");
+  if (!rw.ok()) return;
+  rw.set_outputs({linear(rw, x, w, b)});
+}
+
+/// aten.matmul.default → at::native::matmul (_matmul_impl): by ranks 1x1 dot, 2x1 mv,
+/// 1x2 unsqueeze + mm + squeeze, 2x2 mm; >=3-d x <=2-d folds into mm/mv when
+/// should_fold holds (view + mm + view, transposed for <=2-d x >=3-d); else expand both
+/// to the broadcast batch, reshape to 3-d, bmm and view back.
+void matmul_rule(Rewriter& rw) {
+  std::string a = rw.tensor("self");
+  std::string b = rw.tensor("other");
+  if (!rw.ok()) return;
+  rw.set_outputs({matmul(rw, a, b)});
+}
+
+/// aten.dot.default → torch._decomp dot: (self * other).sum() → mul.Tensor + sum.dim_IntList(x, []).
+void dot_rule(Rewriter& rw) {
+  std::string a = rw.tensor("self");
+  std::string b = rw.tensor("tensor");
+  std::string m = rw.call("aten.mul.Tensor", {ir::arg_tensor(a), ir::arg_tensor(b)});
+  rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(m), ir::arg_ints({})})});
+}
+
+/// aten.mv.default → torch._decomp mv: (self * vec).sum(dim=1) → mul.Tensor + sum.dim_IntList(x, [1]).
+void mv_rule(Rewriter& rw) {
+  std::string a = rw.tensor("self");
+  std::string v = rw.tensor("vec");
+  std::string m = rw.call("aten.mul.Tensor", {ir::arg_tensor(a), ir::arg_tensor(v)});
+  rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(m), ir::arg_ints({1})})});
+}
+
+/// aten.t.default → torch._decomp t / transpose.int: permute(x, [1, 0]) (rank < 2: x).
+void t_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  if (!rw.ok()) return;
+  rw.set_outputs({t(rw, x)});
+}
+
+/// aten.transpose.int → torch._decomp transpose.int: permute with dim0 and dim1 swapped.
+void transpose_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t d0 = rw.int_("dim0");
+  int64_t d1 = rw.int_("dim1");
+  if (!rw.ok()) return;
+  rw.set_outputs({transpose(rw, x, d0, d1)});
+}
+
+/// aten.baddbmm.default → torch._decomp baddbmm: bmm(batch1, batch2), * alpha when
+/// alpha != 1, self * beta when beta != 1 (beta == 0 drops self), add.Tensor.
+void baddbmm_rule(Rewriter& rw) {
+  std::string self = rw.tensor("self");
+  std::string b1 = rw.tensor("batch1");
+  std::string b2 = rw.tensor("batch2");
+  Number beta = rw.take(rw.args().number("beta"));
+  Number alpha = rw.take(rw.args().number("alpha"));
+  std::string r = rw.call("aten.bmm.default", {ir::arg_tensor(b1), ir::arg_tensor(b2)});
+  if (alpha.as_double() != 1.0) r = rw.call("aten.mul.Tensor", {ir::arg_tensor(r), number_arg(alpha)});
+  if (beta.as_double() == 0.0) {
+    rw.set_outputs({r});
+    return;
+  }
+  if (beta.as_double() != 1.0) self = rw.call("aten.mul.Tensor", {ir::arg_tensor(self), number_arg(beta)});
+  rw.set_outputs({rw.call("aten.add.Tensor", {ir::arg_tensor(self), ir::arg_tensor(r)})});
+}
+
+}  // namespace
+
+void add_linalg_decompositions(std::vector<Decomposition>& out) {
+  out.push_back({"aten.linear.default", linear_rule, "at::native::linear (Linear.cpp) / _flatten_nd_linear"});
+  out.push_back({"aten.matmul.default", matmul_rule, "at::native::matmul (_matmul_impl, should_fold)"});
+  out.push_back({"aten.dot.default", dot_rule, "torch._decomp.decompositions.dot"});
+  out.push_back({"aten.mv.default", mv_rule, "torch._decomp.decompositions.mv"});
+  out.push_back({"aten.t.default", t_rule, "torch._decomp.decompositions.t"});
+  out.push_back({"aten.transpose.int", transpose_rule, "torch._decomp.decompositions.transpose_int"});
+  out.push_back({"aten.baddbmm.default", baddbmm_rule, "torch._decomp.decompositions.baddbmm"});
+}
+
+}  // namespace pteforge::passes::decomp

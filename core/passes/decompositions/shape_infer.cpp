@@ -1,0 +1,993 @@
+// Output metadata of emitted Core ATen calls (see shape_infer.h). The rules
+// follow PyTorch's meta functions / TensorIterator for the ops listed in
+// infer_meta; anything else is refused rather than guessed.
+#include "passes/decompositions/shape_infer.h"
+
+#include <limits>
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+namespace pteforge::passes::decomp {
+namespace {
+
+Error shape_error(const ops::OpSchema& op, const std::string& what) {
+  return make_error(ErrorCode::INVALID_GRAPH, op.full_name() + ": " + what);
+}
+
+bool is_int_type(ir::ScalarType t) {
+  switch (t) {
+    case ir::ScalarType::Byte:
+    case ir::ScalarType::Char:
+    case ir::ScalarType::Short:
+    case ir::ScalarType::Int:
+    case ir::ScalarType::Long:
+    case ir::ScalarType::UInt16:
+    case ir::ScalarType::UInt32:
+    case ir::ScalarType::UInt64: return true;
+    default: return false;
+  }
+}
+
+bool is_complex_type(ir::ScalarType t) {
+  return t == ir::ScalarType::ComplexHalf || t == ir::ScalarType::ComplexFloat || t == ir::ScalarType::ComplexDouble;
+}
+
+int category(ir::ScalarType t) {
+  if (t == ir::ScalarType::Bool) return 0;
+  if (is_int_type(t)) return 1;
+  if (is_complex_type(t)) return 3;
+  return 2;
+}
+
+int float_rank(ir::ScalarType t) {
+  switch (t) {
+    case ir::ScalarType::Half:
+    case ir::ScalarType::BFloat16: return 1;
+    case ir::ScalarType::Float: return 2;
+    case ir::ScalarType::Double: return 3;
+    default: return 0;
+  }
+}
+
+int int_rank(ir::ScalarType t) {
+  switch (t) {
+    case ir::ScalarType::Byte:
+    case ir::ScalarType::Char: return 1;
+    case ir::ScalarType::Short: return 2;
+    case ir::ScalarType::Int: return 3;
+    case ir::ScalarType::Long: return 4;
+    default: return 4;
+  }
+}
+
+/// c10::promoteTypes for the types models use.
+ir::ScalarType promote2(ir::ScalarType a, ir::ScalarType b) {
+  if (a == b) return a;
+  int ca = category(a), cb = category(b);
+  if (ca != cb) {
+    if (ca > cb) return a;
+    return b;
+  }
+  if (ca == 1) {
+    if ((a == ir::ScalarType::Byte && b == ir::ScalarType::Char) ||
+        (a == ir::ScalarType::Char && b == ir::ScalarType::Byte)) {
+      return ir::ScalarType::Short;
+    }
+    return int_rank(a) >= int_rank(b) ? a : b;
+  }
+  if (ca == 2) {
+    if (float_rank(a) == 1 && float_rank(b) == 1) return ir::ScalarType::Float;
+    return float_rank(a) >= float_rank(b) ? a : b;
+  }
+  return a;
+}
+
+std::optional<ir::ScalarType> combine_categories(std::optional<ir::ScalarType> higher,
+                                                 std::optional<ir::ScalarType> lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (is_complex_type(*higher)) return higher;
+  if (category(*higher) == 2) return higher;
+  if (*higher == ir::ScalarType::Bool || category(*lower) == 2 || is_complex_type(*lower)) {
+    return promote2(*higher, *lower);
+  }
+  return higher;
+}
+
+bool hint_less(const SymPoly& a, const SymPoly& b, const SymbolTable& st) {
+  if (a == b) return false;
+  auto ha = st.hint(a), hb = st.hint(b);
+  if (ha && hb) return *ha < *hb;
+  return a.key() < b.key();
+}
+
+bool is_one(const SymPoly& p) { return p.is_constant() && p.value() == 1; }
+
+/// Strides of an elementwise result of shape `shape` with inputs `ins` (TensorIterator
+/// keeps the layout of the first full-shape input when it is dense and not contiguous).
+std::vector<SymPoly> pointwise_strides(const std::vector<const Meta*>& ins, const std::vector<SymPoly>& shape,
+                                       const SymbolTable& st) {
+  for (const Meta* m : ins) {
+    if (m->sizes != shape) continue;
+    if (is_contiguous(*m)) return contiguous_strides(shape);
+    if (is_dense(*m, st)) return strides_for_order(shape, dim_order(*m, st));
+    return contiguous_strides(shape);
+  }
+  return contiguous_strides(shape);
+}
+
+/// Strides a "preserve_format" copy of `m` gets (clone, _to_copy, full_like).
+std::vector<SymPoly> preserve_strides(const Meta& m, const SymbolTable& st) {
+  if (is_contiguous(m)) return contiguous_strides(m.sizes);
+  if (is_dense(m, st)) return strides_for_order(m.sizes, dim_order(m, st));
+  return contiguous_strides(m.sizes);
+}
+
+Meta result(ir::ScalarType dtype, std::vector<SymPoly> sizes, std::vector<SymPoly> strides, bool requires_grad) {
+  Meta m;
+  m.dtype = dtype;
+  m.sizes = std::move(sizes);
+  m.strides = std::move(strides);
+  m.requires_grad = requires_grad && ir::is_floating(dtype);
+  return m;
+}
+
+bool any_grad(const std::vector<const Meta*>& ins) {
+  for (const Meta* m : ins) {
+    if (m->requires_grad) return true;
+  }
+  return false;
+}
+
+SymPoly conv_out(const SymPoly& n, int64_t k, int64_t s, int64_t p, int64_t d) {
+  if (n.is_constant()) return SymPoly((n.value() + 2 * p - d * (k - 1) - 1) / s + 1);
+  // (n + 2p - d(k-1) - 1) / s + 1 with s == 1 stays a polynomial.
+  return n + SymPoly(2 * p - d * (k - 1) - 1) + SymPoly(1);
+}
+
+int64_t pool_out(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  int64_t num = n + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t out = num / s + 1;
+  if (ceil_mode && (out - 1) * s >= n + p) --out;
+  return out;
+}
+
+std::vector<int64_t> expand_param(const std::vector<int64_t>& v, size_t n) {
+  if (v.size() == 1 && n > 1) return std::vector<int64_t>(n, v[0]);
+  return v;
+}
+
+}  // namespace
+
+bool is_contiguous(const Meta& m) {
+  SymPoly expected(1);
+  for (size_t i = m.sizes.size(); i-- > 0;) {
+    if (is_one(m.sizes[i])) continue;
+    if (m.strides[i] != expected) return false;
+    expected = expected * m.sizes[i];
+  }
+  return true;
+}
+
+std::vector<size_t> dim_order(const Meta& m, const SymbolTable& st) {
+  std::vector<size_t> order(m.rank());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return hint_less(m.strides[b], m.strides[a], st);
+  });
+  return order;
+}
+
+bool is_dense(const Meta& m, const SymbolTable& st) {
+  std::vector<size_t> order = dim_order(m, st);
+  SymPoly expected(1);
+  for (size_t k = order.size(); k-- > 0;) {
+    size_t d = order[k];
+    if (is_one(m.sizes[d])) continue;
+    if (m.strides[d] != expected) return false;
+    expected = expected * m.sizes[d];
+  }
+  return true;
+}
+
+Result<int64_t> normalize_dim(int64_t dim, size_t rank) {
+  int64_t r = static_cast<int64_t>(rank == 0 ? 1 : rank);
+  if (dim < -r || dim >= r) {
+    return make_error(ErrorCode::INVALID_GRAPH,
+                      "dimension " + std::to_string(dim) + " out of range for a " + std::to_string(rank) + "-d tensor");
+  }
+  return dim < 0 ? dim + r : dim;
+}
+
+Result<std::vector<SymPoly>> broadcast_shapes(const std::vector<std::vector<SymPoly>>& shapes) {
+  size_t rank = 0;
+  for (const auto& s : shapes) rank = std::max(rank, s.size());
+  std::vector<SymPoly> out(rank, SymPoly(1));
+  for (size_t i = 0; i < rank; ++i) {
+    for (const auto& s : shapes) {
+      if (i + s.size() < rank) continue;
+      const SymPoly& d = s[i + s.size() - rank];
+      if (is_one(d)) continue;
+      if (is_one(out[i])) {
+        out[i] = d;
+      } else if (out[i] != d) {
+        return make_error(ErrorCode::INVALID_GRAPH, "shapes do not broadcast");
+      }
+    }
+  }
+  return out;
+}
+
+ir::ScalarType promote_types(const std::vector<const Meta*>& tensors, const std::vector<Number>& numbers) {
+  std::optional<ir::ScalarType> dim, zero, wrapped;
+  for (const Meta* m : tensors) {
+    auto& slot = m->rank() > 0 ? dim : zero;
+    slot = slot ? promote2(*slot, m->dtype) : m->dtype;
+  }
+  for (const Number& n : numbers) {
+    ir::ScalarType t = n.kind == Number::Kind::Bool  ? ir::ScalarType::Bool
+                       : n.kind == Number::Kind::Int ? ir::ScalarType::Long
+                                                     : ir::ScalarType::Float;
+    wrapped = wrapped ? promote2(*wrapped, t) : t;
+  }
+  auto r = combine_categories(dim, combine_categories(zero, wrapped));
+  return r.value_or(ir::ScalarType::Float);
+}
+
+std::optional<std::vector<SymPoly>> view_strides(const std::vector<SymPoly>& sizes, const std::vector<SymPoly>& strides,
+                                                 const std::vector<SymPoly>& new_sizes, const SymbolTable& st) {
+  if (sizes.empty()) return contiguous_strides(new_sizes);
+  SymPoly numel = product(sizes);
+  if (numel.is_constant() && numel.value() == 0) {
+    if (sizes == new_sizes) return strides;
+    return contiguous_strides(new_sizes);
+  }
+  std::vector<SymPoly> out(new_sizes.size());
+  int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
+  SymPoly chunk_base = strides.back();
+  SymPoly tensor_numel(1), view_numel(1);
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel = tensor_numel * sizes[d];
+    if (d == 0 || (!is_one(sizes[d - 1]) && strides[d - 1] != tensor_numel * chunk_base)) {
+      while (view_d >= 0 && (hint_less(view_numel, tensor_numel, st) || is_one(new_sizes[view_d]))) {
+        out[view_d] = view_numel * chunk_base;
+        view_numel = view_numel * new_sizes[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) {
+        chunk_base = strides[d - 1];
+        tensor_numel = SymPoly(1);
+        view_numel = SymPoly(1);
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, const SymbolTable& st) {
+  const std::string& name = op.name;
+  const std::string& ov = op.overload;
+  auto one = [](Meta m) { return std::vector<Meta>{std::move(m)}; };
+
+  // ---- views -------------------------------------------------------------------------------
+  if (name == "view" || name == "_unsafe_view") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> size, a.syms("size"));
+    SymPoly known(1);
+    int infer_at = -1;
+    for (size_t i = 0; i < size.size(); ++i) {
+      if (size[i].is_constant() && size[i].value() == -1) {
+        infer_at = static_cast<int>(i);
+      } else {
+        known = known * size[i];
+      }
+    }
+    if (infer_at >= 0) {
+      auto q = s.numel().div_exact(known);
+      if (!q) return shape_error(op, "cannot infer the -1 size");
+      size[infer_at] = *q;
+    }
+    if (product(size) != s.numel()) return shape_error(op, "view changes the number of elements");
+    auto strides = view_strides(s.sizes, s.strides, size, st);
+    if (!strides) {
+      if (name == "view") return shape_error(op, "view of a layout that needs a copy");
+      strides = contiguous_strides(size);
+    }
+    Meta m = s;
+    m.sizes = size;
+    m.strides = *strides;
+    return one(m);
+  }
+  if (name == "permute") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, a.ints("dims"));
+    if (dims.size() != s.rank()) return shape_error(op, "dims must name every dimension");
+    Meta m = s;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dims[i], s.rank()));
+      m.sizes[i] = s.sizes[d];
+      m.strides[i] = s.strides[d];
+    }
+    return one(m);
+  }
+  if (name == "expand") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> size, a.syms("size"));
+    if (size.size() < s.rank()) return shape_error(op, "expand to fewer dimensions");
+    size_t lead = size.size() - s.rank();
+    Meta m = s;
+    m.sizes = size;
+    m.strides.assign(size.size(), SymPoly(0));
+    for (size_t i = lead; i < size.size(); ++i) {
+      const SymPoly& old = s.sizes[i - lead];
+      if ((size[i].is_constant() && size[i].value() == -1) || size[i] == old) {
+        m.sizes[i] = old;
+        m.strides[i] = s.strides[i - lead];
+      } else if (!is_one(old)) {
+        return shape_error(op, "cannot expand a dimension of size " + st.display(old));
+      }
+    }
+    return one(m);
+  }
+  if (name == "unsqueeze") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank() + 1));
+    Meta m = s;
+    SymPoly stride = static_cast<size_t>(d) >= s.rank() ? SymPoly(1) : s.strides[d] * s.sizes[d];
+    m.sizes.insert(m.sizes.begin() + d, SymPoly(1));
+    m.strides.insert(m.strides.begin() + d, stride);
+    return one(m);
+  }
+  if (name == "squeeze") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    std::vector<int64_t> dims;
+    if (ov == "dims") {
+      PTEFORGE_ASSIGN_OR_RETURN(dims, a.ints("dim"));
+    } else if (ov == "dim") {
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t d, a.int_("dim"));
+      dims.push_back(d);
+    } else {
+      for (size_t i = 0; i < s.rank(); ++i) dims.push_back(static_cast<int64_t>(i));
+    }
+    std::vector<bool> drop(s.rank(), false);
+    for (int64_t d : dims) {
+      if (s.rank() == 0) break;
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
+      if (is_one(s.sizes[nd])) drop[nd] = true;
+    }
+    Meta m = s;
+    m.sizes.clear();
+    m.strides.clear();
+    for (size_t i = 0; i < s.rank(); ++i) {
+      if (drop[i]) continue;
+      m.sizes.push_back(s.sizes[i]);
+      m.strides.push_back(s.strides[i]);
+    }
+    return one(m);
+  }
+  if (name == "slice" && ov == "Tensor") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<SymPoly> start, a.opt_sym("start"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<SymPoly> end, a.opt_sym("end"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t step, a.int_("step"));
+    if (step <= 0) return shape_error(op, "slice step must be positive");
+    const SymPoly& n = s.sizes[d];
+    SymPoly b = start.value_or(SymPoly(0));
+    SymPoly e = end.value_or(n);
+    auto clamp = [&](SymPoly v) -> std::optional<SymPoly> {
+      if (v.is_constant() && n.is_constant()) {
+        int64_t x = v.value(), len = n.value();
+        if (x < 0) x += len;
+        x = std::max<int64_t>(0, std::min(x, len));
+        return SymPoly(x);
+      }
+      if (v.is_constant() && v.value() >= std::numeric_limits<int64_t>::max() / 4) return n;
+      if (v.is_constant() && v.value() < 0) return n + v;
+      return v;
+    };
+    auto cb = clamp(b), ce = clamp(e);
+    if (!cb || !ce) return shape_error(op, "unsupported symbolic slice bounds");
+    SymPoly len = *ce - *cb;
+    if (len.is_constant()) {
+      int64_t l = std::max<int64_t>(0, len.value());
+      len = SymPoly((l + step - 1) / step);
+    } else if (step != 1) {
+      return shape_error(op, "symbolic slice with step != 1");
+    }
+    Meta m = s;
+    m.sizes[d] = len;
+    m.strides[d] = s.strides[d] * SymPoly(step);
+    m.storage_offset = s.storage_offset + *cb * s.strides[d];
+    return one(m);
+  }
+  if (name == "select" && ov == "int") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
+    PTEFORGE_ASSIGN_OR_RETURN(SymPoly index, a.sym("index"));
+    if (index.is_constant() && index.value() < 0) index = s.sizes[d] + index;
+    Meta m = s;
+    m.storage_offset = s.storage_offset + index * s.strides[d];
+    m.sizes.erase(m.sizes.begin() + d);
+    m.strides.erase(m.strides.begin() + d);
+    return one(m);
+  }
+  if (name == "alias") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    return one(s);
+  }
+  if (name == "split_with_sizes") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> parts, a.syms("split_sizes"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
+    std::vector<Meta> out;
+    SymPoly offset = s.storage_offset;
+    for (const auto& p : parts) {
+      Meta m = s;
+      m.sizes[d] = p;
+      m.storage_offset = offset;
+      offset = offset + p * s.strides[d];
+      out.push_back(m);
+    }
+    return out;
+  }
+
+  // ---- creation ----------------------------------------------------------------------------
+  if (name == "full") {
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> size, a.syms("size"));
+    PTEFORGE_ASSIGN_OR_RETURN(Number fill, a.number("fill_value"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));
+    ir::ScalarType t = dt ? *dt : promote_types({}, {fill});
+    return one(result(t, size, contiguous_strides(size), false));
+  }
+  if (name == "full_like") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::MemoryFormat> mf, a.memory_format("memory_format"));
+    auto strides = (mf && *mf == ir::MemoryFormat::ContiguousFormat) ? contiguous_strides(s.sizes)
+                                                                     : preserve_strides(s, st);
+    return one(result(dt.value_or(s.dtype), s.sizes, strides, false));
+  }
+  if (name == "scalar_tensor") {
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));
+    return one(result(dt.value_or(ir::ScalarType::Float), {}, {}, false));
+  }
+  if (name == "arange" && ov == "start_step") {
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));
+    auto start_p = a.sym("start");
+    auto end_p = a.sym("end");
+    auto step_p = a.sym("step");
+    if (start_p.ok() && end_p.ok() && step_p.ok() && step_p->is_constant() && step_p->value() == 1 &&
+        !(start_p->is_constant() && end_p->is_constant())) {
+      // Symbolic bounds with step 1: length end - start, integer result.
+      SymPoly len = *end_p - *start_p;
+      return one(result(dt.value_or(ir::ScalarType::Long), {len}, {SymPoly(1)}, false));
+    }
+    PTEFORGE_ASSIGN_OR_RETURN(Number start, a.number("start"));
+    PTEFORGE_ASSIGN_OR_RETURN(Number end, a.number("end"));
+    PTEFORGE_ASSIGN_OR_RETURN(Number step, a.number("step"));
+    bool any_float = start.is_float() || end.is_float() || step.is_float();
+    ir::ScalarType t = dt ? *dt : (any_float ? ir::ScalarType::Float : ir::ScalarType::Long);
+    double len = (end.as_double() - start.as_double()) / step.as_double();
+    if (step.as_double() == 0.0 || !(len > -1e15 && len < 1e15)) return shape_error(op, "invalid arange bounds");
+    int64_t n = static_cast<int64_t>(len);
+    if (static_cast<double>(n) < len) ++n;
+    if (n < 0) n = 0;
+    return one(result(t, {SymPoly(n)}, {SymPoly(1)}, false));
+  }
+  if (name == "ones" || name == "zeros") {
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> size, a.syms("size"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));
+    return one(result(dt.value_or(ir::ScalarType::Float), size, contiguous_strides(size), false));
+  }
+  if (name == "tril" || name == "triu") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    return one(result(s.dtype, s.sizes, contiguous_strides(s.sizes), s.requires_grad));
+  }
+  if (name == "index" && ov == "Tensor") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<std::optional<std::string>> idx, a.opt_tensors("indices"));
+    std::vector<std::vector<SymPoly>> shapes;
+    int first = -1, last = -1;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (!idx[i]) continue;
+      PTEFORGE_ASSIGN_OR_RETURN(Meta im, a.env_meta(*idx[i]));
+      if (im.dtype == ir::ScalarType::Bool || im.dtype == ir::ScalarType::Byte) {
+        return shape_error(op, "boolean mask indexing has a data-dependent shape");
+      }
+      shapes.push_back(im.sizes);
+      if (first < 0) first = static_cast<int>(i);
+      last = static_cast<int>(i);
+    }
+    if (idx.size() > s.rank()) return shape_error(op, "too many indices");
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> bshape, broadcast_shapes(shapes));
+    bool adjacent = true;
+    for (int i = first; i >= 0 && i <= last; ++i) adjacent = adjacent && idx[i].has_value();
+    std::vector<SymPoly> sizes;
+    if (first < 0) {
+      sizes = s.sizes;
+    } else if (adjacent) {
+      sizes.assign(s.sizes.begin(), s.sizes.begin() + first);
+      sizes.insert(sizes.end(), bshape.begin(), bshape.end());
+      sizes.insert(sizes.end(), s.sizes.begin() + last + 1, s.sizes.end());
+    } else {
+      sizes = bshape;
+      for (size_t i = 0; i < s.rank(); ++i) {
+        if (i >= idx.size() || !idx[i]) sizes.push_back(s.sizes[i]);
+      }
+    }
+    return one(result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad));
+  }
+
+  // ---- elementwise ---------------------------------------------------------------------------
+  static const char* const kFloatUnary[] = {"sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "sin", "cos",
+                                           "erf",     "gelu", "reciprocal", "expm1", "log1p", "exp2"};
+  static const char* const kSameUnary[] = {"relu", "neg", "abs", "hardtanh", "clamp", "leaky_relu", "elu",
+                                          "sign", "floor", "ceil", "round", "trunc", "bitwise_not", "fill",
+                                          "clone", "flip", "roll"};
+  static const char* const kBoolUnary[] = {"logical_not", "isnan", "isinf"};
+  auto in_list = [&](const char* const* list, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      if (name == list[i]) return true;
+    }
+    return false;
+  };
+  bool float_unary = in_list(kFloatUnary, std::size(kFloatUnary));
+  bool same_unary = in_list(kSameUnary, std::size(kSameUnary));
+  bool bool_unary = in_list(kBoolUnary, std::size(kBoolUnary));
+  if ((float_unary || same_unary || bool_unary) && !(name == "clamp" && ov == "Tensor")) {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    ir::ScalarType t = s.dtype;
+    if (float_unary && (is_int_type(t) || t == ir::ScalarType::Bool)) t = ir::ScalarType::Float;
+    if (bool_unary) t = ir::ScalarType::Bool;
+    std::vector<SymPoly> strides = pointwise_strides({&s}, s.sizes, st);
+    if (name == "clone") {
+      PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::MemoryFormat> mf, a.memory_format("memory_format"));
+      strides = (mf && *mf == ir::MemoryFormat::ContiguousFormat) ? contiguous_strides(s.sizes)
+                                                                  : preserve_strides(s, st);
+    }
+    return one(result(t, s.sizes, strides, s.requires_grad));
+  }
+  if (name == "native_dropout") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("input"));
+    auto strides = preserve_strides(s, st);
+    return std::vector<Meta>{result(s.dtype, s.sizes, strides, s.requires_grad),
+                             result(ir::ScalarType::Bool, s.sizes, strides, false)};
+  }
+  static const char* const kBinary[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder",
+                                        "fmod", "atan2", "bitwise_and", "bitwise_or", "bitwise_xor", "rsub"};
+  static const char* const kCompare[] = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+                                         "logical_xor"};
+  bool binary = in_list(kBinary, std::size(kBinary));
+  bool compare = in_list(kCompare, std::size(kCompare));
+  if (binary || compare || name == "where" || (name == "clamp" && ov == "Tensor") || name == "masked_fill") {
+    std::vector<const char*> slots;
+    if (name == "where") {
+      slots = {"condition", "self", "other"};
+    } else if (name == "clamp") {
+      slots = {"self", "min", "max"};
+    } else if (name == "masked_fill") {
+      slots = {"self", "mask", "value"};
+    } else if (name == "pow" && ov == "Tensor_Scalar") {
+      slots = {"self", "exponent"};
+    } else if (name == "pow" && ov == "Scalar") {
+      slots = {"self", "exponent"};
+    } else {
+      slots = {"self", "other"};
+    }
+    std::vector<Meta> metas;
+    std::vector<Number> numbers;
+    std::vector<std::vector<SymPoly>> shapes;
+    metas.reserve(slots.size());
+    for (const char* slot : slots) {
+      const ir::Argument* arg = a.find(slot);
+      if (!arg || arg->is_none()) continue;
+      if (arg->is_tensor() || arg->is<ir::ArgTag::OptionalTensor>()) {
+        PTEFORGE_ASSIGN_OR_RETURN(Meta m, a.meta(slot));
+        metas.push_back(std::move(m));
+      } else {
+        PTEFORGE_ASSIGN_OR_RETURN(Number n, a.number(slot));
+        numbers.push_back(n);
+      }
+    }
+    std::vector<const Meta*> ptrs;
+    for (const Meta& m : metas) {
+      ptrs.push_back(&m);
+      shapes.push_back(m.sizes);
+    }
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> shape, broadcast_shapes(shapes));
+    ir::ScalarType t;
+    if (name == "where") {
+      std::vector<const Meta*> vals(ptrs.begin() + 1, ptrs.end());
+      t = promote_types(vals, numbers);
+    } else if (name == "masked_fill") {
+      t = metas[0].dtype;
+      shape = metas[0].sizes;
+    } else {
+      t = promote_types(ptrs, numbers);
+    }
+    if (compare) t = ir::ScalarType::Bool;
+    if (name == "div" && ov != "Tensor_mode" && (is_int_type(t) || t == ir::ScalarType::Bool)) {
+      t = ir::ScalarType::Float;
+    }
+    if (name == "pow" && ov == "Tensor_Scalar" && is_int_type(t) && !numbers.empty() && numbers[0].is_float()) {
+      t = ir::ScalarType::Float;
+    }
+    return one(result(t, shape, pointwise_strides(ptrs, shape, st), any_grad(ptrs)));
+  }
+  if (name == "copy") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta src, a.meta("src"));
+    return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad || src.requires_grad));
+  }
+  if (name == "_to_copy") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::MemoryFormat> mf, a.memory_format("memory_format"));
+    auto strides = (mf && *mf == ir::MemoryFormat::ContiguousFormat) ? contiguous_strides(s.sizes)
+                                                                     : preserve_strides(s, st);
+    return one(result(dt.value_or(s.dtype), s.sizes, strides, s.requires_grad));
+  }
+
+  // ---- reductions ----------------------------------------------------------------------------
+  if (name == "var" && ov == "correction") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, a.opt_ints("dim"));
+    PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
+    std::vector<bool> reduced(s.rank(), !dims || dims->empty());
+    if (dims) {
+      for (int64_t d : *dims) {
+        PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
+        reduced[nd] = true;
+      }
+    }
+    std::vector<SymPoly> sizes;
+    for (size_t i = 0; i < s.rank(); ++i) {
+      if (!reduced[i]) {
+        sizes.push_back(s.sizes[i]);
+      } else if (keepdim) {
+        sizes.emplace_back(1);
+      }
+    }
+    return one(result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad));
+  }
+  if ((name == "mean" || name == "sum") && (ov == "dim" || ov == "dim_IntList")) {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, a.opt_ints("dim"));
+    PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));
+    std::vector<bool> reduced(s.rank(), !dims || dims->empty());
+    if (dims) {
+      for (int64_t d : *dims) {
+        PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
+        reduced[nd] = true;
+      }
+    }
+    std::vector<SymPoly> sizes;
+    for (size_t i = 0; i < s.rank(); ++i) {
+      if (!reduced[i]) {
+        sizes.push_back(s.sizes[i]);
+      } else if (keepdim) {
+        sizes.emplace_back(1);
+      }
+    }
+    ir::ScalarType t = dt.value_or(s.dtype);
+    if (name == "sum" && !dt && (is_int_type(t) || t == ir::ScalarType::Bool)) t = ir::ScalarType::Long;
+    return one(result(t, sizes, contiguous_strides(sizes), s.requires_grad));
+  }
+  if ((name == "any" || name == "amax" || name == "amin") && (ov == "dim" || ov == "default" || ov.empty())) {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    std::vector<int64_t> dims;
+    if (name == "any") {
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t d, a.int_("dim"));
+      dims.push_back(d);
+    } else {
+      PTEFORGE_ASSIGN_OR_RETURN(dims, a.ints("dim"));
+    }
+    PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
+    std::vector<bool> reduced(s.rank(), dims.empty());
+    for (int64_t d : dims) {
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
+      reduced[nd] = true;
+    }
+    std::vector<SymPoly> sizes;
+    for (size_t i = 0; i < s.rank(); ++i) {
+      if (!reduced[i]) {
+        sizes.push_back(s.sizes[i]);
+      } else if (keepdim) {
+        sizes.emplace_back(1);
+      }
+    }
+    ir::ScalarType t = name == "any" ? ir::ScalarType::Bool : s.dtype;
+    return one(result(t, sizes, contiguous_strides(sizes), s.requires_grad));
+  }
+
+  // ---- linear algebra ------------------------------------------------------------------------
+  if (name == "mm" || name == "addmm") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta m1, a.meta(name == "mm" ? "self" : "mat1"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta m2, a.meta("mat2"));
+    if (m1.rank() != 2 || m2.rank() != 2 || m1.sizes[1] != m2.sizes[0]) {
+      return shape_error(op, "mat1 and mat2 shapes cannot be multiplied (" + st.display(m1.sizes.back()) + " vs " +
+                                 st.display(m2.sizes.front()) + ")");
+    }
+    std::vector<SymPoly> sizes{m1.sizes[0], m2.sizes[1]};
+    std::vector<const Meta*> ins{&m1, &m2};
+    Meta bias;
+    if (name == "addmm") {
+      PTEFORGE_ASSIGN_OR_RETURN(bias, a.meta("self"));
+      ins.push_back(&bias);
+    }
+    return one(result(m1.dtype, sizes, contiguous_strides(sizes), any_grad(ins)));
+  }
+  if (name == "linear") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta w, a.meta("weight"));
+    std::vector<SymPoly> sizes(x.sizes.begin(), x.sizes.end() - 1);
+    if (w.rank() == 2) sizes.push_back(w.sizes[0]);
+    return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad || w.requires_grad));
+  }
+  if (name == "matmul") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta y, a.meta("other"));
+    if (x.rank() == 0 || y.rank() == 0) return shape_error(op, "0-d operand");
+    std::vector<SymPoly> bx(x.sizes.begin(), x.sizes.end() - std::min<size_t>(2, x.rank()));
+    std::vector<SymPoly> by(y.sizes.begin(), y.sizes.end() - std::min<size_t>(2, y.rank()));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> sizes, broadcast_shapes({bx, by}));
+    if (x.rank() > 1) sizes.push_back(x.sizes[x.rank() - 2]);
+    if (y.rank() > 1) sizes.push_back(y.sizes.back());
+    return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad || y.requires_grad));
+  }
+  if (name == "dot" || name == "mv") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta y, a.meta(name == "dot" ? "tensor" : "vec"));
+    std::vector<SymPoly> sizes;
+    if (name == "mv") sizes.push_back(x.sizes[0]);
+    return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad || y.requires_grad));
+  }
+  if (name == "bmm") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta y, a.meta("mat2"));
+    if (x.rank() != 3 || y.rank() != 3 || x.sizes[0] != y.sizes[0] || x.sizes[2] != y.sizes[1]) {
+      return shape_error(op, "batch shapes cannot be multiplied");
+    }
+    std::vector<SymPoly> sizes{x.sizes[0], x.sizes[1], y.sizes[2]};
+    return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad || y.requires_grad));
+  }
+
+  // ---- convolution, pooling ------------------------------------------------------------------
+  if (name == "convolution") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta w, a.meta("weight"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> b, a.opt_meta("bias"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> stride, a.ints("stride"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> padding, a.ints("padding"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, a.ints("dilation"));
+    PTEFORGE_ASSIGN_OR_RETURN(bool transposed, a.bool_("transposed"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, a.ints("output_padding"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t groups, a.int_("groups"));
+    if (x.rank() < 3 || w.rank() != x.rank()) return shape_error(op, "input and weight ranks do not match");
+    size_t nsp = x.rank() - 2;
+    stride = expand_param(stride, nsp);
+    padding = expand_param(padding, nsp);
+    dilation = expand_param(dilation, nsp);
+    out_pad = expand_param(out_pad, nsp);
+    if (stride.size() != nsp || padding.size() != nsp || dilation.size() != nsp) {
+      return shape_error(op, "stride/padding/dilation do not match the spatial rank");
+    }
+    for (size_t i = 0; i < nsp; ++i) {
+      if (stride[i] <= 0 || dilation[i] <= 0 || padding[i] < 0 || stride[i] > (1 << 30) || dilation[i] > (1 << 30) ||
+          padding[i] > (1 << 30)) {
+        return shape_error(op, "stride and dilation must be positive and padding non-negative");
+      }
+    }
+    if (groups <= 0) return shape_error(op, "groups must be positive");
+    std::vector<SymPoly> sizes{x.sizes[0]};
+    if (transposed) {
+      sizes.push_back(w.sizes[1] * SymPoly(groups));
+    } else {
+      sizes.push_back(w.sizes[0]);
+    }
+    for (size_t i = 0; i < nsp; ++i) {
+      const SymPoly& n = x.sizes[2 + i];
+      if (!w.sizes[2 + i].is_constant()) return shape_error(op, "symbolic kernel size");
+      int64_t k = w.sizes[2 + i].value();
+      if (transposed) {
+        int64_t op_i = out_pad.size() > i ? out_pad[i] : 0;
+        if (!n.is_constant()) return shape_error(op, "symbolic transposed-convolution input size");
+        sizes.emplace_back((n.value() - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) + op_i + 1);
+      } else {
+        if (!n.is_constant() && stride[i] != 1) return shape_error(op, "symbolic spatial size with stride > 1");
+        sizes.push_back(conv_out(n, k, stride[i], padding[i], dilation[i]));
+      }
+    }
+    std::vector<const Meta*> ins{&x, &w};
+    if (b) ins.push_back(&*b);
+    // Channels-last input (or weight) gives a channels-last result (suggest_memory_format).
+    std::vector<SymPoly> strides = contiguous_strides(sizes);
+    if (!is_contiguous(x) && is_dense(x, st) && x.rank() >= 4) {
+      Meta probe = x;
+      probe.sizes = sizes;
+      strides = strides_for_order(sizes, dim_order(x, st));
+    }
+    return one(result(x.dtype, sizes, strides, any_grad(ins)));
+  }
+  if (name == "max_pool2d_with_indices" || name == "avg_pool2d") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> k, a.ints("kernel_size"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> s, a.ints("stride"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> p, a.ints("padding"));
+    std::vector<int64_t> d{1, 1};
+    if (name == "max_pool2d_with_indices") {
+      PTEFORGE_ASSIGN_OR_RETURN(d, a.ints("dilation"));
+    }
+    PTEFORGE_ASSIGN_OR_RETURN(bool ceil_mode, a.bool_("ceil_mode"));
+    k = expand_param(k, 2);
+    s = s.empty() ? k : expand_param(s, 2);
+    p = expand_param(p, 2);
+    d = expand_param(d, 2);
+    if (x.rank() < 3 || k.size() != 2 || s.size() != 2 || p.size() != 2 || d.size() != 2) {
+      return shape_error(op, "expects a 3-d or 4-d input and 2-element parameters");
+    }
+    for (size_t i = 0; i < 2; ++i) {
+      if (k[i] <= 0 || s[i] <= 0 || d[i] <= 0 || p[i] < 0 || k[i] > (1 << 30) || s[i] > (1 << 30) ||
+          d[i] > (1 << 30) || p[i] > (1 << 30)) {
+        return shape_error(op, "kernel size, stride and dilation must be positive and padding non-negative");
+      }
+    }
+    std::vector<SymPoly> sizes(x.sizes.begin(), x.sizes.end() - 2);
+    for (size_t i = 0; i < 2; ++i) {
+      const SymPoly& n = x.sizes[x.rank() - 2 + i];
+      if (!n.is_constant()) return shape_error(op, "symbolic spatial size");
+      sizes.emplace_back(pool_out(n.value(), k[i], s[i], p[i], d[i], ceil_mode));
+    }
+    auto strides = pointwise_strides({&x}, x.sizes, st);
+    Meta shaped = x;
+    shaped.sizes = sizes;
+    shaped.strides = contiguous_strides(sizes);
+    if (!is_contiguous(x) && is_dense(x, st)) shaped.strides = strides_for_order(sizes, dim_order(x, st));
+    std::vector<Meta> out{result(x.dtype, sizes, shaped.strides, x.requires_grad)};
+    if (name == "max_pool2d_with_indices") out.push_back(result(ir::ScalarType::Long, sizes, shaped.strides, false));
+    return out;
+  }
+  if (name == "_adaptive_avg_pool2d") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> osz, a.syms("output_size"));
+    if (x.rank() < 3 || osz.size() != 2) return shape_error(op, "expects a 3-d or 4-d input and 2 output sizes");
+    std::vector<SymPoly> sizes(x.sizes.begin(), x.sizes.end() - 2);
+    sizes.insert(sizes.end(), osz.begin(), osz.end());
+    std::vector<SymPoly> strides = contiguous_strides(sizes);
+    if (!is_contiguous(x) && is_dense(x, st)) strides = strides_for_order(sizes, dim_order(x, st));
+    return one(result(x.dtype, sizes, strides, x.requires_grad));
+  }
+  if (name == "constant_pad_nd" || name.rfind("reflection_pad", 0) == 0 || name.rfind("replication_pad", 0) == 0) {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> pad, a.syms(name == "constant_pad_nd" ? "pad" : "padding"));
+    if (pad.size() % 2 != 0 || pad.size() / 2 > x.rank()) return shape_error(op, "bad padding length");
+    std::vector<SymPoly> sizes = x.sizes;
+    for (size_t i = 0; i < pad.size() / 2; ++i) {
+      size_t d = x.rank() - 1 - i;
+      sizes[d] = sizes[d] + pad[2 * i] + pad[2 * i + 1];
+    }
+    return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad));
+  }
+
+  // ---- normalization, softmax ----------------------------------------------------------------
+  if (name == "_native_batch_norm_legit_no_training") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> w, a.opt_meta("weight"));
+    bool grad = x.requires_grad || (w && w->requires_grad);
+    // On CPU the saved mean / invstd of the eval kernel are empty [0] tensors.
+    return std::vector<Meta>{result(x.dtype, x.sizes, preserve_strides(x, st), grad),
+                             result(x.dtype, {SymPoly(0)}, {SymPoly(1)}, false),
+                             result(x.dtype, {SymPoly(0)}, {SymPoly(1)}, false)};
+  }
+  if (name == "_native_batch_norm_legit") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
+    PTEFORGE_ASSIGN_OR_RETURN(bool training, a.bool_("training"));
+    if (x.rank() < 2) return shape_error(op, "expects at least a 2-d input");
+    // Training computes per-channel statistics; eval on CPU returns empty [0] tensors.
+    std::vector<SymPoly> stat{training ? x.sizes[1] : SymPoly(0)};
+    return std::vector<Meta>{result(x.dtype, x.sizes, preserve_strides(x, st), x.requires_grad),
+                             result(x.dtype, stat, {SymPoly(1)}, false), result(x.dtype, stat, {SymPoly(1)}, false)};
+  }
+  if (name == "native_layer_norm") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> ns, a.syms("normalized_shape"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> w, a.opt_meta("weight"));
+    if (ns.size() > x.rank()) return shape_error(op, "normalized_shape longer than the input rank");
+    size_t axis = x.rank() - ns.size();
+    for (size_t i = 0; i < ns.size(); ++i) {
+      if (x.sizes[axis + i] != ns[i]) return shape_error(op, "normalized_shape does not match the input");
+    }
+    std::vector<SymPoly> stat(x.sizes.begin(), x.sizes.begin() + axis);
+    stat.resize(x.rank(), SymPoly(1));
+    bool grad = x.requires_grad || (w && w->requires_grad);
+    return std::vector<Meta>{result(x.dtype, x.sizes, contiguous_strides(x.sizes), grad),
+                             result(x.dtype, stat, contiguous_strides(stat), false),
+                             result(x.dtype, stat, contiguous_strides(stat), false)};
+  }
+  if (name == "native_group_norm") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
+    PTEFORGE_ASSIGN_OR_RETURN(SymPoly n, a.sym("N"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t g, a.int_("group"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> w, a.opt_meta("weight"));
+    std::vector<SymPoly> stat{n, SymPoly(g)};
+    bool grad = x.requires_grad || (w && w->requires_grad);
+    return std::vector<Meta>{result(x.dtype, x.sizes, preserve_strides(x, st), grad),
+                             result(x.dtype, stat, contiguous_strides(stat), false),
+                             result(x.dtype, stat, contiguous_strides(stat), false)};
+  }
+  if (name == "_softmax" || name == "_log_softmax") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+    PTEFORGE_TRY(normalize_dim(dim, s.rank()));
+    PTEFORGE_ASSIGN_OR_RETURN(bool half_to_float, a.bool_("half_to_float"));
+    ir::ScalarType t = half_to_float ? ir::ScalarType::Float : s.dtype;
+    return one(result(t, s.sizes, pointwise_strides({&s}, s.sizes, st), s.requires_grad));
+  }
+
+  // ---- joining, indexing ---------------------------------------------------------------------
+  if (name == "cat") {
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<Meta> metas, a.metas("tensors"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+    std::vector<const Meta*> used;
+    for (const Meta& m : metas) {
+      // Legacy rule: 1-d empty tensors are skipped.
+      if (m.rank() == 1 && m.sizes[0].is_constant() && m.sizes[0].value() == 0) continue;
+      used.push_back(&m);
+    }
+    if (used.empty()) return one(result(metas.empty() ? ir::ScalarType::Float : metas[0].dtype, {SymPoly(0)}, {SymPoly(1)}, false));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, used[0]->rank()));
+    std::vector<SymPoly> sizes = used[0]->sizes;
+    sizes[d] = SymPoly(0);
+    for (const Meta* m : used) {
+      if (m->rank() != sizes.size()) return shape_error(op, "tensors must have the same rank");
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        if (static_cast<int64_t>(i) != d && m->sizes[i] != sizes[i]) return shape_error(op, "sizes must match except in the cat dimension");
+      }
+      sizes[d] = sizes[d] + m->sizes[d];
+    }
+    std::vector<SymPoly> strides = contiguous_strides(sizes);
+    bool same_order = true;
+    std::vector<size_t> order = dim_order(*used[0], st);
+    for (const Meta* m : used) {
+      if (!is_dense(*m, st) || dim_order(*m, st) != order) same_order = false;
+    }
+    if (same_order && !is_contiguous(*used[0])) strides = strides_for_order(sizes, order);
+    return one(result(promote_types(used, {}), sizes, strides, any_grad(used)));
+  }
+  if (name == "index_put" || name == "slice_scatter" || name == "select_scatter") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    std::string other = name == "index_put" ? "values" : "src";
+    PTEFORGE_ASSIGN_OR_RETURN(Meta v, a.meta(other));
+    return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad || v.requires_grad));
+  }
+  if (name == "index_select") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta idx, a.meta("index"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
+    std::vector<SymPoly> sizes = s.sizes;
+    if (!sizes.empty()) sizes[d] = idx.numel();
+    return one(result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad));
+  }
+  if (name == "embedding") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta w, a.meta("weight"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta idx, a.meta("indices"));
+    if (w.rank() != 2) return shape_error(op, "weight must be 2-d");
+    std::vector<SymPoly> sizes = idx.sizes;
+    sizes.push_back(w.sizes[1]);
+    return one(result(w.dtype, sizes, contiguous_strides(sizes), w.requires_grad));
+  }
+  return make_error(ErrorCode::UNSUPPORTED_OPERATOR,
+                    "internal: no shape rule for " + op.full_name() + " (decompositions may not emit it)");
+}
+
+}  // namespace pteforge::passes::decomp

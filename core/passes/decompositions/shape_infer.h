@@ -1,0 +1,44 @@
+// Output metadata of the Core ATen calls decompositions emit: dtype (type
+// promotion), sizes (broadcasting, reductions, views, convolution, pooling)
+// and strides (view stride rule, TensorIterator-style layout following,
+// contiguous results), following PyTorch's meta functions for these ops.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "ops/op_schema.h"
+#include "passes/decompositions/args.h"
+#include "passes/decompositions/meta.h"
+#include "support/error.h"
+
+namespace pteforge::passes::decomp {
+
+/// The metas of every tensor `op` returns (a Tensor[] return gives one per
+/// element). UNSUPPORTED_OPERATOR when `op` is not one decompositions emit;
+/// INVALID_GRAPH when the arguments are inconsistent (shapes do not broadcast, ...).
+Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& args, const SymbolTable& symbols);
+
+/// PyTorch's view stride rule (computeStride): the strides of a view of
+/// (sizes, strides) with `new_sizes`, or nullopt when no view exists (a copy
+/// is needed). Symbolic sizes compare by structure, orderings by hint.
+std::optional<std::vector<SymPoly>> view_strides(const std::vector<SymPoly>& sizes, const std::vector<SymPoly>& strides,
+                                                 const std::vector<SymPoly>& new_sizes, const SymbolTable& symbols);
+
+/// True when `m` is row-major contiguous (size-1 dimensions ignored).
+bool is_contiguous(const Meta& m);
+/// True when some permutation of the dimensions is contiguous (non-overlapping and dense).
+bool is_dense(const Meta& m, const SymbolTable& symbols);
+/// Dimension order (outermost first) of a dense layout, ties broken as torch does.
+std::vector<size_t> dim_order(const Meta& m, const SymbolTable& symbols);
+
+/// Broadcast shape of `shapes`. INVALID_GRAPH when they do not broadcast.
+Result<std::vector<SymPoly>> broadcast_shapes(const std::vector<std::vector<SymPoly>>& shapes);
+
+/// Type promotion (torch.result_type) of tensors (0-d ones count less) and Python numbers.
+ir::ScalarType promote_types(const std::vector<const Meta*>& tensors, const std::vector<Number>& numbers);
+
+/// Normalises a possibly negative dim for a tensor of `rank` dims. INVALID_GRAPH when out of range.
+Result<int64_t> normalize_dim(int64_t dim, size_t rank);
+
+}  // namespace pteforge::passes::decomp

@@ -1,0 +1,370 @@
+// Shape and view ops: flatten, reshape and friends, contiguous, chunk/split/unbind,
+// stack, movedim, narrow, detach.
+#include <numeric>
+
+#include "passes/decompositions/builders.h"
+#include "passes/decompositions/shape_infer.h"
+#include "passes/decompositions/table.h"
+
+namespace pteforge::passes::decomp {
+namespace {
+
+/// aten.flatten.using_ints → at::native::flatten: a 0-d input becomes reshape([1]);
+/// start == end is the input itself; else reshape(sizes[:start] + [prod(start..end)] +
+/// sizes[end+1:]) (view on a viewable layout, clone + view otherwise).
+void flatten_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t start = rw.int_("start_dim");
+  int64_t end = rw.int_("end_dim");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (m.rank() == 0) {
+    rw.set_outputs({reshape(rw, x, {SymPoly(1)})});
+    return;
+  }
+  int64_t s = rw.take(normalize_dim(start, m.rank()));
+  int64_t e = rw.take(normalize_dim(end, m.rank()));
+  if (!rw.ok()) return;
+  if (s > e) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "flatten() has invalid args: start_dim cannot come after end_dim");
+    return;
+  }
+  if (s == e) {
+    rw.set_outputs({x});
+    return;
+  }
+  std::vector<SymPoly> shape(m.sizes.begin(), m.sizes.begin() + s);
+  shape.push_back(product(std::vector<SymPoly>(m.sizes.begin() + s, m.sizes.begin() + e + 1)));
+  shape.insert(shape.end(), m.sizes.begin() + e + 1, m.sizes.end());
+  rw.set_outputs({reshape(rw, x, shape)});
+}
+
+/// aten.reshape.default → at::native::reshape_symint: view when computeStride finds a
+/// view, else clone(memory_format=contiguous_format) + _unsafe_view (→ view).
+void reshape_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  auto shape = rw.syms("shape");
+  if (!rw.ok()) return;
+  rw.set_outputs({reshape(rw, x, shape)});
+}
+
+/// aten._reshape_alias.default / aten._unsafe_view.default → view(self, size)
+/// (torch._decomp _reshape_alias / _unsafe_view).
+void view_size_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  auto size = rw.syms("size");
+  if (!rw.ok()) return;
+  rw.set_outputs({view(rw, x, size)});
+}
+
+/// aten.view_as.default → self.view(other.sizes).
+void view_as_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  Meta o = rw.meta(rw.tensor("other"));
+  if (!rw.ok()) return;
+  rw.set_outputs({view(rw, x, o.sizes)});
+}
+
+/// aten.reshape_as.default → self.reshape(other.sizes).
+void reshape_as_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  Meta o = rw.meta(rw.tensor("other"));
+  if (!rw.ok()) return;
+  rw.set_outputs({reshape(rw, x, o.sizes)});
+}
+
+/// aten.expand_as.default → torch._decomp expand_as: self.expand(other.shape).
+void expand_as_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  Meta o = rw.meta(rw.tensor("other"));
+  if (!rw.ok()) return;
+  rw.set_outputs({expand(rw, x, o.sizes)});
+}
+
+/// aten.contiguous.default → at::native::contiguous: the input itself when already in
+/// the requested memory format, else clone(memory_format=...).
+void contiguous_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  auto mf = rw.memory_format("memory_format");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  ir::MemoryFormat f = mf.value_or(ir::MemoryFormat::ContiguousFormat);
+  bool already = false;
+  if (f == ir::MemoryFormat::ContiguousFormat || f == ir::MemoryFormat::PreserveFormat) {
+    already = is_contiguous(m);
+  } else if (is_dense(m, rw.symbols())) {
+    auto order = dim_order(m, rw.symbols());
+    already = (f == ir::MemoryFormat::ChannelsLast && order == std::vector<size_t>{0, 2, 3, 1}) ||
+              (f == ir::MemoryFormat::ChannelsLast3d && order == std::vector<size_t>{0, 2, 3, 4, 1});
+  }
+  if (already) {
+    rw.set_outputs({x});
+    return;
+  }
+  rw.set_outputs({clone(rw, x, f)});
+}
+
+/// aten.unflatten.int → at::native unflatten: view with dim replaced by `sizes`
+/// (a -1 inferred from the dimension's size).
+void unflatten_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t dim = rw.int_("dim");
+  auto sizes = rw.syms("sizes");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  int64_t d = rw.take(normalize_dim(dim, m.rank()));
+  if (!rw.ok()) return;
+  SymPoly known(1);
+  int infer_at = -1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i].is_constant() && sizes[i].value() == -1) {
+      infer_at = static_cast<int>(i);
+    } else {
+      known = known * sizes[i];
+    }
+  }
+  if (infer_at >= 0) {
+    auto q = m.sizes[d].div_exact(known);
+    if (!q) {
+      rw.fail(ErrorCode::INVALID_GRAPH, "unflatten: cannot infer the -1 size");
+      return;
+    }
+    sizes[infer_at] = *q;
+  }
+  std::vector<SymPoly> shape(m.sizes.begin(), m.sizes.begin() + d);
+  shape.insert(shape.end(), sizes.begin(), sizes.end());
+  shape.insert(shape.end(), m.sizes.begin() + d + 1, m.sizes.end());
+  rw.set_outputs({view(rw, x, shape)});
+}
+
+/// aten.squeeze.default → torch._decomp squeeze_default: squeeze.dims(self, all dims).
+void squeeze_all_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  std::vector<int64_t> dims(m.rank());
+  std::iota(dims.begin(), dims.end(), 0);
+  rw.set_outputs({squeeze_dims(rw, x, dims)});
+}
+
+void set_list_outputs(Rewriter& rw, const std::vector<std::string>& outs, const char* what) {
+  if (!rw.ok()) return;
+  if (outs.size() != rw.node().output_names().size()) {
+    rw.fail(ErrorCode::INVALID_GRAPH, std::string(what) + " produces " + std::to_string(outs.size()) +
+                                          " tensors but the node has " +
+                                          std::to_string(rw.node().output_names().size()) + " outputs");
+    return;
+  }
+  rw.set_outputs(outs);
+}
+
+/// aten.chunk.default / unsafe_chunk → at::native::chunk: split(ceil(size / chunks), dim)
+/// → torch._decomp split.Tensor → split_with_sizes.
+void chunk_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t chunks = rw.int_("chunks");
+  int64_t dim = rw.int_("dim");
+  if (!rw.ok()) return;
+  set_list_outputs(rw, chunk(rw, x, chunks, dim), "chunk");
+}
+
+/// aten.split.Tensor / unsafe_split.Tensor → torch._decomp split: split_with_sizes with
+/// ceil(size / split_size) pieces, the last one shorter.
+void split_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  SymPoly size = rw.sym("split_size");
+  int64_t dim = rw.int_("dim");
+  if (!rw.ok()) return;
+  if (!size.is_constant()) {
+    rw.unsupported("symbolic split size");
+    return;
+  }
+  set_list_outputs(rw, split(rw, x, size.value(), dim), "split");
+}
+
+/// aten.split.sizes / unsafe_split_with_sizes → split_with_sizes(self, sizes, dim).
+void split_sizes_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  std::string_view name = rw.args().find("split_size") ? "split_size" : "split_sizes";
+  auto sizes = rw.syms(name);
+  int64_t dim = rw.int_("dim");
+  if (!rw.ok()) return;
+  auto outs = rw.call_list("aten.split_with_sizes.default", {ir::arg_tensor(x), rw.sizes(sizes), ir::arg_int(dim)});
+  if (!rw.ok()) return;
+  rw.set_outputs(outs);
+}
+
+/// aten.unbind.int → torch._refs unbind: tensor_split into size(dim) slices
+/// (slice.Tensor(x, dim, i, i + 1)), then squeeze(dim) each (→ squeeze.dims [dim]).
+void unbind_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t dim = rw.int_("dim");
+  if (!rw.ok()) return;
+  set_list_outputs(rw, unbind(rw, x, dim), "unbind");
+}
+
+/// aten.stack.default → torch._refs stack: for dim < rank, cat(tensors, dim) +
+/// view(shape with len(tensors) inserted); for dim == rank, cat of unsqueeze(dim) each.
+void stack_rule(Rewriter& rw) {
+  auto ts = rw.tensors("tensors");
+  int64_t dim = rw.int_("dim");
+  if (!rw.ok()) return;
+  rw.set_outputs({stack(rw, ts, dim)});
+}
+
+/// aten.movedim.int → at::native::movedim: permute moving `source` to `destination`.
+void movedim_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t src = rw.int_("source");
+  int64_t dst = rw.int_("destination");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  int64_t s = rw.take(normalize_dim(src, m.rank()));
+  int64_t d = rw.take(normalize_dim(dst, m.rank()));
+  if (!rw.ok()) return;
+  std::vector<int64_t> rest;
+  for (int64_t i = 0; i < static_cast<int64_t>(m.rank()); ++i) {
+    if (i != s) rest.push_back(i);
+  }
+  rest.insert(rest.begin() + d, s);
+  rw.set_outputs({permute(rw, x, rest)});
+}
+
+/// aten.swapaxes.default / swapdims → transpose → permute.
+void swapaxes_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  bool axes = rw.args().find("axis0") != nullptr;
+  int64_t a = rw.int_(axes ? "axis0" : "dim0");
+  int64_t b = rw.int_(axes ? "axis1" : "dim1");
+  if (!rw.ok()) return;
+  rw.set_outputs({transpose(rw, x, a, b)});
+}
+
+/// aten.narrow.default → torch._decomp narrow: slice.Tensor(self, dim, start, start + length).
+void narrow_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t dim = rw.int_("dim");
+  SymPoly start = rw.sym("start");
+  SymPoly length = rw.sym("length");
+  if (!rw.ok()) return;
+  rw.set_outputs({rw.call("aten.slice.Tensor", {ir::arg_tensor(x), ir::arg_int(dim), rw.size(start),
+                                                rw.size(start + length)})});
+}
+
+/// aten.detach.default / lift_fresh.default → torch._decomp nop_decomposition: alias(x).
+void alias_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  rw.set_outputs({rw.call("aten.alias.default", {ir::arg_tensor(x)})});
+}
+
+/// aten.lift_fresh_copy.default (a tensor created in forward) → clone(x).
+void lift_fresh_copy_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  rw.set_outputs({clone(rw, x)});
+}
+
+/// aten.pad.default → at::native::pad → _pad_enum: "constant" is constant_pad_nd(self,
+/// pad, value or 0.0); "reflect" / "replicate" are reflection_pad{1,2,3}d /
+/// replication_pad{1,2,3}d chosen by the pad length and input rank; "circular" is refused.
+void pad_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  auto pad = rw.syms("pad");
+  std::string mode = rw.args().find("mode") ? rw.str("mode") : std::string("constant");
+  auto value = rw.opt_float("value");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (pad.size() % 2 != 0 || pad.size() / 2 > m.rank()) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "pad: padding length must be even and at most twice the input rank");
+    return;
+  }
+  if (mode == "constant") {
+    rw.set_outputs({rw.call("aten.constant_pad_nd.default",
+                            {ir::arg_tensor(x), rw.sizes(pad), ir::arg_float(value.value_or(0.0))})});
+    return;
+  }
+  size_t n = pad.size() / 2;
+  bool rank_ok = n >= 1 && n <= 3 && (m.rank() == n + 1 || m.rank() == n + 2);
+  if ((mode != "reflect" && mode != "replicate") || !rank_ok) {
+    rw.unsupported("padding mode '" + mode + "' with " + std::to_string(pad.size()) + " pad values on a " +
+                   std::to_string(m.rank()) + "-d input");
+    return;
+  }
+  std::string op = std::string("aten.") + (mode == "reflect" ? "reflection_pad" : "replication_pad") +
+                   std::to_string(n) + "d.default";
+  rw.set_outputs({rw.call(op, {ir::arg_tensor(x), rw.sizes(pad)})});
+}
+
+/// aten.outer.default → at::native::outer: self.reshape([n, 1]) * vec2 (view + mul.Tensor).
+void outer_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  std::string v = rw.tensor("vec2");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (m.rank() != 1) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "outer: expects 1-d tensors");
+    return;
+  }
+  std::string col = reshape(rw, x, {m.sizes[0], SymPoly(1)});
+  rw.set_outputs({rw.call("aten.mul.Tensor", {ir::arg_tensor(col), ir::arg_tensor(v)})});
+}
+
+/// aten.repeat_interleave.self_int → at::native::repeat_interleave_symint: (flatten when
+/// dim is None) unsqueeze(dim + 1), expand, clone(contiguous_format), flatten(dim, dim + 1).
+void repeat_interleave_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  SymPoly repeats = rw.sym("repeats");
+  auto dim = rw.opt_int("dim");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (!dim) {
+    x = reshape(rw, x, {m.numel()});
+    m = rw.meta(x);
+  }
+  int64_t d = dim ? rw.take(normalize_dim(*dim, m.rank())) : 0;
+  if (!rw.ok()) return;
+  std::string u = unsqueeze(rw, x, d + 1);
+  std::vector<SymPoly> shape = m.sizes;
+  shape.insert(shape.begin() + d + 1, repeats);
+  std::string e = expand(rw, u, shape);
+  std::string c = clone(rw, e, ir::MemoryFormat::ContiguousFormat);
+  std::vector<SymPoly> flat = m.sizes;
+  flat[d] = m.sizes[d] * repeats;
+  rw.set_outputs({reshape(rw, c, flat)});
+}
+
+}  // namespace
+
+void add_shape_decompositions(std::vector<Decomposition>& out) {
+  out.push_back({"aten.flatten.using_ints", flatten_rule, "at::native::flatten (TensorShape.cpp) → reshape"});
+  out.push_back({"aten.reshape.default", reshape_rule, "at::native::reshape_symint (TensorShape.cpp)"});
+  out.push_back({"aten._reshape_alias.default", view_size_rule, "torch._decomp _reshape_alias → view"});
+  out.push_back({"aten._unsafe_view.default", view_size_rule, "torch._decomp _unsafe_view → view"});
+  out.push_back({"aten.view_as.default", view_as_rule, "at::native::view_as → view"});
+  out.push_back({"aten.reshape_as.default", reshape_as_rule, "at::native::reshape_as → reshape"});
+  out.push_back({"aten.expand_as.default", expand_as_rule, "torch._decomp expand_as → expand"});
+  out.push_back({"aten.contiguous.default", contiguous_rule, "at::native::contiguous → clone when needed"});
+  out.push_back({"aten.unflatten.int", unflatten_rule, "at::native::unflatten → view"});
+  out.push_back({"aten.squeeze.default", squeeze_all_rule, "torch._decomp squeeze_default → squeeze.dims"});
+  out.push_back({"aten.chunk.default", chunk_rule, "at::native::chunk → split.Tensor → split_with_sizes"});
+  out.push_back({"aten.unsafe_chunk.default", chunk_rule, "unsafe_chunk_py_impl → split_with_sizes"});
+  out.push_back({"aten.split.Tensor", split_rule, "torch._decomp split → split_with_sizes"});
+  out.push_back({"aten.unsafe_split.Tensor", split_rule, "torch._decomp unsafe_split → split_with_sizes"});
+  out.push_back({"aten.split.sizes", split_sizes_rule, "at::native split.sizes → split_with_sizes"});
+  out.push_back({"aten.unsafe_split_with_sizes.default", split_sizes_rule,
+                 "torch._decomp unsafe_split_with_sizes → split_with_sizes"});
+  out.push_back({"aten.unbind.int", unbind_rule, "torch._refs unbind (tensor_split + squeeze)"});
+  out.push_back({"aten.stack.default", stack_rule, "torch._refs stack (cat + view / unsqueeze + cat)"});
+  out.push_back({"aten.movedim.int", movedim_rule, "at::native::movedim → permute"});
+  out.push_back({"aten.swapaxes.default", swapaxes_rule, "at::native::swapaxes → transpose → permute"});
+  out.push_back({"aten.swapdims.default", swapaxes_rule, "at::native::swapdims → transpose → permute"});
+  out.push_back({"aten.narrow.default", narrow_rule, "torch._decomp narrow → slice.Tensor"});
+  out.push_back({"aten.detach.default", alias_rule, "torch._decomp nop_decomposition → alias"});
+  out.push_back({"aten.lift_fresh.default", alias_rule, "torch._decomp nop_decomposition → alias"});
+  out.push_back({"aten.lift_fresh_copy.default", lift_fresh_copy_rule, "lift_fresh_copy → clone"});
+  out.push_back({"aten.pad.default", pad_rule, "at::native::pad / _pad_enum (PadNd.cpp)"});
+  out.push_back({"aten.outer.default", outer_rule, "at::native::outer → view + mul.Tensor"});
+  out.push_back({"aten.repeat_interleave.self_int", repeat_interleave_rule,
+                 "at::native::repeat_interleave_symint (unsqueeze, expand, clone, flatten)"});
+}
+
+}  // namespace pteforge::passes::decomp

@@ -1,0 +1,154 @@
+// SymPoly arithmetic (see sym_poly.h).
+#include "passes/decompositions/sym_poly.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace pteforge::passes::decomp {
+
+SymPoly::SymPoly(int64_t v) {
+  if (v != 0) terms_[{}] = v;
+}
+
+SymPoly SymPoly::atom(const std::string& name) {
+  SymPoly p;
+  p.terms_[{name}] = 1;
+  return p;
+}
+
+bool SymPoly::is_constant() const {
+  return terms_.empty() || (terms_.size() == 1 && terms_.begin()->first.empty());
+}
+
+int64_t SymPoly::value() const { return terms_.empty() ? 0 : terms_.begin()->second; }
+
+std::optional<std::string> SymPoly::as_atom() const {
+  if (terms_.size() != 1) return std::nullopt;
+  const auto& [m, c] = *terms_.begin();
+  if (m.size() != 1 || c != 1) return std::nullopt;
+  return m[0];
+}
+
+std::optional<std::pair<int64_t, std::string>> SymPoly::as_scaled_atom() const {
+  if (terms_.size() != 1) return std::nullopt;
+  const auto& [m, c] = *terms_.begin();
+  if (m.size() != 1) return std::nullopt;
+  return std::make_pair(c, m[0]);
+}
+
+namespace {
+// Sizes from the input are bounded by the importer, but products of many of them
+// could still overflow; saturate instead of overflowing (no undefined behaviour).
+int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return (b > 0) ? INT64_MAX : INT64_MIN;
+  return r;
+}
+int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return ((a < 0) != (b < 0)) ? INT64_MIN : INT64_MAX;
+  return r;
+}
+}  // namespace
+
+void SymPoly::add_term(const Monomial& m, int64_t c) {
+  if (c == 0) return;
+  auto it = terms_.find(m);
+  if (it == terms_.end()) {
+    terms_.emplace(m, c);
+    return;
+  }
+  it->second = sat_add(it->second, c);
+  if (it->second == 0) terms_.erase(it);
+}
+
+SymPoly SymPoly::operator+(const SymPoly& o) const {
+  SymPoly r = *this;
+  for (const auto& [m, c] : o.terms_) r.add_term(m, c);
+  return r;
+}
+
+SymPoly SymPoly::operator-(const SymPoly& o) const {
+  SymPoly r = *this;
+  for (const auto& [m, c] : o.terms_) r.add_term(m, c == INT64_MIN ? INT64_MAX : -c);
+  return r;
+}
+
+SymPoly SymPoly::operator*(const SymPoly& o) const {
+  SymPoly r;
+  for (const auto& [m1, c1] : terms_) {
+    for (const auto& [m2, c2] : o.terms_) {
+      Monomial m = m1;
+      m.insert(m.end(), m2.begin(), m2.end());
+      std::sort(m.begin(), m.end());
+      r.add_term(m, sat_mul(c1, c2));
+    }
+  }
+  return r;
+}
+
+std::optional<SymPoly> SymPoly::div_exact(int64_t d) const {
+  if (d == 0) return std::nullopt;
+  SymPoly r;
+  for (const auto& [m, c] : terms_) {
+    if ((d == -1 && c == INT64_MIN) || c % d != 0) return std::nullopt;
+    r.add_term(m, c / d);
+  }
+  return r;
+}
+
+std::optional<SymPoly> SymPoly::div_exact(const SymPoly& d) const {
+  if (d.is_constant()) return div_exact(d.value());
+  if (d.terms_.empty()) return std::nullopt;
+  if (d.terms_.size() != 1) {
+    if (*this == d) return SymPoly(1);
+    return std::nullopt;
+  }
+  const auto& [dm, dc] = *d.terms_.begin();
+  SymPoly r;
+  for (const auto& [m, c] : terms_) {
+    if ((dc == -1 && c == INT64_MIN) || c % dc != 0) return std::nullopt;
+    Monomial rest = m;
+    for (const auto& a : dm) {
+      auto it = std::find(rest.begin(), rest.end(), a);
+      if (it == rest.end()) return std::nullopt;
+      rest.erase(it);
+    }
+    r.add_term(rest, c / dc);
+  }
+  return r;
+}
+
+std::optional<int64_t> SymPoly::evaluate(
+    const std::function<std::optional<int64_t>(const std::string&)>& lookup) const {
+  int64_t total = 0;
+  for (const auto& [m, c] : terms_) {
+    int64_t t = c;
+    for (const auto& a : m) {
+      auto v = lookup(a);
+      if (!v) return std::nullopt;
+      if (__builtin_mul_overflow(t, *v, &t)) return std::nullopt;
+    }
+    if (__builtin_add_overflow(total, t, &total)) return std::nullopt;
+  }
+  return total;
+}
+
+std::string SymPoly::key() const {
+  if (terms_.empty()) return "0";
+  std::string out;
+  for (const auto& [m, c] : terms_) {
+    if (!out.empty()) out += "+";
+    out += std::to_string(c);
+    for (const auto& a : m) out += "*" + a;
+  }
+  return out;
+}
+
+SymPoly product(const std::vector<SymPoly>& xs) {
+  SymPoly p(1);
+  for (const auto& x : xs) p = p * x;
+  return p;
+}
+
+}  // namespace pteforge::passes::decomp

@@ -1,0 +1,68 @@
+// SymPoly: a tensor size or stride that may be symbolic, as a polynomial
+// with integer coefficients over shape symbols (s0, s77, ...).
+//
+// Decompositions compute new shapes (a linear layer flattens [s0, 4, 8] to
+// [4*s0, 8]; matmul folds batch dimensions), so they need arithmetic on
+// sizes. Export's sizes are products and sums of backed symbols, which a
+// polynomial represents exactly and compares structurally. Anything else
+// (FloorDiv, Max, ...) is kept as an opaque atom that can still be
+// multiplied and compared, but not simplified.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pteforge::passes::decomp {
+
+class SymPoly {
+ public:
+  /// A monomial: the sorted list of atom names (repeated for powers).
+  using Monomial = std::vector<std::string>;
+
+  SymPoly() = default;
+  SymPoly(int64_t v);  // NOLINT: implicit from a concrete size by design
+  /// The atom `name` (a symbol such as "s0", or an opaque atom).
+  static SymPoly atom(const std::string& name);
+
+  bool is_constant() const;
+  /// The value when constant (precondition: is_constant()).
+  int64_t value() const;
+  /// The single atom name when the polynomial is exactly one atom with coefficient 1.
+  std::optional<std::string> as_atom() const;
+  /// coef * atom when the polynomial is one monomial of one atom (coef may be 1).
+  std::optional<std::pair<int64_t, std::string>> as_scaled_atom() const;
+
+  /// Terms: monomial → coefficient (no zero coefficients; constant term under {}).
+  const std::map<Monomial, int64_t>& terms() const { return terms_; }
+
+  SymPoly operator+(const SymPoly& o) const;
+  SymPoly operator-(const SymPoly& o) const;
+  SymPoly operator*(const SymPoly& o) const;
+  bool operator==(const SymPoly& o) const { return terms_ == o.terms_; }
+  bool operator!=(const SymPoly& o) const { return terms_ != o.terms_; }
+
+  /// Exact division by a positive constant; nullopt when a coefficient is not divisible.
+  std::optional<SymPoly> div_exact(int64_t d) const;
+  /// Exact division by a monomial-free polynomial `d`: handles a constant `d`, and
+  /// a `d` equal to a factor of every term (e.g. (4*s0) / s0). nullopt otherwise.
+  std::optional<SymPoly> div_exact(const SymPoly& d) const;
+
+  /// Value with atoms bound by `lookup`; nullopt when an atom is unbound or on overflow.
+  std::optional<int64_t> evaluate(const std::function<std::optional<int64_t>(const std::string&)>& lookup) const;
+
+  /// Stable text key (for maps): "4*s0+1".
+  std::string key() const;
+
+ private:
+  std::map<Monomial, int64_t> terms_;
+  void add_term(const Monomial& m, int64_t c);
+};
+
+/// Product of a list of sizes.
+SymPoly product(const std::vector<SymPoly>& xs);
+
+}  // namespace pteforge::passes::decomp

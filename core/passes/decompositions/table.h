@@ -1,0 +1,46 @@
+// The decomposition table: one rule per non-core operator overload.
+//
+// Each rule lives in the file of its op family (linalg.cpp, conv.cpp, ...),
+// with a docstring naming the PyTorch decomposition it mirrors and its shape
+// conditions; the family adds its rules to the table in
+// add_<family>_decompositions(). A rule may emit non-core ops: the pass
+// visits every node it inserts, so they are decomposed in turn (as PyTorch's
+// decompositions recurse).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "passes/decompositions/rewriter.h"
+
+namespace pteforge::passes::decomp {
+
+using RuleFn = void (*)(Rewriter&);
+
+struct Decomposition {
+  /// The overload, short form: "aten.linear.default".
+  std::string_view target;
+  RuleFn apply;
+  /// The PyTorch decomposition it mirrors (and where it lives).
+  std::string_view mirrors;
+};
+
+/// Every rule, sorted by target.
+const std::vector<Decomposition>& decompositions();
+/// The rule for `short_target` ("aten.linear.default"), or nullptr.
+const Decomposition* find_decomposition(std::string_view short_target);
+
+// Family registration (one per file).
+void add_linalg_decompositions(std::vector<Decomposition>& out);
+void add_conv_decompositions(std::vector<Decomposition>& out);
+void add_norm_decompositions(std::vector<Decomposition>& out);
+void add_activation_decompositions(std::vector<Decomposition>& out);
+void add_pooling_decompositions(std::vector<Decomposition>& out);
+void add_shape_decompositions(std::vector<Decomposition>& out);
+void add_creation_decompositions(std::vector<Decomposition>& out);
+void add_attention_decompositions(std::vector<Decomposition>& out);
+void add_pointwise_decompositions(std::vector<Decomposition>& out);
+void add_indexing_decompositions(std::vector<Decomposition>& out);
+void add_rnn_decompositions(std::vector<Decomposition>& out);
+
+}  // namespace pteforge::passes::decomp

@@ -1,0 +1,324 @@
+// Module swap API (see module_swap_api.h).
+#include "passes/module_swap_api.h"
+
+#include <algorithm>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "ir/printer.h"
+#include "passes/module_swap/outline.h"
+#include "passes/module_swap/partition.h"
+#include "passes/module_swap/pytree_ir.h"
+#include "passes/pass_registry.h"
+#include "serde/archive_zip.h"
+#include "serde/import_exported_program.h"
+#include "serde/payload_config.h"
+#include "serde/state_binding.h"
+
+namespace pteforge::passes {
+namespace {
+
+constexpr uint64_t kMaxProgramJsonBytes = uint64_t{1} << 30;  // 1 GiB
+constexpr uint64_t kMaxConfigBytes = uint64_t{256} << 20;     // 256 MiB
+
+std::string value_text(const ir::Graph& g, const ir::Argument& a) {
+  const std::string* n = a.value_name();
+  if (!n) return ir::print_argument(a);
+  const ir::Value* v = g.find_value(*n);
+  if (!v || !v->defined()) return "None";
+  if (const ir::TensorMeta* m = v->tensor_meta()) return ir::format_tensor_type(*m);
+  return std::string(ir::value_kind_name(v->kind));
+}
+
+size_t depth_of(const std::string& fqn) {
+  return fqn.empty() ? 0 : static_cast<size_t>(std::count(fqn.begin(), fqn.end(), '.')) + 1;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+  return out;
+}
+
+Status run_on_copy(ir::ExportedProgram& ep, const PipelineOptions& options, PassReport* report) {
+  PTEFORGE_ASSIGN_OR_RETURN(PassManager pm, PassManager::create(options));
+  ir::ExportedProgram work = ep;
+  MethodState state;
+  state.method = "forward";
+  PassReport local;
+  Status st = pm.run(work, state, report ? *report : local);
+  if (!st.ok()) return st;
+  ep = std::move(work);
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<ModuleInfo> list_modules(const ir::ExportedProgram& ep) {
+  std::vector<ModuleInfo> out;
+  auto find = [&out](const std::string& fqn) -> ModuleInfo* {
+    for (auto& m : out) {
+      if (m.fqn == fqn) return &m;
+    }
+    return nullptr;
+  };
+  auto add = [&](const std::string& fqn) {
+    if (find(fqn)) return;
+    ModuleInfo m;
+    m.fqn = fqn;
+    m.depth = depth_of(fqn);
+    out.push_back(std::move(m));
+  };
+  add("");
+  for (const auto& e : ep.graph_module.module_call_graph) {
+    if (e.fqn.find('@') == std::string::npos) add(e.fqn);
+  }
+  for (const ir::Node& n : ep.graph()) {
+    const auto& st = n.metadata().nn_module_stack;
+    if (!st) continue;
+    for (const auto& f : *st) {
+      add(f.path);
+      ModuleInfo* m = find(f.path);
+      if (m->type.empty()) m->type = f.type;
+    }
+  }
+  const ir::Graph& g = ep.graph();
+  for (ModuleInfo& m : out) {
+    if (m.fqn.empty()) {
+      m.nodes = g.num_nodes();
+      m.calls = 1;
+      m.reason = "the root module is the program itself";
+      continue;
+    }
+    for (const ir::Node& n : g) m.nodes += module_swap::node_in_module(n, m.fqn) ? 1 : 0;
+    m.calls = module_swap::module_call_count(ep, m.fqn);
+    const ir::ModuleCallSignature* sig = module_swap::find_call_signature(ep, m.fqn);
+    m.preserved = sig != nullptr;
+    if (sig) {
+      m.in_spec = module_swap::describe_treespec(sig->in_spec.root);
+      m.out_spec = module_swap::describe_treespec(sig->out_spec.root);
+      for (const auto& a : sig->inputs) m.inputs.push_back(value_text(g, a));
+      for (const auto& a : sig->outputs) m.outputs.push_back(value_text(g, a));
+    }
+    ir::ExportedProgram copy = ep;
+    auto r = module_swap::outline_modules(copy, {m.fqn});
+    m.swappable = r.ok();
+    if (!r.ok()) m.reason = r.error().message;
+  }
+  return out;
+}
+
+std::string modules_to_text(const std::vector<ModuleInfo>& modules) {
+  std::string out;
+  for (const auto& m : modules) {
+    std::string line(2 * m.depth, ' ');
+    line += m.fqn.empty() ? std::string("(root)") : m.fqn;
+    if (!m.type.empty()) line += "  " + m.type;
+    line += "  nodes=" + std::to_string(m.nodes);
+    if (m.calls > 1) line += "  calls=" + std::to_string(m.calls);
+    if (m.preserved) {
+      line += "  preserved";
+      line += m.swappable ? "  swappable" : "  not swappable: " + m.reason;
+      line += "  in=(" + join(m.inputs) + ") out=(" + join(m.outputs) + ")";
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string modules_to_json(const std::vector<ModuleInfo>& modules) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  auto strings = [&w](const std::vector<std::string>& v) {
+    w.StartArray();
+    for (const auto& s : v) w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
+    w.EndArray();
+  };
+  auto str = [&w](const char* key, const std::string& v) {
+    w.Key(key);
+    w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
+  };
+  w.StartArray();
+  for (const auto& m : modules) {
+    w.StartObject();
+    str("fqn", m.fqn);
+    str("type", m.type);
+    w.Key("depth");
+    w.Uint64(m.depth);
+    w.Key("nodes");
+    w.Uint64(m.nodes);
+    w.Key("calls");
+    w.Uint64(m.calls);
+    w.Key("preserved");
+    w.Bool(m.preserved);
+    w.Key("swappable");
+    w.Bool(m.swappable);
+    str("reason", m.reason);
+    str("in_spec", m.in_spec);
+    str("out_spec", m.out_spec);
+    w.Key("inputs");
+    strings(m.inputs);
+    w.Key("outputs");
+    strings(m.outputs);
+    w.EndObject();
+  }
+  w.EndArray();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+Status outline(ir::ExportedProgram& ep, const std::vector<std::string>& fqns, PassReport* report) {
+  PipelineOptions options;
+  options.passes = {"outline_modules", "remove_pytree_pairs"};
+  options.outline_modules = fqns;
+  options.verify_each = true;
+  return run_on_copy(ep, options, report);
+}
+
+Status swap(ir::ExportedProgram& ep, const std::vector<SwapRequest>& swaps, PassReport* report) {
+  PipelineOptions options;
+  options.passes = {"swap_modules"};
+  options.swaps = swaps;
+  options.verify_each = true;
+  return run_on_copy(ep, options, report);
+}
+
+std::string swap_source_label(std::string_view fqn) { return "swap:" + std::string(fqn); }
+
+Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::Pt2Layout& layout,
+                                         const std::string& method, const std::string& source) {
+  const serde::Pt2Model* model = nullptr;
+  if (method.empty() && layout.models.size() == 1) {
+    model = &layout.models.front();
+  } else {
+    model = layout.find_method(method.empty() ? std::string("forward") : method);
+  }
+  if (!model) {
+    std::vector<std::string> names;
+    for (const auto& m : layout.models) names.push_back(m.method);
+    Location where;
+    where.method = method;
+    return make_error(ErrorCode::OPTION_INVALID,
+                      "the input has no method '" + method + "'; its methods: " + join(names), where);
+  }
+  auto located = [&](Error e) {
+    if (!e.where.method) e.where.method = model->method;
+    return e;
+  };
+  auto text = serde::read_entry(archive, model->program_entry, kMaxProgramJsonBytes);
+  if (!text.ok()) return located(std::move(text).error());
+  auto imported = serde::import_exported_program(*text);
+  if (!imported.ok()) {
+    Error e = std::move(imported).error();
+    if (!e.where.entry) e.where.entry = model->program_entry;
+    return located(std::move(e));
+  }
+  ir::ExportedProgram ep = std::move(imported->program);
+
+  auto read_config = [&](const std::optional<std::string>& entry) -> Result<serde::PayloadConfig> {
+    if (!entry) return serde::PayloadConfig{};
+    PTEFORGE_ASSIGN_OR_RETURN(std::string cfg, serde::read_entry(archive, *entry, kMaxConfigBytes));
+    return serde::parse_payload_config(cfg, *entry);
+  };
+  auto weights = read_config(model->weights_config_entry);
+  if (!weights.ok()) return located(std::move(weights).error());
+  auto constants = read_config(model->constants_config_entry);
+  if (!constants.ok()) return located(std::move(constants).error());
+  serde::PayloadSizeFn size_of = [&](const std::string& path_name, bool is_constant) -> std::optional<uint64_t> {
+    auto entry = serde::resolve_payload(archive, *model,
+                                        is_constant ? serde::PayloadFolder::kConstants : serde::PayloadFolder::kWeights,
+                                        path_name);
+    if (!entry.ok()) return std::nullopt;
+    return (*entry)->size;
+  };
+  auto state = serde::bind_state(ep, *weights, *constants, size_of);
+  if (!state.ok()) return located(std::move(state).error());
+  ep.state = std::move(state).value();
+  for (auto& s : ep.state.storages) s.source = source;
+  return ep;
+}
+
+Result<ir::ExportedProgram> load_program(serde::Archive& archive, const std::string& method, const std::string& source) {
+  PTEFORGE_ASSIGN_OR_RETURN(serde::Pt2Layout layout, serde::detect_pt2_layout(archive));
+  return load_program(archive, layout, method, source);
+}
+
+Result<ir::ExportedProgram> load_program_bytes(std::string bytes, const std::string& method, const std::string& source) {
+  if (bytes.size() >= 2 && bytes[0] == 'P' && bytes[1] == 'K') {
+    PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<serde::ZipArchive> zip,
+                              serde::ZipArchive::open(std::make_unique<serde::MemoryByteSource>(std::move(bytes))));
+    return load_program(*zip, method, source);
+  }
+  PTEFORGE_ASSIGN_OR_RETURN(
+      std::unique_ptr<serde::MemoryArchive> mem,
+      serde::MemoryArchive::create({{std::string("model.json"), std::move(bytes)}}));
+  return load_program(*mem, serde::program_json_layout("model.json"), method, source);
+}
+
+Status prepare_replacement(ir::ExportedProgram& replacement, const PipelineOptions& options) {
+  const std::vector<std::string> pipeline = options.passes.empty() ? default_pipeline() : options.passes;
+  PipelineOptions prep = options;
+  prep.swaps.clear();
+  prep.outline_modules.clear();
+  prep.passes.clear();
+  for (const auto& name : pipeline) {
+    if (name == "swap_modules") break;
+    const RegisteredPass* reg = find_pass(name);
+    if (reg && reg->factory) prep.passes.push_back(name);
+  }
+  if (prep.passes.empty()) return Status::Ok();
+  PTEFORGE_ASSIGN_OR_RETURN(PassManager pm, PassManager::create(prep));
+  MethodState state;
+  state.method = "forward";
+  PassReport report;
+  return pm.run(replacement, state, report);
+}
+
+Status swap_from_bytes(ir::ExportedProgram& ep, const std::string& fqn, std::string bytes,
+                       const PipelineOptions& options, PassReport* report) {
+  PTEFORGE_ASSIGN_OR_RETURN(ir::ExportedProgram rep, load_program_bytes(std::move(bytes), "", swap_source_label(fqn)));
+  PTEFORGE_TRY(prepare_replacement(rep, options));
+  std::vector<SwapRequest> swaps = {SwapRequest{fqn, std::make_shared<const ir::ExportedProgram>(std::move(rep))}};
+  return swap(ep, swaps, report);
+}
+
+Result<SwapOption> parse_swap_option(std::string_view text) {
+  const std::string shown = "'" + std::string(text) + "'";
+  const size_t eq = text.find('=');
+  if (eq == std::string_view::npos) {
+    return make_error(ErrorCode::OPTION_INVALID, "--swap expects MODULE=REPLACEMENT (e.g. encoder.layer.1=block.pt2), got " + shown);
+  }
+  SwapOption opt;
+  opt.fqn = std::string(text.substr(0, eq));
+  opt.path = std::string(text.substr(eq + 1));
+  if (opt.fqn.empty()) return make_error(ErrorCode::OPTION_INVALID, "--swap " + shown + " names no module before '='");
+  if (opt.path.empty()) {
+    return make_error(ErrorCode::OPTION_INVALID, "--swap " + shown + " names no replacement file after '='");
+  }
+  bool ok = opt.fqn.front() != '.' && opt.fqn.back() != '.' && opt.fqn.find("..") == std::string::npos;
+  for (char c : opt.fqn) {
+    ok &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+  }
+  if (!ok) {
+    return make_error(ErrorCode::OPTION_INVALID,
+                      "--swap " + shown + ": '" + opt.fqn +
+                          "' is not a module path (names of letters, digits and '_' separated by single dots)");
+  }
+  return opt;
+}
+
+Result<std::vector<SwapOption>> parse_swap_options(const std::vector<std::string>& texts) {
+  std::vector<SwapOption> out;
+  for (const auto& t : texts) {
+    PTEFORGE_ASSIGN_OR_RETURN(SwapOption o, parse_swap_option(t));
+    for (const auto& prev : out) {
+      if (prev.fqn == o.fqn) {
+        return make_error(ErrorCode::OPTION_INVALID, "--swap names module '" + o.fqn + "' more than once");
+      }
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+}  // namespace pteforge::passes

@@ -1,0 +1,69 @@
+// bench_import: import speed against the baseline of a plain RapidJSON DOM
+// Parse of the same bytes (issue 2: import <= 1.5x the baseline).
+// For each program JSON given: the best of N runs of (a) rapidjson::Document
+// Parse, (b) serde::import_exported_program (parse + IR + verify), and their
+// ratio, as a Markdown table. Usage: bench_import [-n RUNS] PROGRAM.json...
+#include <rapidjson/document.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "serde/import_exported_program.h"
+
+using namespace pteforge;
+
+namespace {
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 5;
+  int first = 1;
+  if (argc > 2 && std::strcmp(argv[1], "-n") == 0) {
+    runs = std::atoi(argv[2]);
+    first = 3;
+  }
+  std::printf("| program | bytes | nodes | RapidJSON parse (ms) | import (ms) | ratio |\n|---|---|---|---|---|---|\n");
+  for (int i = first; i < argc; ++i) {
+    std::ifstream in(argv[i], std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string bytes = ss.str();
+    double parse_best = 1e300, import_best = 1e300;
+    size_t nodes = 0;
+    for (int r = 0; r < runs; ++r) {
+      std::string copy = bytes;
+      double t0 = now_ms();
+      rapidjson::Document doc;
+      doc.Parse<rapidjson::kParseNanAndInfFlag>(copy.data(), copy.size());
+      double t1 = now_ms();
+      if (doc.HasParseError()) {
+        std::fprintf(stderr, "%s: not JSON\n", argv[i]);
+        return 1;
+      }
+      parse_best = std::min(parse_best, t1 - t0);
+      std::string copy2 = bytes;
+      double t2 = now_ms();
+      auto imported = serde::import_exported_program(std::move(copy2));
+      double t3 = now_ms();
+      if (!imported.ok()) {
+        std::fprintf(stderr, "%s: %s\n", argv[i], imported.error().to_string().c_str());
+        return 1;
+      }
+      nodes = imported->program.graph().num_nodes();
+      import_best = std::min(import_best, t3 - t2);
+    }
+    std::printf("| %s | %zu | %zu | %.2f | %.2f | %.2f |\n", argv[i], bytes.size(), nodes, parse_best, import_best,
+                import_best / parse_best);
+  }
+  return 0;
+}

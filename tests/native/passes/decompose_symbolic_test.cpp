@@ -1,0 +1,170 @@
+// Symbolic shapes through decompositions: view sizes become SymInt arguments
+// with sym_size.int / _operator.mul nodes as export writes them, and new
+// tensor metas carry symbolic sizes in the program's expression style.
+#include <doctest/doctest.h>
+
+#include "common/program_builder.h"
+#include "decompose_test_util.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+using pteforge::testing::load_program;
+using pteforge::testing::ProgramBuilder;
+
+namespace {
+constexpr ScalarType F = ScalarType::Float;
+
+SymInt sym(const std::string& expr, int64_t hint) {
+  SymExpr e;
+  e.expr_str = expr;
+  e.hint = SymExprHint::of_int(hint);
+  return SymInt(std::move(e));
+}
+
+const std::string kS0 = "Symbol('s0', integer=True, positive=True)";
+const std::string kS1 = "Symbol('s1', integer=True, positive=True)";
+
+/// A contiguous meta with symbolic sizes (strides computed from `strides`).
+TensorMeta meta(std::vector<SymInt> sizes, std::vector<SymInt> strides) {
+  TensorMeta m;
+  m.dtype = F;
+  m.sizes = std::move(sizes);
+  m.strides = std::move(strides);
+  m.storage_offset = SymInt(0);
+  return m;
+}
+}  // namespace
+
+TEST_CASE("symbolic: tir_dynamic_batch (dynamic batch through linear and matmul)") {
+  ExportedProgram ep = load_program("fixtures/tir/tir_dynamic_batch/models/model.json");
+  Status st = pteforge::testing::decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  CHECK(pteforge::testing::typed(ep.graph()) ==
+        "graph(%p_w: float32[6, 3], %p_fc_weight: float32[6, 8], %p_fc_bias: float32[6], %x: float32[s0, 4, 8]):\n"
+        "  %sym_size_int_1: SymInt(s0) = aten.sym_size.int(%x, 0)\n"
+        "  %mul: SymInt(4*s0) = _operator.mul(%sym_size_int_1, 4)\n"
+        "  %view: float32[4*s0, 8] = aten.view.default(%x, [%mul, 8])\n"
+        "  %permute: float32[8, 6] = aten.permute.default(%p_fc_weight, [1, 0])\n"
+        "  %addmm: float32[4*s0, 6] = aten.addmm.default(%p_fc_bias, %view, %permute)\n"
+        "  %view_1: float32[s0, 4, 6] = aten.view.default(%addmm, [%sym_size_int_1, 4, 6])\n"
+        "  %relu: float32[s0, 4, 6] = aten.relu.default(%view_1)\n"
+        "  %view_2: float32[4*s0, 6] = aten.view.default(%relu, [%mul, 6])\n"
+        "  %mm: float32[4*s0, 3] = aten.mm.default(%view_2, %p_w)\n"
+        "  %view_3: float32[s0, 4, 3] = aten.view.default(%mm, [%sym_size_int_1, 4, 3])\n"
+        "  return (%view_3)\n");
+  // New SymInt values and sizes use the program's srepr spelling with hints.
+  const Value* mul = ep.graph().find_value("mul");
+  REQUIRE(mul);
+  REQUIRE(mul->sym_int());
+  CHECK(mul->sym_int()->expr().expr_str == "Mul(Integer(4), " + kS0 + ")");
+  CHECK(mul->sym_int()->hint() == std::optional<int64_t>(12));
+  const TensorMeta* v = ep.graph().tensor_meta("view");
+  REQUIRE(v);
+  REQUIRE(v->sizes[0].is_symbolic());
+  CHECK(v->sizes[0].expr().expr_str == "Mul(Integer(4), " + kS0 + ")");
+  CHECK(v->strides[0] == SymInt(8));
+  const TensorMeta* v1 = ep.graph().tensor_meta("view_1");
+  REQUIRE(v1);
+  CHECK(v1->sizes[0].expr().expr_str == kS0);
+  // The leading stride of [s0, 4, 6] is 24 (contiguous, independent of s0).
+  CHECK(v1->strides[0] == SymInt(24));
+  REQUIRE(verify_program(ep).ok());
+}
+
+TEST_CASE("symbolic: two dynamic dims flatten through linear with _operator.mul of two sym_size values") {
+  ProgramBuilder b;
+  auto w = b.parameter("p_w", "w", F, {6, 8});
+  auto bias = b.parameter("p_b", "b", F, {6});
+  auto x = b.input("x", F, {2, 3, 8});
+  b.output(b.call("aten.linear.default", {arg_tensor(x), arg_tensor(w), arg_tensor(bias)}, {F, {2, 3, 6}}));
+  ExportedProgram& p = b.program();
+  SymInt s0 = sym(kS0, 2), s1 = sym(kS1, 3);
+  p.graph().set_tensor_meta("x", meta({s0, s1, SymInt(8)}, {sym("Mul(Integer(8), " + kS1 + ")", 24), SymInt(8),
+                                                            SymInt(1)}));
+  p.graph().set_tensor_meta("linear", meta({s0, s1, SymInt(6)}, {sym("Mul(Integer(6), " + kS1 + ")", 18), SymInt(6),
+                                                                 SymInt(1)}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  CHECK(pteforge::testing::typed(ep.graph()) ==
+        "graph(%p_w: float32[6, 8], %p_b: float32[6], %x: float32[s0, s1, 8]):\n"
+        "  %sym_size_int_1: SymInt(s0) = aten.sym_size.int(%x, 0)\n"
+        "  %sym_size_int_2: SymInt(s1) = aten.sym_size.int(%x, 1)\n"
+        "  %mul: SymInt(s0*s1) = _operator.mul(%sym_size_int_1, %sym_size_int_2)\n"
+        "  %view: float32[s0*s1, 8] = aten.view.default(%x, [%mul, 8])\n"
+        "  %permute: float32[8, 6] = aten.permute.default(%p_w, [1, 0])\n"
+        "  %addmm: float32[s0*s1, 6] = aten.addmm.default(%p_b, %view, %permute)\n"
+        "  %view_1: float32[s0, s1, 6] = aten.view.default(%addmm, [%sym_size_int_1, %sym_size_int_2, 6])\n"
+        "  return (%view_1)\n");
+  const Value* mul = ep.graph().find_value("mul");
+  REQUIRE(mul);
+  CHECK(mul->sym_int()->expr().expr_str == "Mul(" + kS0 + ", " + kS1 + ")");
+  CHECK(mul->sym_int()->hint() == std::optional<int64_t>(6));
+}
+
+TEST_CASE("symbolic: an existing SymInt value of the training IR is reused, not recomputed") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {4, 8});
+  ExportedProgram& p = b.program();
+  SymInt s0 = sym(kS0, 4);
+  p.graph().set_tensor_meta("x", meta({s0, SymInt(8)}, {SymInt(8), SymInt(1)}));
+  p.graph().append(Node(OpTarget("torch.ops.aten.sym_size.int"),
+                        {positional("self", arg_tensor(x)), positional("dim", arg_int(0))},
+                        {arg_sym_int("sym_size_int")}, "sym_size_int"));
+  p.graph().set_sym_int("sym_size_int", s0);
+  p.graph().append(Node(OpTarget("torch.ops.aten.view.default"),
+                        {positional("self", arg_tensor(x)),
+                         positional("size", Argument::make<ArgTag::SymInts>(std::vector<SymIntArgument>{
+                                                {std::string("sym_size_int"), 0}, {std::nullopt, 2}, {std::nullopt, 4}}))},
+                        {arg_tensor("view")}, "view"));
+  p.graph().set_tensor_meta("view", meta({s0, SymInt(2), SymInt(4)}, {SymInt(8), SymInt(4), SymInt(1)}));
+  p.graph().append(Node(OpTarget("torch.ops.aten.flatten.using_ints"),
+                        {positional("self", arg_tensor("view")), positional("start_dim", arg_int(0)),
+                         positional("end_dim", arg_int(1))},
+                        {arg_tensor("flatten")}, "flatten"));
+  p.graph().set_tensor_meta("flatten",
+                            meta({sym("Mul(Integer(2), " + kS0 + ")", 8), SymInt(4)}, {SymInt(4), SymInt(1)}));
+  b.output("flatten");
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  CHECK(pteforge::testing::typed(ep.graph()) ==
+        "graph(%x: float32[s0, 8]):\n"
+        "  %sym_size_int: SymInt(s0) = aten.sym_size.int(%x, 0)\n"
+        "  %view: float32[s0, 2, 4] = aten.view.default(%x, [%sym_size_int, 2, 4])\n"
+        "  %mul: SymInt(2*s0) = _operator.mul(%sym_size_int, 2)\n"
+        "  %view_1: float32[2*s0, 4] = aten.view.default(%view, [%mul, 4])\n"
+        "  return (%view_1)\n");
+  // The flatten's own expression text is reused for the new size.
+  const TensorMeta* v1 = ep.graph().tensor_meta("view_1");
+  REQUIRE(v1);
+  CHECK(v1->sizes[0].expr().expr_str == "Mul(Integer(2), " + kS0 + ")");
+}
+
+TEST_CASE("symbolic: batched matmul over a dynamic batch (expand + view + bmm + view)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3, 4, 5});
+  auto y = b.input("y", F, {3, 5, 6});
+  b.output(b.call("aten.matmul.default", {arg_tensor(x), arg_tensor(y)}, {F, {3, 4, 6}}));
+  ExportedProgram& p = b.program();
+  SymInt s0 = sym("s0", 3);  // the older str() spelling (torch-export-format.md §9.2)
+  p.graph().set_tensor_meta("x", meta({s0, SymInt(4), SymInt(5)}, {SymInt(20), SymInt(5), SymInt(1)}));
+  p.graph().set_tensor_meta("y", meta({s0, SymInt(5), SymInt(6)}, {SymInt(30), SymInt(6), SymInt(1)}));
+  p.graph().set_tensor_meta("matmul", meta({s0, SymInt(4), SymInt(6)}, {SymInt(24), SymInt(6), SymInt(1)}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  CHECK(pteforge::testing::typed(ep.graph()) ==
+        "graph(%x: float32[s0, 4, 5], %y: float32[s0, 5, 6]):\n"
+        "  %sym_size_int_1: SymInt(s0) = aten.sym_size.int(%x, 0)\n"
+        "  %expand: float32[s0, 4, 5] = aten.expand.default(%x, [%sym_size_int_1, 4, 5])\n"
+        "  %view: float32[s0, 4, 5] = aten.view.default(%expand, [%sym_size_int_1, 4, 5])\n"
+        "  %expand_1: float32[s0, 5, 6] = aten.expand.default(%y, [%sym_size_int_1, 5, 6])\n"
+        "  %view_1: float32[s0, 5, 6] = aten.view.default(%expand_1, [%sym_size_int_1, 5, 6])\n"
+        "  %bmm: float32[s0, 4, 6] = aten.bmm.default(%view, %view_1)\n"
+        "  %view_2: float32[s0, 4, 6] = aten.view.default(%bmm, [%sym_size_int_1, 4, 6])\n"
+        "  return (%view_2)\n");
+  const Value* s = ep.graph().find_value("sym_size_int_1");
+  REQUIRE(s);
+  CHECK(s->sym_int()->expr().expr_str == "s0");
+}

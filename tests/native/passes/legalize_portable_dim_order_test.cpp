@@ -1,0 +1,86 @@
+// legalize_portable_dim_order: contiguous copies in front of the five
+// layout-sensitive portable ops (§1.3 B2).
+#include <doctest/doctest.h>
+
+#include "common/program_builder.h"
+#include "et_test_util.h"
+#include "ir/printer.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+using pteforge::testing::et::describe;
+using pteforge::testing::ProgramBuilder;
+using pteforge::testing::et::run_passes;
+
+namespace {
+
+/// x: float32[1, 3, 4, 4] in channels-last strides (48, 1, 12, 3).
+std::string channels_last_input(ProgramBuilder& b) {
+  auto x = b.input("x", ScalarType::Float, {1, 3, 4, 4});
+  TensorMeta m = *b.program().graph().tensor_meta(x);
+  m.strides = {SymInt(48), SymInt(1), SymInt(12), SymInt(3)};
+  b.program().graph().set_tensor_meta(x, m);
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("legalize_portable_dim_order: mean.dim on a channels-last input reads a contiguous copy") {
+  ProgramBuilder b;
+  auto x = channels_last_input(b);
+  auto mean = b.call("aten.mean.dim", {arg_tensor(x), arg_ints({2, 3}), arg_bool(true)}, {ScalarType::Float, {1, 3, 1, 1}});
+  b.output(mean);
+  ExportedProgram ep = b.build();
+  auto run = run_passes(ep, {"legalize_portable_dim_order", "spec_prop"});
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(print_graph(ep.graph()) ==
+        "graph(%x):\n"
+        "  %_to_dim_order_copy = dim_order_ops._to_dim_order_copy.default(%x, dim_order=[0, 1, 2, 3])\n"
+        "  %mean = aten.mean.dim(%_to_dim_order_copy, [2, 3], True)\n"
+        "  return (%mean)\n");
+  CHECK(describe(run.state, "x") == "float32[1, 3, 4, 4] dim_order=[0, 2, 3, 1] static unplanned");
+  CHECK(describe(run.state, "_to_dim_order_copy") == "float32[1, 3, 4, 4] dim_order=[0, 1, 2, 3] static unplanned");
+  CHECK(run.report.passes[0].stats.at("copies_inserted") == 1);
+}
+
+TEST_CASE("legalize_portable_dim_order: every target op - and only those") {
+  const char* targets[] = {"aten._adaptive_avg_pool2d.default", "aten.avg_pool2d.default", "aten.expand_copy.default",
+                           "aten.mean.dim", "aten.sum.dim_IntList"};
+  for (const char* t : targets) {
+    CAPTURE(t);
+    ProgramBuilder b;
+    auto x = channels_last_input(b);
+    auto y = b.call(t, {arg_tensor(x), arg_ints({2, 2})}, {ScalarType::Float, {1, 3, 2, 2}}, {}, "y");
+    b.output(y);
+    ExportedProgram ep = b.build();
+    auto run = run_passes(ep, {"legalize_portable_dim_order"});
+    REQUIRE(run.status.ok());
+    CHECK(run.report.passes[0].changed);
+    CHECK(ep.graph().find_node("y")->inputs()[0].arg.tensor_name() == "_to_dim_order_copy");
+  }
+  // relu is layout-agnostic: untouched.
+  ProgramBuilder b;
+  auto x = channels_last_input(b);
+  b.output(b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {1, 3, 4, 4}}));
+  ExportedProgram ep = b.build();
+  auto run = run_passes(ep, {"legalize_portable_dim_order"});
+  REQUIRE(run.status.ok());
+  CHECK_FALSE(run.report.passes[0].changed);
+  CHECK(ep.graph().num_nodes() == 1);
+}
+
+TEST_CASE("legalize_portable_dim_order: contiguous and 0-d inputs are left alone") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {2, 3});
+  auto s = b.input("s", ScalarType::Float, {});
+  auto m = b.call("aten.mean.dim", {arg_tensor(x), arg_ints({1})}, {ScalarType::Float, {2}});
+  auto t = b.call("aten.sum.dim_IntList", {arg_tensor(s), arg_ints({})}, {ScalarType::Float, {}});
+  b.output(m);
+  b.output(t);
+  ExportedProgram ep = b.build();
+  const std::string before = print_graph(ep.graph());
+  auto run = run_passes(ep, {"legalize_portable_dim_order"});
+  REQUIRE(run.status.ok());
+  CHECK(print_graph(ep.graph()) == before);
+  CHECK_FALSE(run.report.passes[0].changed);
+}

@@ -1,0 +1,166 @@
+// sym_shape_eval: symbolic sizes -> upper bounds from range_constraints (§1.3 B8, §5.3),
+// and the interval arithmetic behind it (passes/sym_bounds.h).
+#include <doctest/doctest.h>
+
+#include "common/program_builder.h"
+#include "et_test_util.h"
+#include "ir/printer.h"
+#include "passes/sym_bounds.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+using passes::SymInterval;
+using pteforge::testing::et::describe;
+using pteforge::testing::ProgramBuilder;
+using pteforge::testing::et::run_passes;
+
+namespace {
+
+SymInterval bound(const std::string& text) {
+  auto e = parse_sym_expr(text);
+  REQUIRE_MESSAGE(e.ok(), text);
+  return passes::bound_sym_expr(*e, [](std::string_view s) -> std::optional<SymInterval> {
+    if (s == "s0") return SymInterval{2, 32};
+    if (s == "s1") return SymInterval{1, 8};
+    if (s == "u0") return SymInterval{0, SymInterval::kPosInf};
+    return std::nullopt;
+  });
+}
+
+void strip_max(ExportedProgram& ep) {
+  for (auto& [name, rc] : ep.range_constraints) rc.max_val.reset();
+}
+
+}  // namespace
+
+TEST_CASE("sym_bounds: interval arithmetic over sympy expressions") {
+  CHECK(bound("Mul(Integer(4), Symbol('s0', integer=True, positive=True))") == SymInterval{8, 128});
+  CHECK(bound("2*s0") == SymInterval{4, 64});
+  CHECK(bound("s0 + s1 - 1") == SymInterval{2, 39});
+  CHECK(bound("s0*s1") == SymInterval{2, 256});
+  CHECK(bound("(s0//2)") == SymInterval{1, 16});
+  CHECK(bound("FloorDiv(s0, s1)") == SymInterval{0, 32});
+  CHECK(bound("CeilDiv(s0, 4)") == SymInterval{1, 8});
+  CHECK(bound("Mod(s0, 3)") == SymInterval{0, 2});
+  CHECK(bound("PythonMod(s1, 16)") == SymInterval{1, 8});
+  CHECK(bound("Max(s0, 40)") == SymInterval{40, 40});
+  CHECK(bound("Max(s0, s1)") == SymInterval{2, 32});
+  CHECK(bound("Min(s0, 10)") == SymInterval{2, 10});
+  CHECK(bound("Pow(s1, 2)") == SymInterval{1, 64});
+  CHECK(bound("-s0 + 40") == SymInterval{8, 38});
+  CHECK(bound("Abs(s1 - 4)") == SymInterval{0, 4});
+  CHECK(bound("Rational(7, 2)") == SymInterval{3, 4});
+  CHECK(bound("s0 <= 16") == SymInterval{0, 1});
+  // A symbol without a range is a size: [0, +inf).
+  CHECK(bound("s9") == SymInterval{0, SymInterval::kPosInf});
+  CHECK(bound("10 - s9") == SymInterval{SymInterval::kNegInf, 10});
+  CHECK_FALSE(bound("u0 + 1").has_upper());
+  CHECK(bound("u0 + 1").lo == 1);
+  CHECK_FALSE(bound("Foo(s0)").has_upper());
+  CHECK_FALSE(bound("Foo(s0)").has_lower());
+  CHECK_FALSE(bound("FloorDiv(s0, s1 - 1)").has_upper());  // divisor range contains 0
+  CHECK(bound("Mul(Integer(4611686018427387904), s0)").hi == SymInterval::kPosInf);  // saturates
+}
+
+TEST_CASE("sym_shape_eval: dynamic_batch -> DYNAMIC_BOUND specs at their upper bounds - then planned") {
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
+  testing::et::to_edge_lite(ep);
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(run.report.diagnostics.empty());
+  CHECK(print_graph(ep.graph()) ==
+        "graph(%p_fc_weight, %p_fc_bias, %x):\n"
+        "  %sym_size_int_1 = aten.sym_size.int(%x, 0)\n"
+        "  %mul = executorch_prim.mul.Scalar(%sym_size_int_1, 4)\n"
+        "  %view = memory.view(%x, [%mul, 8])\n"
+        "  %alloc = memory.alloc([8, 6], torch.float32)\n"
+        "  %permute = aten.permute_copy.out(%p_fc_weight, [1, 0], out=%alloc)\n"
+        "  %alloc_1 = memory.alloc([128, 6], torch.float32)\n"
+        "  %addmm = aten.addmm.out(%p_fc_bias, %view, %permute, out=%alloc_1)\n"
+        "  %view_1 = memory.view(%addmm, [%sym_size_int_1, 4, 6])\n"
+        "  %alloc_2 = memory.alloc([32, 4, 6], torch.float32)\n"
+        "  %relu = aten.relu.out(%view_1, out=%alloc_2)\n"
+        "  return (%relu)\n");
+  CHECK(describe(run.state, "x") == "float32[32, 4, 8] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[0,9]");
+  CHECK(run.state.specs.get("x")->strides == std::vector<int64_t>{32, 8, 1});
+  CHECK(describe(run.state, "view") == "float32[128, 8] dim_order=[0, 1] dynamic_bound mem=1@0 life=[0,9] view");
+  CHECK(describe(run.state, "permute") == "float32[8, 6] dim_order=[0, 1] static mem=1@7168 life=[6,9]");
+  CHECK(describe(run.state, "addmm") == "float32[128, 6] dim_order=[0, 1] dynamic_bound mem=1@4096 life=[8,12]");
+  CHECK(describe(run.state, "view_1") == "float32[32, 4, 6] dim_order=[0, 1, 2] dynamic_bound mem=1@4096 life=[8,12] view");
+  CHECK(describe(run.state, "relu") == "float32[32, 4, 6] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[11,13]");
+  CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 7360});
+  // The symbolic shape is kept next to the bounds.
+  CHECK(run.state.specs.get("view")->sym_sizes[0].is_symbolic());
+}
+
+TEST_CASE("sym_shape_eval: dynamic_batch_plain (str-form expressions) gives the same bounds") {
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch_plain/models/model.json");
+  testing::et::to_edge_lite(ep);
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(describe(run.state, "x") == "float32[32, 4, 8] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[0,9]");
+  CHECK(describe(run.state, "view") == "float32[128, 8] dim_order=[0, 1] dynamic_bound mem=1@0 life=[0,9] view");
+  CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 7360});
+}
+
+TEST_CASE("sym_shape_eval: corpus dynamic_seq - s from 2 to 64") {
+  ExportedProgram ep = testing::et::load_program("fixtures/corpus/dynamic_seq/json/models/model.json");
+  testing::et::to_edge_lite(ep);
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(run.report.diagnostics.empty());
+  CHECK(describe(run.state, "x") == "float32[1, 64, 8] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[0,8]");
+  CHECK(describe(run.state, "addmm") == "float32[64, 6] dim_order=[0, 1] dynamic_bound mem=1@2048 life=[7,11]");
+  CHECK(describe(run.state, "_softmax") == "float32[1, 64, 6] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[10,12]");
+  CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 3776});
+}
+
+TEST_CASE("sym_shape_eval: a symbol without an upper bound -> its hint - one warning per symbol") {
+  ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
+  testing::et::to_edge_lite(ep);
+  strip_max(ep);
+  auto run = run_passes(ep, testing::et::to_executorch_passes());
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  REQUIRE(run.report.diagnostics.size() == 1);
+  const auto& d = run.report.diagnostics[0];
+  CHECK(d.severity == "warning");
+  CHECK(d.message ==
+        "symbol 's0' has no upper bound (first seen in size 's0' of 'x'); tensors are planned at their trace-time "
+        "sizes (here 3), as ExecuTorch does (executorch-pipeline.md §5.3); give it a max in the dynamic shapes to "
+        "plan for larger inputs");
+  CHECK(d.where.node == std::optional<std::string>("x"));
+  CHECK(d.where.pass == std::optional<std::string>("sym_shape_eval"));
+  CHECK(d.where.method == std::optional<std::string>("forward"));
+  // Planned at the example size (s0 = 3), still DYNAMIC_BOUND.
+  CHECK(describe(run.state, "x") == "float32[3, 4, 8] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[0,9]");
+  CHECK(describe(run.state, "view") == "float32[12, 8] dim_order=[0, 1] dynamic_bound mem=1@0 life=[0,9] view");
+  CHECK(describe(run.state, "relu") == "float32[3, 4, 6] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[11,13]");
+}
+
+TEST_CASE("sym_shape_eval: an unbounded size without a hint fails - no specs is a precondition error") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {4});
+  auto nz = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {4}});
+  b.output(nz);
+  ExportedProgram ep = b.build();
+  auto run = run_passes(ep, {"spec_prop"});
+  REQUIRE(run.status.ok());
+  // An unbacked size (data-dependent, no hint) on the spec itself.
+  passes::TensorSpecPtr spec = run.state.specs.get("relu");
+  spec->sym_sizes = {SymInt(SymExpr{"u0", std::nullopt})};
+  passes::PipelineOptions options;
+  options.passes = {"sym_shape_eval"};
+  auto pm = passes::PassManager::create(options);
+  REQUIRE(pm.ok());
+  passes::PassReport report;
+  Status st = pm->run(ep, run.state, report);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == ErrorCode::PASS_FAILED);
+  CHECK(st.error().where.node == std::optional<std::string>("relu"));
+  CHECK(st.error().message.find("'u0'") != std::string::npos);
+
+  ExportedProgram ep2 = testing::et::load_program("fixtures/programs/ref_add/models/model.json");
+  auto run2 = run_passes(ep2, {"sym_shape_eval"});
+  REQUIRE_FALSE(run2.status.ok());
+  CHECK(run2.status.error().code == ErrorCode::PASS_PRECONDITION);
+}

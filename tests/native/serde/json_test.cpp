@@ -1,0 +1,171 @@
+// JsonDocument / JsonCursor, the Python-style writer and the treespec codec.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "serde/json_cursor.h"
+#include "serde/py_json_writer.h"
+#include "serde/treespec_json.h"
+
+using namespace pteforge;
+using namespace pteforge::serde;
+
+namespace {
+std::unique_ptr<JsonDocument> parse_ok(const std::string& text) {
+  auto d = JsonDocument::parse(text);
+  REQUIRE_MESSAGE(d.ok(), d.error().to_string());
+  return std::move(d).value();
+}
+}  // namespace
+
+TEST_CASE("json: pointers escape ~ and / (RFC 6901) and are computed on demand") {
+  auto doc = parse_ok(R"({"a/b": {"c~d": [10, {"e": null}]}, "x": 1})");
+  JsonCursor root(*doc, doc->root());
+  auto inner = root.field("a/b")->field("c~d")->at(1)->field("e");
+  REQUIRE(inner.ok());
+  CHECK(inner->pointer() == "/a~1b/c~0d/1/e");
+  CHECK(root.pointer() == "");
+  CHECK(escape_pointer_token("a~/b") == "a~0~1b");
+  auto missing = root.field("a/b")->field("nope");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().code == ErrorCode::INPUT_SCHEMA);
+  CHECK(missing.error().message == "missing required field \"nope\"");
+  CHECK(missing.error().where.pointer == "/a~1b/nope");
+  auto out_of_range = root.field("a/b")->field("c~d")->at(5);
+  REQUIRE_FALSE(out_of_range.ok());
+  CHECK(out_of_range.error().where.pointer == "/a~1b/c~0d");
+  auto not_object = root.field("x")->field("y");
+  REQUIRE_FALSE(not_object.ok());
+  CHECK(not_object.error().message == "expected an object, found a number");
+  CHECK(not_object.error().where.pointer == "/x");
+  auto pointers = doc->pointers_of({&inner->value(), &doc->root(), &root.field("x")->value()});
+  CHECK(pointers == std::vector<std::string>{"/a~1b/c~0d/1/e", "", "/x"});
+}
+
+TEST_CASE("json: scalar accessors, int64 limits and non-finite floats") {
+  auto doc = parse_ok(
+      R"({"big": 9223372036854775807, "min": -9223372036854775808, "over": 9223372036854775808,
+          "huge": 1e30, "frac": 1.5, "s": "NaN", "inf": "Infinity", "ninf": "-Infinity", "bad": "nan",
+          "tok": Infinity, "tokn": NaN, "t": true, "str": "h\u00e9"})");
+  JsonCursor r(*doc, doc->root());
+  CHECK(*r.field("big")->as_int() == INT64_MAX);
+  CHECK(*r.field("min")->as_int() == INT64_MIN);
+  auto over = r.field("over")->as_int();
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.error().message == "integer 9223372036854775808 is outside the int64 range");
+  CHECK(over.error().where.pointer == "/over");
+  CHECK(r.field("huge")->as_int().error().message == "integer is outside the int64 range");
+  CHECK(r.field("frac")->as_int().error().message == "expected an integer, found a non-integral number");
+  CHECK(std::isnan(*r.field("s")->as_float()));
+  CHECK(*r.field("inf")->as_float() == HUGE_VAL);
+  CHECK(*r.field("ninf")->as_float() == -HUGE_VAL);
+  CHECK(*r.field("tok")->as_float() == HUGE_VAL);
+  CHECK(std::isnan(*r.field("tokn")->as_float()));
+  CHECK(*r.field("big")->as_float() == 9223372036854775807.0);
+  CHECK(r.field("bad")->as_float().error().message ==
+        "expected a number (or \"NaN\", \"Infinity\", \"-Infinity\"), found a string \"nan\"");
+  CHECK(*r.field("t")->as_bool() == true);
+  CHECK(*r.field("str")->as_string() == "h\xc3\xa9");
+  CHECK(r.field("t")->as_string().error().message == "expected a string, found a boolean");
+}
+
+TEST_CASE("json: empty input, syntax errors with byte offsets, deep nesting") {
+  auto empty = JsonDocument::parse(" \n\t ");
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error().code == ErrorCode::INPUT_EMPTY);
+  auto bad = JsonDocument::parse(R"({"a": [1, 2,, 3]})");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code == ErrorCode::INPUT_NOT_JSON);
+  CHECK(bad.error().where.byte_offset == 12);
+  CHECK(bad.error().message == "JSON syntax error: Invalid value.");
+  auto truncated = JsonDocument::parse(R"({"a": [1, 2)");
+  REQUIRE_FALSE(truncated.ok());
+  CHECK(truncated.error().where.byte_offset == 11);
+  // 200000 nested arrays: the iterative parser and the iterative pointer search do not recurse.
+  std::string deep(200000, '[');
+  deep += "7";
+  deep += std::string(200000, ']');
+  auto d = JsonDocument::parse(deep);
+  REQUIRE(d.ok());
+  const rapidjson::Value* v = &(*d)->root();
+  for (int i = 0; i < 200000; ++i) v = &(*v)[0];
+  std::string p = (*d)->pointer_of(v);
+  CHECK(p.size() == 400000);
+  CHECK(p.substr(0, 6) == "/0/0/0");
+}
+
+TEST_CASE("py_json: json.dumps style strings, numbers and separators") {
+  CHECK(python_json_string("plain") == "\"plain\"");
+  CHECK(python_json_string("q\"b\\n\n\t\r\b\f") == R"("q\"b\\n\n\t\r\b\f")");
+  CHECK(python_json_string(std::string("\x01\x1f\x7f", 3)) == R"("\u0001\u001f\u007f")");
+  CHECK(python_json_string("h\xc3\xa9 \xe2\x82\xac") == R"("h\u00e9 \u20ac")");
+  CHECK(python_json_string("\xf0\x9f\x98\x80") == R"("\ud83d\ude00")");
+  CHECK(python_json_string("bad\xff") == R"("bad\ufffd")");
+  std::string out;
+  PyJsonWriter w(out);
+  w.begin_object();
+  w.key("a");
+  w.begin_array();
+  w.int64(-3);
+  w.float64(0.5);
+  w.float64(1e-05);
+  w.float64(std::nan(""));
+  w.float64(-HUGE_VAL);
+  w.boolean(false);
+  w.null();
+  w.end_array();
+  w.key("b");
+  w.begin_object();
+  w.end_object();
+  w.key("c");
+  w.begin_array();
+  w.end_array();
+  w.end_object();
+  CHECK(out == R"({"a": [-3, 0.5, 1e-05, "NaN", "-Infinity", false, null], "b": {}, "c": []})");
+}
+
+TEST_CASE("treespec: parsed and written back exactly as PyTorch writes it") {
+  const std::string in_spec =
+      R"([1, {"type": "builtins.tuple", "context": "null", "children_spec": [{"type": "builtins.tuple", "context": "null", "children_spec": [{"type": null, "context": null, "children_spec": []}, {"type": null, "context": null, "children_spec": []}]}, {"type": "builtins.dict", "context": "[\"mask\"]", "children_spec": [{"type": null, "context": null, "children_spec": []}]}]}])";
+  auto spec = parse_treespec(in_spec);
+  REQUIRE(spec.ok());
+  CHECK(spec->protocol == 1);
+  CHECK(spec->num_leaves() == 3);
+  CHECK(*spec->root.type == "builtins.tuple");
+  CHECK(spec->root.context == "\"null\"");
+  CHECK(spec->root.children[1].context == R"("[\"mask\"]")");
+  CHECK(spec->root.children[0].children[0].is_leaf());
+  CHECK(format_treespec(*spec) == in_spec);
+  // Compact input (not PyTorch's spacing) is normalised to PyTorch's form.
+  auto compact = parse_treespec(R"([1,{"type":null,"context":null,"children_spec":[]}])");
+  REQUIRE(compact.ok());
+  CHECK(format_treespec(*compact) == R"([1, {"type": null, "context": null, "children_spec": []}])");
+  // Contexts that are not strings: namedtuple (plain string) and defaultdict (object).
+  const std::string other =
+      R"([1, {"type": "collections.defaultdict", "context": {"default_factory_module": "builtins", "default_factory_name": "list", "dict_context": ["a", 1]}, "children_spec": [{"type": "collections.namedtuple", "context": "__main__.Point", "children_spec": [{"type": null, "context": null, "children_spec": []}]}, {"type": null, "context": null, "children_spec": []}]}])";
+  auto o = parse_treespec(other);
+  REQUIRE(o.ok());
+  CHECK(format_treespec(*o) == other);
+}
+
+TEST_CASE("treespec: malformed text") {
+  auto not_json = parse_treespec("[1, {");
+  REQUIRE_FALSE(not_json.ok());
+  CHECK(not_json.error().code == ErrorCode::INPUT_SCHEMA);
+  CHECK(not_json.error().message == "invalid treespec: JSON syntax error: Missing a name for object member. at offset 5 of the text");
+  auto proto = parse_treespec(R"([2, {"type": null, "context": null, "children_spec": []}])");
+  REQUIRE_FALSE(proto.ok());
+  CHECK(proto.error().message == "invalid treespec: unsupported pytree protocol 2 (only 1 exists) (at /0 inside the text)");
+  auto leaf = parse_treespec(
+      R"([1, {"type": null, "context": null, "children_spec": [{"type": null, "context": null, "children_spec": []}]}])");
+  REQUIRE_FALSE(leaf.ok());
+  CHECK(leaf.error().message == "invalid treespec: a leaf (type null) has children (at /1 inside the text)");
+  std::string deep = "[1, ";
+  for (int i = 0; i < 300; ++i) deep += R"({"type": "builtins.list", "context": "null", "children_spec": [)";
+  deep += R"({"type": null, "context": null, "children_spec": []})";
+  for (int i = 0; i < 300; ++i) deep += "]}";
+  deep += "]";
+  auto d = parse_treespec(deep);
+  REQUIRE_FALSE(d.ok());
+  CHECK(d.error().message.find("nested deeper than 256 levels") != std::string::npos);
+}

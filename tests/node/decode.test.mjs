@@ -1,0 +1,74 @@
+// decodePte: the WASM module prints exactly what the native CLI prints for
+// every reference .pte (`pteforge decode FILE [--json|--flatc-json]`), from
+// every input form, and reads only the program part of a file.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { pteforge, repo, runCli } from './helpers.mjs';
+
+const PTE_DIR = 'tests/data/reference/pte';
+const FILES = readdirSync(repo(PTE_DIR)).filter((f) => f.endsWith('.pte')).sort();
+
+test('reference .pte files are there', () => {
+  assert.ok(FILES.length >= 5, `found ${FILES.join(', ')}`);
+});
+
+for (const file of FILES) {
+  const path = `${PTE_DIR}/${file}`;
+  test(`decodePte ${file}: byte-identical to the native CLI (summary, --json, --flatc-json)`, async () => {
+    const pf = await pteforge();
+    const bytes = readFileSync(repo(path));
+    for (const [format, flag] of [['summary', []], ['json', ['--json']], ['flatc-json', ['--flatc-json']]]) {
+      const native = runCli(['decode', path, ...flag]);
+      assert.equal(native.status, 0, native.stderr);
+      const fromPath = await pf.decodePte({ path: repo(path) }, { format, text: true });
+      assert.equal(fromPath, native.stdout.toString(), `${format} from {path}`);
+      const fromBytes = pf.decodePteSync(bytes, { format, text: true });
+      assert.equal(fromBytes, fromPath, `${format} from bytes`);
+    }
+    // Default: the readable JSON, parsed.
+    const parsed = await pf.decodePte(new Blob([bytes]));
+    assert.deepEqual(parsed, JSON.parse(runCli(['decode', path, '--json']).stdout.toString()));
+  });
+}
+
+test('decodePte reads only the program part of a file (a 3 GB sparse .pte leaves the heap alone)', async () => {
+  const pf = await pteforge();
+  // stories260k's program part (18688 bytes by its extended header), then a
+  // hole up to 3 GB: segment data the decoder must bound-check but not read.
+  const bytes = readFileSync(repo(PTE_DIR, 'stories260k_hybrid_llama_qnn.pte'));
+  const programSize = pf.decodePteSync(bytes).file.program_size;
+  assert.equal(programSize, 18688);
+  const dir = mkdtempSync(join(tmpdir(), 'pteforge-decode-'));
+  try {
+    const path = join(dir, 'sparse.pte');
+    writeFileSync(path, bytes.subarray(0, programSize));
+    truncateSync(path, 3 * 2 ** 30);
+    const before = await pf.wasmMemoryBytes();
+    const decoded = await pf.decodePte({ path }, { text: true });
+    assert.equal(decoded, runCli(['decode', path, '--json']).stdout.toString());
+    assert.equal(JSON.parse(decoded).file.size, 3 * 2 ** 30);
+    assert.ok((await pf.wasmMemoryBytes()) - before <= 16 * 2 ** 20, 'the heap grew by more than 16 MiB');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('decodePte names the input in errors (where.entry) as the CLI names the path', async () => {
+  const pf = await pteforge();
+  const path = 'tests/data/reference/program.fbs';
+  const native = runCli(['decode', path]);
+  assert.equal(native.status, 1);
+  try {
+    await pf.decodePte({ path }, {});
+    assert.fail('decodePte accepted a .fbs');
+  } catch (e) {
+    assert.equal(e.name, 'PteforgeError');
+    assert.equal(e.code, 'PTE_INVALID');
+    assert.equal(e.where.entry, path);
+    assert.equal(`${e}\n`, native.stderr);
+  }
+});

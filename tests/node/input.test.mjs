@@ -1,0 +1,167 @@
+// Inputs: every corpus .pt2 opens the same way from bytes, from a path, from
+// a Blob and as the files of its unpacked json/ folder; deflated entries are
+// inflated (fflate) and checked; bad archives become PteforgeErrors with the
+// code and location of the native reader; the converter stays usable after
+// every error.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { unzipSync, zipSync } from 'fflate';
+
+import { pteforge, repo } from './helpers.mjs';
+
+const CORPUS = 'tests/fixtures/corpus';
+
+/** [case, path of its .pt2 relative to the repo] for every corpus case. */
+function corpusArchives() {
+  const out = [];
+  for (const c of readdirSync(repo(CORPUS)).sort()) {
+    if (!statSync(repo(CORPUS, c)).isDirectory()) continue;
+    for (const f of readdirSync(repo(CORPUS, c)).sort()) if (f.endsWith('.pt2')) out.push([c, `${CORPUS}/${c}/${f}`]);
+  }
+  return out;
+}
+
+/** Every file below `dir` as {relative path: bytes}. */
+function folderFiles(dir) {
+  const out = {};
+  const walk = (d) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out[relative(dir, p)] = readFileSync(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Entry names without the archive's root folder. */
+function withoutRoot(layout) {
+  const strip = (name) => (layout.root ? name.slice(layout.root.length + 1) : name);
+  return {
+    models: layout.models.map((m) => ({ ...m, program_entry: strip(m.program_entry),
+      weights_config_entry: m.weights_config_entry && strip(m.weights_config_entry),
+      constants_config_entry: m.constants_config_entry && strip(m.constants_config_entry) })),
+    entries: layout.entries.map((e) => ({ ...e, name: strip(e.name) })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+  };
+}
+
+const ARCHIVES = corpusArchives();
+
+test('the corpus has its eleven archives', () => {
+  assert.equal(ARCHIVES.length, 11, ARCHIVES.map(([, p]) => p).join(', '));
+});
+
+for (const [name, path] of ARCHIVES) {
+  test(`layout of ${path}: bytes, {path}, Blob and the unpacked folder agree`, async () => {
+    const pf = await pteforge();
+    const bytes = readFileSync(repo(path));
+    const fromPath = await pf.layout({ path: repo(path) });
+    assert.equal(fromPath.kind, 'current');
+    assert.ok(fromPath.models.length >= 1);
+    assert.ok(fromPath.entries.every((e) => e.stored), 'PyTorch stores every entry');
+    assert.deepEqual(pf.layoutSync(bytes), fromPath);
+    assert.deepEqual(await pf.layout(new Blob([bytes])), fromPath);
+    const folder = await pf.layout({ files: folderFiles(repo(CORPUS, name, 'json')), name: 'json' });
+    assert.equal(folder.root, '');
+    assert.deepEqual(withoutRoot(folder), withoutRoot(fromPath));
+  });
+}
+
+test('a lone program JSON (string or bytes) is method "forward" with no payload folders', async () => {
+  const pf = await pteforge();
+  const text = readFileSync(repo(CORPUS, 'linear_tanh/json/models/model.json'), 'utf8');
+  const expected = {
+    kind: 'program_json', root: '', byteorder: 'little',
+    models: [{ name: 'model', method: 'forward', program_entry: 'model.json', weights_config_entry: null, constants_config_entry: null }],
+    entries: [{ name: 'model.json', size: Buffer.byteLength(text), stored: true }],
+  };
+  assert.deepEqual(await pf.layout(text), expected);
+  assert.deepEqual(await pf.layout(new TextEncoder().encode(`\uFEFF  ${text}`), { name: 'dir/model.json' }),
+    { ...expected, entries: [{ ...expected.entries[0], size: Buffer.byteLength(text) + 5 }] });
+});
+
+/** linear_tanh.pt2 re-zipped by fflate with every record but the weights deflated. */
+function deflatedArchive() {
+  const entries = unzipSync(readFileSync(repo(CORPUS, 'linear_tanh/linear_tanh.pt2')));
+  const files = {};
+  for (const [name, data] of Object.entries(entries)) {
+    files[name] = [data, { level: name.includes('/data/weights/weight_') ? 0 : 6 }];
+  }
+  return zipSync(files);
+}
+
+test('deflated entries are inflated (fflate) and read like stored ones', async () => {
+  const pf = await pteforge();
+  const zip = deflatedArchive();
+  const layout = await pf.layout(zip, { name: 'deflated.pt2' });
+  const stored = await pf.layout({ path: repo(CORPUS, 'linear_tanh/linear_tanh.pt2') });
+  assert.deepEqual(layout.models, stored.models);
+  const byName = Object.fromEntries(layout.entries.map((e) => [e.name, e]));
+  assert.equal(byName['archive/archive_format'].stored, false);
+  assert.equal(byName['archive/data/weights/weight_0'].stored, true);
+});
+
+test('a corrupt deflated entry is ARCHIVE_INVALID naming the entry', async () => {
+  const pf = await pteforge();
+  const zip = deflatedArchive();
+  // Corrupt the data of archive/archive_format (its local header comes first
+  // after the weights; find it by name).
+  const name = new TextEncoder().encode('archive/archive_format');
+  let at = -1;
+  for (let i = 0; i + 30 < zip.length && at < 0; i++) {
+    if (zip[i] === 0x50 && zip[i + 1] === 0x4b && zip[i + 2] === 3 && zip[i + 3] === 4) {
+      const n = zip[i + 26] | (zip[i + 27] << 8);
+      if (n === name.length && name.every((b, k) => zip[i + 30 + k] === b)) at = i + 30 + n + (zip[i + 28] | (zip[i + 29] << 8));
+    }
+  }
+  assert.ok(at > 0, 'found the entry');
+  const bad = zip.slice();
+  bad[at] ^= 0xff;
+  bad[at + 1] ^= 0xff;
+  await assert.rejects(pf.layout(bad, { name: 'bad.pt2' }), (e) => {
+    assert.equal(e.name, 'PteforgeError');
+    assert.equal(e.code, 'ARCHIVE_INVALID');
+    assert.equal(e.where.entry, 'archive/archive_format');
+    assert.match(e.message, /^cannot decompress entry "archive\/archive_format": /);
+    return true;
+  });
+  assert.equal((await pf.layout(zip)).models.length, 1, 'still usable');
+});
+
+test('bad inputs: code, message and where, and the converter stays usable', async () => {
+  const pf = await pteforge();
+  const good = readFileSync(repo(CORPUS, 'linear_tanh/linear_tanh.pt2'));
+  const cases = [
+    [new Uint8Array(0), 'empty.pt2', 'INPUT_EMPTY', { entry: 'empty.pt2' },
+      '"empty.pt2" is empty (0 bytes); expected a .pt2 archive or a program JSON'],
+    [new TextEncoder().encode('not a model'), 'x.bin', 'ARCHIVE_INVALID', { entry: 'x.bin' },
+      '"x.bin" is neither a zip archive (.pt2) nor a program JSON'],
+    [good.subarray(0, good.length - 10), 'cut.pt2', 'ARCHIVE_INVALID', { entry: 'cut.pt2', byte_offset: 1271 }, null],
+    [zipSync({ '../evil': new Uint8Array(1) }, { level: 0 }), 'evil.pt2', 'ARCHIVE_ENTRY_NAME', { entry: '../evil' }, null],
+    [zipSync({ 'a/b.txt': new Uint8Array(1) }, { level: 0 }), 'nomodel.pt2', 'ARCHIVE_INVALID', null, null],
+  ];
+  for (const [bytes, name, code, where, message] of cases) {
+    await assert.rejects(pf.layout(bytes, { name }), (e) => {
+      assert.equal(e.constructor.name, 'PteforgeError', String(e));
+      assert.equal(e.code, code, `${name}: ${e}`);
+      for (const [k, v] of Object.entries(where ?? {})) assert.equal(e.where[k], v, `${name}: ${e}`);
+      if (message) assert.equal(e.message, message);
+      assert.equal(typeof e.where, 'object');
+      return true;
+    });
+    assert.equal(pf.layoutSync(good).models[0].method, 'forward', `usable after ${name}`);
+  }
+});
+
+test('a missing {path} is IO_ERROR naming the path; wrong input types are OPTION_INVALID', async () => {
+  const pf = await pteforge();
+  await assert.rejects(pf.layout({ path: '/nonexistent/model.pt2' }),
+    (e) => e.code === 'IO_ERROR' && e.where.entry === '/nonexistent/model.pt2');
+  await assert.rejects(pf.layout(42), (e) => e.code === 'OPTION_INVALID' && /number 42/.test(e.message));
+  await assert.rejects(pf.layout({ files: { 'a.json': 7 } }), (e) => e.code === 'OPTION_INVALID' && /a\.json/.test(e.message));
+  await assert.rejects(pf.decodePte(new Uint8Array(8), { format: 'yaml' }),
+    (e) => e.code === 'OPTION_INVALID' && e.where.pointer === '/format');
+});

@@ -1,0 +1,112 @@
+// inspect: the WASM module prints exactly what `pteforge inspect [--json]`
+// prints for every program JSON of the corpus and of tests/fixtures/programs;
+// a .pt2 archive, its unpacked folder and its program JSON summarise the same;
+// import errors carry the CLI's code, message and location.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+
+import { pteforge, repo, runCli } from './helpers.mjs';
+
+/** Every program JSON: corpus json/models/*.json and fixtures/programs/<name>/models/*.json. */
+function programJsons() {
+  const out = [];
+  for (const [base, sub] of [['tests/fixtures/corpus', 'json/models'], ['tests/fixtures/programs', 'models']]) {
+    for (const c of readdirSync(repo(base)).sort()) {
+      const dir = repo(base, c, sub);
+      if (!existsSync(dir)) continue;
+      for (const f of readdirSync(dir).sort()) if (f.endsWith('.json')) out.push(`${base}/${c}/${sub}/${f}`);
+    }
+  }
+  return out;
+}
+
+const JSONS = programJsons();
+
+test('there are program JSONs to compare', () => {
+  assert.ok(JSONS.length >= 25, `${JSONS.length} found`);
+});
+
+for (const path of JSONS) {
+  test(`inspect ${path}: byte-identical to the native CLI (text and --json)`, async () => {
+    const pf = await pteforge();
+    const text = runCli(['inspect', path]);
+    const json = runCli(['inspect', path, '--json']);
+    assert.equal(text.status, 0, text.stderr);
+    assert.equal(await pf.inspect({ path }, { text: true }), text.stdout.toString());
+    // The JSON text itself, as the CLI prints it: through the raw text form.
+    const parsed = await pf.inspect(readFileSync(repo(path)), { name: path });
+    assert.deepEqual(parsed, JSON.parse(json.stdout.toString()));
+  });
+}
+
+/** Every file below `dir` as {relative path: bytes}. */
+function folderFiles(dir) {
+  const out = {};
+  const walk = (d) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out[relative(dir, p)] = readFileSync(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+for (const c of ['linear_tanh', 'two_methods', 'modules_preserved']) {
+  test(`inspect ${c}: the .pt2, its unpacked folder and its program JSONs agree`, async () => {
+    const pf = await pteforge();
+    const dir = repo('tests/fixtures/corpus', c);
+    const pt2 = readdirSync(dir).find((f) => f.endsWith('.pt2'));
+    const fromArchive = await pf.inspect({ path: join(dir, pt2) });
+    assert.deepEqual(await pf.inspect({ files: folderFiles(join(dir, 'json')) }), fromArchive);
+    // Per method: the archive's summary of that method is the lone JSON's.
+    for (const f of readdirSync(join(dir, 'json', 'models'))) {
+      const method = f.replace(/\.json$/, '') === 'model' ? 'forward' : f.replace(/\.json$/, '');
+      const one = await pf.inspect({ path: join(dir, 'json', 'models', f) });
+      const fromArchiveOne = await pf.inspect({ path: join(dir, pt2) }, { method });
+      assert.deepEqual(fromArchiveOne.methods.map((m) => ({ ...m, name: 'forward' })), one.methods);
+    }
+  });
+}
+
+test('inspect errors: the CLI\'s line, and the converter stays usable', async () => {
+  const pf = await pteforge();
+  const good = 'tests/fixtures/corpus/linear_tanh/json/models/model.json';
+  const goodText = await pf.inspect({ path: good }, { text: true });
+  const model = JSON.parse(readFileSync(repo(good), 'utf8'));
+  const cases = {
+    'truncated.json': readFileSync(repo(good), 'utf8').slice(0, 500),
+    'schema.json': JSON.stringify({ ...model, graph_module: { ...model.graph_module, graph: { ...model.graph_module.graph, nodes: 7 } } }),
+    'version.json': JSON.stringify({ ...model, schema_version: { major: 99, minor: 0 } }),
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'pteforge-inspect-'));
+  try {
+    for (const [name, text] of Object.entries(cases)) {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      const native = runCli(['inspect', path]);
+      assert.equal(native.status, 1, `${name}: the CLI accepted it`);
+      await assert.rejects(pf.inspect(text, { name: path }), (e) => {
+        assert.equal(e.name, 'PteforgeError');
+        assert.equal(`${e}\n`, native.stderr, name);
+        assert.equal(e.where.method, 'forward');
+        return true;
+      });
+      assert.equal(await pf.inspect({ path: good }, { text: true }), goodText, `usable after ${name}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('inspect options are checked with JSON pointers', async () => {
+  const pf = await pteforge();
+  const good = readFileSync(repo('tests/fixtures/corpus/linear_tanh/json/models/model.json'));
+  await assert.rejects(pf.inspect(good, { method: 3 }), (e) => e.code === 'OPTION_INVALID' && e.where.pointer === '/method');
+  await assert.rejects(pf.inspect(good, { colour: 'red' }), (e) => e.code === 'OPTION_INVALID' && e.where.pointer === '/colour');
+  await assert.rejects(pf.inspect(good, { method: 'reset' }), (e) => e.code === 'OPTION_INVALID' && e.where.method === 'reset');
+});

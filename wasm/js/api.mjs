@@ -1,0 +1,360 @@
+// The wrapper over the raw embind functions (manifold's bindings.js layer,
+// engineering-notes B1/D9), shared by the Node entry, the browser entry and
+// the worker. It owns: turning inputs into byte sources and an input
+// description for the core, the range-read and inflate callbacks, error
+// translation (one place), the instance lifecycle (an abort poisons the
+// instance; it is recreated before the next call, E10), and assembling the
+// .pte from the chunk list the core returns.
+//
+// Everything here is synchronous once the module is loaded: the core is.
+// The async methods only prepare inputs that need awaiting (a Blob where no
+// FileReaderSync exists, loading fflate) and reload a poisoned instance.
+
+import { PteforgeError, fromErrorJson, internalError } from './errors.mjs';
+import { inflater, loadInflater } from './inflate.mjs';
+import { BytesSource, asBytes, isBlob } from './sources.mjs';
+
+const decoder = new TextDecoder();
+
+/**
+ * The default name of an input in error locations (where.entry) when the
+ * caller gives none and the input has none (a File has its name).
+ */
+const DEFAULT_NAME = 'input';
+
+function checkObject(value, what) {
+  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+    throw new PteforgeError('OPTION_INVALID', `${what} must be an object`, { pointer: '' });
+  }
+  return value ?? {};
+}
+
+/**
+ * A loaded module plus everything to use it synchronously. `env` supplies
+ * what differs between Node, workers and main threads:
+ *   loadModule(): Promise<EmscriptenModule>
+ *   openSource(value): a source for values only this environment knows
+ *                      (Node: {path}, workers: Blob), or null
+ *   prepare(value): Promise<value> making a value openable (e.g. Blob → bytes
+ *                   where no FileReaderSync exists); identity otherwise
+ *   assemble(chunks, sources, options): the `pte` value of a convert result
+ */
+export class Core {
+  #env;
+  #module = null;
+  #loading = null;
+  #info = null;
+
+  constructor(env) {
+    this.#env = env;
+  }
+
+  /** Loads (or reloads after an abort) the WASM instance. */
+  async ready() {
+    if (this.#module) return this;
+    this.#loading ??= this.#env.loadModule().then(
+      (m) => {
+        this.#module = m;
+        this.#loading = null;
+        this.#info ??= JSON.parse(m._version());
+      },
+      (e) => {
+        this.#loading = null;
+        throw internalError(`the pteforge WebAssembly module failed to load: ${e?.message ?? e}`, e);
+      },
+    );
+    await this.#loading;
+    return this;
+  }
+
+  /** {name, version, emscripten, features, errorCodes} of the loaded module. */
+  get info() {
+    return this.#info;
+  }
+
+  /** Bytes of WebAssembly memory the instance holds now (it never shrinks, E9). */
+  wasmMemoryBytes() {
+    return this.#module ? this.#module.HEAPU8.length : 0;
+  }
+
+  /**
+   * Runs `fn(module)`. A PteforgeError passes through; anything else (an
+   * abort or trap: RuntimeError, a JS error escaping a callback) poisons the
+   * instance, which is dropped and reloaded before the next async call, and
+   * surfaces as PteforgeError INTERNAL.
+   */
+  #call(fn) {
+    const m = this.#module;
+    if (!m) {
+      throw new PteforgeError('INTERNAL', 'the pteforge instance is reloading after an earlier failure; use an async method (or await ready()) first');
+    }
+    try {
+      return fn(m);
+    } catch (e) {
+      if (e instanceof PteforgeError) throw e;
+      this.#module = null;
+      this.ready().catch(() => {});
+      throw internalError(`the pteforge core failed (${e?.name ?? 'Error'}: ${e?.message ?? e}); the instance was reset, please report this with the input`, e);
+    }
+  }
+
+  /** Makes inputs openable and the inflater loaded where that needs awaiting. */
+  async prepareInput(input) {
+    const env = this.#env;
+    if (input && typeof input === 'object' && 'files' in input && !isBlob(input)) {
+      const files = input.files;
+      if (Array.isArray(files)) {
+        return { ...input, files: await Promise.all(files.map((f) => env.prepare(f))) };
+      }
+      const out = {};
+      for (const [k, v] of Object.entries(checkObject(files, 'input.files'))) out[k] = await env.prepare(v);
+      return { ...input, files: out };
+    }
+    if (input && typeof input === 'object' && 'data' in input && !isBlob(input)) {
+      return { ...input, data: await env.prepare(input.data) };
+    }
+    return env.prepare(input);
+  }
+
+  /**
+   * Opens `input` into byte sources (appended to `sources`) and returns the
+   * description the core reads (wasm/src/js_input.h). Accepted: bytes
+   * (Uint8Array, ArrayBuffer, views), a string (program JSON text), a
+   * Blob/File (workers), {data, name}, {files: {path: bytes|Blob|string} |
+   * File[], name} (an unpacked archive), and whatever env.openSource knows
+   * (Node: {path}). On error the sources opened so far are closed.
+   */
+  openInput(input, name, sources) {
+    const add = (source) => sources.push(source) - 1;
+    const open = (value, what) => {
+      const special = this.#env.openSource(value);
+      if (special) return special;
+      const bytes = asBytes(value);
+      if (bytes) return new BytesSource(bytes);
+      throw new PteforgeError('OPTION_INVALID',
+        `${what} must be a Uint8Array, an ArrayBuffer, a string, a Blob/File${this.#env.extraInputKinds ?? ''}; got ${describe(value)}`);
+    };
+    try {
+      if (input && typeof input === 'object' && 'files' in input && !isBlob(input)) {
+        const list = Array.isArray(input.files)
+          ? input.files.map((f, i) => [f?.webkitRelativePath || f?.name || `file${i}`, f])
+          : Object.entries(checkObject(input.files, 'input.files'));
+        const files = list.map(([path, value]) => {
+          const source = open(value, `input.files["${path}"]`);
+          return { name: path, source: add(source), size: source.size };
+        });
+        return { kind: 'files', name: input.name ?? name ?? 'files', files };
+      }
+      let value = input;
+      let inputName = name;
+      if (input && typeof input === 'object' && 'data' in input && !isBlob(input)) {
+        value = input.data;
+        inputName = input.name ?? name;
+      }
+      const source = open(value, 'the input');
+      if (!inputName) {
+        inputName = (isBlob(value) && value.name) || source.name || (typeof value === 'string' ? 'model.json' : DEFAULT_NAME);
+      }
+      return { kind: 'auto', name: inputName, source: add(source), size: source.size };
+    } catch (e) {
+      closeSources(sources);
+      throw e;
+    }
+  }
+
+  /**
+   * Calls raw(module, read, inflate) → {ok, ...}, a raw function that reads
+   * `sources` through the callbacks. Returns the result; throws its error
+   * as PteforgeError. Closes the sources when it throws.
+   */
+  #withSources(sources, raw) {
+    let needInflater = false;
+    // Callbacks never throw into C++ (engineering-notes E6): they answer "" or a message.
+    const read = (source, offset, dst) => {
+      try {
+        sources[source].read(offset, dst);
+        return '';
+      } catch (e) {
+        return String(e?.message ?? e);
+      }
+    };
+    const inflate = (source, offset, compressed, dst) => {
+      const fn = inflater();
+      if (!fn) {
+        needInflater = true;
+        return 'the inflater (fflate) is not loaded yet; call the async method, which loads it';
+      }
+      try {
+        const packed = new Uint8Array(compressed);
+        sources[source].read(offset, packed);
+        const out = fn(packed, { out: dst });
+        if (out.length !== dst.length) return `it inflates to ${out.length} bytes, not the recorded ${dst.length}`;
+        return '';
+      } catch (e) {
+        return String(e?.message ?? e);
+      }
+    };
+    try {
+      const result = this.#call((m) => raw(m, read, inflate));
+      if (!result.ok) {
+        const error = fromErrorJson(result.error);
+        if (needInflater) error.needInflater = true;
+        throw error;
+      }
+      return result;
+    } catch (e) {
+      closeSources(sources);
+      throw e;
+    }
+  }
+
+  /** Opens `input`, runs raw(module, descriptionJson, read, inflate) and closes the sources. */
+  #withInput(input, name, raw) {
+    const sources = [];
+    const description = JSON.stringify(this.openInput(input, name, sources));
+    const result = this.#withSources(sources, (m, read, inflate) => raw(m, description, read, inflate));
+    closeSources(sources);
+    return result;
+  }
+
+  /** Runs `fn()` (a sync method); when it failed only for want of fflate, loads it and runs again. */
+  async retryWithInflater(fn) {
+    try {
+      return fn();
+    } catch (e) {
+      if (!(e instanceof PteforgeError) || !e.needInflater) throw e;
+      await loadInflater();
+      return fn();
+    }
+  }
+
+  /**
+   * Decodes a .pte. Only the program part is copied into the heap (segment
+   * data is not read), as `pteforge decode` does.
+   * options: {format: 'json' | 'flatc-json' | 'summary', text: boolean, name}
+   */
+  decodePte(input, options = {}) {
+    const { format = 'json', text = false, name } = checkObject(options, 'options');
+    const kinds = { json: 'json', 'flatc-json': 'flatc', summary: 'summary' };
+    if (!(format in kinds)) {
+      throw new PteforgeError('OPTION_INVALID', `options.format must be "json", "flatc-json" or "summary"; got ${describe(format)}`, { pointer: '/format' });
+    }
+    const sources = [];
+    const description = this.openInput(input, name, sources);
+    try {
+      const source = sources[0];
+      const entry = description.name;
+      const head = new Uint8Array(Math.min(64, source.size));
+      source.read(0, head);
+      const prefix = this.#call((m) => m._ptePrefixSize(head, source.size));
+      const bytes = new Uint8Array(prefix);
+      source.read(0, bytes);
+      const result = this.#call((m) => m._decodePte(bytes, source.size, entry, kinds[format]));
+      if (!result.ok) throw fromErrorJson(result.error);
+      return text || format === 'summary' ? result.text : JSON.parse(result.text);
+    } finally {
+      closeSources(sources);
+    }
+  }
+
+  /** The archive layout of an input: {kind, root, byteorder, models, entries}. */
+  layout(input, options = {}) {
+    const { name } = checkObject(options, 'options');
+    const result = this.#withInput(input, name, (m, d, read, inflate) => m._layout(d, read, inflate));
+    return JSON.parse(result.text);
+  }
+
+  /** The features the loaded module has ("decodePte", "inspect", "convert", ...). */
+  has(feature) {
+    return this.#info?.features.includes(feature) ?? false;
+  }
+
+  requireFeature(feature, method) {
+    if (!this.has(feature)) {
+      throw new PteforgeError('UNSUPPORTED_FEATURE', `${method} is not available in this build of pteforge (the core does not have "${feature}" yet)`);
+    }
+  }
+
+  /** inspect(input, {text, name, method}): the CLI's `inspect` summary (object, or text). */
+  inspect(input, options = {}) {
+    this.requireFeature('inspect', 'inspect()');
+    const { name, text = false, ...rest } = checkObject(options, 'options');
+    const json = JSON.stringify({ ...rest, format: text ? 'text' : 'json' });
+    const result = this.#withInput(input, name, (m, d, read, inflate) => m._inspect(d, read, inflate, json));
+    return text ? result.text : JSON.parse(result.text);
+  }
+
+  /** listModules(input, {name, method, text}): the module tree of a program (for swaps). */
+  listModules(input, options = {}) {
+    this.requireFeature('listModules', 'listModules()');
+    const { name, text = false, ...rest } = checkObject(options, 'options');
+    const json = JSON.stringify({ ...rest, format: text ? 'text' : 'json' });
+    const result = this.#withInput(input, name, (m, d, read, inflate) => m._listModules(d, read, inflate, json));
+    return text ? result.text : JSON.parse(result.text);
+  }
+
+  /**
+   * Converts. `options.swaps` maps module FQNs to replacement inputs (any
+   * input form). Returns {chunks, sources, metadata, report}: the caller
+   * assembles `chunks` (Uint8Array pieces and {source, offset, length}
+   * ranges of `sources`) into the .pte, then closes the sources.
+   */
+  convertChunks(input, options = {}) {
+    this.requireFeature('convert', 'convert()');
+    const { name, onProgress, swaps, ...rest } = checkObject(options, 'options');
+    if (onProgress !== undefined && typeof onProgress !== 'function') {
+      throw new PteforgeError('OPTION_INVALID', 'options.onProgress must be a function', { pointer: '/onProgress' });
+    }
+    const sources = [];
+    const description = this.openInput(input, name, sources);
+    const swapInputs = {};
+    for (const [fqn, value] of Object.entries(checkObject(swaps, 'options.swaps'))) {
+      swapInputs[fqn] = this.openInput(value, undefined, sources);
+    }
+    const json = JSON.stringify({ ...rest, swaps: swapInputs });
+    const progress = (stage, done, total) => {
+      if (!onProgress) return;
+      try {
+        onProgress({ stage, done, total });
+      } catch {
+        // A throwing progress callback must not unwind C++ frames (E6).
+      }
+    };
+    const result = this.#withSources(sources,
+      (m, read, inflate) => m._convert(JSON.stringify(description), read, inflate, json, progress));
+    return {
+      chunks: result.chunks,
+      sources,
+      metadata: JSON.parse(result.metadata),
+      report: JSON.parse(result.report),
+    };
+  }
+}
+
+/** Closes every source (file descriptors in Node). */
+export function closeSources(sources) {
+  for (const s of sources) {
+    try {
+      s.close();
+    } catch {
+      // closing is best effort
+    }
+  }
+}
+
+/** Total size in bytes of a chunk list. */
+export function chunksSize(chunks) {
+  let n = 0;
+  for (const c of chunks) n += c.length;
+  return n;
+}
+
+/** A short description of a value for error messages. */
+export function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'Object'})`;
+  return `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`;
+}
+
+export { decoder };

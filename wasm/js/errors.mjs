@@ -1,0 +1,55 @@
+// PteforgeError: the one error the package throws (design.md "Errors are
+// values"). The C++ core returns an Error value {code, message, where, notes};
+// the wrapper turns it into this class at exactly one place (fromErrorJson),
+// as sql.js does in handleError (engineering-notes B3).
+
+/** Order of the `where` keys in the one-line form. */
+const WHERE_ORDER = ['method', 'entry', 'byte_offset', 'pointer', 'node', 'pass', 'source'];
+
+/** The error every pteforge call rejects or throws with. */
+export class PteforgeError extends Error {
+  /**
+   * @param {string} code stable UPPER_SNAKE code (core/support/error_codes.def)
+   * @param {string} message what was expected and what was found
+   * @param {object} [where] place in the input: pointer, node, entry, byte_offset, method, source, pass
+   * @param {string[]} [notes] extra lines of context
+   * @param {unknown} [cause] the underlying JS error, for INTERNAL errors
+   */
+  constructor(code, message, where = {}, notes = [], cause = undefined) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'PteforgeError';
+    this.code = code;
+    this.where = where;
+    this.notes = notes;
+  }
+
+  /**
+   * What the CLI prints for the same error: "CODE: message (method=… entry=…
+   * byte_offset=… pointer=… node=… pass=… source=…)" then "\n  note: …"
+   * per note (Error::to_string in core/support/error.cpp).
+   */
+  toString() {
+    const where = this.where ?? {};
+    const keys = WHERE_ORDER.filter((k) => where[k] !== undefined).map((k) => `${k}=${where[k]}`);
+    let out = `${this.code}: ${this.message}`;
+    if (keys.length) out += ` (${keys.join(' ')})`;
+    for (const note of this.notes ?? []) out += `\n  note: ${note}`;
+    return out;
+  }
+
+  /** {code, message, where, notes}: what crosses a worker boundary. */
+  toJSON() {
+    return { code: this.code, message: this.message, where: this.where, notes: this.notes };
+  }
+}
+
+/** Rebuilds a PteforgeError from its toJSON() form or the core's Error JSON text. */
+export function fromErrorJson(json) {
+  const e = typeof json === 'string' ? JSON.parse(json) : json;
+  return new PteforgeError(e.code, e.message, e.where ?? {}, e.notes ?? []);
+}
+
+/** An INTERNAL error wrapping an unexpected JS exception (`cause`). */
+export function internalError(message, cause) {
+  return new PteforgeError('INTERNAL', message, {}, [], cause);
+}

@@ -1,0 +1,172 @@
+// Browser and Web Worker entry of the pteforge package (the "default" export
+// condition).
+//
+// The core is synchronous. Inside a worker it runs right here: Blob/File
+// inputs are read by range with FileReaderSync, so a multi-GB .pt2 is never
+// read whole, and the .pte comes back as a Blob whose weight parts are slices
+// of the input File (design.md "Weights never cross into WASM whole").
+// On a page's main thread createPteforge() starts an internal module worker
+// (worker.mjs next to this file) and forwards every call to it; the page
+// never blocks. The .wasm is fetched next to pteforge.mjs
+// (new URL('pteforge.wasm', import.meta.url)) unless wasmUrl/locateFile says
+// otherwise; serve it as application/wasm (engineering-notes E12).
+
+import { Core } from './api.mjs';
+import { PteforgeError, fromErrorJson } from './errors.mjs';
+import { makeConverter } from './instance.mjs';
+import { BlobSource, isBlob } from './sources.mjs';
+import createPteforgeModule from './pteforge.mjs';
+
+export { PteforgeError };
+
+/** True inside a dedicated/shared/service worker. */
+const IN_WORKER = typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope;
+
+/** The methods the worker proxy forwards. */
+const FORWARDED = ['convert', 'inspect', 'listModules', 'decodePte', 'layout', 'wasmMemoryBytes'];
+
+/** The .pte as a Blob: made bytes and slices of the input (no copy of a File's weights). */
+function assembleBlob(chunks, sources) {
+  const parts = chunks.map((c) => (c instanceof Uint8Array ? c : sources[c.source].part(c.offset, c.length)));
+  return new Blob(parts, { type: 'application/octet-stream' });
+}
+
+function moduleArgs(options) {
+  const args = {};
+  if (options.wasmBinary) args.wasmBinary = options.wasmBinary;
+  if (options.locateFile) {
+    args.locateFile = options.locateFile;
+  } else if (options.wasmUrl) {
+    const url = String(options.wasmUrl);
+    args.locateFile = (path, prefix) => (path.endsWith('.wasm') ? url : prefix + path);
+  }
+  if (options.print) args.print = options.print;
+  if (options.printErr) args.printErr = options.printErr;
+  return args;
+}
+
+/** A converter running on this thread. */
+async function createDirect(options) {
+  const args = moduleArgs(options);
+  const syncBlobs = typeof FileReaderSync !== 'undefined';
+  const env = {
+    loadModule: () => createPteforgeModule({ ...args }),
+    openSource: (value) => (syncBlobs && isBlob(value) ? new BlobSource(value) : null),
+    // Without FileReaderSync (a main thread with {worker: false}) a Blob is read whole first.
+    prepare: async (value) => (!syncBlobs && isBlob(value) ? new Uint8Array(await value.arrayBuffer()) : value),
+    assemble: assembleBlob,
+  };
+  const core = new Core(env);
+  await core.ready();
+  return makeConverter(core, env);
+}
+
+/** Strips what cannot be posted (functions) and says whether progress was asked for. */
+function postable(options) {
+  if (!options || typeof options !== 'object') return { options, progress: null };
+  const { onProgress, ...rest } = options;
+  return { options: rest, progress: typeof onProgress === 'function' ? onProgress : null };
+}
+
+/** A converter that forwards every call to an internal module worker. */
+async function createProxy(options) {
+  const url = options.workerUrl ?? new URL('./worker.mjs', import.meta.url);
+  const worker = new Worker(url, { type: 'module', name: 'pteforge' });
+  const pending = new Map();
+  let nextId = 1;
+  let broken = null;
+
+  const failAll = (error) => {
+    broken = error;
+    for (const { reject } of pending.values()) reject(error);
+    pending.clear();
+  };
+  worker.addEventListener('message', (event) => {
+    const { id, ok, value, error, progress } = event.data ?? {};
+    const call = pending.get(id);
+    if (!call) return;
+    if (progress) {
+      try {
+        call.onProgress?.(progress);
+      } catch {
+        // the caller's progress callback failing does not stop the conversion
+      }
+      return;
+    }
+    pending.delete(id);
+    if (ok) call.resolve(value);
+    else call.reject(fromErrorJson(error));
+  });
+  worker.addEventListener('error', (event) => {
+    event.preventDefault?.();
+    failAll(new PteforgeError('INTERNAL', `the pteforge worker failed: ${event.message ?? 'could not be loaded'}`));
+  });
+  worker.addEventListener('messageerror', () => {
+    failAll(new PteforgeError('INTERNAL', 'a message from the pteforge worker could not be read'));
+  });
+
+  const send = (op, args, onProgress = null) => {
+    if (broken) return Promise.reject(broken);
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject, onProgress });
+      try {
+        worker.postMessage({ id, op, args, progress: !!onProgress });
+      } catch (e) {
+        pending.delete(id);
+        reject(new PteforgeError('OPTION_INVALID', `the input cannot be sent to the worker: ${e?.message ?? e}`));
+      }
+    });
+  };
+
+  // The worker loads the .wasm itself; only URLs (strings) and bytes can be posted.
+  const init = { wasmBinary: options.wasmBinary };
+  if (options.locateFile) init.wasmUrl = String(options.locateFile('pteforge.wasm', ''));
+  else if (options.wasmUrl) init.wasmUrl = String(options.wasmUrl);
+  let info;
+  try {
+    info = await send('init', [init]);
+  } catch (e) {
+    worker.terminate();
+    throw e;
+  }
+
+  const converter = {
+    get info() {
+      return info;
+    },
+    /** Stops the worker; later calls reject. */
+    async close() {
+      failAll(new PteforgeError('INTERNAL', 'this pteforge converter was closed'));
+      worker.terminate();
+    },
+  };
+  for (const op of FORWARDED) {
+    converter[op] = (input, opts) => {
+      const { options: rest, progress } = postable(opts);
+      return send(op, op === 'wasmMemoryBytes' ? [] : [input, rest], progress);
+    };
+  }
+  return converter;
+}
+
+/**
+ * Creates an independent converter. options: {worker?: boolean (default:
+ * true on a main thread, false inside a worker), wasmUrl?, locateFile?,
+ * wasmBinary?, workerUrl?, print?, printErr?}.
+ */
+export async function createPteforge(options = {}) {
+  const useWorker = options.worker ?? (!IN_WORKER && typeof Worker !== 'undefined');
+  return useWorker ? createProxy(options) : createDirect(options);
+}
+
+let shared = null;
+/** One converter per page or worker, created on first use. */
+export function getPteforge() {
+  shared ??= createPteforge().catch((e) => {
+    shared = null;
+    throw e;
+  });
+  return shared;
+}
+

@@ -1,0 +1,158 @@
+// Node entry of the pteforge package ("exports" condition "node").
+//
+// The WASM glue is the one ES module built for web and workers (no Node code
+// in it: no require/__dirname, no process-wide handlers; engineering-notes
+// E3, E7), so Node reads the .wasm next to this file itself and passes it as
+// wasmBinary (E2). The core runs on the calling thread; every method also has
+// a *Sync twin. Inputs may also be {path}: the file is read by range, never
+// whole, and convertToFile streams the .pte to disk.
+
+import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { inflateSync } from 'fflate';
+
+import { Core, chunksSize, closeSources } from './api.mjs';
+import { PteforgeError } from './errors.mjs';
+import { setInflater } from './inflate.mjs';
+import { makeConverter } from './instance.mjs';
+import { isBlob } from './sources.mjs';
+import createPteforgeModule from './pteforge.mjs';
+
+export { PteforgeError };
+
+setInflater(inflateSync);
+
+/** Pieces in which input ranges are copied to a file. */
+const COPY_PIECE = 1 << 20;
+
+/** A source over a file, read with pread-style fs.readSync calls. */
+class FileSource {
+  constructor(path) {
+    try {
+      this.fd = openSync(path, 'r');
+    } catch (e) {
+      throw new PteforgeError('IO_ERROR', `cannot open "${path}": ${e.code ?? e.message}`, { entry: path });
+    }
+    this.size = fstatSync(this.fd).size;
+    this.name = path;
+  }
+  read(offset, dst) {
+    let done = 0;
+    while (done < dst.length) {
+      const n = readSync(this.fd, dst, done, dst.length - done, offset + done);
+      if (n === 0) throw new Error(`short read at ${offset + done}`);
+      done += n;
+    }
+  }
+  part(offset, length) {
+    const out = new Uint8Array(length);
+    this.read(offset, out);
+    return out;
+  }
+  close() {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+function isPathInput(value) {
+  return value !== null && typeof value === 'object' && typeof value.path === 'string' && !isBlob(value);
+}
+
+/** Writes all of `bytes` to `fd`. */
+function writeAll(fd, bytes) {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/** Concatenates the chunks into one Uint8Array (input ranges read from their sources). */
+function assembleBytes(chunks, sources) {
+  const out = new Uint8Array(chunksSize(chunks));
+  let pos = 0;
+  for (const c of chunks) {
+    if (c instanceof Uint8Array) {
+      out.set(c, pos);
+    } else {
+      sources[c.source].read(c.offset, out.subarray(pos, pos + c.length));
+    }
+    pos += c.length;
+  }
+  return out;
+}
+
+/** Streams the chunks to `path` through a temporary file renamed at the end. */
+function writeChunks(chunks, sources, path) {
+  const tmp = `${path}.${process.pid}.tmp`;
+  let fd;
+  try {
+    fd = openSync(tmp, 'w');
+    const piece = new Uint8Array(COPY_PIECE);
+    for (const c of chunks) {
+      if (c instanceof Uint8Array) {
+        writeAll(fd, c);
+        continue;
+      }
+      for (let done = 0; done < c.length; done += COPY_PIECE) {
+        const view = piece.subarray(0, Math.min(COPY_PIECE, c.length - done));
+        sources[c.source].read(c.offset + done, view);
+        writeAll(fd, view);
+      }
+    }
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, path);
+  } catch (e) {
+    if (fd !== undefined) closeSync(fd);
+    rmSync(tmp, { force: true });
+    if (e instanceof PteforgeError) throw e;
+    throw new PteforgeError('IO_ERROR', `cannot write "${path}": ${e.code ?? e.message}`, { entry: path });
+  }
+}
+
+/**
+ * Creates an independent converter. options: {wasmBinary?: Uint8Array,
+ * wasmPath?: string | URL (default: pteforge.wasm next to this file),
+ * print?, printErr?}.
+ */
+export async function createPteforge(options = {}) {
+  const wasmBinary = options.wasmBinary ?? (await readFile(options.wasmPath ?? new URL('./pteforge.wasm', import.meta.url)));
+  const moduleArg = { wasmBinary };
+  if (options.print) moduleArg.print = options.print;
+  if (options.printErr) moduleArg.printErr = options.printErr;
+  const env = {
+    loadModule: () => createPteforgeModule({ ...moduleArg }),
+    openSource: (value) => (isPathInput(value) ? new FileSource(value.path) : null),
+    extraInputKinds: ' or {path}',
+    // Node has Blob but no FileReaderSync: a Blob is read whole first.
+    prepare: async (value) => (isBlob(value) ? new Uint8Array(await value.arrayBuffer()) : value),
+    assemble: assembleBytes,
+    extraMethods: (core, lift) => {
+      const convertToFileSync = (input, path, opts = {}) => {
+        if (typeof path !== 'string') {
+          throw new PteforgeError('OPTION_INVALID', 'convertToFile needs an output path (string)');
+        }
+        const { chunks, sources, metadata, report } = core.convertChunks(input, opts);
+        try {
+          writeChunks(chunks, sources, path);
+          return { path, size: chunksSize(chunks), metadata, report };
+        } finally {
+          closeSources(sources);
+        }
+      };
+      return { convertToFileSync, convertToFile: lift(convertToFileSync, 2) };
+    },
+  };
+  const core = new Core(env);
+  await core.ready();
+  return makeConverter(core, env);
+}
+
+let shared = null;
+/** One converter per process, created on first use (manifold's getManifoldModule). */
+export function getPteforge() {
+  shared ??= createPteforge().catch((e) => {
+    shared = null;
+    throw e;
+  });
+  return shared;
+}

@@ -1,0 +1,76 @@
+// The public converter object over a Core (api.mjs): async methods for every
+// environment, plus *Sync twins where the core runs on this thread (Node, a
+// worker). The main-thread browser API (index.browser.mjs) forwards the async
+// methods to a worker holding one of these.
+
+import { PteforgeError } from './errors.mjs';
+import { closeSources } from './api.mjs';
+
+/**
+ * @param core  a loaded Core
+ * @param env   {assemble(chunks, sources, options) → pte, prepareOptions?(options) → Promise<options>}
+ */
+export function makeConverter(core, env) {
+  const prepareOptions = async (options) => {
+    if (!options || typeof options !== 'object' || !options.swaps || typeof options.swaps !== 'object') return options;
+    const swaps = {};
+    for (const [fqn, value] of Object.entries(options.swaps)) swaps[fqn] = await core.prepareInput(value);
+    return { ...options, swaps };
+  };
+  // Async form of a sync method: reload a poisoned instance, await what the
+  // input needs, and load fflate if a compressed entry asked for it.
+  // `optionsAt` is the index of the options argument (convertToFile(input, path, options)).
+  const lift = (sync, optionsAt = 1) => async (...args) => {
+    await core.ready();
+    args[0] = await core.prepareInput(args[0]);
+    args[optionsAt] = await prepareOptions(args[optionsAt]);
+    return core.retryWithInflater(() => sync(...args));
+  };
+
+  const convertSync = (input, options = {}) => {
+    const { chunks, sources, metadata, report } = core.convertChunks(input, options);
+    try {
+      const progress = typeof options?.onProgress === 'function' ? options.onProgress : null;
+      progress?.({ stage: 'assemble', done: 0, total: chunks.length });
+      const pte = env.assemble(chunks, sources, options);
+      progress?.({ stage: 'assemble', done: chunks.length, total: chunks.length });
+      return { pte, metadata, report };
+    } finally {
+      closeSources(sources);
+    }
+  };
+  const inspectSync = (input, options) => core.inspect(input, options);
+  const listModulesSync = (input, options) => core.listModules(input, options);
+  const decodePteSync = (input, options) => core.decodePte(input, options);
+  const layoutSync = (input, options) => core.layout(input, options);
+
+  const converter = {
+    /** {name, version, emscripten, features, errorCodes} */
+    get info() {
+      return core.info;
+    },
+    convert: lift(convertSync),
+    inspect: lift(inspectSync),
+    listModules: lift(listModulesSync),
+    decodePte: lift(decodePteSync),
+    layout: lift(layoutSync),
+    convertSync,
+    inspectSync,
+    listModulesSync,
+    decodePteSync,
+    layoutSync,
+    /** Bytes of WebAssembly memory held now (grows, never shrinks). */
+    async wasmMemoryBytes() {
+      return core.wasmMemoryBytes();
+    },
+    wasmMemoryBytesSync() {
+      return core.wasmMemoryBytes();
+    },
+    /** Nothing to free (no embind classes); present so callers can be uniform with the worker proxy. */
+    async close() {},
+  };
+  for (const [name, fn] of Object.entries(env.extraMethods?.(core, lift) ?? {})) converter[name] = fn;
+  return converter;
+}
+
+export { PteforgeError };

@@ -1,0 +1,200 @@
+// The embind surface of the pteforge module: a handful of free functions over
+// JSON strings, bytes and JS callbacks (engineering-notes D9; manifold's
+// two-layer API, B1): the raw names start with '_' and only the JS wrapper
+// (wasm/js/api.mjs) calls them. No classes (nothing to delete()), no 64-bit
+// integers (E8), nothing throws: every function returns {ok:true, ...} or
+// {ok:false, error:"<Error JSON>"}.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <string>
+
+#include "emit/extended_header.h"
+#include "emit/pte_decode.h"
+#include "inspect.h"
+#include "js_input.h"
+#include "js_io.h"
+#include "js_values.h"
+#include "options.h"
+#include "serde/pt2_layout.h"
+
+#ifndef PTEFORGE_VERSION
+#define PTEFORGE_VERSION "0.0.0"
+#endif
+
+namespace pteforge::wasm {
+namespace {
+
+using emscripten::val;
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+/// {"name","version","emscripten","features":[...],"errorCodes":[{"code","summary"}]}
+std::string version_json() {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("name");
+  w.String("pteforge");
+  w.Key("version");
+  w.String(PTEFORGE_VERSION);
+  w.Key("emscripten");
+  w.String(std::to_string(__EMSCRIPTEN_major__) + "." + std::to_string(__EMSCRIPTEN_minor__) + "." +
+           std::to_string(__EMSCRIPTEN_tiny__));
+  w.Key("features");
+  w.StartArray();
+  for (const char* f : {"decodePte", "layout", "inspect"}) w.String(f);
+  w.EndArray();
+  w.Key("errorCodes");
+  w.StartArray();
+  for (ErrorCode code : all_error_codes()) {
+    w.StartObject();
+    w.Key("code");
+    w.String(std::string(error_code_name(code)));
+    w.Key("summary");
+    w.String(std::string(error_code_summary(code)));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+/// How many leading bytes of a .pte of `file_size` bytes decoding needs,
+/// given its first bytes `head` (64 are enough): the program part when an
+/// extended header says how long it is, else the whole file (as `pteforge
+/// decode` reads it). Never fails; a broken header means "all of it", and
+/// decodePte reports the problem.
+double pte_prefix_size(val head, double file_size) {
+  const std::string bytes = copy_from_js(head);
+  const uint64_t size = static_cast<uint64_t>(file_size);
+  auto header = emit::parse_extended_header(bytes);
+  if (header.ok() && header->has_value() && (*header)->program_size <= size) {
+    return static_cast<double>(std::max<uint64_t>((*header)->program_size, bytes.size()));
+  }
+  return file_size;
+}
+
+/// Decodes a .pte (or its first pte_prefix_size bytes). options JSON:
+/// {"name": source name for where.entry, "format": "json" | "flatc" | "summary"}.
+/// Returns {ok, text} with the CLI's output (`decode --json`, `--flatc-json`,
+/// or the summary) or {ok:false, error}.
+val decode_pte(val bytes, double file_size, std::string name, std::string format) {
+  const std::string data = copy_from_js(bytes);
+  emit::DecodeOptions options;
+  options.source_name = std::move(name);
+  options.file_size = static_cast<uint64_t>(file_size);
+  auto decoded = emit::decode_pte(data, options);
+  if (!decoded.ok()) return error_result(decoded.error());
+  val result = ok_result();
+  if (format == "flatc") {
+    result.set("text", emit::decoded_pte_to_json(*decoded, emit::PteJsonStyle::Flatc));
+  } else if (format == "summary") {
+    result.set("text", emit::format_pte_summary(*decoded));
+  } else {
+    result.set("text", emit::decoded_pte_to_json(*decoded, emit::PteJsonStyle::Readable));
+  }
+  return result;
+}
+
+void write_optional(JsonWriter& w, const char* key, const std::optional<std::string>& v) {
+  w.Key(key);
+  if (v) {
+    w.String(*v);
+  } else {
+    w.Null();
+  }
+}
+
+/// The archive layout of an input as JSON: kind, root, byteorder, models
+/// (name, method, record entries) and entries (name, size, stored).
+std::string layout_json(const JsInput& input) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("kind");
+  w.String(std::string(serde::layout_kind_name(input.layout.kind)));
+  w.Key("root");
+  w.String(input.layout.root);
+  w.Key("byteorder");
+  w.String(input.layout.byteorder == serde::ByteOrder::kLittle ? "little" : "big");
+  w.Key("models");
+  w.StartArray();
+  for (const serde::Pt2Model& m : input.layout.models) {
+    w.StartObject();
+    w.Key("name");
+    w.String(m.name);
+    w.Key("method");
+    w.String(m.method);
+    w.Key("program_entry");
+    w.String(m.program_entry);
+    write_optional(w, "weights_config_entry", m.weights_config_entry);
+    write_optional(w, "constants_config_entry", m.constants_config_entry);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("entries");
+  w.StartArray();
+  for (const serde::ArchiveEntry& e : input.archive->entries()) {
+    w.StartObject();
+    w.Key("name");
+    w.String(e.name);
+    w.Key("size");
+    w.Uint64(e.size);
+    w.Key("stored");
+    w.Bool(e.stored);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+/// Opens an input (js_input.h) and returns {ok, text: layout JSON}.
+val layout(std::string input_json, val read, val inflate) {
+  JsReader reader(std::move(read), std::move(inflate));
+  auto input = open_js_input(input_json, reader);
+  if (!input.ok()) return error_result(input.error());
+  val result = ok_result();
+  result.set("text", layout_json(*input));
+  return result;
+}
+
+/// inspect: options {"format": "json" | "text", "method": name}. Returns
+/// {ok, text} with `pteforge inspect [--json]`'s output.
+val inspect(std::string input_json, val read, val inflate, std::string options_json) {
+  auto options = OptionsReader::parse(options_json);
+  if (!options.ok()) return error_result(options.error());
+  auto format = options->get_string("format", "json");
+  if (!format.ok()) return error_result(format.error());
+  auto method = options->get_string("method");
+  if (!method.ok()) return error_result(method.error());
+  if (Status s = options->reject_unknown(); !s.ok()) return error_result(s.error());
+  if (*format != "json" && *format != "text") {
+    Location where;
+    where.pointer = "/format";
+    return error_result(make_error(ErrorCode::OPTION_INVALID, "format must be \"json\" or \"text\"", where));
+  }
+  JsReader reader(std::move(read), std::move(inflate));
+  auto input = open_js_input(input_json, reader);
+  if (!input.ok()) return error_result(input.error());
+  auto text = inspect_input(*input, *method, *format == "json");
+  if (!text.ok()) return error_result(text.error());
+  val result = ok_result();
+  result.set("text", *text);
+  return result;
+}
+
+}  // namespace
+}  // namespace pteforge::wasm
+
+EMSCRIPTEN_BINDINGS(pteforge) {
+  using namespace pteforge::wasm;
+  emscripten::function("_version", &version_json);
+  emscripten::function("_ptePrefixSize", &pte_prefix_size);
+  emscripten::function("_decodePte", &decode_pte);
+  emscripten::function("_layout", &layout);
+  emscripten::function("_inspect", &inspect);
+}

@@ -1,0 +1,249 @@
+// Type declarations of the pteforge package, browser and Web Worker entry
+// (the "default" export condition). Node's entry adds file paths and
+// convertToFile: see node.d.ts. Hand-written (Emscripten 3.1.6 has no
+// --embind-emit-tsd); tests/node/package.test.mjs checks that the runtime
+// objects and the error-code list match what is declared here.
+
+/** Stable error codes: the same strings as in C++ (core/support/error_codes.def) and JSON. */
+export type ErrorCode =
+  | 'INPUT_EMPTY'
+  | 'INPUT_NOT_JSON'
+  | 'INPUT_SCHEMA'
+  | 'UNKNOWN_UNION_TAG'
+  | 'UNSUPPORTED_SCHEMA_VERSION'
+  | 'ARCHIVE_INVALID'
+  | 'ARCHIVE_ENTRY_MISSING'
+  | 'ARCHIVE_ENTRY_NAME'
+  | 'ARCHIVE_COMPRESSED'
+  | 'LEGACY_ARCHIVE'
+  | 'WEIGHTS_MISSING'
+  | 'PAYLOAD_INVALID'
+  | 'IO_ERROR'
+  | 'INVALID_GRAPH'
+  | 'UNSUPPORTED_OPERATOR'
+  | 'UNSUPPORTED_FEATURE'
+  | 'UNKNOWN_PASS'
+  | 'PASS_PRECONDITION'
+  | 'PASS_FAILED'
+  | 'OPTION_INVALID'
+  | 'MODULE_SWAP'
+  | 'EMIT_LIMIT'
+  | 'PTE_INVALID'
+  | 'INTERNAL';
+
+/** Where in the input an error points. Every key is optional. */
+export interface ErrorLocation {
+  /** RFC 6901 JSON pointer into the input document, e.g. "/graph_module/graph/nodes/12". */
+  pointer?: string;
+  /** FX node name. */
+  node?: string;
+  /** Archive entry (or the input's name, e.g. the file name, when no entry is at fault). */
+  entry?: string;
+  /** Byte offset within the entry or document. */
+  byte_offset?: number;
+  /** Method (program) name. */
+  method?: string;
+  /** First stack-trace frame of the node. */
+  source?: string;
+  /** Pass that raised it. */
+  pass?: string;
+}
+
+/**
+ * The one error pteforge throws or rejects with. Bad input never aborts the
+ * module: it becomes a PteforgeError and the converter stays usable. An
+ * internal failure (a bug) is code "INTERNAL"; the WASM instance is then
+ * replaced before the next call.
+ */
+export declare class PteforgeError extends Error {
+  constructor(code: ErrorCode, message: string, where?: ErrorLocation, notes?: string[], cause?: unknown);
+  readonly name: 'PteforgeError';
+  /** Stable UPPER_SNAKE code. */
+  code: ErrorCode;
+  /** Place in the input. */
+  where: ErrorLocation;
+  /** Extra lines of context (e.g. the nearest supported operator). */
+  notes: string[];
+  /** The CLI's form: "CODE: message (entry=… byte_offset=…)" plus "\n  note: …" lines. */
+  toString(): string;
+  /** {code, message, where, notes}. */
+  toJSON(): { code: ErrorCode; message: string; where: ErrorLocation; notes: string[] };
+}
+
+/** Raw bytes: a .pt2 archive, a program JSON, or a .pte. */
+export type Bytes = Uint8Array | ArrayBuffer | ArrayBufferView;
+
+/**
+ * One input: bytes; a string (program JSON text); a Blob or File (read by
+ * range inside a worker, never whole); `{data, name}` to name it in error
+ * locations; or `{files}`, the files of an unpacked archive folder (paths
+ * relative to the folder, e.g. "models/model.json"; a File[] from a folder
+ * drop uses webkitRelativePath) — the way to give a program JSON together
+ * with its weights. A `.pt2`'s kind is sniffed from its bytes, as the CLI does.
+ */
+export type Input =
+  | Bytes
+  | string
+  | Blob
+  | { data: Bytes | string | Blob; name?: string }
+  | { files: Record<string, Bytes | string | Blob> | File[]; name?: string };
+
+/** Progress of a long call. */
+export interface Progress {
+  /** What runs: e.g. "read", "passes", a pass name, "emit", "assemble". */
+  stage: string;
+  /** Units done so far (passes, chunks, ...). */
+  done: number;
+  /** Units in this stage. */
+  total: number;
+}
+
+/** Options shared by every method that reads an input. */
+export interface InputOptions {
+  /** Name of the input in error locations (where.entry); default: the File's name, else "input". */
+  name?: string;
+}
+
+/** Options of convert(): the CLI's `convert` flags. */
+export interface ConvertOptions extends InputOptions {
+  /** Pass names to run instead of the default pipeline (design.md "The default pipeline"). */
+  passes?: string[];
+  /** Memory planning algorithm, e.g. "greedy" (the default) or "naive". */
+  memoryPlanning?: string;
+  /** Constant methods to add to the program: method name → value (number, boolean, string or list). */
+  constantMethods?: Record<string, unknown>;
+  /** Emit buffer initialisation for mutable buffers. */
+  initBuffers?: boolean;
+  /** Keep stack traces in the debug info. */
+  stackTraces?: boolean;
+  /** Module swaps: module FQN → replacement program (any input form). */
+  swaps?: Record<string, Input>;
+  /** Methods to convert (default: all). */
+  methods?: string[];
+  /** Called as the conversion advances. Exceptions thrown by it are ignored. */
+  onProgress?: (progress: Progress) => void;
+}
+
+/** Metadata JSON of a conversion (methods, inputs/outputs, memory plans, constants). */
+export type PteMetadata = Record<string, unknown>;
+/** The pass report: per pass its time, node counts, diagnostics. */
+export type PassReport = Record<string, unknown>;
+
+/** The result of convert(). */
+export interface ConvertResult<Pte> {
+  /** The .pte file. In browsers and workers a Blob whose weight parts are slices of the input. */
+  pte: Pte;
+  metadata: PteMetadata;
+  report: PassReport;
+}
+
+/** Options of decodePte(). */
+export interface DecodeOptions extends InputOptions {
+  /**
+   * "json" (default): pteforge's readable view (`pteforge decode --json`);
+   * "flatc-json": what `flatc --json --strict-json` prints (`--flatc-json`);
+   * "summary": the CLI's text summary (always returned as text).
+   */
+  format?: 'json' | 'flatc-json' | 'summary';
+  /** Return the text exactly as the CLI prints it instead of a parsed object. */
+  text?: boolean;
+}
+
+/** Options of inspect() and listModules(). */
+export interface InspectOptions extends InputOptions {
+  /** Return the CLI's text form instead of the JSON object. */
+  text?: boolean;
+  /** Only this method (default: all). */
+  method?: string;
+}
+
+/** Where the programs of an input are (archive layout detection). */
+export interface InputLayout {
+  /** "current" (a .pt2 / unpacked archive) or "program_json" (a lone program JSON). */
+  kind: 'current' | 'early_pt2' | 'legacy' | 'program_json';
+  /** The archive's root folder ("" when the records are at top level). */
+  root: string;
+  byteorder: 'little' | 'big';
+  models: Array<{
+    name: string;
+    method: string;
+    program_entry: string;
+    weights_config_entry: string | null;
+    constants_config_entry: string | null;
+  }>;
+  entries: Array<{ name: string; size: number; stored: boolean }>;
+}
+
+/** What the loaded module is. */
+export interface ModuleInfo {
+  name: 'pteforge';
+  version: string;
+  /** Emscripten version the module was built with. */
+  emscripten: string;
+  /** Capabilities of this build: "decodePte", "layout", "inspect", "listModules", "convert". */
+  features: string[];
+  /** Every error code with its one-line description. */
+  errorCodes: Array<{ code: ErrorCode; summary: string }>;
+}
+
+/** A converter. Every method is async; on a page's main thread the work runs in a worker. */
+export interface Pteforge<Pte = Blob> {
+  readonly info: ModuleInfo;
+  /** Converts a .pt2 or program JSON to a .pte. */
+  convert(input: Input, options?: ConvertOptions): Promise<ConvertResult<Pte>>;
+  /** Summary of an exported program without converting it (`pteforge inspect --json`). */
+  inspect(input: Input, options?: InspectOptions & { text?: false }): Promise<Record<string, unknown>>;
+  inspect(input: Input, options: InspectOptions & { text: true }): Promise<string>;
+  /** The module tree of a program, with which modules can be swapped. */
+  listModules(input: Input, options?: InspectOptions & { text?: false }): Promise<Array<Record<string, unknown>>>;
+  listModules(input: Input, options: InspectOptions & { text: true }): Promise<string>;
+  /** Reads a .pte back (`pteforge decode`). Only its program part is read. */
+  decodePte(input: Input, options?: DecodeOptions & { text?: false; format?: 'json' | 'flatc-json' }): Promise<Record<string, unknown>>;
+  decodePte(input: Input, options: DecodeOptions & ({ text: true } | { format: 'summary' })): Promise<string>;
+  /** Where the programs of an input are: models, methods, entries. */
+  layout(input: Input, options?: InputOptions): Promise<InputLayout>;
+  /** Bytes of WebAssembly memory the instance holds (it grows and never shrinks; drop the converter to free it). */
+  wasmMemoryBytes(): Promise<number>;
+  /** Releases the converter (stops its worker). */
+  close(): Promise<void>;
+}
+
+/**
+ * Synchronous twins, present when the core runs on the calling thread (inside
+ * a worker, or with {worker: false}). A Blob input needs FileReaderSync (a worker).
+ */
+export interface PteforgeSync<Pte = Blob> extends Pteforge<Pte> {
+  convertSync(input: Input, options?: ConvertOptions): ConvertResult<Pte>;
+  inspectSync(input: Input, options?: InspectOptions & { text?: false }): Record<string, unknown>;
+  inspectSync(input: Input, options: InspectOptions & { text: true }): string;
+  listModulesSync(input: Input, options?: InspectOptions & { text?: false }): Array<Record<string, unknown>>;
+  listModulesSync(input: Input, options: InspectOptions & { text: true }): string;
+  decodePteSync(input: Input, options?: DecodeOptions & { text?: false; format?: 'json' | 'flatc-json' }): Record<string, unknown>;
+  decodePteSync(input: Input, options: DecodeOptions & ({ text: true } | { format: 'summary' })): string;
+  layoutSync(input: Input, options?: InputOptions): InputLayout;
+  wasmMemoryBytesSync(): number;
+}
+
+/** Options of createPteforge() in browsers and workers. */
+export interface CreateOptions {
+  /**
+   * Run the core in an internal module worker. Default: true on a main
+   * thread, false inside a worker (where the converter is a PteforgeSync).
+   */
+  worker?: boolean;
+  /** URL of pteforge.wasm (default: next to the package's pteforge.mjs). */
+  wasmUrl?: string | URL;
+  /** Emscripten's locateFile hook; called with "pteforge.wasm". */
+  locateFile?: (path: string, prefix: string) => string;
+  /** The .wasm bytes, to skip fetching. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** URL of the internal worker script (default: the package's worker.mjs). */
+  workerUrl?: string | URL;
+  print?: (text: string) => void;
+  printErr?: (text: string) => void;
+}
+
+/** Creates an independent converter (each has its own WASM instance). */
+export declare function createPteforge(options?: CreateOptions): Promise<Pteforge<Blob>>;
+/** One shared converter, created on first use. */
+export declare function getPteforge(): Promise<Pteforge<Blob>>;

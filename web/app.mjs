@@ -1,0 +1,418 @@
+// The pteforge page: file drop/pick, the program summary (inspect), options,
+// conversion with per-stage progress, results (downloads, pass report, memory
+// plan chart) and the decoded view of a .pte. All pteforge calls go to
+// worker.mjs, so the page never blocks; no data leaves the tab (the CSP
+// forbids it, and nothing here tries).
+//
+// DOM is built with textContent only (never innerHTML from input data).
+
+import { fill, formatBytes, h, table } from './dom.mjs';
+import { renderMemory, renderReport } from './results.mjs';
+
+const $ = (id) => document.getElementById(id);
+
+// ---------------------------------------------------------------- worker
+
+const worker = new Worker(new URL('./worker.mjs', import.meta.url), { type: 'module' });
+let nextId = 1;
+const pending = new Map();
+let moduleInfo = null;
+let passList = null;
+const ready = new Promise((resolve) => {
+  worker.addEventListener('message', function onReady(event) {
+    if (!('ready' in (event.data ?? {}))) return;
+    worker.removeEventListener('message', onReady);
+    resolve(event.data);
+  });
+});
+
+worker.addEventListener('message', (event) => {
+  const m = event.data ?? {};
+  const p = pending.get(m.id);
+  if (!p) return;
+  if (m.progress) return p.onProgress?.(m.progress);
+  pending.delete(m.id);
+  if (m.ok) p.resolve(m.value);
+  else p.reject(m.error);
+});
+worker.addEventListener('error', (event) => {
+  showError({ code: 'INTERNAL', message: `the worker failed: ${event.message || 'it could not be loaded'}`, where: {}, notes: [] });
+  setStatus('error', 'The converter could not be loaded.');
+});
+
+/** Sends a request to the worker; resolves with its value, rejects with {code, message, where, notes}. */
+function call(message, onProgress) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject, onProgress });
+    worker.postMessage({ ...message, id });
+  });
+}
+
+function setStatus(state, text) {
+  const el = $('status');
+  el.dataset.state = state;
+  el.textContent = text;
+}
+
+// ---------------------------------------------------------------- state
+
+const state = { file: null, inspect: null, swapFiles: [], busy: false, urls: [] };
+
+/** Counts finished operations in <body data-done> (tests wait on it). */
+let done = 0;
+function finished() {
+  document.body.dataset.done = String(++done);
+}
+
+function revokeUrls() {
+  for (const u of state.urls) URL.revokeObjectURL(u);
+  state.urls = [];
+}
+
+function resetView() {
+  for (const id of ['error', 'summary', 'options', 'results', 'decoded', 'swap-drop']) $(id).hidden = true;
+  fill($('progress'), );
+  revokeUrls();
+}
+
+// ---------------------------------------------------------------- errors
+
+const WHERE_KEYS = ['entry', 'byte_offset', 'pointer', 'node', 'method', 'pass', 'source'];
+
+/**
+ * Shows an error: its code, message, location and notes, plus the input
+ * around where.byte_offset when the error is in the dropped file's text.
+ */
+async function showError(error, file = null) {
+  const e = error && typeof error === 'object' ? error : { code: 'INTERNAL', message: String(error) };
+  const where = e.where ?? {};
+  const box = $('error');
+  const items = WHERE_KEYS.filter((k) => where[k] !== undefined && where[k] !== '')
+    .map((k) => [h('dt', {}, k), h('dd', { 'data-key': k }, String(where[k]))]);
+  fill(box, 
+    h('h2', {}, 'Error ', h('code', { class: 'code', 'data-testid': 'error-code' }, e.code ?? 'INTERNAL')),
+    h('p', { class: 'message', 'data-testid': 'error-message' }, e.message ?? ''),
+    items.length ? h('dl', { class: 'where', 'data-testid': 'error-where' }, items) : null,
+    (e.notes ?? []).length ? h('ul', { class: 'notes' }, e.notes.map((n) => h('li', {}, n))) : null,
+  );
+  box.hidden = false;
+  const snippet = file ? await contextAt(file, where) : null;
+  if (snippet) box.append(snippet);
+}
+
+/** The lines around where.byte_offset of a text (JSON) input, with a caret. */
+async function contextAt(file, where) {
+  const off = where.byte_offset;
+  if (typeof off !== 'number' || off < 0 || off > file.size) return null;
+  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
+  if (head[0] === 0x50 && head[1] === 0x4b) return null; // a zip: offsets are within entries
+  const start = Math.max(0, off - 200);
+  const bytes = new Uint8Array(await file.slice(start, Math.min(file.size, off + 200)).arrayBuffer());
+  const dec = new TextDecoder('utf-8', { fatal: false });
+  const before = dec.decode(bytes.subarray(0, off - start)).split('\n').pop();
+  const after = dec.decode(bytes.subarray(off - start)).split('\n')[0];
+  const line = (before + after).replace(/\t/g, ' ');
+  const col = before.length;
+  // Line number: count newlines before the offset (bounded read).
+  let lineNo = 1;
+  if (off <= 8 << 20) {
+    const all = new Uint8Array(await file.slice(0, off).arrayBuffer());
+    for (const b of all) if (b === 10) lineNo++;
+  }
+  const clipStart = Math.max(0, col - 60);
+  const shown = line.slice(clipStart, clipStart + 120);
+  return h('figure', { class: 'context' },
+    h('figcaption', {}, `${file.name}, line ${lineNo}, column ${col + 1} (byte ${off})`),
+    h('pre', { 'data-testid': 'error-context' }, shown + '\n' + ' '.repeat(col - clipStart) + '^'));
+}
+
+// ---------------------------------------------------------------- summary
+
+function ioRows(list) {
+  return list.map((io) => [io.name, io.kind, io.target ?? '', io.dtype ?? io.type ?? '', io.shape ? `[${io.shape.join(', ')}]` : '']);
+}
+
+function moduleTree(modules) {
+  if (!modules?.length) return h('p', { class: 'note' }, 'No module hierarchy (no nn_module_stack in the nodes).');
+  return h('ul', { class: 'tree', 'data-testid': 'modules' }, modules.map((m) =>
+    h('li', { style: { '--depth': m.depth } },
+      h('code', {}, m.path === '' ? '(root)' : m.path), ' ', h('span', { class: 'type' }, m.type ?? ''),
+      ' ', h('span', { class: 'count' }, `${m.nodes} node${m.nodes === 1 ? '' : 's'}`))));
+}
+
+function stateTable(st) {
+  const rows = ['parameters', 'buffers', 'constants'].map((k) => [k, st[k]?.count ?? 0, formatBytes(st[k]?.bytes ?? 0)]);
+  rows.push(['custom objects', st.custom_objects ?? 0, '']);
+  return table(['state', 'count', 'bytes'], rows, { class: 'state', 'data-testid': 'state' });
+}
+
+function renderSummary(file, summary) {
+  const body = $('summary-body');
+  fill(body, 
+    h('p', { class: 'file', 'data-testid': 'file-info' }, h('strong', {}, file.name), ` — ${formatBytes(file.size)}, ${summary.methods.length} method${summary.methods.length === 1 ? '' : 's'}`),
+    ...summary.methods.map((m) => h('article', { class: 'method', 'data-method': m.name },
+      h('h3', {}, 'Method ', h('code', {}, m.name),
+        h('span', { class: 'meta' }, ` schema ${m.schema_version}, torch ${m.torch_version ?? '?'}, ${(m.verifiers ?? []).join('/') || 'no verifier'}, ${m.node_count} nodes`)),
+      (m.warnings ?? []).length
+        ? h('div', { class: 'warnings', 'data-testid': 'warnings' }, h('h4', {}, 'Problems found on import'),
+          h('ul', {}, m.warnings.map((w) => h('li', {}, typeof w === 'string' ? w : `${w.code ?? ''} ${w.message ?? JSON.stringify(w)}`))))
+        : null,
+      h('div', { class: 'grid' },
+        h('div', {}, h('h4', {}, 'Inputs'), table(['name', 'kind', 'target', 'dtype', 'shape'], ioRows(m.inputs ?? []), { 'data-testid': 'inputs' }),
+          h('h4', {}, 'Outputs'), table(['name', 'kind', 'target', 'dtype', 'shape'], ioRows(m.outputs ?? []), { 'data-testid': 'outputs' }),
+          (m.symbols ?? []).length ? h('p', { class: 'note' }, 'Symbols: ', m.symbols.map((x) => typeof x === 'string' ? x : JSON.stringify(x)).join(', ')) : null),
+        h('div', {}, h('h4', {}, 'Operators'), table(['operator', 'count'], (m.ops ?? []).map((o) => [o.target, o.count]), { 'data-testid': 'ops' }),
+          h('h4', {}, 'State'), stateTable(m.state ?? {})),
+        h('div', {}, h('h4', {}, 'Modules'), moduleTree(m.modules))))),
+  );
+  $('summary').hidden = false;
+}
+
+// ---------------------------------------------------------------- decoded .pte
+
+function valueText(v) {
+  if (v.type === 'Tensor') {
+    const alloc = v.allocation_info ? ` @mem${v.allocation_info.memory_id}+${v.allocation_info.memory_offset}` : (v.data_buffer_idx ? ` const#${v.data_buffer_idx}` : '');
+    return `${v.scalar_type}[${(v.sizes ?? []).join(', ')}] ${v.nbytes ?? ''}B${alloc}`;
+  }
+  if ('value' in v) return JSON.stringify(v.value);
+  if ('items' in v) return JSON.stringify(v.items);
+  return '';
+}
+
+function renderDecoded(decoded, decodedText, name) {
+  const f = decoded.file ?? {};
+  const body = $('decoded-body');
+  const url = URL.createObjectURL(new Blob([decodedText], { type: 'application/json' }));
+  state.urls.push(url);
+  fill(body, 
+    h('p', { class: 'file', 'data-testid': 'pte-info' },
+      h('strong', {}, name), ` — ${formatBytes(f.size ?? 0)}, identifier ${f.identifier ?? '?'}, program ${formatBytes(f.program_size ?? 0)}, segments ${formatBytes(f.segment_data_size ?? 0)}, `,
+      `${(decoded.execution_plan ?? []).length} plan(s) `,
+      h('a', { href: url, download: `${name.replace(/\.pte$/i, '')}.decoded.json`, 'data-testid': 'download-decoded' }, 'download decoded JSON')),
+    ...(decoded.execution_plan ?? []).map((plan) => h('article', { class: 'plan', 'data-plan': plan.name },
+      h('h3', {}, 'Execution plan ', h('code', {}, plan.name),
+        h('span', { class: 'meta' }, ` inputs [${plan.inputs.join(', ')}], outputs [${plan.outputs.join(', ')}], buffers [${(plan.non_const_buffer_sizes ?? []).join(', ')}]`)),
+      h('div', { class: 'grid' },
+        h('div', {}, h('h4', {}, `Operators (${plan.operators.length})`),
+          table(['#', 'operator', 'overload'], plan.operators.map((o) => [o.index, o.name, o.overload]), { 'data-testid': 'pte-operators' })),
+        h('div', { class: 'wide' }, h('h4', {}, 'Instructions'),
+          h('ol', { class: 'instructions', start: 0, 'data-testid': 'pte-instructions' },
+            plan.chains.flatMap((c) => c.instructions.map((i) => h('li', {}, h('code', {}, i.text ?? `${i.type} ${JSON.stringify(i)}`))))))),
+      h('details', {}, h('summary', {}, `Values (${plan.values.length})`),
+        table(['#', 'type', 'value'], plan.values.map((v) => [v.index, v.type, valueText(v)]), { 'data-testid': 'pte-values' })))),
+  );
+  $('decoded').hidden = false;
+}
+
+// ---------------------------------------------------------------- options
+
+function renderOptions(summary) {
+  const box = $('passes');
+  if (Array.isArray(passList) && passList.length) {
+    // Checkboxes, the default pipeline checked; passes not implemented yet cannot be picked.
+    const groups = [...new Set(passList.map((p) => p.group ?? ''))];
+    fill(box, groups.map((g) => h('div', { class: 'pass-group' }, g ? h('h4', {}, g) : null,
+      passList.filter((p) => (p.group ?? '') === g).map((p) => h('label', { class: 'pass' },
+        h('input', { type: 'checkbox', name: 'pass', value: p.name, checked: p.default === true && p.implemented !== false, disabled: p.implemented === false, 'data-default': p.default === true && p.implemented !== false ? 'true' : 'false' }),
+        ' ', h('code', {}, p.name), ' ', h('span', { class: 'desc' }, (p.summary ?? p.description ?? '') + (p.implemented === false ? ' (not implemented yet)' : '')))))));
+  } else {
+    fill(box, h('label', {}, 'Pass list (empty: the default pipeline) ',
+      h('input', { id: 'pass-list', type: 'text', size: 60, placeholder: 'default pipeline', spellcheck: 'false' })));
+  }
+  const canConvert = moduleInfo?.features?.includes('convert');
+  $('convert').disabled = !canConvert;
+  $('convert-note').textContent = canConvert ? '' : 'This build of the pteforge package cannot convert yet; the summary above is all it can show.';
+  renderSwaps(summary);
+  $('options').hidden = false;
+}
+
+function renderSwaps(summary) {
+  const paths = [...new Set((summary?.methods ?? []).flatMap((m) => (m.modules ?? []).map((x) => x.path)).filter((p) => p !== ''))];
+  $('swap-drop').hidden = paths.length === 0;
+  const rows = state.swapFiles.map((file, i) => h('div', { class: 'swap' },
+    h('label', {}, 'replace ', h('select', { 'data-swap': i },
+      h('option', { value: '' }, '(do not swap)'), paths.map((p) => h('option', { value: p }, p)))),
+    ' with ', h('strong', {}, file.name)));
+  fill($('swap-rows'), ...rows);
+  $('swaps').hidden = rows.length === 0;
+}
+
+/** The convert options from the form; throws {code: OPTION_INVALID} for a bad JSON field. */
+function readOptions() {
+  const opts = { memoryPlanning: $('memory-planning').value, initBuffers: $('init-buffers').checked, stackTraces: $('stack-traces').checked };
+  // Checkboxes: a pass list only when it differs from the default pipeline.
+  const boxes = [...document.querySelectorAll('input[name=pass]')];
+  if (boxes.some((b) => b.checked !== (b.dataset.default === 'true'))) opts.passes = boxes.filter((b) => b.checked).map((b) => b.value);
+  const list = $('pass-list')?.value.trim();
+  if (list) opts.passes = list.split(/[\s,]+/).filter(Boolean);
+  const cm = $('constant-methods').value.trim();
+  if (cm) {
+    try {
+      opts.constantMethods = JSON.parse(cm);
+    } catch (e) {
+      throw { code: 'OPTION_INVALID', message: `constant methods: ${e.message}`, where: { pointer: '/constantMethods' }, notes: [] };
+    }
+  }
+  return opts;
+}
+
+function readSwaps() {
+  const swaps = {};
+  for (const sel of document.querySelectorAll('select[data-swap]')) {
+    if (sel.value) swaps[sel.value] = state.swapFiles[Number(sel.dataset.swap)];
+  }
+  return swaps;
+}
+
+// ---------------------------------------------------------------- convert
+
+function progressFor(stage) {
+  let row = document.querySelector(`#progress [data-stage="${CSS.escape(stage)}"]`);
+  if (!row) {
+    row = h('div', { class: 'stage', 'data-stage': stage }, h('span', {}, stage), h('progress', { max: 1, value: 0 }));
+    $('progress').append(row);
+  }
+  return row.querySelector('progress');
+}
+
+async function convert() {
+  if (!state.file || state.busy) return;
+  $('error').hidden = true;
+  $('results').hidden = true;
+  $('decoded').hidden = true;
+  fill($('progress'), );
+  let options;
+  try {
+    options = readOptions();
+  } catch (e) {
+    return showError(e);
+  }
+  state.busy = true;
+  $('convert').disabled = true;
+  setStatus('busy', `Converting ${state.file.name}…`);
+  try {
+    const r = await call({ op: 'convert', file: state.file, options, swaps: readSwaps() }, (p) => {
+      const bar = progressFor(p.stage);
+      bar.max = Math.max(1, p.total);
+      bar.value = p.done;
+    });
+    for (const bar of document.querySelectorAll('#progress progress')) bar.value = bar.max;
+    renderResults(r);
+    renderDecoded(r.decoded, r.decodedText, outputName());
+    setStatus('ready', `Converted ${state.file.name}.`);
+  } catch (e) {
+    await showError(e, state.file);
+    setStatus('ready', 'Conversion failed; see the error below.');
+  } finally {
+    state.busy = false;
+    $('convert').disabled = false;
+    finished();
+  }
+}
+
+function outputName() {
+  return state.file.name.replace(/\.(pt2|json|zip)$/i, '') + '.pte';
+}
+
+function download(blob, name, testid) {
+  const url = URL.createObjectURL(blob);
+  state.urls.push(url);
+  return h('a', { href: url, download: name, class: 'button', 'data-testid': testid }, `${name} (${formatBytes(blob.size)})`);
+}
+
+function renderResults(r) {
+  const base = outputName().replace(/\.pte$/, '');
+  const json = (o) => new Blob([JSON.stringify(o, null, 2) + '\n'], { type: 'application/json' });
+  fill($('downloads'), 
+    download(r.pte, outputName(), 'download-pte'), ' ',
+    download(json(r.metadata), `${base}.metadata.json`, 'download-metadata'), ' ',
+    r.program ? download(typeof r.program === 'string' ? new Blob([r.program]) : json(r.program), `${base}.program.json`, 'download-program') : null);
+  fill($('report'), renderReport(r.report ?? r.metadata?.pass_report));
+  fill($('memory'), ...(r.metadata?.methods ?? []).map(renderMemory));
+  $('results').hidden = false;
+}
+
+// ---------------------------------------------------------------- input
+
+async function openFile(file) {
+  if (!file || state.busy) return;
+  resetView();
+  state.file = file;
+  state.inspect = null;
+  state.swapFiles = [];
+  state.busy = true;
+  setStatus('busy', `Reading ${file.name}…`);
+  try {
+    const r = await call({ op: 'open', file });
+    if (r.kind === 'pte') {
+      renderDecoded(r.decoded, r.decodedText, file.name);
+      setStatus('ready', `${file.name}: an ExecuTorch program.`);
+    } else {
+      state.inspect = r.inspect;
+      renderSummary(file, r.inspect);
+      renderOptions(r.inspect);
+      setStatus('ready', `${file.name}: ready to convert.`);
+    }
+  } catch (e) {
+    await showError(e, file);
+    setStatus('ready', `${file.name} could not be read; see the error below.`);
+  } finally {
+    state.busy = false;
+    finished();
+  }
+}
+
+function wireDrop(zone, input, onFiles) {
+  zone.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    zone.classList.add('over');
+  });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('over');
+    const files = [...(e.dataTransfer?.files ?? [])];
+    if (files.length) onFiles(files);
+  });
+  zone.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      input.click();
+    }
+  });
+  input.addEventListener('change', () => {
+    const files = [...input.files];
+    input.value = '';
+    if (files.length) onFiles(files);
+  });
+}
+
+wireDrop($('drop'), $('file'), (files) => openFile(files[0]));
+wireDrop($('swap-drop'), $('swap-file'), (files) => {
+  state.swapFiles.push(...files);
+  renderSwaps(state.inspect);
+});
+// Whatever fails in the page itself is shown too, never a blank page.
+window.addEventListener('error', (e) => showError({ code: 'INTERNAL', message: `the page failed: ${e.message}`, where: {}, notes: [] }));
+window.addEventListener('unhandledrejection', (e) => showError(e.reason?.code ? e.reason : { code: 'INTERNAL', message: `the page failed: ${e.reason?.message ?? e.reason}`, where: {}, notes: [] }));
+// A file dropped outside the zones must not navigate away from the page.
+window.addEventListener('dragover', (e) => e.preventDefault());
+window.addEventListener('drop', (e) => e.preventDefault());
+$('options-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  convert();
+});
+
+ready.then((m) => {
+  if (!m.ready) {
+    showError(m.error);
+    setStatus('error', 'The converter could not be loaded.');
+    return;
+  }
+  moduleInfo = m.ready;
+  passList = m.passes ?? null;
+  $('version').textContent = `pteforge ${moduleInfo.version} (Emscripten ${moduleInfo.emscripten}).`;
+  setStatus('ready', 'Ready. Drop a file to begin.');
+});

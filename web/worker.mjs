@@ -1,0 +1,87 @@
+// The page's worker: every call into pteforge runs here, so the page never
+// blocks (engineering-notes D9/D10). Inside a worker the package runs the
+// core on this thread and reads a dropped File by range (FileReaderSync).
+//
+// Protocol (one request at a time, answered in order):
+//   page → worker  {id, op, file, options}
+//       op "open":    sniffs the file; .pte → {kind:"pte", decoded, decodedText}
+//                     otherwise → {kind:"program", inspect}
+//       op "convert": {pte: Blob, metadata, report, decoded, decodedText}
+//   worker → page  {id, progress: {stage, done, total}} while converting
+//                  {id, ok: true, value} | {id, ok: false, error: {code, message, where, notes}}
+//   worker → page  {ready: info, passes} once the module loaded, or {ready: null, error}
+
+import { PteforgeError, createPteforge } from './pteforge/dist/index.browser.mjs';
+
+let pf = null;
+const loading = createPteforge().then(
+  async (converter) => {
+    pf = converter;
+    // The pass list with one-line descriptions, where the package has it:
+    // [{name, summary, group, implemented, default}].
+    let passes = null;
+    if (converter.info.features.includes('listPasses') && typeof converter.listPasses === 'function') {
+      passes = await converter.listPasses().catch(() => null);
+    }
+    self.postMessage({ ready: converter.info, passes });
+  },
+  (e) => {
+    self.postMessage({ ready: null, error: errorJson(e) });
+  },
+);
+
+function errorJson(e) {
+  if (e instanceof PteforgeError || (e && typeof e.toJSON === 'function' && e.code)) return e.toJSON();
+  return { code: 'INTERNAL', message: String(e?.message ?? e), where: {}, notes: [] };
+}
+
+/** "pte" when the bytes look like an ExecuTorch program (identifier "ET" at offset 4). */
+async function sniff(file) {
+  const head = new Uint8Array(await file.slice(0, 8).arrayBuffer());
+  if (head.length >= 8 && head[4] === 0x45 && head[5] === 0x54) return 'pte';
+  if (/\.pte$/i.test(file.name ?? '')) return 'pte';
+  return 'program';
+}
+
+async function decode(input, name) {
+  const decodedText = await pf.decodePte(input, { text: true, name });
+  return { decodedText, decoded: JSON.parse(decodedText) };
+}
+
+async function open(file) {
+  if ((await sniff(file)) === 'pte') {
+    return { kind: 'pte', ...(await decode(file, file.name)) };
+  }
+  return { kind: 'program', inspect: await pf.inspect(file, { name: file.name }) };
+}
+
+async function convert(id, file, options, swaps) {
+  if (!pf.info.features.includes('convert')) {
+    throw new PteforgeError('UNSUPPORTED_FEATURE', 'this build of the pteforge package cannot convert yet (its features are: ' + pf.info.features.join(', ') + ')');
+  }
+  const opts = { ...options, name: file.name, onProgress: (p) => self.postMessage({ id, progress: p }) };
+  if (swaps && Object.keys(swaps).length) opts.swaps = swaps;
+  const result = await pf.convert(file, opts);
+  const decodedView = await decode(result.pte, 'output.pte');
+  return { pte: result.pte, metadata: result.metadata, report: result.report, program: result.program ?? null, ...decodedView };
+}
+
+async function handle({ id, op, file, options, swaps }) {
+  await loading;
+  if (!pf) throw new PteforgeError('INTERNAL', 'the pteforge module did not load');
+  if (op === 'open') return open(file);
+  if (op === 'convert') return convert(id, file, options ?? {}, swaps);
+  throw new PteforgeError('INTERNAL', `unknown operation "${op}"`);
+}
+
+let queue = Promise.resolve();
+self.addEventListener('message', (event) => {
+  const message = event.data ?? {};
+  queue = queue.then(async () => {
+    try {
+      self.postMessage({ id: message.id, ok: true, value: await handle(message) });
+    } catch (e) {
+      self.postMessage({ id: message.id, ok: false, error: errorJson(e) });
+    }
+  });
+});
