@@ -85,13 +85,16 @@ def main():
         if not args.keep and not args.work:
             shutil.rmtree(work, ignore_errors=True)
 
-    print("%8s %10s %10s %11s %9s %7s %11s %11s %10s" % ("nodes", "json_MB", "parse_ms", "convert_ms", "write_ms",
-                                                          "ratio", "pte_bytes", "weights", "B/node"))
+    print("%8s %8s %9s %10s %9s %7s %10s %10s %8s %9s %9s %8s %7s" % (
+        "nodes", "json_MB", "parse_ms", "convert_ms", "write_ms", "ratio", "pte_bytes", "weights", "B/node",
+        "import", "passes", "emit", "serial"))
     for nodes, json_bytes, t, weights in rows:
         overhead = (t["file_size"] - weights) / max(nodes, 1)
-        print("%8d %10.1f %10.1f %11.1f %9.1f %7.2f %11d %11d %10.1f" % (
+        print("%8d %8.1f %9.1f %10.1f %9.1f %7.2f %10d %10d %8.1f %9.1f %9.1f %8.1f %7.1f" % (
             nodes, json_bytes / 1e6, t["parse_ms"], t["convert_ms"], t["write_ms"], t["ratio"], t["file_size"],
-            weights, overhead))
+            weights, overhead, t["import_ms"], t["passes_ms"], t["emit_ms"], t["serialize_ms"]))
+    print("ratio = (convert + write) / parse; import/passes/emit/serial = stages of convert (ms); "
+          "B/node = (pte_bytes - weights) / nodes")
 
 
 if __name__ == "__main__":

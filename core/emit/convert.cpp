@@ -5,6 +5,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -33,6 +34,10 @@ struct Method {
   ir::ExportedProgram program;
   passes::MethodState state;
 };
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 
 Error in_method(Error e, const std::string& method) {
   if (!e.where.method) e.where.method = method;
@@ -150,6 +155,8 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   PTEFORGE_ASSIGN_OR_RETURN(std::vector<emit::ConstantMethod> getters, constant_methods(options));
   PTEFORGE_ASSIGN_OR_RETURN(passes::PassManager pm, passes::PassManager::create(options.pipeline));
   passes::PassReport report;
+  ConvertTimings timings;
+  auto t0 = std::chrono::steady_clock::now();
 
   // Methods are kept behind pointers: MethodState and the specs refer to
   // their program's state binding, which must not move.
@@ -160,10 +167,14 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
     if (!st.ok()) return in_method(std::move(st).error(), model.method);
     methods.push_back(std::move(m));
   }
+  timings.import_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
   for (auto& m : methods) {
     Status st = pm.run(m->program, m->state, report);
     if (!st.ok()) return in_method(std::move(st).error(), m->model->method);
   }
+  timings.passes_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
 
   std::vector<emit::MethodInput> inputs;
   std::map<std::string, const passes::MethodState*> states;
@@ -183,6 +194,8 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   emit_options.constant_methods = std::move(getters);
   PTEFORGE_ASSIGN_OR_RETURN(emit::EmitterOutput emitted,
                             emit::emit_program(inputs, emit_options, archive_range_reader(archive)));
+  timings.emit_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
 
   ConvertResult result;
   PTEFORGE_ASSIGN_OR_RETURN(result.pte, emit::serialize_program(emitted.program, emitted.data, options.serialize));
@@ -190,6 +203,8 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   metadata_options.with_times = options.report_times;
   result.metadata_json = emit::metadata_to_json(emitted, result.pte, states, &report, metadata_options);
   result.report_json = report.to_json(options.report_times);
+  timings.serialize_ms = ms_since(t0);
+  result.timings = timings;
   return result;
 }
 

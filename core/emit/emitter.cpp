@@ -238,7 +238,12 @@ Status MethodEmitter::emit_placeholder(size_t index) {
 
   PTEFORGE_ASSIGN_OR_RETURN(Tensor t, tensor_of(*spec));
   if (is_const) {
-    const ir::ConstantRef* ref = ep_.state.find_placeholder(name);
+    if (!constants_indexed_) {
+      for (const ir::ConstantRef& c : ep_.state.tensors) constants_by_placeholder_.emplace(c.placeholder, &c);
+      constants_indexed_ = true;
+    }
+    auto found = constants_by_placeholder_.find(name);
+    const ir::ConstantRef* ref = found == constants_by_placeholder_.end() ? nullptr : found->second;
     if (!ref) {
       Location where;
       where.node = name;
@@ -271,16 +276,22 @@ Status MethodEmitter::emit_placeholder(size_t index) {
   }
   PTEFORGE_ASSIGN_OR_RETURN(int32_t v, add_value(std::move(t)));
   spec_values_[spec.get()] = v;
+  named_specs_.emplace_back(&name, spec.get());
   if (!state_input) plan_.inputs.push_back(v);
   return Status::Ok();
 }
 
 Status MethodEmitter::emit_alloc(const ir::Node& node) {
+  std::vector<const std::string*> names;
   for (const ir::Argument& out : node.outputs()) {
-    for (const std::string& name : passes::tensor_names(out)) {
-      PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpecPtr spec, spec_of(name));
-      PTEFORGE_TRY(emit_spec(spec));
-    }
+    ir::for_each_value_name(out, [&](const std::string& name, ir::ValueKind kind) {
+      if (kind == ir::ValueKind::Tensor) names.push_back(&name);
+    });
+  }
+  for (const std::string* name : names) {
+    PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpecPtr spec, spec_of(*name));
+    PTEFORGE_TRY(emit_spec(spec));
+    named_specs_.emplace_back(name, spec.get());
   }
   return Status::Ok();
 }
@@ -291,6 +302,7 @@ Status MethodEmitter::emit_view(const ir::Node& node) {
     return error(ErrorCode::INTERNAL, "memory.view must have a base, a size and one output");
   }
   PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpecPtr spec, spec_of(*out));
+  named_specs_.emplace_back(out, spec.get());
   // "const with storage": the base carries stored data (views share const-ness with their base).
   const bool has_storage = spec_data_.count(&spec->storage()) > 0;
   if (spec->dynamism == passes::ShapeDynamism::Static && (spec->planned() || has_storage)) {
@@ -387,13 +399,11 @@ void MethodEmitter::collect_plan_info() {
   // Graph values sharing each emitted, planned, non-view spec, in graph order.
   std::unordered_map<const passes::TensorSpec*, size_t> slot;
   std::vector<PlannedTensorInfo> infos;
-  std::vector<const passes::TensorSpec*> specs;
-  auto visit = [&](const std::string& name) {
-    passes::TensorSpecPtr spec = state_.specs.get(name);
-    if (!spec || spec->is_view() || !spec->planned()) return;
-    auto v = spec_values_.find(spec.get());
-    if (v == spec_values_.end()) return;
-    auto [it, inserted] = slot.try_emplace(spec.get(), infos.size());
+  for (const auto& [name, spec] : named_specs_) {
+    if (spec->is_view() || !spec->planned()) continue;
+    auto v = spec_values_.find(spec);
+    if (v == spec_values_.end()) continue;
+    auto [it, inserted] = slot.try_emplace(spec, infos.size());
     if (inserted) {
       PlannedTensorInfo info;
       info.value = v->second;
@@ -405,15 +415,7 @@ void MethodEmitter::collect_plan_info() {
       infos.push_back(std::move(info));
     }
     auto& names = infos[it->second].names;
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  };
-  for (const ir::Argument& in : graph_.inputs()) {
-    for (const std::string& n : passes::tensor_names(in)) visit(n);
-  }
-  for (const ir::Node& node : graph_) {
-    for (const ir::Argument& out : node.outputs()) {
-      for (const std::string& n : passes::tensor_names(out)) visit(n);
-    }
+    if (std::find(names.begin(), names.end(), *name) == names.end()) names.push_back(*name);
   }
   std::sort(infos.begin(), infos.end(),
             [](const PlannedTensorInfo& a, const PlannedTensorInfo& b) { return a.value < b.value; });

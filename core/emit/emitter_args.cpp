@@ -316,12 +316,15 @@ Status MethodEmitter::emit_kernel_call(const ir::Node& node) {
     // The node's results are its out tensors (normally the same spec objects already).
     size_t k = 0;
     for (const ir::Argument& out : node.outputs()) {
-      for (const std::string& name : passes::tensor_names(out)) {
-        if (k < out_values.size()) {
-          if (passes::TensorSpecPtr spec = state_.specs.get(name)) spec_values_.try_emplace(spec.get(), out_values[k]);
+      ir::for_each_value_name(out, [&](const std::string& name, ir::ValueKind kind) {
+        if (kind != ir::ValueKind::Tensor) return;
+        passes::TensorSpecPtr spec = state_.specs.get(name);
+        if (spec) {
+          if (k < out_values.size()) spec_values_.try_emplace(spec.get(), out_values[k]);
+          named_specs_.emplace_back(&name, spec.get());
         }
         ++k;
-      }
+      });
     }
   } else {
     // Any other op (in-place copy_, ops left functional): the Tensor value(s)
@@ -331,14 +334,18 @@ Status MethodEmitter::emit_kernel_call(const ir::Node& node) {
     for (const ir::Argument& out : node.outputs()) {
       if (out.is_none()) continue;
       if (!out.is_tensor()) list_return = true;
-      std::vector<std::string> names = passes::tensor_names(out);
+      std::vector<const std::string*> names;
+      ir::for_each_value_name(out, [&](const std::string& name, ir::ValueKind kind) {
+        if (kind == ir::ValueKind::Tensor) names.push_back(&name);
+      });
       if (names.empty() && !out.is<ir::ArgTag::Tensors>()) {
         return error(ErrorCode::UNSUPPORTED_FEATURE, "operator " + schema->full_name() +
                                                          " returns a non-tensor value; only symbolic ops may");
       }
-      for (const std::string& name : names) {
-        PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpecPtr spec, spec_of(name));
+      for (const std::string* name : names) {
+        PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpecPtr spec, spec_of(*name));
         PTEFORGE_ASSIGN_OR_RETURN(int32_t v, emit_spec(spec));
+        named_specs_.emplace_back(name, spec.get());
         results.push_back(v);
       }
     }

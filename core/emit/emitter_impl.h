@@ -78,6 +78,11 @@ class MethodEmitter {
   /// Non-tensor graph values (SymInt results, symbolic placeholders) → value.
   std::unordered_map<std::string, int32_t> names_;
   std::unordered_map<std::string, int32_t> operator_cache_;
+  /// Placeholder name → its bound constant (ep.state), built on first use.
+  std::unordered_map<std::string_view, const ir::ConstantRef*> constants_by_placeholder_;
+  bool constants_indexed_ = false;
+  /// Every tensor value name with its spec, in graph order (for collect_plan_info).
+  std::vector<std::pair<const std::string*, const passes::TensorSpec*>> named_specs_;
   /// The node being emitted (error locations); nullptr outside nodes.
   const ir::Node* node_ = nullptr;
 };

@@ -76,6 +76,24 @@ struct GraphData {
   uint32_t next_table_order = 0;
   bool order_dirty = false;
   std::shared_ptr<const std::string> json_pointer;
+  /// unique_name() cache: stem → i such that stem_1 .. stem_(i-1) are all
+  /// taken (a lower bound of the next free suffix). Lowered when a name of the
+  /// form stem_k is freed, so unique_name's result does not change; it only
+  /// avoids rescanning from 1, which made n calls cost O(n^2).
+  std::unordered_map<std::string, size_t> name_hints;
+
+  void name_freed(std::string_view name) {
+    if (name_hints.empty()) return;
+    size_t us = name.rfind('_');
+    if (us == std::string_view::npos || us + 1 >= name.size() || name.size() - us > 19) return;
+    size_t k = 0;
+    for (size_t i = us + 1; i < name.size(); ++i) {
+      if (name[i] < '0' || name[i] > '9') return;
+      k = k * 10 + static_cast<size_t>(name[i] - '0');
+    }
+    auto it = name_hints.find(std::string(name.substr(0, us)));
+    if (it != name_hints.end() && k < it->second) it->second = k;
+  }
 
   Value* lookup(std::string_view name) const {
     auto it = value_index.find(name);
@@ -99,6 +117,7 @@ struct GraphData {
     if (v.def_count > 0 || !v.uses.empty() || v.output_uses > 0) return;
     if (v.has_meta() && !drop_meta) return;
     value_index.erase(std::string_view(v.name));
+    name_freed(v.name);
     v.live_ = false;
     v.meta = std::monostate();
     v.uses.clear();
@@ -261,6 +280,7 @@ struct GraphData {
   }
 
   void rename_node(Node& node, std::string name) {
+    name_freed(node.name_);
     if (node_index_built) {
       auto idx = node_index.find(std::string_view(node.name_));
       if (idx != node_index.end() && idx->second == &node) node_index.erase(idx);
@@ -548,9 +568,13 @@ std::string Graph::unique_name(std::string_view base) const {
   auto taken = [this](std::string_view n) { return d_->lookup(n) != nullptr || d_->node_index.count(n) > 0; };
   if (!base.empty() && !taken(base)) return std::string(base);
   std::string stem(base.empty() ? std::string_view("v") : base);
-  for (size_t i = 1;; ++i) {
+  size_t& hint = d_->name_hints[stem];
+  for (size_t i = std::max<size_t>(hint, 1);; ++i) {
     std::string candidate = stem + "_" + std::to_string(i);
-    if (!taken(candidate)) return candidate;
+    if (!taken(candidate)) {
+      hint = i;  // stem_1 .. stem_(i-1) are taken
+      return candidate;
+    }
   }
 }
 
@@ -569,16 +593,55 @@ void Graph::set_inputs(std::vector<Argument> inputs) {
   d_->collect_names(old);  // names only the old inputs defined may now be garbage
 }
 
+// insert_input / erase_input update the value table incrementally (only the
+// inputs after `pos` move), so passes that add or remove one placeholder at a
+// time near the end of a long input list stay linear.
 void Graph::insert_input(size_t pos, Argument arg) {
-  std::vector<Argument> in = d_->inputs;
-  in.insert(in.begin() + static_cast<std::ptrdiff_t>(std::min(pos, in.size())), std::move(arg));
-  set_inputs(std::move(in));
+  auto& inputs = d_->inputs;
+  pos = std::min(pos, inputs.size());
+  // Later inputs move up by one; walk backwards so a value defined twice moves once.
+  for (size_t i = inputs.size(); i-- > pos;) {
+    for_each_value_name(inputs[i], [&](const std::string& name, ValueKind) {
+      Value* v = d_->lookup(name);
+      if (v && v->input_index == static_cast<int32_t>(i)) v->input_index = static_cast<int32_t>(i + 1);
+    });
+  }
+  inputs.insert(inputs.begin() + static_cast<std::ptrdiff_t>(pos), std::move(arg));
+  for_each_value_name(inputs[pos], [&](const std::string& name, ValueKind kind) {
+    Value& v = d_->get_or_create(name, kind);
+    ++v.def_count;
+    GraphData::count_ref(v, kind, 1);
+    if (v.input_index < 0 || v.input_index > static_cast<int32_t>(pos)) v.input_index = static_cast<int32_t>(pos);
+  });
 }
 
 void Graph::erase_input(size_t pos) {
-  std::vector<Argument> in = d_->inputs;
-  in.erase(in.begin() + static_cast<std::ptrdiff_t>(pos));
-  set_inputs(std::move(in));
+  auto& inputs = d_->inputs;
+  if (pos >= inputs.size()) return;
+  Argument removed = std::move(inputs[pos]);
+  inputs.erase(inputs.begin() + static_cast<std::ptrdiff_t>(pos));
+  for (size_t i = pos; i < inputs.size(); ++i) {
+    for_each_value_name(inputs[i], [&](const std::string& name, ValueKind) {
+      Value* v = d_->lookup(name);
+      if (v && v->input_index == static_cast<int32_t>(i + 1)) v->input_index = static_cast<int32_t>(i);
+    });
+  }
+  for_each_value_name(removed, [&](const std::string& name, ValueKind kind) {
+    Value* v = d_->lookup(name);
+    if (!v) return;
+    if (v->def_count > 0) --v->def_count;
+    GraphData::count_ref(*v, kind, -1);
+    if (v->input_index == static_cast<int32_t>(pos)) {
+      v->input_index = -1;
+      // Defined again by a later input (an invalid but representable graph)?
+      for (size_t i = 0; i < inputs.size() && v->input_index < 0 && v->def_count > 0; ++i) {
+        for_each_value_name(inputs[i], [&](const std::string& n, ValueKind) {
+          if (n == name && v->input_index < 0) v->input_index = static_cast<int32_t>(i);
+        });
+      }
+    }
+    d_->maybe_collect(*v, false);
+  });
 }
 
 void Graph::set_outputs(std::vector<Argument> outputs) {
@@ -694,6 +757,7 @@ Status Graph::erase(Node& node) {
     auto idx = d_->node_index.find(std::string_view(node.name_));
     if (idx != d_->node_index.end() && idx->second == &node) d_->node_index.erase(idx);
   }
+  d_->name_freed(node.name_);
   d_->nodes.erase(node.self_);
   return Status::Ok();
 }

@@ -48,6 +48,14 @@ struct ConvertOptions {
   bool report_times = true;
 };
 
+/// Wall time of each stage of a conversion, in milliseconds.
+struct ConvertTimings {
+  double import_ms = 0;     ///< reading + importing the program JSON, binding weights
+  double passes_ms = 0;     ///< the pass pipeline, all methods
+  double emit_ms = 0;       ///< emit_program (constants hashed here)
+  double serialize_ms = 0;  ///< serialize_program + metadata JSON
+};
+
 struct ConvertResult {
   /// The .pte as ordered chunks (owned bytes + references to archive entries).
   emit::PteOutput pte;
@@ -56,6 +64,7 @@ struct ConvertResult {
   /// The pass report JSON (passes::PassReport::to_json): per method and pass,
   /// time, node counts, counters; then warnings.
   std::string report_json;
+  ConvertTimings timings;
 };
 
 /// Converts every program of `archive` (as `layout` lists them) into one .pte.

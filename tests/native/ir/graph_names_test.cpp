@@ -1,0 +1,97 @@
+// Graph::unique_name's per-stem cache and the incremental insert_input /
+// erase_input give exactly what the plain definitions give: the first free
+// `stem_<i>`, and the value table (input_index, def_count) of set_inputs.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+using namespace pteforge::ir;
+
+namespace {
+
+/// unique_name by its definition: base, else the first free base_1, base_2, ...
+std::string naive_unique(const Graph& g, const std::string& base) {
+  auto taken = [&](const std::string& n) { return g.find_value(n) != nullptr || g.find_node(n) != nullptr; };
+  if (!taken(base)) return base;
+  for (int i = 1;; ++i) {
+    std::string c = base + "_" + std::to_string(i);
+    if (!taken(c)) return c;
+  }
+}
+
+Node relu(const std::string& in, const std::string& name) {
+  return Node(OpTarget("torch.ops.aten.relu.default"), {positional("self", arg_tensor(in))}, {arg_tensor(name)}, name);
+}
+
+/// input_index and def_count of every input name, as text.
+std::string input_table(const Graph& g) {
+  std::string s;
+  for (const Argument& a : g.inputs()) {
+    const Value* v = g.find_value(a.tensor_name());
+    s += a.tensor_name() + "@" + std::to_string(v ? v->input_index : -9) + "/" + std::to_string(v ? v->def_count : 0) +
+         " ";
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("graph: unique_name with its cache equals the first free suffix after adds and erases") {
+  Graph g;
+  g.set_inputs({arg_tensor("x")});
+  std::vector<Node*> made;
+  uint32_t seed = 7;
+  auto rnd = [&seed](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 8) % n;
+  };
+  for (int step = 0; step < 400; ++step) {
+    if (!made.empty() && rnd(3) == 0) {
+      // Erase any of them (nothing uses them), often one below the highest suffix.
+      size_t k = rnd(static_cast<uint32_t>(made.size()));
+      Node* n = made[k];
+      made.erase(made.begin() + static_cast<std::ptrdiff_t>(k));
+      REQUIRE(g.erase(*n).ok());
+    } else {
+      std::string expected = naive_unique(g, "alloc");
+      std::string got = g.unique_name("alloc");
+      REQUIRE(got == expected);
+      made.push_back(&g.append(relu("x", got)));
+    }
+  }
+  CHECK(g.unique_name("alloc") == naive_unique(g, "alloc"));
+  // Renaming frees the old name too.
+  Node* n = g.find_node("alloc_3");
+  if (n) {
+    n->set_name("renamed");
+    CHECK(g.unique_name("alloc") == naive_unique(g, "alloc"));
+  }
+}
+
+TEST_CASE("graph: insert_input / erase_input keep input_index and def_count as set_inputs does") {
+  Graph g;
+  g.set_inputs({arg_tensor("a"), arg_tensor("b"), arg_tensor("c")});
+  g.append(relu("b", "r"));
+  g.insert_input(1, arg_tensor("n"));
+  CHECK(input_table(g) == "a@0/1 n@1/1 b@2/1 c@3/1 ");
+  g.insert_input(99, arg_tensor("z"));  // past the end: appended
+  CHECK(input_table(g) == "a@0/1 n@1/1 b@2/1 c@3/1 z@4/1 ");
+  g.erase_input(0);
+  CHECK(input_table(g) == "n@0/1 b@1/1 c@2/1 z@3/1 ");
+  CHECK(g.find_value("a") == nullptr);  // nothing refers to it any more
+  g.erase_input(1);                     // b is still used by %r: kept, no longer defined
+  CHECK(input_table(g) == "n@0/1 c@1/1 z@2/1 ");
+  const Value* b = g.find_value("b");
+  REQUIRE(b);
+  CHECK(b->def_count == 0);
+  CHECK(b->input_index == -1);
+  // The same table set_inputs builds from scratch.
+  Graph h;
+  h.set_inputs(g.inputs());
+  CHECK(input_table(h) == input_table(g));
+  g.erase_input(7);  // out of range: nothing happens
+  CHECK(g.inputs().size() == 3);
+}
