@@ -75,13 +75,15 @@ stage_node() {
     return 0
   fi
   # The suites load the npm package that the wasm-release build assembles
-  # (build/wasm-release/wasm/package) and compare its output with the native
-  # CLI's, so both are (re)built first; each build is a no-op when current.
+  # (build/wasm-release/wasm/package; PTEFORGE_WASM_PRESET=wasm-debug for the
+  # -sASSERTIONS=2 -sSAFE_HEAP=1 flavour) and compare its output with the
+  # native CLI's, so both are (re)built first; each build is a no-op when current.
+  local preset="${PTEFORGE_WASM_PRESET:-wasm-release}"
   configure native-debug
   cmake --build --preset native-debug -j "$jobs" --target pteforge
-  configure wasm-release
-  cmake --build --preset wasm-release -j "$jobs" --target pteforge_package
-  node --test tests/node/
+  configure "$preset"
+  cmake --build --preset "$preset" -j "$jobs" --target pteforge_package
+  PTEFORGE_WASM_PRESET="$preset" node --test tests/node/
 }
 
 stage_browser() {

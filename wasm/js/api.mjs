@@ -125,6 +125,7 @@ export class Core {
    * (Node: {path}). On error the sources opened so far are closed.
    */
   openInput(input, name, sources) {
+    input = this.#env.expandInput?.(input) ?? input;
     const add = (source) => sources.push(source) - 1;
     const open = (value, what) => {
       const special = this.#env.openSource(value);
@@ -143,7 +144,9 @@ export class Core {
           const source = open(value, `input.files["${path}"]`);
           return { name: path, source: add(source), size: source.size };
         });
-        return { kind: 'files', name: input.name ?? name ?? 'files', files };
+        const description = { kind: 'files', name: input.name ?? name ?? 'files', files };
+        if (typeof input.program === 'string') description.program = input.program;
+        return description;
       }
       let value = input;
       let inputName = name;
@@ -223,7 +226,13 @@ export class Core {
       return fn();
     } catch (e) {
       if (!(e instanceof PteforgeError) || !e.needInflater) throw e;
-      await loadInflater();
+      try {
+        await loadInflater();
+      } catch (cause) {
+        // E.g. a page without a bundler or import map for 'fflate'.
+        throw new PteforgeError('ARCHIVE_COMPRESSED', `${e.where.entry ? `entry "${e.where.entry}"` : 'an entry'} is deflated and the inflater (the npm package fflate) could not be loaded: ${cause?.message ?? cause}`,
+          e.where, ['make "fflate" importable (a bundler, or an import map on the page), or store the archive uncompressed as PyTorch does'], cause);
+      }
       return fn();
     }
   }
@@ -282,6 +291,12 @@ export class Core {
     const json = JSON.stringify({ ...rest, format: text ? 'text' : 'json' });
     const result = this.#withInput(input, name, (m, d, read, inflate) => m._inspect(d, read, inflate, json));
     return text ? result.text : JSON.parse(result.text);
+  }
+
+  /** Every registered pass: [{name, summary, group, implemented, default}]. */
+  listPasses() {
+    this.requireFeature('listPasses', 'listPasses()');
+    return JSON.parse(this.#call((m) => m._listPasses()));
   }
 
   /** listModules(input, {name, method, text}): the module tree of a program (for swaps). */

@@ -23,7 +23,7 @@ export { PteforgeError };
 const IN_WORKER = typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope;
 
 /** The methods the worker proxy forwards. */
-const FORWARDED = ['convert', 'inspect', 'listModules', 'decodePte', 'layout', 'wasmMemoryBytes'];
+const FORWARDED = ['convert', 'inspect', 'listModules', 'decodePte', 'layout', 'listPasses', 'wasmMemoryBytes'];
 
 /** The .pte as a Blob: made bytes and slices of the input (no copy of a File's weights). */
 function assembleBlob(chunks, sources) {
@@ -144,7 +144,7 @@ async function createProxy(options) {
   for (const op of FORWARDED) {
     converter[op] = (input, opts) => {
       const { options: rest, progress } = postable(opts);
-      return send(op, op === 'wasmMemoryBytes' ? [] : [input, rest], progress);
+      return send(op, op === 'wasmMemoryBytes' || op === 'listPasses' ? [] : [input, rest], progress);
     };
   }
   return converter;

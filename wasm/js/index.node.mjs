@@ -7,7 +7,8 @@
 // a *Sync twin. Inputs may also be {path}: the file is read by range, never
 // whole, and convertToFile streams the .pte to disk.
 
-import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { inflateSync } from 'fflate';
 
@@ -57,6 +58,43 @@ class FileSource {
 
 function isPathInput(value) {
   return value !== null && typeof value === 'object' && typeof value.path === 'string' && !isBlob(value);
+}
+
+/** Every regular file below `dir`, as {path relative to dir ('/'-separated): {path}}. */
+function folderFiles(dir) {
+  const out = {};
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (entry.isFile()) out[relative(dir, p).split('\\').join('/')] = { path: p };
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/**
+ * {path} inputs the CLI's open_input reads as an unpacked archive: a folder,
+ * or a program JSON at <folder>/models/<name>.json next to
+ * <folder>/archive_format (then only that program, with the folder's
+ * weights). Returns the {files, name, program} input, or null to read the
+ * path as one file.
+ */
+function expandPathInput(input) {
+  if (!isPathInput(input)) return null;
+  let stat;
+  try {
+    stat = statSync(input.path);
+  } catch {
+    return null; // FileSource reports the error with the CLI's wording
+  }
+  if (stat.isDirectory()) return { files: folderFiles(input.path), name: input.path };
+  const models = dirname(resolve(input.path));
+  if (!input.path.endsWith('.json') || basename(models) !== 'models') return null;
+  const folder = dirname(models);
+  if (!existsSync(join(folder, 'archive_format'))) return null;
+  return { files: folderFiles(folder), name: input.path, program: `models/${basename(input.path)}` };
 }
 
 /** Writes all of `bytes` to `fd`. */
@@ -122,6 +160,7 @@ export async function createPteforge(options = {}) {
   const env = {
     loadModule: () => createPteforgeModule({ ...moduleArg }),
     openSource: (value) => (isPathInput(value) ? new FileSource(value.path) : null),
+    expandInput: expandPathInput,
     extraInputKinds: ' or {path}',
     // Node has Blob but no FileReaderSync: a Blob is read whole first.
     prepare: async (value) => (isBlob(value) ? new Uint8Array(await value.arrayBuffer()) : value),

@@ -30,10 +30,17 @@ export function makeConverter(core, env) {
   const convertSync = (input, options = {}) => {
     const { chunks, sources, metadata, report } = core.convertChunks(input, options);
     try {
-      const progress = typeof options?.onProgress === 'function' ? options.onProgress : null;
-      progress?.({ stage: 'assemble', done: 0, total: chunks.length });
+      const progress = (done) => {
+        if (typeof options?.onProgress !== 'function') return;
+        try {
+          options.onProgress({ stage: 'assemble', done, total: chunks.length });
+        } catch {
+          // the caller's progress callback failing does not stop the conversion
+        }
+      };
+      progress(0);
       const pte = env.assemble(chunks, sources, options);
-      progress?.({ stage: 'assemble', done: chunks.length, total: chunks.length });
+      progress(chunks.length);
       return { pte, metadata, report };
     } finally {
       closeSources(sources);
@@ -43,6 +50,7 @@ export function makeConverter(core, env) {
   const listModulesSync = (input, options) => core.listModules(input, options);
   const decodePteSync = (input, options) => core.decodePte(input, options);
   const layoutSync = (input, options) => core.layout(input, options);
+  const listPassesSync = () => core.listPasses();
 
   const converter = {
     /** {name, version, emscripten, features, errorCodes} */
@@ -54,11 +62,16 @@ export function makeConverter(core, env) {
     listModules: lift(listModulesSync),
     decodePte: lift(decodePteSync),
     layout: lift(layoutSync),
+    async listPasses() {
+      await core.ready();
+      return listPassesSync();
+    },
     convertSync,
     inspectSync,
     listModulesSync,
     decodePteSync,
     layoutSync,
+    listPassesSync,
     /** Bytes of WebAssembly memory held now (grows, never shrinks). */
     async wasmMemoryBytes() {
       return core.wasmMemoryBytes();

@@ -8,7 +8,7 @@
 
 import { PteforgeError, createPteforge } from './index.browser.mjs';
 
-const OPS = new Set(['convert', 'inspect', 'listModules', 'decodePte', 'layout', 'wasmMemoryBytes']);
+const OPS = new Set(['convert', 'inspect', 'listModules', 'decodePte', 'layout', 'listPasses', 'wasmMemoryBytes']);
 let converter = null;
 
 function errorJson(e) {
@@ -24,7 +24,7 @@ async function handle({ id, op, args = [], progress }) {
   }
   if (!OPS.has(op)) throw new PteforgeError('INTERNAL', `pteforge worker: unknown operation "${op}"`);
   if (!converter) throw new PteforgeError('INTERNAL', 'pteforge worker: not initialised');
-  if (op === 'wasmMemoryBytes') return converter.wasmMemoryBytes();
+  if (op === 'wasmMemoryBytes' || op === 'listPasses') return converter[op]();
   const [input, options] = args;
   const opts = progress
     ? { ...(options ?? {}), onProgress: (p) => self.postMessage({ id, progress: p }) }

@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "convert.h"
 #include "emit/extended_header.h"
 #include "emit/pte_decode.h"
 #include "inspect.h"
@@ -19,6 +20,7 @@
 #include "js_io.h"
 #include "js_values.h"
 #include "options.h"
+#include "passes/module_swap_api.h"
 #include "serde/pt2_layout.h"
 
 #ifndef PTEFORGE_VERSION
@@ -45,7 +47,7 @@ std::string version_json() {
            std::to_string(__EMSCRIPTEN_tiny__));
   w.Key("features");
   w.StartArray();
-  for (const char* f : {"decodePte", "layout", "inspect"}) w.String(f);
+  for (const char* f : {"decodePte", "layout", "inspect", "convert", "listPasses", "listModules"}) w.String(f);
   w.EndArray();
   w.Key("errorCodes");
   w.StartArray();
@@ -187,6 +189,61 @@ val inspect(std::string input_json, val read, val inflate, std::string options_j
   return result;
 }
 
+/// Calls the JS progress callback (which never throws: the wrapper guards it).
+void report_progress(const val& progress, const char* stage, double done, double total) {
+  if (progress.isUndefined() || progress.isNull()) return;
+  progress(std::string(stage), done, total);
+}
+
+/// convert: options as parse_convert_options reads them. Returns {ok, chunks,
+/// metadata, report} (chunks_to_js; metadata and report as JSON text).
+val convert(std::string input_json, val read, val inflate, std::string options_json, val progress) {
+  auto options = parse_convert_options(options_json);
+  if (!options.ok()) return error_result(options.error());
+  JsReader reader(std::move(read), std::move(inflate));
+  report_progress(progress, "read", 0, 1);
+  auto input = open_js_input(input_json, reader);
+  if (!input.ok()) return error_result(input.error());
+  report_progress(progress, "read", 1, 1);
+  const double methods = static_cast<double>(input->layout.models.size());
+  report_progress(progress, "convert", 0, methods);
+  auto result = pteforge::convert(*input->archive, input->layout, *options);
+  if (!result.ok()) return error_result(result.error());
+  report_progress(progress, "convert", methods, methods);
+  auto chunks = chunks_to_js(result->pte.chunks, *input);
+  if (!chunks.ok()) return error_result(chunks.error());
+  val out = ok_result();
+  out.set("chunks", *chunks);
+  out.set("metadata", result->metadata_json);
+  out.set("report", result->report_json);
+  return out;
+}
+
+/// listModules: options {"format": "json" | "text", "method": name ("" = the
+/// only method)}. Returns {ok, text}: passes::modules_to_json / _to_text of
+/// the program's module tree (which modules exist, which can be swapped).
+val list_modules(std::string input_json, val read, val inflate, std::string options_json) {
+  auto options = OptionsReader::parse(options_json);
+  if (!options.ok()) return error_result(options.error());
+  auto format = options->get_string("format", "json");
+  if (!format.ok()) return error_result(format.error());
+  auto method = options->get_string("method");
+  if (!method.ok()) return error_result(method.error());
+  if (Status s = options->reject_unknown(); !s.ok()) return error_result(s.error());
+  JsReader reader(std::move(read), std::move(inflate));
+  auto input = open_js_input(input_json, reader);
+  if (!input.ok()) return error_result(input.error());
+  auto program = passes::load_program(*input->archive, input->layout, *method, "");
+  if (!program.ok()) return error_result(program.error());
+  const std::vector<passes::ModuleInfo> modules = passes::list_modules(*program);
+  val result = ok_result();
+  result.set("text", *format == "text" ? passes::modules_to_text(modules) : passes::modules_to_json(modules));
+  return result;
+}
+
+/// Every registered pass: [{"name", "summary", "group", "implemented", "default"}].
+std::string list_passes() { return pteforge::list_passes_json(); }
+
 }  // namespace
 }  // namespace pteforge::wasm
 
@@ -197,4 +254,7 @@ EMSCRIPTEN_BINDINGS(pteforge) {
   emscripten::function("_decodePte", &decode_pte);
   emscripten::function("_layout", &layout);
   emscripten::function("_inspect", &inspect);
+  emscripten::function("_convert", &convert);
+  emscripten::function("_listPasses", &list_passes);
+  emscripten::function("_listModules", &list_modules);
 }

@@ -94,6 +94,16 @@ Result<JsInput> open_js_input(std::string_view description, const JsReader& read
     PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<JsFilesArchive> archive, JsFilesArchive::create(reader, std::move(files)));
     input.archive = std::move(archive);
     PTEFORGE_TRY(detect_layout(input));
+    // "program": a program JSON of the folder was named; keep only that
+    // program, as the CLI's open_input does for <folder>/models/<name>.json.
+    if (std::optional<std::string> program = get_string(doc, "program")) {
+      const std::string entry = input.layout.entry_name(*program);
+      std::erase_if(input.layout.models, [&](const serde::Pt2Model& m) { return m.program_entry != entry; });
+      if (input.layout.models.empty()) {
+        return named_error(ErrorCode::ARCHIVE_ENTRY_MISSING, *name,
+                           "\"" + *name + "\" is not a program of its unpacked archive");
+      }
+    }
     return input;
   }
   if (*kind != "auto") return wrapper_bug("unknown kind \"" + *kind + "\"");

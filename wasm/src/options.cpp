@@ -10,7 +10,7 @@
 namespace pteforge::wasm {
 
 Result<OptionsReader> OptionsReader::parse(std::string_view json) {
-  auto doc = serde::JsonDocument::parse(json);
+  auto doc = serde::JsonDocument::parse(std::string(json));
   if (!doc.ok()) {
     Error e = std::move(doc).error();
     e.code = ErrorCode::OPTION_INVALID;

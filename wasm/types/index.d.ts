@@ -108,18 +108,18 @@ export interface InputOptions {
 export interface ConvertOptions extends InputOptions {
   /** Pass names to run instead of the default pipeline (design.md "The default pipeline"). */
   passes?: string[];
-  /** Memory planning algorithm, e.g. "greedy" (the default) or "naive". */
-  memoryPlanning?: string;
-  /** Constant methods to add to the program: method name → value (number, boolean, string or list). */
+  /** Memory planning algorithm: "greedy" (the default, ExecuTorch's), "naive" or "best" (CLI --memory-planning). */
+  memoryPlanning?: 'greedy' | 'naive' | 'best';
+  /** Methods returning constants to add: name → value (number, boolean, string, or lists of them; CLI --constant-method). */
   constantMethods?: Record<string, unknown>;
-  /** Emit buffer initialisation for mutable buffers. */
+  /** Store the initial values of mutable buffers in the .pte (CLI --init-buffers). */
   initBuffers?: boolean;
-  /** Keep stack traces in the debug info. */
+  /** Store a stack trace per instruction (CLI --emit-stacktrace). */
   stackTraces?: boolean;
-  /** Module swaps: module FQN → replacement program (any input form). */
+  /** Module swaps: module FQN → replacement program (any input form). Not in the core yet: UNSUPPORTED_FEATURE. */
   swaps?: Record<string, Input>;
-  /** Methods to convert (default: all). */
-  methods?: string[];
+  /** Pass times in the report (default true; false makes the report byte-stable). */
+  reportTimes?: boolean;
   /** Called as the conversion advances. Exceptions thrown by it are ignored. */
   onProgress?: (progress: Progress) => void;
 }
@@ -151,9 +151,9 @@ export interface DecodeOptions extends InputOptions {
 
 /** Options of inspect() and listModules(). */
 export interface InspectOptions extends InputOptions {
-  /** Return the CLI's text form instead of the JSON object. */
+  /** Return the text form instead of the JSON object (inspect: the CLI's `inspect` output). */
   text?: boolean;
-  /** Only this method (default: all). */
+  /** inspect: only this method (default: all). listModules: the method to list (default: the only one). */
   method?: string;
 }
 
@@ -174,13 +174,51 @@ export interface InputLayout {
   entries: Array<{ name: string; size: number; stored: boolean }>;
 }
 
+/** One module of a program's module tree (listModules). */
+export interface ModuleEntry {
+  /** Fully qualified name; "" for the root. */
+  fqn: string;
+  /** Class from nn_module_stack ("" when unknown). */
+  type: string;
+  /** 0 for the root, 1 for its children, ... */
+  depth: number;
+  /** Top-level graph nodes inside the module (inclusive). */
+  nodes: number;
+  /** How often the module is called. */
+  calls: number;
+  /** Has a call signature in the module call graph. */
+  preserved: boolean;
+  /** Can be swapped (outlined) on its own. */
+  swappable: boolean;
+  /** Why it cannot be swapped ("" when it can). */
+  reason: string;
+  in_spec: string;
+  out_spec: string;
+  /** Each flat input, e.g. "float32[4, 8]". */
+  inputs: string[];
+  outputs: string[];
+}
+
+/** One pass of the registry. */
+export interface PassInfo {
+  /** The name used in options.passes (= the CLI's --passes). */
+  name: string;
+  summary: string;
+  /** Pipeline group, e.g. "to_edge", "to_executorch". */
+  group: string;
+  /** False for passes registered by name whose code has not landed. */
+  implemented: boolean;
+  /** In the default pipeline. */
+  default: boolean;
+}
+
 /** What the loaded module is. */
 export interface ModuleInfo {
   name: 'pteforge';
   version: string;
   /** Emscripten version the module was built with. */
   emscripten: string;
-  /** Capabilities of this build: "decodePte", "layout", "inspect", "listModules", "convert". */
+  /** Capabilities of this build: "decodePte", "layout", "inspect", "convert", "listPasses", "listModules". */
   features: string[];
   /** Every error code with its one-line description. */
   errorCodes: Array<{ code: ErrorCode; summary: string }>;
@@ -194,14 +232,16 @@ export interface Pteforge<Pte = Blob> {
   /** Summary of an exported program without converting it (`pteforge inspect --json`). */
   inspect(input: Input, options?: InspectOptions & { text?: false }): Promise<Record<string, unknown>>;
   inspect(input: Input, options: InspectOptions & { text: true }): Promise<string>;
-  /** The module tree of a program, with which modules can be swapped. */
-  listModules(input: Input, options?: InspectOptions & { text?: false }): Promise<Array<Record<string, unknown>>>;
+  /** The module tree of a program (one method: options.method, or the only one), with which modules can be swapped. */
+  listModules(input: Input, options?: InspectOptions & { text?: false }): Promise<ModuleEntry[]>;
   listModules(input: Input, options: InspectOptions & { text: true }): Promise<string>;
   /** Reads a .pte back (`pteforge decode`). Only its program part is read. */
   decodePte(input: Input, options?: DecodeOptions & { text?: false; format?: 'json' | 'flatc-json' }): Promise<Record<string, unknown>>;
   decodePte(input: Input, options: DecodeOptions & ({ text: true } | { format: 'summary' })): Promise<string>;
   /** Where the programs of an input are: models, methods, entries. */
   layout(input: Input, options?: InputOptions): Promise<InputLayout>;
+  /** Every pass the core knows (names for options.passes). */
+  listPasses(): Promise<PassInfo[]>;
   /** Bytes of WebAssembly memory the instance holds (it grows and never shrinks; drop the converter to free it). */
   wasmMemoryBytes(): Promise<number>;
   /** Releases the converter (stops its worker). */
@@ -216,11 +256,12 @@ export interface PteforgeSync<Pte = Blob> extends Pteforge<Pte> {
   convertSync(input: Input, options?: ConvertOptions): ConvertResult<Pte>;
   inspectSync(input: Input, options?: InspectOptions & { text?: false }): Record<string, unknown>;
   inspectSync(input: Input, options: InspectOptions & { text: true }): string;
-  listModulesSync(input: Input, options?: InspectOptions & { text?: false }): Array<Record<string, unknown>>;
+  listModulesSync(input: Input, options?: InspectOptions & { text?: false }): ModuleEntry[];
   listModulesSync(input: Input, options: InspectOptions & { text: true }): string;
   decodePteSync(input: Input, options?: DecodeOptions & { text?: false; format?: 'json' | 'flatc-json' }): Record<string, unknown>;
   decodePteSync(input: Input, options: DecodeOptions & ({ text: true } | { format: 'summary' })): string;
   layoutSync(input: Input, options?: InputOptions): InputLayout;
+  listPassesSync(): PassInfo[];
   wasmMemoryBytesSync(): number;
 }
 

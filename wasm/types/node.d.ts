@@ -10,7 +10,9 @@ import type {
   InputLayout,
   InputOptions,
   InspectOptions,
+  ModuleEntry,
   ModuleInfo,
+  PassInfo,
   PassReport,
   PteMetadata,
   PteforgeSync,
@@ -27,7 +29,9 @@ export type {
   InputLayout,
   InputOptions,
   InspectOptions,
+  ModuleEntry,
   ModuleInfo,
+  PassInfo,
   PassReport,
   Progress,
   PteMetadata,
@@ -66,9 +70,9 @@ export interface NodePteforge extends Omit<PteforgeSync<Uint8Array>,
   inspect(input: Input, options: InspectOptions & { text: true }): Promise<string>;
   inspectSync(input: Input, options?: InspectOptions & { text?: false }): Record<string, unknown>;
   inspectSync(input: Input, options: InspectOptions & { text: true }): string;
-  listModules(input: Input, options?: InspectOptions & { text?: false }): Promise<Array<Record<string, unknown>>>;
+  listModules(input: Input, options?: InspectOptions & { text?: false }): Promise<ModuleEntry[]>;
   listModules(input: Input, options: InspectOptions & { text: true }): Promise<string>;
-  listModulesSync(input: Input, options?: InspectOptions & { text?: false }): Array<Record<string, unknown>>;
+  listModulesSync(input: Input, options?: InspectOptions & { text?: false }): ModuleEntry[];
   listModulesSync(input: Input, options: InspectOptions & { text: true }): string;
   decodePte(input: Input, options?: DecodeOptions & { text?: false; format?: 'json' | 'flatc-json' }): Promise<Record<string, unknown>>;
   decodePte(input: Input, options: DecodeOptions & ({ text: true } | { format: 'summary' })): Promise<string>;

@@ -1,0 +1,176 @@
+// convert: for every fixture (the corpus archives and the hand-written
+// programs in tests/fixtures/programs) the WASM module's .pte is
+// byte-identical to the native CLI's from the same run (`pteforge convert IN
+// -o OUT.pte --metadata OUT.json`), from every input form; where the CLI
+// fails, the package fails with the same error line. Options map to the
+// CLI's flags; bad options and bad inputs are PteforgeErrors with code and
+// where, and the converter keeps working after them.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { pteforge, repo, runCli } from './helpers.mjs';
+
+let work;
+before(() => {
+  work = mkdtempSync(join(tmpdir(), 'pteforge-convert-'));
+});
+after(() => rmSync(work, { recursive: true, force: true }));
+
+/** [name, input path relative to the repo] for every fixture. */
+function fixtures() {
+  const out = [];
+  const corpus = 'tests/fixtures/corpus';
+  for (const c of readdirSync(repo(corpus)).sort()) {
+    if (!statSync(repo(corpus, c)).isDirectory()) continue;
+    for (const f of readdirSync(repo(corpus, c)).sort()) if (f.endsWith('.pt2')) out.push([`corpus/${f}`, `${corpus}/${c}/${f}`]);
+  }
+  const programs = 'tests/fixtures/programs';
+  for (const p of readdirSync(repo(programs)).sort()) {
+    if (statSync(repo(programs, p)).isDirectory()) out.push([`programs/${p}`, `${programs}/${p}`]);
+  }
+  return out;
+}
+
+/** Every file below `dir` as {relative path: bytes}. */
+function folderFiles(dir) {
+  const files = {};
+  const walk = (d) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else files[relative(dir, p)] = readFileSync(p);
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+/** The CLI's result for `input` with `flags`: {ok, pte, metadata} or {ok: false, stderr}. */
+function native(name, input, flags = []) {
+  const out = join(work, `${name.replace(/\W/g, '_')}-${flags.join('').replace(/\W/g, '_')}`);
+  const r = runCli(['convert', input, '-o', `${out}.pte`, '--metadata', `${out}.json`, ...flags]);
+  if (r.status !== 0) return { ok: false, status: r.status, stderr: r.stderr };
+  return { ok: true, pte: readFileSync(`${out}.pte`), metadata: JSON.parse(readFileSync(`${out}.json`, 'utf8')) };
+}
+
+/** `value` without the pass times ("ms" keys), which differ from run to run. */
+function withoutTimes(value) {
+  if (Array.isArray(value)) return value.map(withoutTimes);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'ms').map(([k, v]) => [k, withoutTimes(v)]));
+  }
+  return value;
+}
+
+const FIXTURES = fixtures();
+
+test('fixtures: 11 corpus archives and the hand-written programs', () => {
+  assert.equal(FIXTURES.filter(([n]) => n.startsWith('corpus/')).length, 11);
+  assert.ok(FIXTURES.length >= 25, `${FIXTURES.length}`);
+});
+
+for (const [name, input] of FIXTURES) {
+  test(`convert ${name}: byte-identical to the native CLI`, async () => {
+    const pf = await pteforge();
+    const expected = native(name, input);
+    const isFolder = statSync(repo(input)).isDirectory();
+    const forms = isFolder
+      ? [['{files}', { files: folderFiles(repo(input)), name: input }]]
+      : [['{path}', { path: input }], ['bytes', { data: readFileSync(repo(input)), name: input }]];
+    for (const [form, value] of forms) {
+      if (!expected.ok) {
+        await assert.rejects(pf.convert(value), (e) => {
+          assert.equal(e.name, 'PteforgeError', String(e));
+          assert.equal(`${e}\n`, expected.stderr, `${form}: the same error as the CLI`);
+          return true;
+        });
+        continue;
+      }
+      const result = await pf.convert(value);
+      assert.ok(result.pte instanceof Uint8Array);
+      assert.equal(Buffer.compare(Buffer.from(result.pte), expected.pte), 0, `${form}: .pte differs from the CLI's`);
+      assert.deepEqual(withoutTimes(result.metadata), withoutTimes(expected.metadata), `${form}: metadata`);
+      assert.equal(typeof result.report, 'object');
+    }
+    if (expected.ok && !isFolder) {
+      const path = join(work, 'to-file.pte');
+      const written = await pf.convertToFile({ path: input }, path);
+      assert.equal(written.size, expected.pte.length);
+      assert.equal(Buffer.compare(readFileSync(path), expected.pte), 0, 'convertToFile');
+    }
+  });
+}
+
+test('a converted .pte decodes as the CLI decodes it', async () => {
+  const pf = await pteforge();
+  const input = 'tests/fixtures/corpus/linear_tanh/linear_tanh.pt2';
+  const { pte } = await pf.convert({ path: input });
+  const expected = native('decode-linear_tanh', input);
+  assert.ok(expected.ok, expected.stderr);
+  const path = join(work, 'decode-me.pte');
+  (await import('node:fs')).writeFileSync(path, pte);
+  assert.equal(await pf.decodePte(pte, { text: true }), runCli(['decode', path, '--json']).stdout.toString());
+});
+
+test('options mirror the CLI flags', async () => {
+  const pf = await pteforge();
+  const input = 'tests/fixtures/corpus/buffer_running_sum/buffer_running_sum.pt2';
+  const cases = [
+    [{ memoryPlanning: 'naive' }, ['--memory-planning', 'naive']],
+    [{ initBuffers: true }, ['--init-buffers']],
+    [{ stackTraces: true }, ['--emit-stacktrace']],
+    [{ constantMethods: { get_max_seq_len: 128, get_name: 'tiny' } }, ['--constant-method', 'get_max_seq_len=128', '--constant-method', 'get_name="tiny"']],
+  ];
+  for (const [options, flags] of cases) {
+    const expected = native(`options-${flags[0]}`, input, flags);
+    assert.ok(expected.ok, `${flags.join(' ')}: ${expected.stderr}`);
+    const { pte } = await pf.convert({ path: input }, options);
+    assert.equal(Buffer.compare(Buffer.from(pte), expected.pte), 0, JSON.stringify(options));
+  }
+  const passes = (await pf.listPasses()).filter((p) => p.default && p.implemented).map((p) => p.name);
+  assert.ok(passes.includes('memory_planning'));
+  const withDefault = await pf.convert({ path: input }, { passes });
+  const plain = await pf.convert({ path: input });
+  assert.equal(Buffer.compare(Buffer.from(withDefault.pte), Buffer.from(plain.pte)), 0, 'the default pipeline by name');
+});
+
+test('progress is reported in order', async () => {
+  const pf = await pteforge();
+  const seen = [];
+  await pf.convert({ path: 'tests/fixtures/corpus/two_methods/two_methods.pt2' }, { onProgress: (p) => seen.push(p) });
+  assert.deepEqual(seen.map((p) => p.stage), ['read', 'read', 'convert', 'convert', 'assemble', 'assemble']);
+  assert.deepEqual(seen[3], { stage: 'convert', done: 2, total: 2 });
+  // A throwing progress callback does not break the conversion.
+  const r = await pf.convert({ path: 'tests/fixtures/corpus/linear_tanh/linear_tanh.pt2' }, { onProgress: () => { throw new Error('boom'); } });
+  assert.ok(r.pte.length > 0);
+});
+
+test('bad options and inputs: PteforgeError with code and where; converting again succeeds', async () => {
+  const pf = await pteforge();
+  const input = { path: 'tests/fixtures/corpus/linear_tanh/linear_tanh.pt2' };
+  const good = (await pf.convert(input)).pte;
+  const cases = [
+    [input, { passes: ['memory_planning', 7] }, 'OPTION_INVALID', { pointer: '/passes/1' }],
+    [input, { memoryPlanning: false }, 'OPTION_INVALID', { pointer: '/memoryPlanning' }],
+    [input, { initBuffers: 'yes' }, 'OPTION_INVALID', { pointer: '/initBuffers' }],
+    [input, { constantMethods: [1] }, 'OPTION_INVALID', { pointer: '/constantMethods' }],
+    [input, { frobnicate: true }, 'OPTION_INVALID', { pointer: '/frobnicate' }],
+    [input, { passes: ['no_such_pass'] }, 'UNKNOWN_PASS', {}],
+    [input, { onProgress: 'loud' }, 'OPTION_INVALID', { pointer: '/onProgress' }],
+    [new Uint8Array(0), {}, 'INPUT_EMPTY', { entry: 'input' }],
+    ['{"not": "a program"}', { name: 'p.json' }, null, { method: 'forward' }],
+  ];
+  for (const [value, options, code, where] of cases) {
+    await assert.rejects(pf.convert(value, options), (e) => {
+      assert.equal(e.name, 'PteforgeError', String(e));
+      if (code) assert.equal(e.code, code, String(e));
+      for (const [k, v] of Object.entries(where)) assert.equal(e.where[k], v, String(e));
+      return true;
+    }, JSON.stringify(options));
+    const again = await pf.convert(input);
+    assert.equal(Buffer.compare(Buffer.from(again.pte), Buffer.from(good)), 0, 'usable after the error');
+  }
+});
