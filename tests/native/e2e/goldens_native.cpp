@@ -59,9 +59,7 @@ TEST_CASE("goldens: every fixture program converts to its golden decoding") {
   }
 }
 
-// Known failure after merging the swap, decompose and emitter branches (see the issue note):
-// skipped until the swap fixtures/goldens are regenerated on main.
-TEST_CASE("goldens: every corpus case with a golden converts to it" * doctest::skip()) {
+TEST_CASE("goldens: every corpus case with a golden converts to it") {
   std::vector<fs::path> goldens;
   for (const auto& e : fs::directory_iterator(test_path("fixtures/expected/corpus"))) goldens.push_back(e.path());
   std::sort(goldens.begin(), goldens.end());

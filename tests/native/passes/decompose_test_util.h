@@ -21,7 +21,7 @@ namespace pteforge::testing {
 
 inline std::string fixture_path(const std::string& rel) { return std::string(PTEFORGE_TEST_DATA_DIR) + "/" + rel; }
 
-inline std::string read_text(const std::string& path) {
+inline std::string read_whole_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
@@ -30,7 +30,7 @@ inline std::string read_text(const std::string& path) {
 
 /// Imports tests/<rel> (a program JSON); fails the test on error.
 inline ir::ExportedProgram load_program(const std::string& rel) {
-  std::string json = read_text(fixture_path(rel));
+  std::string json = read_whole_file(fixture_path(rel));
   REQUIRE_MESSAGE(!json.empty(), "missing fixture " << rel);
   auto r = serde::import_exported_program(json);
   if (!r.ok()) FAIL(r.error().to_string());

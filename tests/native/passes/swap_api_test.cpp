@@ -82,9 +82,7 @@ TEST_CASE("list_modules: a preserved module that cannot be outlined says why") {
             modules[1].reason + "  in=(float32[2, 3]) out=(float32[2, 3], float32[2, 3])\n");
 }
 
-// Known failure after merging the swap, decompose and emitter branches (see the issue note):
-// skipped until the swap fixtures/goldens are regenerated on main.
-TEST_CASE("load_program_bytes: a .pt2 in memory, with its weights labelled by source" * doctest::skip()) {
+TEST_CASE("load_program_bytes: a .pt2 in memory, with its weights labelled by source") {
   std::string bytes = testing::read_text(kReplacement1);
   auto ep = passes::load_program_bytes(bytes, "", "swap:1");
   REQUIRE(ep.ok());
@@ -100,9 +98,7 @@ TEST_CASE("load_program_bytes: a .pt2 in memory, with its weights labelled by so
   CHECK(missing.error().message == "the input has no method 'reset'; its methods: forward");
 }
 
-// Known failure after merging the swap, decompose and emitter branches (see the issue note):
-// skipped until the swap fixtures/goldens are regenerated on main.
-TEST_CASE("load_program_bytes: a program JSON has no weights" * doctest::skip()) {
+TEST_CASE("load_program_bytes: a program JSON has no weights") {
   auto with_state = passes::load_program_bytes(testing::read_text(std::string(kNested) + "/models/model.json"), "", "s");
   REQUIRE_FALSE(with_state.ok());
   CHECK(with_state.error().code == ErrorCode::WEIGHTS_MISSING);
@@ -116,9 +112,7 @@ TEST_CASE("load_program_bytes: a program JSON has no weights" * doctest::skip())
   CHECK(junk.error().code == ErrorCode::ARCHIVE_INVALID);
 }
 
-// Known failure after merging the swap, decompose and emitter branches (see the issue note):
-// skipped until the swap fixtures/goldens are regenerated on main.
-TEST_CASE("swap_from_bytes: the corpus swap with the replacement given as bytes" * doctest::skip()) {
+TEST_CASE("swap_from_bytes: the corpus swap with the replacement given as bytes") {
   auto base = testing::load(kPreserved);
   ir::ExportedProgram ep = base.program;
   passes::PassReport report;

@@ -219,9 +219,7 @@ TEST_CASE("swap errors: malformed call signatures") {
 
 // ---- replacement mismatches
 
-// Known failure after merging the swap, decompose and emitter branches (see the issue note):
-// skipped until the swap fixtures/goldens are regenerated on main.
-TEST_CASE("swap errors: replacement fixtures with another calling convention or output shape" * doctest::skip()) {
+TEST_CASE("swap errors: replacement fixtures with another calling convention or output shape") {
   for (const char* name : {"two_inputs", "bad_shape"}) {
     CAPTURE(name);
     auto base = testing::load(kNested);

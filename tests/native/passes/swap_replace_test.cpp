@@ -33,9 +33,7 @@ passes::PassReport swap(ir::ExportedProgram& ep, std::vector<passes::SwapRequest
 
 }  // namespace
 
-// Known failure after merging the swap, decompose and emitter branches (see the issue note):
-// skipped until the swap fixtures/goldens are regenerated on main.
-TEST_CASE("swap_modules: modules_preserved block '1' replaced by replacement_1.pt2 (corpus pair)" * doctest::skip()) {
+TEST_CASE("swap_modules: modules_preserved block '1' replaced by replacement_1.pt2 (corpus pair)") {
   auto base = testing::load(kPreserved);
   auto rep = testing::load(kReplacement1, passes::swap_source_label("1"));
   ir::ExportedProgram ep = base.program;
@@ -127,9 +125,7 @@ TEST_CASE("swap_modules: modules_preserved block '1' replaced by replacement_1.p
   }
 }
 
-// Known failure after merging the swap, decompose and emitter branches (see the issue note):
-// skipped until the swap fixtures/goldens are regenerated on main.
-TEST_CASE("swap_modules: nested_modules encoder.layer.1 replaced by an equivalent block with new weights" * doctest::skip()) {
+TEST_CASE("swap_modules: nested_modules encoder.layer.1 replaced by an equivalent block with new weights") {
   auto base = testing::load(kNested);
   auto rep = testing::load("fixtures/swap/layer1_gelu", passes::swap_source_label("encoder.layer.1"));
   ir::ExportedProgram ep = base.program;
@@ -171,9 +167,7 @@ TEST_CASE("swap_modules: nested_modules encoder.layer.1 replaced by an equivalen
   }
 }
 
-// Known failure after merging the swap, decompose and emitter branches (see the issue note):
-// skipped until the swap fixtures/goldens are regenerated on main.
-TEST_CASE("swap_modules: encoder.layer.1 replaced by a block with other ops (GELU -> ReLU MLP)" * doctest::skip()) {
+TEST_CASE("swap_modules: encoder.layer.1 replaced by a block with other ops (GELU -> ReLU MLP)") {
   auto base = testing::load(kNested);
   auto rep = testing::load("fixtures/swap/layer1_relu_mlp", passes::swap_source_label("encoder.layer.1"));
   ir::ExportedProgram ep = base.program;
@@ -214,9 +208,7 @@ TEST_CASE("swap_modules: encoder.layer.1 replaced by a block with other ops (GEL
   }
 }
 
-// Known failure after merging the swap, decompose and emitter branches (see the issue note):
-// skipped until the swap fixtures/goldens are regenerated on main.
-TEST_CASE("swap_modules: the whole encoder (with its preserved layers) replaced" * doctest::skip()) {
+TEST_CASE("swap_modules: the whole encoder (with its preserved layers) replaced") {
   auto base = testing::load(kNested);
   auto rep = testing::load("fixtures/swap/encoder_relu", passes::swap_source_label("encoder"));
   ir::ExportedProgram ep = base.program;
@@ -239,9 +231,7 @@ TEST_CASE("swap_modules: the whole encoder (with its preserved layers) replaced"
   }
 }
 
-// Known failure after merging the swap, decompose and emitter branches (see the issue note):
-// skipped until the swap fixtures/goldens are regenerated on main.
-TEST_CASE("swap_modules: both layers swapped at once (their module calls connect directly)" * doctest::skip()) {
+TEST_CASE("swap_modules: both layers swapped at once (their module calls connect directly)") {
   auto base = testing::load(kNested);
   auto r0 = testing::load("fixtures/swap/layer1_relu_mlp", passes::swap_source_label("encoder.layer.0"));
   auto r1 = testing::load("fixtures/swap/layer1_gelu", passes::swap_source_label("encoder.layer.1"));
