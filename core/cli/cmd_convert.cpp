@@ -1,6 +1,11 @@
 // `pteforge convert IN -o OUT.pte [--metadata OUT.json] [--report OUT.json]
 //   [--passes a,b,...] [--memory-planning greedy|naive|best]
-//   [--constant-method NAME=JSON]... [--init-buffers] [--emit-stacktrace]`
+//   [--constant-method NAME=JSON]... [--swap FQN=PATH]... [--init-buffers]
+//   [--emit-stacktrace]`
+//
+// --swap replaces module FQN (a submodule exported with
+// preserve_module_call_signature) by the program in PATH (.pt2, folder or
+// program JSON) before lowering; the .pte references PATH's weights.
 //
 // IN is a .pt2 archive, an unpacked archive folder, or a program JSON. The
 // .pte (and the metadata / report JSON) are written through a temporary file
@@ -18,6 +23,7 @@
 
 #include "cli/commands.h"
 #include "emit/chunks_native.h"
+#include "passes/module_swap_api.h"
 #include "pteforge/pteforge.h"
 #include "serde/archive_native.h"
 
@@ -32,6 +38,7 @@ struct ConvertArgs {
   std::vector<std::string> passes;
   std::string memory_planning = "greedy";
   std::vector<std::string> constant_methods;
+  std::vector<std::string> swaps;
   bool init_buffers = false;
   bool emit_stacktrace = false;
   int bench = 0;
@@ -72,7 +79,8 @@ Status run_bench(const ConvertArgs& args, const ConvertOptions& options) {
     if (c < conv) best = result.timings;
     conv = std::min(conv, c);
     t0 = std::chrono::steady_clock::now();
-    PTEFORGE_TRY(emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive)));
+    PTEFORGE_TRY(emit::write_chunks_to_file(result.pte.chunks, args.output,
+                                            archive_range_reader(*in.archive, options.swaps)));
     write = std::min(write, ms_since(t0));
     size = result.pte.layout.file_size;
     if (i + 1 == args.bench && !args.metadata.empty()) PTEFORGE_TRY(write_text(result.metadata_json, args.metadata));
@@ -100,10 +108,25 @@ Status run_convert(const ConvertArgs& args) {
     options.constant_methods.emplace_back(m.substr(0, eq), m.substr(eq + 1));
   }
 
+  // The replacements stay open until the .pte is written (it references their weights).
+  PTEFORGE_ASSIGN_OR_RETURN(std::vector<passes::SwapOption> swaps, passes::parse_swap_options(args.swaps));
+  std::vector<serde::OpenedInput> replacements;
+  replacements.reserve(swaps.size());
+  for (const passes::SwapOption& s : swaps) {
+    auto opened = serde::open_input(s.path);
+    if (!opened.ok()) {
+      Error e = std::move(opened).error();
+      e.notes.push_back("while opening the replacement for module '" + s.fqn + "' (--swap)");
+      return e;
+    }
+    replacements.push_back(std::move(opened).value());
+    options.swaps.push_back(SwapInput{s.fqn, replacements.back().archive.get(), replacements.back().layout, ""});
+  }
+
   if (args.bench > 0) return run_bench(args, options);
   PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(args.input));
   PTEFORGE_ASSIGN_OR_RETURN(ConvertResult result, convert(*in.archive, in.layout, options));
-  PTEFORGE_TRY(emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive)));
+  PTEFORGE_TRY(emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive, options.swaps)));
   if (!args.metadata.empty()) PTEFORGE_TRY(write_text(result.metadata_json, args.metadata));
   if (!args.report.empty()) PTEFORGE_TRY(write_text(result.report_json + "\n", args.report));
   std::printf("%s: %llu bytes, %zu methods\n", args.output.c_str(),
@@ -128,6 +151,9 @@ void register_convert(CLI::App& app, Action& out) {
   cmd->add_option("--constant-method", args->constant_methods,
                   "add a method returning a constant, NAME=JSON (e.g. get_max_seq_len=128, "
                   "get_eos_ids=[2,3], get_name='\"tiny\"'); repeatable");
+  cmd->add_option("--swap", args->swaps,
+                  "replace module FQN (exported with preserve_module_call_signature) by the program in PATH, "
+                  "FQN=PATH (e.g. encoder.layer.1=replacement.pt2); repeatable");
   cmd->add_flag("--init-buffers", args->init_buffers, "store the initial values of mutable buffers in the .pte");
   cmd->add_flag("--emit-stacktrace", args->emit_stacktrace, "store a stack trace per instruction");
   cmd->add_option("--bench", args->bench, "time N runs against a RapidJSON parse of the input (scripts/bench_convert.py)")

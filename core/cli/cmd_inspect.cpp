@@ -1,4 +1,7 @@
-// `pteforge inspect FILE [--json]`: summary of an exported program.
+// `pteforge inspect FILE [--json] [--modules [--method NAME]]`: summary of an
+// exported program, or (--modules) its module tree: per method every module
+// with its type, node count, call count, whether its call signature is
+// preserved and whether it can be swapped (convert --swap).
 //
 // FILE is a .pt2 archive, an unpacked archive folder, or a program JSON file
 // (a lone program JSON is method "forward"); serde::open_input detects which.
@@ -10,6 +13,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "passes/module_swap_api.h"
 #include "pteforge/pteforge.h"
 #include "serde/archive_native.h"
 
@@ -21,6 +25,32 @@ Result<std::string> inspect(const std::string& path, bool json) {
   return pteforge::inspect(*in.archive, in.layout, json);
 }
 
+/// The module tree of each method (only `method` when not empty): text with a
+/// "method NAME" line before each table, or JSON {"NAME": [modules...]}.
+Result<std::string> inspect_modules(const std::string& path, const std::string& method, bool json) {
+  PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(path));
+  std::string out = json ? "{" : "";
+  bool found = false;
+  for (const serde::Pt2Model& model : in.layout.models) {
+    if (!method.empty() && model.method != method) continue;
+    PTEFORGE_ASSIGN_OR_RETURN(ir::ExportedProgram ep, passes::load_program(*in.archive, in.layout, model.method, ""));
+    const std::vector<passes::ModuleInfo> modules = passes::list_modules(ep);
+    if (json) {
+      out += std::string(found ? ", " : "") + "\"" + model.method + "\": " + passes::modules_to_json(modules);
+    } else {
+      out += "method " + model.method + "\n" + passes::modules_to_text(modules);
+    }
+    found = true;
+  }
+  if (!found) {
+    Location where;
+    where.method = method;
+    return make_error(ErrorCode::OPTION_INVALID, "the input has no method '" + method + "'", std::move(where));
+  }
+  if (json) out += "}\n";
+  return out;
+}
+
 }  // namespace
 
 void register_inspect(CLI::App& app, Action& out) {
@@ -28,10 +58,15 @@ void register_inspect(CLI::App& app, Action& out) {
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("file", *path, "a .pt2 archive, a program JSON, or an unpacked archive folder")->required();
+  auto modules = std::make_shared<bool>(false);
+  auto method = std::make_shared<std::string>();
   cmd->add_flag("--json", *json, "print the summary as JSON");
-  cmd->callback([&out, path, json] {
-    out = [path, json] {
-      auto result = inspect(*path, *json);
+  cmd->add_flag("--modules", *modules,
+                "print the module tree instead: node counts, preserved call signatures, which modules can be swapped");
+  cmd->add_option("--method", *method, "with --modules: only this method");
+  cmd->callback([&out, path, json, modules, method] {
+    out = [path, json, modules, method] {
+      auto result = *modules ? inspect_modules(*path, *method, *json) : inspect(*path, *json);
       if (!result.ok()) {
         std::fprintf(stderr, "%s\n", result.error().to_string().c_str());
         return 1;

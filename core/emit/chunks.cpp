@@ -20,6 +20,13 @@ Chunk Chunk::from_string(std::string_view bytes) {
 
 Chunk Chunk::zeros(uint64_t count) { return Chunk{std::vector<uint8_t>(count, 0)}; }
 
+std::string labelled_source(std::string_view label, std::string_view entry) {
+  std::string out(label);
+  out += kSourceLabelSeparator;
+  out += entry;
+  return out;
+}
+
 Chunk Chunk::from_range(std::string source, uint64_t offset, uint64_t length) {
   return Chunk{InputRange{std::move(source), offset, length}};
 }

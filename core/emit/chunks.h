@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -23,6 +24,15 @@ struct InputRange {
   uint64_t length = 0;  ///< bytes
   bool operator==(const InputRange&) const = default;
 };
+
+/// Separator between an additional input's label and an entry in
+/// InputRange.source ("swap:encoder.layer.1::data/weights/weight_0").
+inline constexpr std::string_view kSourceLabelSeparator = "::";
+
+/// InputRange.source for `entry` (relative to the archive root) of the
+/// additional input `label` (ir::PayloadStorage::source, e.g. the weights a
+/// module swap brings in): "<label>::<entry>".
+std::string labelled_source(std::string_view label, std::string_view entry);
 
 /// One piece of output: owned bytes, or a reference to an input range.
 struct Chunk {

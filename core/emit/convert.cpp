@@ -14,6 +14,7 @@
 #include "emit/emit_program.h"
 #include "emit/metadata_json.h"
 #include "emit/pte_decode.h"
+#include "passes/module_swap_api.h"
 #include "passes/pass_manager.h"
 #include "passes/pass_registry.h"
 #include "serde/archive_zip.h"
@@ -127,33 +128,82 @@ Result<std::vector<emit::ConstantMethod>> constant_methods(const ConvertOptions&
 
 }  // namespace
 
-emit::RangeReader archive_range_reader(serde::Archive& archive) {
-  return [&archive](const emit::InputRange& r, uint8_t* dst) -> Status {
-    const serde::ArchiveEntry* entry = archive.find(r.source);
+emit::RangeReader archive_range_reader(serde::Archive& archive, const std::vector<SwapInput>& swaps) {
+  // Label "swap:<fqn>" → the replacement's archive and layout (for its root folder).
+  std::map<std::string, std::pair<serde::Archive*, serde::Pt2Layout>, std::less<>> labelled;
+  for (const SwapInput& s : swaps) labelled[passes::swap_source_label(s.fqn)] = {s.archive, s.layout};
+  return [&archive, labelled = std::move(labelled)](const emit::InputRange& r, uint8_t* dst) -> Status {
+    serde::Archive* from = &archive;
+    std::string name = r.source;
+    const size_t sep = r.source.find(emit::kSourceLabelSeparator);
+    if (sep != std::string::npos) {
+      auto it = labelled.find(std::string_view(r.source).substr(0, sep));
+      if (it != labelled.end() && it->second.first != nullptr) {
+        from = it->second.first;
+        name = it->second.second.entry_name(r.source.substr(sep + emit::kSourceLabelSeparator.size()));
+      }
+    }
+    const serde::ArchiveEntry* entry = from->find(name);
     if (!entry) {
       Location where;
-      where.entry = r.source;
-      return make_error(ErrorCode::ARCHIVE_ENTRY_MISSING, "the output references archive entry '" + r.source +
+      where.entry = name;
+      return make_error(ErrorCode::ARCHIVE_ENTRY_MISSING, "the output references archive entry '" + name +
                                                               "', which the archive does not have", where);
     }
-    PTEFORGE_ASSIGN_OR_RETURN(std::string bytes, archive.read_range(*entry, r.offset, r.length));
+    PTEFORGE_ASSIGN_OR_RETURN(std::string bytes, from->read_range(*entry, r.offset, r.length));
     if (bytes.size() != r.length) {
       Location where;
-      where.entry = r.source;
+      where.entry = name;
       where.byte_offset = r.offset;
-      return make_error(ErrorCode::IO_ERROR, "short read of '" + r.source + "'", where);
+      return make_error(ErrorCode::IO_ERROR, "short read of '" + name + "'", where);
     }
     if (r.length) std::memcpy(dst, bytes.data(), static_cast<size_t>(r.length));
     return Status::Ok();
   };
 }
 
+namespace {
+
+/// The pipeline options with the swaps' replacements loaded (bound to their
+/// archives' payloads, labelled swap:<fqn>) and brought into the pipeline's
+/// dialect. Errors: OPTION_INVALID for a bad or repeated module path or a
+/// missing archive; load_program's and prepare_replacement's, with where.module.
+Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options) {
+  passes::PipelineOptions pipeline = options.pipeline;
+  std::set<std::string> seen;
+  for (const SwapInput& s : options.swaps) {
+    PTEFORGE_ASSIGN_OR_RETURN(passes::SwapOption parsed, passes::parse_swap_option(s.fqn + "=-"));
+    if (!seen.insert(parsed.fqn).second || s.archive == nullptr) {
+      return make_error(ErrorCode::OPTION_INVALID, s.archive == nullptr
+                                                       ? "the swap of module '" + s.fqn + "' has no input"
+                                                       : "module '" + s.fqn + "' is swapped twice");
+    }
+    auto replacement = passes::load_program(*s.archive, s.layout, s.method, passes::swap_source_label(s.fqn));
+    if (!replacement.ok()) {
+      Error e = std::move(replacement).error();
+      e.notes.push_back("while loading the replacement for module '" + s.fqn + "'");
+      return e;
+    }
+    Status prepared = passes::prepare_replacement(*replacement, options.pipeline);
+    if (!prepared.ok()) {
+      Error e = std::move(prepared).error();
+      e.notes.push_back("while preparing the replacement for module '" + s.fqn + "'");
+      return e;
+    }
+    pipeline.swaps.emplace_back(s.fqn, std::make_shared<const ir::ExportedProgram>(std::move(*replacement)));
+  }
+  return pipeline;
+}
+
+}  // namespace
+
 Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& layout, const ConvertOptions& options) {
   if (layout.models.empty()) {
     return make_error(ErrorCode::ARCHIVE_ENTRY_MISSING, "the input holds no exported program");
   }
   PTEFORGE_ASSIGN_OR_RETURN(std::vector<emit::ConstantMethod> getters, constant_methods(options));
-  PTEFORGE_ASSIGN_OR_RETURN(passes::PassManager pm, passes::PassManager::create(options.pipeline));
+  PTEFORGE_ASSIGN_OR_RETURN(passes::PipelineOptions pipeline, with_swaps(options));
+  PTEFORGE_ASSIGN_OR_RETURN(passes::PassManager pm, passes::PassManager::create(pipeline));
   passes::PassReport report;
   ConvertTimings timings;
   auto t0 = std::chrono::steady_clock::now();
@@ -193,7 +243,7 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   emit_options.emit.init_buffers = options.init_buffers;
   emit_options.constant_methods = std::move(getters);
   PTEFORGE_ASSIGN_OR_RETURN(emit::EmitterOutput emitted,
-                            emit::emit_program(inputs, emit_options, archive_range_reader(archive)));
+                            emit::emit_program(inputs, emit_options, archive_range_reader(archive, options.swaps)));
   timings.emit_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
 
@@ -225,7 +275,7 @@ Result<ConvertResult> convert_bytes(std::string bytes, const ConvertOptions& opt
   }
   PTEFORGE_ASSIGN_OR_RETURN(ConvertResult result, convert(*archive, layout, options));
   // The archive dies with this call: resolve the input ranges into bytes.
-  emit::RangeReader reader = archive_range_reader(*archive);
+  emit::RangeReader reader = archive_range_reader(*archive, options.swaps);
   for (emit::Chunk& c : result.pte.chunks) {
     if (c.is_bytes()) continue;
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<uint8_t> owned, emit::flatten_chunks({c}, reader));

@@ -253,7 +253,11 @@ Status MethodEmitter::emit_placeholder(size_t index) {
                             "') has no bound data: the input carries no weights for it",
                         where);
     }
+    // Payloads of the main input are named by archive entry; those of an
+    // additional input (a swapped-in module's weights) by its label and the
+    // entry relative to its archive root.
     auto source_of = [this](const ir::PayloadStorage& s) {
+      if (!s.source.empty()) return labelled_source(s.source, s.entry());
       return (s.store == ir::PayloadStore::Weights ? method_.weights_prefix : method_.constants_prefix) + s.path_name;
     };
     PTEFORGE_ASSIGN_OR_RETURN(ConstantBytes bytes, constant_bytes(*ref, ep_.state, source_of, program_.reader));

@@ -29,6 +29,18 @@
 
 namespace pteforge {
 
+/// A module swap for convert (`--swap FQN=PATH`): module `fqn` of every
+/// method is replaced by a program read from another input, whose weights
+/// the .pte then references (InputRange.source = emit::labelled_source(
+/// "swap:<fqn>", entry)). The caller keeps `archive` open until the .pte is
+/// written and passes the same swaps to archive_range_reader.
+struct SwapInput {
+  std::string fqn;                     ///< module path, e.g. "encoder.layer.1"
+  serde::Archive* archive = nullptr;   ///< the replacement's .pt2, folder or program JSON
+  serde::Pt2Layout layout;             ///< as detect_pt2_layout found it
+  std::string method;                  ///< the replacement's method to use; "" = its only method
+};
+
 struct ConvertOptions {
   /// Passes, memory planning algorithm, alignment, ... (passes/pipeline_options.h).
   passes::PipelineOptions pipeline;
@@ -46,6 +58,8 @@ struct ConvertOptions {
   emit::SerializeOptions serialize;
   /// Write pass times into the report (false gives byte-stable reports).
   bool report_times = true;
+  /// Module swaps (passes/module_swap_api.h), run by the swap_modules pass.
+  std::vector<SwapInput> swaps;
 };
 
 /// Wall time of each stage of a conversion, in milliseconds.
@@ -81,9 +95,11 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
 /// owned bytes only. Errors: as convert, plus ARCHIVE_INVALID.
 Result<ConvertResult> convert_bytes(std::string bytes, const ConvertOptions& options = {});
 
-/// A RangeReader over `archive`: InputRange.source is an entry name.
+/// A RangeReader over `archive`: InputRange.source is an entry name, or
+/// "swap:<fqn>::<entry>" for the weights of one of `swaps` (read from its
+/// archive, under its layout's root folder).
 /// Errors (from the reader): ARCHIVE_ENTRY_MISSING, and Archive::read_range's.
-emit::RangeReader archive_range_reader(serde::Archive& archive);
+emit::RangeReader archive_range_reader(serde::Archive& archive, const std::vector<SwapInput>& swaps = {});
 
 /// Summary of every program of `archive` without converting it (imported,
 /// not lowered): serde::summary_to_json, or summary_to_text when `json` is

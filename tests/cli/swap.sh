@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Module swap from the CLI: `inspect --modules` (text and JSON, exact),
+# `convert --swap FQN=PATH` (the replacement's ops and weights in the .pte,
+# the same file for the .pt2 and its unpacked folder), and its errors: exit 1
+# with one message naming the module, nothing written.
+# Usage: swap.sh <pteforge binary> <source dir>
+set -euo pipefail
+bin="$1"
+src="$2"
+base="$src/tests/fixtures/corpus/modules_preserved/modules_preserved.pt2"
+rep="$src/tests/fixtures/corpus/modules_preserved_swap/replacement_1.pt2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+"$bin" inspect --modules "$base" > "$work/modules.txt"
+cat > "$work/expected.txt" <<'TXT'
+method forward
+(root)  torch.nn.modules.container.Sequential  nodes=7
+  0  torch.nn.modules.container.Sequential  nodes=4  preserved  swappable  in=(float32[3, 6]) out=(float32[3, 5])
+    0.0  torch.nn.modules.linear.Linear  nodes=2
+    0.1  torch.nn.modules.activation.SiLU  nodes=2
+  1  torch.nn.modules.container.Sequential  nodes=3  preserved  swappable  in=(float32[3, 5]) out=(float32[3, 4])
+    1.0  torch.nn.modules.linear.Linear  nodes=2
+    1.1  torch.nn.modules.activation.Tanh  nodes=1
+TXT
+diff -u "$work/expected.txt" "$work/modules.txt"
+
+"$bin" inspect --modules --json --method forward "$base" > "$work/modules.json"
+python3 - "$work/modules.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert list(d) == ["forward"], d.keys()
+m = {x["fqn"]: x for x in d["forward"]}
+assert [x["fqn"] for x in d["forward"]] == ["", "0", "0.0", "0.1", "1", "1.0", "1.1"], list(m)
+assert m["1"]["swappable"] and m["1"]["preserved"] and m["1"]["in_spec"] == "((*,), {})", m["1"]
+assert m["1"]["inputs"] == ["float32[3, 5]"] and m["1"]["outputs"] == ["float32[3, 4]"], m["1"]
+assert not m["1.0"]["swappable"] and m["1.0"]["reason"], m["1.0"]
+PY
+
+# The swap: ReluMLP (relu, no tanh), from the .pt2 and from its unpacked folder alike.
+"$bin" convert "$base" --swap "1=$rep" -o "$work/swapped.pte" > "$work/out.txt"
+grep -qx "$work/swapped.pte: [0-9]* bytes, 1 methods" "$work/out.txt"
+"$bin" decode "$work/swapped.pte" > "$work/decoded.txt"
+grep -q "aten::relu.out" "$work/decoded.txt"
+! grep -q "aten::tanh.out" "$work/decoded.txt"
+"$bin" convert "$base" --swap "1=$src/tests/fixtures/corpus/modules_preserved_swap/json" -o "$work/folder.pte" > /dev/null
+cmp "$work/swapped.pte" "$work/folder.pte"
+"$bin" convert "$base" -o "$work/plain.pte" > /dev/null
+! cmp -s "$work/swapped.pte" "$work/plain.pte"
+
+# Errors: exit 1, one message naming the module, no output file.
+expect_error() {  # expect_error EXPECTED_FIRST_LINE ARGS...
+  local expected="$1"
+  shift
+  set +e
+  "$bin" "$@" -o "$work/bad.pte" > /dev/null 2> "$work/err.txt"
+  local rc=$?
+  set -e
+  [[ $rc == 1 ]] || { echo "FAIL: exit $rc for $*" >&2; exit 1; }
+  [[ "$(head -n 1 "$work/err.txt")" == "$expected" ]] || { echo "FAIL: got '$(head -n 1 "$work/err.txt")'" >&2; exit 1; }
+  [[ ! -e "$work/bad.pte" ]] || { echo "FAIL: $work/bad.pte was written" >&2; exit 1; }
+}
+expect_error "OPTION_INVALID: --swap expects MODULE=REPLACEMENT (e.g. encoder.layer.1=block.pt2), got '1'" \
+  convert "$base" --swap 1
+expect_error "IO_ERROR: cannot open \"$work/nope.pt2\": no such file or folder (entry=$work/nope.pt2)" \
+  convert "$base" --swap "1=$work/nope.pt2"
+expect_error "MODULE_SWAP: module '0.0' has no preserved call signature in module_call_graph, so its calling convention is unknown (method=forward pass=outline_modules)" \
+  convert "$base" --swap "0.0=$rep"
+echo "ok"
