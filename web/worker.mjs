@@ -59,7 +59,7 @@ async function convert(id, file, options, swaps) {
   if (!pf.info.features.includes('convert')) {
     throw new PteforgeError('UNSUPPORTED_FEATURE', 'this build of the pteforge package cannot convert yet (its features are: ' + pf.info.features.join(', ') + ')');
   }
-  const opts = { ...options, name: file.name, onProgress: (p) => self.postMessage({ id, progress: p }) };
+  const opts = { ...options, exportProgram: true, name: file.name, onProgress: (p) => self.postMessage({ id, progress: p }) };
   if (swaps && Object.keys(swaps).length) opts.swaps = swaps;
   const result = await pf.convert(file, opts);
   const decodedView = await decode(result.pte, 'output.pte');

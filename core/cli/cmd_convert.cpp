@@ -1,7 +1,7 @@
 // `pteforge convert IN -o OUT.pte [--metadata OUT.json] [--report OUT.json]
 //   [--passes a,b,...] [--memory-planning greedy|naive|best]
 //   [--constant-method NAME=JSON]... [--swap FQN=PATH]... [--init-buffers]
-//   [--emit-stacktrace]`
+//   [--emit-stacktrace] [--export-program OUT.json]`
 //
 // --swap replaces module FQN (a submodule exported with
 // preserve_module_call_signature) by the program in PATH (.pt2, folder or
@@ -35,6 +35,7 @@ struct ConvertArgs {
   std::string output;
   std::string metadata;
   std::string report;
+  std::string export_program;
   std::vector<std::string> passes;
   std::string memory_planning = "greedy";
   std::vector<std::string> constant_methods;
@@ -99,6 +100,7 @@ Status run_convert(const ConvertArgs& args) {
   options.pipeline.memory_planning = args.memory_planning;
   options.init_buffers = args.init_buffers;
   options.emit_stacktrace = args.emit_stacktrace;
+  options.export_programs = !args.export_program.empty();
   for (const std::string& m : args.constant_methods) {
     size_t eq = m.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -129,6 +131,7 @@ Status run_convert(const ConvertArgs& args) {
   PTEFORGE_TRY(emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive, options.swaps)));
   if (!args.metadata.empty()) PTEFORGE_TRY(write_text(result.metadata_json, args.metadata));
   if (!args.report.empty()) PTEFORGE_TRY(write_text(result.report_json + "\n", args.report));
+  if (!args.export_program.empty()) PTEFORGE_TRY(write_text(result.programs_json + "\n", args.export_program));
   std::printf("%s: %llu bytes, %zu methods\n", args.output.c_str(),
               static_cast<unsigned long long>(result.pte.layout.file_size), result.pte.program.execution_plan.size());
   return Status::Ok();
@@ -144,6 +147,8 @@ void register_convert(CLI::App& app, Action& out) {
   cmd->add_option("--metadata", args->metadata,
                   "also write the metadata JSON (debug handles, memory plan, operators, pass report)");
   cmd->add_option("--report", args->report, "also write the pass report JSON");
+  cmd->add_option("--export-program", args->export_program,
+                  "also write each method's program after the passes, as torch.export JSON: {method: program}");
   cmd->add_option("--passes", args->passes, "passes to run instead of the default pipeline (comma-separated)")
       ->delimiter(',');
   cmd->add_option("--memory-planning", args->memory_planning, "memory planning algorithm")

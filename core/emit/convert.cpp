@@ -18,6 +18,8 @@
 #include "passes/pass_manager.h"
 #include "passes/pass_registry.h"
 #include "serde/archive_zip.h"
+#include "serde/export_exported_program.h"
+#include "serde/py_json_writer.h"
 #include "serde/import_exported_program.h"
 #include "serde/payload_config.h"
 #include "serde/state_binding.h"
@@ -210,20 +212,40 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
 
   // Methods are kept behind pointers: MethodState and the specs refer to
   // their program's state binding, which must not move.
+  auto progress = [&options](std::string_view stage, uint64_t done, uint64_t total) {
+    if (options.on_progress) options.on_progress(stage, done, total);
+  };
+  const uint64_t count = layout.models.size();
   std::vector<std::unique_ptr<Method>> methods;
+  progress("import", 0, count);
   for (const serde::Pt2Model& model : layout.models) {
     auto m = std::make_unique<Method>();
     Status st = load_method(archive, model, *m, report);
     if (!st.ok()) return in_method(std::move(st).error(), model.method);
     methods.push_back(std::move(m));
+    progress("import", methods.size(), count);
   }
   timings.import_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  for (auto& m : methods) {
-    Status st = pm.run(m->program, m->state, report);
-    if (!st.ok()) return in_method(std::move(st).error(), m->model->method);
+  progress("passes", 0, count);
+  for (size_t i = 0; i < methods.size(); ++i) {
+    Method& m = *methods[i];
+    Status st = pm.run(m.program, m.state, report);
+    if (!st.ok()) return in_method(std::move(st).error(), m.model->method);
+    progress("passes", i + 1, count);
   }
   timings.passes_ms = ms_since(t0);
+  std::string programs_json;
+  if (options.export_programs) {
+    std::map<std::string, const ir::ExportedProgram*> sorted;
+    for (auto& m : methods) sorted.emplace(m->model->method, &m->program);
+    programs_json = "{";
+    for (const auto& [name, program] : sorted) {
+      if (programs_json.size() > 1) programs_json += ", ";
+      programs_json += serde::python_json_string(name) + ": " + serde::write_exported_program(*program);
+    }
+    programs_json += "}";
+  }
   t0 = std::chrono::steady_clock::now();
 
   std::vector<emit::MethodInput> inputs;
@@ -238,6 +260,7 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
     inputs.push_back(std::move(in));
     states.emplace(m->model->method, &m->state);
   }
+  progress("emit", 0, 1);
   emit::EmitProgramOptions emit_options;
   emit_options.emit.emit_stacktrace = options.emit_stacktrace;
   emit_options.emit.init_buffers = options.init_buffers;
@@ -247,6 +270,8 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   timings.emit_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
 
+  progress("emit", 1, 1);
+  progress("serialize", 0, 1);
   ConvertResult result;
   PTEFORGE_ASSIGN_OR_RETURN(result.pte, emit::serialize_program(emitted.program, emitted.data, options.serialize));
   emit::MetadataOptions metadata_options;
@@ -254,6 +279,8 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   result.metadata_json = emit::metadata_to_json(emitted, result.pte, states, &report, metadata_options);
   result.report_json = report.to_json(options.report_times);
   timings.serialize_ms = ms_since(t0);
+  progress("serialize", 1, 1);
+  result.programs_json = std::move(programs_json);
   result.timings = timings;
   return result;
 }

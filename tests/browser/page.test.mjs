@@ -7,9 +7,10 @@
 // and no request leaving 127.0.0.1. Screenshots go to tests/browser/artifacts/.
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { unzipSync, zipSync } from 'fflate';
 import { after, before, describe, test } from 'node:test';
 import { CSP, serve } from '../../scripts/serve.mjs';
 import { ARTIFACTS, download, openPage, pick, repo, runCli, start, whenDone } from './helpers.mjs';
@@ -53,6 +54,14 @@ function expectedSummary(json) {
   }));
 }
 
+/** A copy of a program JSON in a folder of its own (what the page gets: the file alone). */
+function loneCopy(file) {
+  const dir = mkdtempSync(join(tmpdir(), 'pteforge-web-lone-'));
+  const copy = join(dir, basename(file));
+  copyFileSync(file, copy);
+  return copy;
+}
+
 describe('pteforge web page', () => {
   let env;
   let workerResponse;
@@ -87,7 +96,9 @@ describe('pteforge web page', () => {
   test('the summary of every program JSON is what `pteforge inspect --json` says', async () => {
     assert.ok(programJsons.length >= 10);
     for (const file of programJsons) {
-      const cli = runCli(['inspect', '--json', file]);
+      // The page reads the JSON alone (method "forward"); the CLI would read
+      // it as a program of its unpacked folder, so it inspects a lone copy.
+      const cli = runCli(['inspect', '--json', loneCopy(file)]);
       assert.equal(cli.status, 0, `${file}: ${cli.stderr}`);
       const expected = expectedSummary(JSON.parse(cli.stdout));
       await pick(env.page, file);
@@ -126,6 +137,18 @@ describe('pteforge web page', () => {
     assert.equal(await env.page.isVisible('#options'), true);
     assert.equal(await env.page.isVisible('#swap-drop'), true);
     await env.page.screenshot({ path: join(ARTIFACTS, 'page-program.png'), fullPage: true });
+  });
+
+  test('a re-zipped .pt2 with deflated entries opens too (fflate served as pteforge/dist/fflate.mjs)', async () => {
+    const stored = join(CORPUS, 'linear_tanh', 'linear_tanh.pt2');
+    const entries = unzipSync(readFileSync(stored));
+    const deflated = join(mkdtempSync(join(tmpdir(), 'pteforge-web-deflated-')), 'deflated.pt2');
+    writeFileSync(deflated, zipSync(entries, { level: 6 }));
+    await pick(env.page, stored);
+    const expected = (await readSummary(env.page)).methods;
+    await pick(env.page, deflated);
+    assert.equal(await env.page.isHidden('#error'), true, await env.page.textContent('#error'));
+    assert.deepEqual((await readSummary(env.page)).methods, expected);
   });
 
   test('files come in by drag and drop, and by keyboard (Enter on the drop zone opens the picker)', async () => {
@@ -245,10 +268,13 @@ describe('pteforge web page', () => {
       t.skip(`the package has no convert yet (features: ${features.join(', ')})`);
       return;
     }
+    let compared = 0;
     for (const file of [...programJsons, ...archives]) {
       const out = join(tmpdir(), `pteforge-web-${process.pid}.pte`);
-      const cli = runCli(['convert', file, '-o', out]);
-      if (cli.status !== 0) continue; // not convertible yet natively either
+      // The page gets a program JSON alone; the CLI would read the weights of
+      // its unpacked folder, so it converts a copy on its own.
+      const cli = runCli(['convert', file.endsWith('.json') ? loneCopy(file) : file, '-o', out]);
+      if (cli.status !== 0) continue; // a JSON whose weights are in its folder, or not convertible natively either
       await pick(env.page, file);
       await whenDone(env.page, () => env.page.click('#convert'));
       assert.equal(await env.page.isHidden('#error'), true, `${file}: ${await env.page.textContent('#error')}`);
@@ -256,7 +282,9 @@ describe('pteforge web page', () => {
       assert.ok(pte.equals(readFileSync(out)), `${file}: .pte differs from the native one`);
       assert.ok((await env.page.$$('[data-testid=pass-report] tbody tr')).length > 0);
       assert.equal(await env.page.isVisible('#decoded'), true);
+      compared += 1;
     }
+    assert.ok(compared >= archives.length, `only ${compared} inputs compared`);
     await env.page.screenshot({ path: join(ARTIFACTS, 'page-converted.png'), fullPage: true });
   });
 

@@ -141,8 +141,10 @@ test('progress is reported in order', async () => {
   const pf = await pteforge();
   const seen = [];
   await pf.convert({ path: 'tests/fixtures/corpus/two_methods/two_methods.pt2' }, { onProgress: (p) => seen.push(p) });
-  assert.deepEqual(seen.map((p) => p.stage), ['read', 'read', 'convert', 'convert', 'assemble', 'assemble']);
-  assert.deepEqual(seen[3], { stage: 'convert', done: 2, total: 2 });
+  assert.deepEqual(seen.map((p) => `${p.stage} ${p.done}/${p.total}`), [
+    'read 0/1', 'read 1/1', 'import 0/2', 'import 1/2', 'import 2/2', 'passes 0/2', 'passes 1/2', 'passes 2/2',
+    'emit 0/1', 'emit 1/1', 'serialize 0/1', 'serialize 1/1', `assemble 0/${seen.at(-1).total}`, `assemble ${seen.at(-1).total}/${seen.at(-1).total}`,
+  ]);
   // A throwing progress callback does not break the conversion.
   const r = await pf.convert({ path: 'tests/fixtures/corpus/linear_tanh/linear_tanh.pt2' }, { onProgress: () => { throw new Error('boom'); } });
   assert.ok(r.pte.length > 0);
@@ -173,4 +175,53 @@ test('bad options and inputs: PteforgeError with code and where; converting agai
     const again = await pf.convert(input);
     assert.equal(Buffer.compare(Buffer.from(again.pte), Buffer.from(good)), 0, 'usable after the error');
   }
+});
+
+test('swaps: the same .pte as `pteforge convert --swap`, from every input form of the replacement', async () => {
+  const pf = await pteforge();
+  const base = 'tests/fixtures/corpus/modules_preserved/modules_preserved.pt2';
+  const rep = 'tests/fixtures/corpus/modules_preserved_swap/replacement_1.pt2';
+  const expected = native('swap', base, ['--swap', `1=${repo(rep)}`]);
+  assert.ok(expected.ok, expected.stderr);
+  const plain = native('noswap', base);
+  assert.notEqual(Buffer.compare(expected.pte, plain.pte), 0, 'the swap changes the program');
+  const forms = [
+    ['{path}', { path: rep }],
+    ['bytes', readFileSync(repo(rep))],
+    ['{files}', { files: folderFiles(repo('tests/fixtures/corpus/modules_preserved_swap/json')) }],
+  ];
+  for (const [form, value] of forms) {
+    const { pte } = await pf.convert({ path: base }, { swaps: { 1: value } });
+    assert.equal(Buffer.compare(Buffer.from(pte), expected.pte), 0, `${form}: .pte differs from the CLI's`);
+  }
+  const path = join(work, 'swapped.pte');
+  await pf.convertToFile({ path: base }, path, { swaps: { 1: { path: rep } } });
+  assert.equal(Buffer.compare(readFileSync(path), expected.pte), 0, 'convertToFile with swaps');
+  // Errors: the CLI's, and the converter stays usable.
+  const bad = native('swap-bad', base, ['--swap', `0.0=${repo(rep)}`]);
+  await assert.rejects(pf.convert({ path: base }, { swaps: { '0.0': { path: rep } } }), (e) => {
+    assert.equal(e.code, 'MODULE_SWAP');
+    assert.equal(`${e}\n`, bad.stderr);
+    return true;
+  });
+  await assert.rejects(pf.convert({ path: base }, { swaps: { 1: new Uint8Array(0) } }), (e) => e.code === 'INPUT_EMPTY');
+  await assert.rejects(pf.convert({ path: base }, { swaps: [] }), (e) => e.code === 'OPTION_INVALID');
+});
+
+test('exportProgram: the programs after the passes, as `pteforge convert --export-program` writes them', async () => {
+  const pf = await pteforge();
+  const input = 'tests/fixtures/corpus/two_methods/two_methods.pt2';
+  const out = join(work, 'exported');
+  const r = runCli(['convert', input, '-o', `${out}.pte`, '--export-program', `${out}.json`]);
+  assert.equal(r.status, 0, r.stderr.toString());
+  const expected = JSON.parse(readFileSync(`${out}.json`, 'utf8'));
+  assert.deepEqual(Object.keys(expected), ['forward', 'reset']);
+  const result = await pf.convert({ path: input }, { exportProgram: true });
+  assert.deepEqual(result.program, expected);
+  assert.equal((await pf.convert({ path: input })).program, undefined, 'only when asked');
+  // Each program is torch.export JSON again: the out variants the emitter reads, and it imports.
+  const targets = expected.forward.graph_module.graph.nodes.map((n) => n.target);
+  assert.ok(targets.every((t) => !t.startsWith('torch.ops.aten.') || t.endsWith('.out') || t.includes('_copy')), targets.join(', '));
+  const summary = await pf.inspect(JSON.stringify(expected.forward), { name: 'forward.json' });
+  assert.equal(summary.methods[0].name, 'forward');
 });

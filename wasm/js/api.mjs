@@ -310,7 +310,8 @@ export class Core {
 
   /**
    * Converts. `options.swaps` maps module FQNs to replacement inputs (any
-   * input form). Returns {chunks, sources, metadata, report}: the caller
+   * input form). Returns {chunks, sources, metadata, report, program?}
+   * (program: with options.exportProgram): the caller
    * assembles `chunks` (Uint8Array pieces and {source, offset, length}
    * ranges of `sources`) into the .pte, then closes the sources.
    */
@@ -342,6 +343,7 @@ export class Core {
       sources,
       metadata: JSON.parse(result.metadata),
       report: JSON.parse(result.report),
+      ...(result.program !== undefined ? { program: JSON.parse(result.program) } : {}),
     };
   }
 }

@@ -170,10 +170,10 @@ export async function createPteforge(options = {}) {
         if (typeof path !== 'string') {
           throw new PteforgeError('OPTION_INVALID', 'convertToFile needs an output path (string)');
         }
-        const { chunks, sources, metadata, report } = core.convertChunks(input, opts);
+        const { chunks, sources, metadata, report, program } = core.convertChunks(input, opts);
         try {
           writeChunks(chunks, sources, path);
-          return { path, size: chunksSize(chunks), metadata, report };
+          return { path, size: chunksSize(chunks), metadata, report, ...(program === undefined ? {} : { program }) };
         } finally {
           closeSources(sources);
         }

@@ -3,7 +3,7 @@
 // deflate (PyTorch never writes one, but a re-zipped .pt2 may have its JSON
 // records compressed) is inflated here with fflate, the role libzip has in
 // the native CLI. fflate is loaded on first need, so the common case costs
-// nothing and browser pages without a bundler never import it.
+// nothing.
 
 let inflateSync = null;
 let loading = null;
@@ -16,7 +16,10 @@ export function inflater() {
 /** Loads fflate once; rejects when it cannot be imported. */
 export function loadInflater() {
   if (inflateSync) return Promise.resolve(inflateSync);
-  loading ??= import('fflate').then(
+  // A bundler or Node resolves 'fflate'; a page without one (the static
+  // site, scripts/serve.mjs) serves fflate's browser build as ./fflate.mjs.
+  loading ??= import('fflate').catch(() =>
+    import(/* webpackIgnore: true */ /* @vite-ignore */ new URL('./fflate.mjs', import.meta.url).href)).then(
     (m) => (inflateSync = m.inflateSync),
     (e) => {
       loading = null;

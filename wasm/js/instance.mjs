@@ -28,7 +28,7 @@ export function makeConverter(core, env) {
   };
 
   const convertSync = (input, options = {}) => {
-    const { chunks, sources, metadata, report } = core.convertChunks(input, options);
+    const { chunks, sources, metadata, report, program } = core.convertChunks(input, options);
     try {
       const progress = (done) => {
         if (typeof options?.onProgress !== 'function') return;
@@ -41,7 +41,7 @@ export function makeConverter(core, env) {
       progress(0);
       const pte = env.assemble(chunks, sources, options);
       progress(chunks.length);
-      return { pte, metadata, report };
+      return program === undefined ? { pte, metadata, report } : { pte, metadata, report, program };
     } finally {
       closeSources(sources);
     }

@@ -196,26 +196,29 @@ void report_progress(const val& progress, const char* stage, double done, double
 }
 
 /// convert: options as parse_convert_options reads them. Returns {ok, chunks,
-/// metadata, report} (chunks_to_js; metadata and report as JSON text).
+/// metadata, report[, program]} (chunks_to_js; the rest as JSON text).
 val convert(std::string input_json, val read, val inflate, std::string options_json, val progress) {
-  auto options = parse_convert_options(options_json);
-  if (!options.ok()) return error_result(options.error());
+  auto request = parse_convert_options(options_json);
+  if (!request.ok()) return error_result(request.error());
   JsReader reader(std::move(read), std::move(inflate));
   report_progress(progress, "read", 0, 1);
   auto input = open_js_input(input_json, reader);
   if (!input.ok()) return error_result(input.error());
+  std::vector<std::unique_ptr<JsInput>> swaps;  // open until the chunks are in JS
+  if (Status s = open_swaps(*request, reader, swaps); !s.ok()) return error_result(s.error());
   report_progress(progress, "read", 1, 1);
-  const double methods = static_cast<double>(input->layout.models.size());
-  report_progress(progress, "convert", 0, methods);
-  auto result = pteforge::convert(*input->archive, input->layout, *options);
+  request->options.on_progress = [&progress](std::string_view stage, uint64_t done, uint64_t total) {
+    report_progress(progress, std::string(stage).c_str(), static_cast<double>(done), static_cast<double>(total));
+  };
+  auto result = pteforge::convert(*input->archive, input->layout, request->options);
   if (!result.ok()) return error_result(result.error());
-  report_progress(progress, "convert", methods, methods);
-  auto chunks = chunks_to_js(result->pte.chunks, *input);
+  auto chunks = chunks_to_js(result->pte.chunks, *input, request->options.swaps, swaps);
   if (!chunks.ok()) return error_result(chunks.error());
   val out = ok_result();
   out.set("chunks", *chunks);
   out.set("metadata", result->metadata_json);
   out.set("report", result->report_json);
+  if (request->options.export_programs) out.set("program", result->programs_json);
   return out;
 }
 

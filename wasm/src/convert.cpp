@@ -1,19 +1,24 @@
 // convert for the WASM front door (see convert.h).
 #include "convert.h"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <utility>
 #include <vector>
 
 #include "js_values.h"
 #include "options.h"
+#include "passes/module_swap_api.h"
 
 namespace pteforge::wasm {
 
 using emscripten::val;
 
-Result<ConvertOptions> parse_convert_options(std::string_view json) {
+Result<ConvertRequest> parse_convert_options(std::string_view json) {
   PTEFORGE_ASSIGN_OR_RETURN(OptionsReader options, OptionsReader::parse(json));
-  ConvertOptions out;
+  ConvertRequest request;
+  ConvertOptions& out = request.options;
   PTEFORGE_ASSIGN_OR_RETURN(out.pipeline.passes, options.get_strings("passes"));
   PTEFORGE_ASSIGN_OR_RETURN(out.pipeline.memory_planning,
                             options.get_string("memoryPlanning", out.pipeline.memory_planning));
@@ -21,21 +26,53 @@ Result<ConvertOptions> parse_convert_options(std::string_view json) {
   PTEFORGE_ASSIGN_OR_RETURN(out.init_buffers, options.get_bool("initBuffers", out.init_buffers));
   PTEFORGE_ASSIGN_OR_RETURN(out.emit_stacktrace, options.get_bool("stackTraces", out.emit_stacktrace));
   PTEFORGE_ASSIGN_OR_RETURN(out.report_times, options.get_bool("reportTimes", out.report_times));
+  PTEFORGE_ASSIGN_OR_RETURN(out.export_programs, options.get_bool("exportProgram", out.export_programs));
   if (auto swaps = options.take("swaps")) {
     if (!swaps->is_object()) {
       return swaps->error(ErrorCode::OPTION_INVALID, "option swaps must be an object {module FQN: replacement}");
     }
-    if (swaps->value().MemberCount() > 0) {
-      Error e = swaps->error(ErrorCode::UNSUPPORTED_FEATURE,
-                             "module swaps are not available in this build of pteforge yet");
-      return e;
+    for (auto it = swaps->value().MemberBegin(); it != swaps->value().MemberEnd(); ++it) {
+      rapidjson::StringBuffer buffer;
+      rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+      it->value.Accept(writer);
+      request.swaps.emplace_back(std::string(it->name.GetString(), it->name.GetStringLength()),
+                                 std::string(buffer.GetString(), buffer.GetSize()));
     }
   }
   PTEFORGE_TRY(options.reject_unknown());
-  return out;
+  return request;
 }
 
-Result<val> chunks_to_js(const std::vector<emit::Chunk>& chunks, const JsInput& input) {
+Status open_swaps(ConvertRequest& request, const JsReader& reader, std::vector<std::unique_ptr<JsInput>>& opened) {
+  for (const auto& [fqn, description] : request.swaps) {
+    auto input = open_js_input(description, reader);
+    if (!input.ok()) {
+      Error e = std::move(input).error();
+      e.notes.push_back("while opening the replacement for module '" + fqn + "' (options.swaps)");
+      return e;
+    }
+    opened.push_back(std::make_unique<JsInput>(std::move(input).value()));
+    request.options.swaps.push_back(SwapInput{fqn, opened.back()->archive.get(), opened.back()->layout, ""});
+  }
+  return Status::Ok();
+}
+
+Result<val> chunks_to_js(const std::vector<emit::Chunk>& chunks, const JsInput& input,
+                         const std::vector<SwapInput>& swap_inputs, const std::vector<std::unique_ptr<JsInput>>& swaps) {
+  // The input and entry a range refers to: a labelled source is a swap's.
+  auto locate = [&](const emit::InputRange& range) -> Result<JsLocation> {
+    const size_t sep = range.source.find(emit::kSourceLabelSeparator);
+    if (sep != std::string::npos) {
+      const std::string_view label = std::string_view(range.source).substr(0, sep);
+      for (size_t i = 0; i < swap_inputs.size() && i < swaps.size(); ++i) {
+        if (passes::swap_source_label(swap_inputs[i].fqn) != label) continue;
+        const std::string entry =
+            swaps[i]->layout.entry_name(range.source.substr(sep + emit::kSourceLabelSeparator.size()));
+        return swaps[i]->locate(entry, range.offset);
+      }
+    }
+    return input.locate(range.source, range.offset);
+  };
   val out = val::array();
   std::vector<uint8_t> pending;  // adjacent owned chunks, joined
   unsigned n = 0;
@@ -51,7 +88,7 @@ Result<val> chunks_to_js(const std::vector<emit::Chunk>& chunks, const JsInput& 
     }
     flush();
     const emit::InputRange& range = chunk.range();
-    PTEFORGE_ASSIGN_OR_RETURN(JsLocation at, input.locate(range.source, range.offset));
+    PTEFORGE_ASSIGN_OR_RETURN(JsLocation at, locate(range));
     val piece = val::object();
     piece.set("source", at.source);
     piece.set("offset", static_cast<double>(at.offset));

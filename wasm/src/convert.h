@@ -5,7 +5,11 @@
 
 #include <emscripten/val.h>
 
+#include <memory>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "js_input.h"
 #include "pteforge/pteforge.h"
@@ -13,19 +17,37 @@
 
 namespace pteforge::wasm {
 
+/// convert()'s options, with the swaps' input descriptions still to open.
+struct ConvertRequest {
+  ConvertOptions options;  ///< options.swaps is filled by open_swaps
+  /// Module FQN → description of its replacement input (js_input.h), in key order.
+  std::vector<std::pair<std::string, std::string>> swaps;
+};
+
 /// Parses the options object of convert() (ConvertOptions in wasm/types/index.d.ts):
 ///   passes: string[], memoryPlanning: string, constantMethods: object,
 ///   initBuffers: bool, stackTraces: bool, reportTimes: bool (default true),
-///   swaps: {fqn: input description} (not supported by the core yet: a
-///   non-empty map is UNSUPPORTED_FEATURE).
+///   exportProgram: bool (the programs after the passes, as JSON),
+///   swaps: {fqn: input description}.
 /// Errors: OPTION_INVALID with where.pointer (unknown keys too).
-Result<ConvertOptions> parse_convert_options(std::string_view json);
+Result<ConvertRequest> parse_convert_options(std::string_view json);
+
+/// Opens every replacement input of `request` into `opened` (kept alive by
+/// the caller until the chunks are turned into JS) and adds a SwapInput per
+/// module to request.options.swaps. Errors: open_js_input's, with a note
+/// naming the module.
+Status open_swaps(ConvertRequest& request, const JsReader& reader, std::vector<std::unique_ptr<JsInput>>& opened);
 
 /// The chunks of `result` for JS: adjacent owned chunks are joined into one
 /// Uint8Array (copied out of the heap), and a range chunk becomes
 /// {source, offset, length} where `source` indexes the JS inputs (a range of
 /// archive entry `e` at offset o is byte JsInput::locate(e, o) of that input).
-/// Errors: INTERNAL when a range names no stored entry of `input`.
-Result<emscripten::val> chunks_to_js(const std::vector<emit::Chunk>& chunks, const JsInput& input);
+/// A range of a swapped-in module's weights ("swap:<fqn>::<entry>",
+/// emit::labelled_source) is located in that module's input (`swaps`, as
+/// open_swaps opened them, in request.options.swaps order).
+/// Errors: INTERNAL when a range names no stored entry of its input.
+Result<emscripten::val> chunks_to_js(const std::vector<emit::Chunk>& chunks, const JsInput& input,
+                                     const std::vector<SwapInput>& swap_inputs = {},
+                                     const std::vector<std::unique_ptr<JsInput>>& swaps = {});
 
 }  // namespace pteforge::wasm

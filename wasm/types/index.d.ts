@@ -90,9 +90,9 @@ export type Input =
 
 /** Progress of a long call. */
 export interface Progress {
-  /** What runs: e.g. "read", "passes", a pass name, "emit", "assemble". */
+  /** What runs, in this order: "read", "import", "passes", "emit", "serialize", "assemble". */
   stage: string;
-  /** Units done so far (passes, chunks, ...). */
+  /** Units done so far (methods for import/passes, chunks for assemble). */
   done: number;
   /** Units in this stage. */
   total: number;
@@ -116,8 +116,10 @@ export interface ConvertOptions extends InputOptions {
   initBuffers?: boolean;
   /** Store a stack trace per instruction (CLI --emit-stacktrace). */
   stackTraces?: boolean;
-  /** Module swaps: module FQN → replacement program (any input form). Not in the core yet: UNSUPPORTED_FEATURE. */
+  /** Module swaps (`pteforge convert --swap FQN=PATH`): module FQN → replacement program (any input form); the .pte references the replacement's weights. */
   swaps?: Record<string, Input>;
+  /** Also return each method's program after the passes as torch.export JSON (CLI --export-program). */
+  exportProgram?: boolean;
   /** Pass times in the report (default true; false makes the report byte-stable). */
   reportTimes?: boolean;
   /** Called as the conversion advances. Exceptions thrown by it are ignored. */
@@ -135,6 +137,8 @@ export interface ConvertResult<Pte> {
   pte: Pte;
   metadata: PteMetadata;
   report: PassReport;
+  /** With options.exportProgram: method name → its program JSON after the passes. */
+  program?: Record<string, Record<string, unknown>>;
 }
 
 /** Options of decodePte(). */

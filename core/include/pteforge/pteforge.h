@@ -15,6 +15,8 @@
 // through archive_range_reader when the file is written.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -60,6 +62,14 @@ struct ConvertOptions {
   bool report_times = true;
   /// Module swaps (passes/module_swap_api.h), run by the swap_modules pass.
   std::vector<SwapInput> swaps;
+  /// Called as the conversion advances: stage "import" and "passes" once
+  /// before the first method (done 0) and after each method (done = methods
+  /// finished, total = methods), then "emit" and "serialize" (0/1, 1/1).
+  /// For progress bars; it must not throw.
+  std::function<void(std::string_view stage, uint64_t done, uint64_t total)> on_progress;
+  /// Also write each method's program as it is after the passes (the edge /
+  /// ExecuTorch dialect graph the emitter reads) to ConvertResult::programs_json.
+  bool export_programs = false;
 };
 
 /// Wall time of each stage of a conversion, in milliseconds.
@@ -78,6 +88,10 @@ struct ConvertResult {
   /// The pass report JSON (passes::PassReport::to_json): per method and pass,
   /// time, node counts, counters; then warnings.
   std::string report_json;
+  /// With ConvertOptions::export_programs: {"<method>": program JSON, ...}
+  /// (serde::write_exported_program after the passes, methods sorted by
+  /// name); "" otherwise.
+  std::string programs_json;
   ConvertTimings timings;
 };
 
