@@ -105,7 +105,8 @@ struct RefGraph {
 
 void expect_matches_reference(const RefGraph& rg, const MemoryPlan& plan) {
   CHECK(plan.buffer_sizes == rg.ref.buffer_sizes);
-  for (const auto& [value, r] : rg.ref.planned) {
+  for (const auto& [key, r] : rg.ref.planned) {
+    const auto value = key;  // CAPTURE's lambda cannot capture a structured binding under clang 14
     CAPTURE(value);
     const size_t t = rg.tensor_of.at(value);
     CHECK(plan.placements[t].mem_id == r.memory_id);

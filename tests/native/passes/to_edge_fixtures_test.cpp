@@ -118,9 +118,10 @@ TEST_CASE("to_edge group: every Core ATen fixture lowers, verifies and meets the
   auto fixtures = core_aten_fixtures();
   CHECK(fixtures.size() ==
         25);  // 9 corpus programs (two_methods has 2) + 16 hand-written ones (two_method has 2)
-  for (const auto& [root, model] : fixtures) {
-    CAPTURE(root);
-    CAPTURE(model);
+  for (const auto& entry : fixtures) {
+    const auto& [root, model] = entry;
+    CAPTURE(entry.first);  // CAPTURE's lambda cannot capture a structured binding under clang 14
+    CAPTURE(entry.second);
     passes::MethodState state;
     ExportedProgram ep = lowered(root, model, &state);
     Status st = verify_program(ep);

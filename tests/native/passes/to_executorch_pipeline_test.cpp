@@ -119,9 +119,10 @@ std::vector<std::pair<std::string, std::string>> all_models() {
 TEST_CASE("default pipeline: on every fixture each non-const tensor is planned and no two live tensors share a byte") {
   auto models = all_models();
   CHECK(models.size() == 26);
-  for (const auto& [root, model] : models) {
-    CAPTURE(root);
-    CAPTURE(model);
+  for (const auto& entry : models) {
+    const auto& [root, model] = entry;
+    CAPTURE(entry.first);  // CAPTURE's lambda cannot capture a structured binding under clang 14
+    CAPTURE(entry.second);
     ExportedProgram ep = testing::load_fixture(root, model);
     auto run = run_default(ep);
     REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
