@@ -1184,8 +1184,8 @@ TEST_CASE("decompose _convolution / conv1d.padding / conv_transpose1d -> convolu
     ProgramBuilder b;
     auto w = b.parameter("p_w", "w", F, {3, 2, 4});
     auto x = b.input("x", F, {1, 2, 9});
-    b.output(b.call("aten.conv1d.padding", {arg_tensor(x), arg_tensor(w), arg_none(), arg_ints({1}), arg_string("valid")},
-                    {F, {1, 3, 6}}));
+    b.output(b.call("aten.conv1d.padding",
+                    {arg_tensor(x), arg_tensor(w), arg_none(), arg_ints({1}), arg_string("valid")}, {F, {1, 3, 6}}));
     ExportedProgram ep = b.build();
     expect_decomposed(ep,
                       "graph(%p_w: float32[3, 2, 4], %x: float32[1, 2, 9]):\n"
@@ -1392,4 +1392,128 @@ TEST_CASE("decompose dot / mv -> mul.Tensor + sum.dim_IntList") {
                     "  %mul_1: float32[3, 4] = aten.mul.Tensor(%m, %a)\n"
                     "  %sum_2: float32[3] = aten.sum.dim_IntList(%mul_1, [1])\n"
                     "  return (%sum_1, %sum_2)\n");
+}
+
+TEST_CASE("decompose conv3d.padding 'same' (even kernel) / conv_transpose3d") {
+  SUBCASE("conv3d.padding 'same', kernel 2: constant_pad_nd on the right of each spatial dim") {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "w", F, {2, 1, 2, 2, 2});
+    auto x = b.input("x", F, {1, 1, 3, 3, 3});
+    b.output(b.call("aten.conv3d.padding",
+                    {arg_tensor(x), arg_tensor(w), arg_none(), arg_ints({1, 1, 1}), arg_string("same")},
+                    {F, {1, 2, 3, 3, 3}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%p_w: float32[2, 1, 2, 2, 2], %x: float32[1, 1, 3, 3, 3]):\n"
+                      "  %constant_pad_nd: float32[1, 1, 4, 4, 4] = aten.constant_pad_nd.default(%x, [0, 1, 0, 1, "
+                      "0, 1], 0.0)\n"
+                      "  %convolution: float32[1, 2, 3, 3, 3] = aten.convolution.default(%constant_pad_nd, %p_w, "
+                      "None, [1, 1, 1], [0, 0, 0], [1, 1, 1], False, [0, 0, 0], 1)\n"
+                      "  return (%convolution)\n");
+  }
+  SUBCASE("conv_transpose3d: stride 2, groups 2") {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "w", F, {4, 1, 2, 2, 2});
+    auto x = b.input("x", F, {1, 4, 2, 2, 2});
+    b.output(b.call("aten.conv_transpose3d.input",
+                    {arg_tensor(x), arg_tensor(w), arg_none(), arg_ints({2, 2, 2}), arg_ints({0, 0, 0}),
+                     arg_ints({0, 0, 0}), arg_int(2)},
+                    {F, {1, 2, 4, 4, 4}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%p_w: float32[4, 1, 2, 2, 2], %x: float32[1, 4, 2, 2, 2]):\n"
+                      "  %convolution: float32[1, 2, 4, 4, 4] = aten.convolution.default(%x, %p_w, None, [2, 2, 2], "
+                      "[0, 0, 0], [1, 1, 1], True, [0, 0, 0], 2)\n"
+                      "  return (%convolution)\n");
+  }
+}
+
+TEST_CASE("decompose _unsafe_index / _unsafe_index_put -> index.Tensor / index_put") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {4, 5});
+  auto idx = b.input("idx", ScalarType::Long, {3});
+  auto v = b.input("v", F, {3, 5});
+  std::vector<OptionalTensorArgument> none_idx{{std::nullopt}, {idx}};
+  std::vector<OptionalTensorArgument> row_idx{{idx}};
+  b.output(b.call("aten._unsafe_index.Tensor",
+                  {arg_tensor(x), Argument::make<ArgTag::OptionalTensors>(none_idx)}, {F, {4, 3}}));
+  b.output(b.call("aten._unsafe_index_put.default",
+                  {arg_tensor(x), Argument::make<ArgTag::OptionalTensors>(row_idx), arg_tensor(v), arg_bool(true)},
+                  {F, {4, 5}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[4, 5], %idx: int64[3], %v: float32[3, 5]):\n"
+                    "  %index: float32[4, 3] = aten.index.Tensor(%x, [None, %idx])\n"
+                    "  %index_put: float32[4, 5] = aten.index_put.default(%x, [%idx], %v, True)\n"
+                    "  return (%index, %index_put)\n");
+}
+
+TEST_CASE("decompose adaptive_avg_pool3d (1, 1, 1) / eval alpha dropouts / lift_fresh / swapdims / "
+          "true_divide.Scalar") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 2, 3, 4, 5});
+  auto y = b.input("y", F, {2, 3});
+  b.output(b.call("aten.adaptive_avg_pool3d.default", {arg_tensor(x), arg_ints({1, 1, 1})}, {F, {1, 2, 1, 1, 1}}));
+  b.output(b.call("aten.alpha_dropout.default", {arg_tensor(y), arg_float(0.5), arg_bool(false)}, {F, {2, 3}}));
+  b.output(
+      b.call("aten.feature_alpha_dropout.default", {arg_tensor(y), arg_float(0.2), arg_bool(false)}, {F, {2, 3}}));
+  b.output(b.call("aten.lift_fresh.default", {arg_tensor(y)}, {F, {2, 3}}));
+  b.output(b.call("aten.swapdims.default", {arg_tensor(y), arg_int(0), arg_int(1)}, {F, {3, 2}}));
+  b.output(b.call("aten.true_divide.Scalar", {arg_tensor(y), arg_int(2)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[1, 2, 3, 4, 5], %y: float32[2, 3]):\n"
+                    "  %mean: float32[1, 2, 1, 1, 1] = aten.mean.dim(%x, [-1, -2, -3], True)\n"
+                    "  %alias: float32[2, 3] = aten.alias.default(%y)\n"
+                    "  %permute: float32[3, 2] = aten.permute.default(%y, [1, 0])\n"
+                    "  %div: float32[2, 3] = aten.div.Tensor(%y, 2)\n"
+                    "  return (%mean, %y, %y, %alias, %permute, %div)\n");
+}
+
+TEST_CASE("decompose alpha_dropout in training mode is refused") {
+  ProgramBuilder b;
+  auto y = b.input("y", F, {2, 3});
+  b.output(b.call("aten.alpha_dropout.default", {arg_tensor(y), arg_float(0.5), arg_bool(true)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == ErrorCode::UNSUPPORTED_FEATURE);
+  CHECK(st.error().where.node == std::optional<std::string>("alpha_dropout"));
+  CHECK(st.error().message.find("model.eval()") != std::string::npos);
+}
+
+TEST_CASE("decompose unsafe_chunk / unsafe_split.Tensor / unsafe_split_with_sizes -> split_with_sizes") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 10});
+  ExportedProgram& ep0 = b.program();
+  auto add_list_node = [&](const char* target, std::vector<NamedArgument> args, const char* name,
+                           std::vector<std::pair<std::string, int64_t>> outs) {
+    std::vector<std::string> names;
+    for (const auto& o : outs) names.push_back(o.first);
+    ep0.graph().append(Node(OpTarget(target), std::move(args), {arg_tensors(names)}, name));
+    for (const auto& [n, w] : outs) ep0.graph().set_tensor_meta(n, pteforge::testing::make_meta({F, {2, w}}));
+  };
+  add_list_node("torch.ops.aten.unsafe_chunk.default",
+                {positional("self", arg_tensor(x)), positional("chunks", arg_int(4)), positional("dim", arg_int(1))},
+                "unsafe_chunk", {{"c0", 3}, {"c1", 3}, {"c2", 3}, {"c3", 1}});
+  add_list_node("torch.ops.aten.unsafe_split.Tensor",
+                {positional("self", arg_tensor(x)), positional("split_size", arg_int(4)),
+                 positional("dim", arg_int(1))},
+                "unsafe_split", {{"s0", 4}, {"s1", 4}, {"s2", 2}});
+  add_list_node("torch.ops.aten.unsafe_split_with_sizes.default",
+                {positional("self", arg_tensor(x)), positional("split_sizes", arg_ints({3, 7})),
+                 positional("dim", arg_int(-1))},
+                "unsafe_split_with_sizes", {{"w0", 3}, {"w1", 7}});
+  for (const char* o : {"c3", "s2", "w1"}) b.output(o);
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 10]):\n"
+                    "  [%getitem: float32[2, 3], %getitem_1: float32[2, 3], %getitem_2: float32[2, 3], "
+                    "%getitem_3: float32[2, 1]] = aten.split_with_sizes.default(%x, [3, 3, 3, 1], "
+                    "1)  # split_with_sizes\n"
+                    "  [%getitem_4: float32[2, 4], %getitem_5: float32[2, 4], %getitem_6: float32[2, "
+                    "2]] = aten.split_with_sizes.default(%x, [4, 4, 2], 1)  # split_with_sizes_1\n"
+                    "  [%getitem_7: float32[2, 3], %getitem_8: float32[2, 7]] = aten.split_with_sizes.default(%x, "
+                    "[3, 7], -1)  # split_with_sizes_2\n"
+                    "  return (%getitem_3, %getitem_6, %getitem_8)\n");
 }
