@@ -1,11 +1,14 @@
 // `pteforge convert IN -o OUT.pte [--metadata OUT.json] [--report OUT.json]
-//   [--passes a,b,...] [--memory-planning greedy|naive|best]
+//   [--passes a,b,...] [--preserve-ops a,b,...] [--memory-planning greedy|naive|best]
 //   [--constant-method NAME=JSON]... [--swap FQN=PATH]... [--init-buffers]
 //   [--emit-stacktrace] [--export-program OUT.json]`
 //
 // --swap replaces module FQN (a submodule exported with
 // preserve_module_call_signature) by the program in PATH (.pt2, folder or
 // program JSON) before lowering; the .pte references PATH's weights.
+// --preserve-ops keeps the listed ops undecomposed (ExecuTorch's
+// EdgeCompileConfig.preserve_ops; PipelineOptions::preserve_ops), any target
+// spelling the op table accepts (aten.linear.default, aten::linear).
 //
 // IN is a .pt2 archive, an unpacked archive folder, or a program JSON. The
 // .pte (and the metadata / report JSON) are written through a temporary file
@@ -37,6 +40,7 @@ struct ConvertArgs {
   std::string report;
   std::string export_program;
   std::vector<std::string> passes;
+  std::vector<std::string> preserve_ops;
   std::string memory_planning = "greedy";
   std::vector<std::string> constant_methods;
   std::vector<std::string> swaps;
@@ -97,6 +101,7 @@ Status run_bench(const ConvertArgs& args, const ConvertOptions& options) {
 Status run_convert(const ConvertArgs& args) {
   ConvertOptions options;
   options.pipeline.passes = args.passes;
+  options.pipeline.preserve_ops = args.preserve_ops;
   options.pipeline.memory_planning = args.memory_planning;
   options.init_buffers = args.init_buffers;
   options.emit_stacktrace = args.emit_stacktrace;
@@ -150,6 +155,10 @@ void register_convert(CLI::App& app, Action& out) {
   cmd->add_option("--export-program", args->export_program,
                   "also write each method's program after the passes, as torch.export JSON: {method: program}");
   cmd->add_option("--passes", args->passes, "passes to run instead of the default pipeline (comma-separated)")
+      ->delimiter(',');
+  cmd->add_option("--preserve-ops", args->preserve_ops,
+                  "ops the decompose pass keeps (each needs an out variant), comma-separated, "
+                  "e.g. aten.linear.default")
       ->delimiter(',');
   cmd->add_option("--memory-planning", args->memory_planning, "memory planning algorithm")
       ->check(CLI::IsMember({"greedy", "naive", "best"}));

@@ -122,6 +122,7 @@ test('options mirror the CLI flags', async () => {
     [{ memoryPlanning: 'naive' }, ['--memory-planning', 'naive']],
     [{ initBuffers: true }, ['--init-buffers']],
     [{ stackTraces: true }, ['--emit-stacktrace']],
+    [{ preserveOps: ['aten.linear.default'] }, ['--preserve-ops', 'aten.linear.default']],
     [{ constantMethods: { get_max_seq_len: 128, get_name: 'tiny' } }, ['--constant-method', 'get_max_seq_len=128', '--constant-method', 'get_name="tiny"']],
   ];
   for (const [options, flags] of cases) {
@@ -156,6 +157,8 @@ test('bad options and inputs: PteforgeError with code and where; converting agai
   const good = (await pf.convert(input)).pte;
   const cases = [
     [input, { passes: ['memory_planning', 7] }, 'OPTION_INVALID', { pointer: '/passes/1' }],
+    [input, { preserveOps: ['aten.linear.default', 3] }, 'OPTION_INVALID', { pointer: '/preserveOps/1' }],
+    [input, { preserveOps: ['aten.lstm.input'] }, 'OPTION_INVALID', { method: 'forward', pass: 'decompose' }],
     [input, { memoryPlanning: false }, 'OPTION_INVALID', { pointer: '/memoryPlanning' }],
     [input, { initBuffers: 'yes' }, 'OPTION_INVALID', { pointer: '/initBuffers' }],
     [input, { constantMethods: [1] }, 'OPTION_INVALID', { pointer: '/constantMethods' }],

@@ -20,6 +20,7 @@ Result<ConvertRequest> parse_convert_options(std::string_view json) {
   ConvertRequest request;
   ConvertOptions& out = request.options;
   PTEFORGE_ASSIGN_OR_RETURN(out.pipeline.passes, options.get_strings("passes"));
+  PTEFORGE_ASSIGN_OR_RETURN(out.pipeline.preserve_ops, options.get_strings("preserveOps"));
   PTEFORGE_ASSIGN_OR_RETURN(out.pipeline.memory_planning,
                             options.get_string("memoryPlanning", out.pipeline.memory_planning));
   PTEFORGE_ASSIGN_OR_RETURN(out.constant_methods_json, options.get_json("constantMethods", true));

@@ -108,6 +108,8 @@ export interface InputOptions {
 export interface ConvertOptions extends InputOptions {
   /** Pass names to run instead of the default pipeline (design.md "The default pipeline"). */
   passes?: string[];
+  /** Ops the decompose pass keeps undecomposed, e.g. "aten.linear.default"; each needs an out variant (CLI --preserve-ops). */
+  preserveOps?: string[];
   /** Memory planning algorithm: "greedy" (the default, ExecuTorch's), "naive" or "best" (CLI --memory-planning). */
   memoryPlanning?: 'greedy' | 'naive' | 'best';
   /** Methods returning constants to add: name → value (number, boolean, string, or lists of them; CLI --constant-method). */

@@ -1159,3 +1159,361 @@ TEST_CASE("functionalize: zero_ becomes zeros_like -> full_like 0") {
         "  return (%full_like, %add)\n");
   CHECK(ep.signature().output_specs[0].kind == OutputKind::BufferMutation);
 }
+
+// ---- rules reached less often (one SUBCASE each) ------------------------------------------------
+
+TEST_CASE("decompose _convolution / conv1d.padding / conv_transpose1d -> convolution") {
+  SUBCASE("_convolution: the backend flags are dropped, the geometry kept") {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "w", F, {4, 2, 3, 3});
+    auto bias = b.parameter("p_b", "b", F, {4});
+    auto x = b.input("x", F, {1, 4, 7, 7});
+    b.output(b.call("aten._convolution.default",
+                    {arg_tensor(x), arg_tensor(w), arg_tensor(bias), arg_ints({2, 2}), arg_ints({1, 1}),
+                     arg_ints({1, 1}), arg_bool(false), arg_ints({0, 0}), arg_int(2), arg_bool(false), arg_bool(false),
+                     arg_bool(true), arg_bool(true)},
+                    {F, {1, 4, 4, 4}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%p_w: float32[4, 2, 3, 3], %p_b: float32[4], %x: float32[1, 4, 7, 7]):\n"
+                      "  %convolution: float32[1, 4, 4, 4] = aten.convolution.default(%x, %p_w, %p_b, [2, 2], [1, "
+                      "1], [1, 1], False, [0, 0], 2)\n"
+                      "  return (%convolution)\n");
+  }
+  SUBCASE("conv1d.padding 'valid' -> padding 0") {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "w", F, {3, 2, 4});
+    auto x = b.input("x", F, {1, 2, 9});
+    b.output(b.call("aten.conv1d.padding",
+                    {arg_tensor(x), arg_tensor(w), arg_none(), arg_ints({1}), arg_string("valid")}, {F, {1, 3, 6}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%p_w: float32[3, 2, 4], %x: float32[1, 2, 9]):\n"
+                      "  %convolution: float32[1, 3, 6] = aten.convolution.default(%x, %p_w, None, [1], [0], [1], "
+                      "False, [0], 1)\n"
+                      "  return (%convolution)\n");
+  }
+  SUBCASE("conv1d.padding 'same', dilation 2, unbatched input") {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "w", F, {3, 2, 4});
+    auto x = b.input("x", F, {2, 9});
+    b.output(b.call("aten.conv1d.padding",
+                    {arg_tensor(x), arg_tensor(w), arg_none(), arg_ints({1}), arg_string("same"), arg_ints({2})},
+                    {F, {3, 9}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%p_w: float32[3, 2, 4], %x: float32[2, 9]):\n"
+                      "  %unsqueeze: float32[1, 2, 9] = aten.unsqueeze.default(%x, 0)\n"
+                      "  %convolution: float32[1, 3, 9] = aten.convolution.default(%unsqueeze, %p_w, None, [1], "
+                      "[3], [2], False, [0], 1)\n"
+                      "  %squeeze: float32[3, 9] = aten.squeeze.dims(%convolution, [0])\n"
+                      "  return (%squeeze)\n");
+  }
+  SUBCASE("conv_transpose1d: stride, padding, output_padding, bias") {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "w", F, {4, 2, 3});
+    auto bias = b.parameter("p_b", "b", F, {2});
+    auto x = b.input("x", F, {1, 4, 5});
+    b.output(b.call("aten.conv_transpose1d.default",
+                    {arg_tensor(x), arg_tensor(w), arg_tensor(bias), arg_ints({2}), arg_ints({1}), arg_ints({1})},
+                    {F, {1, 2, 10}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%p_w: float32[4, 2, 3], %p_b: float32[2], %x: float32[1, 4, 5]):\n"
+                      "  %convolution: float32[1, 2, 10] = aten.convolution.default(%x, %p_w, %p_b, [2], [1], [1], "
+                      "True, [1], 1)\n"
+                      "  return (%convolution)\n");
+  }
+}
+
+TEST_CASE("decompose native_batch_norm / _batch_norm_no_update (eval) -> _native_batch_norm_legit_no_training") {
+  SUBCASE("native_batch_norm, all three outputs used") {
+    ProgramBuilder b;
+    auto g = b.parameter("p_g", "bn.weight", F, {4});
+    auto bb = b.parameter("p_b", "bn.bias", F, {4});
+    auto rm = b.buffer("b_rm", "bn.running_mean", F, {4});
+    auto rv = b.buffer("b_rv", "bn.running_var", F, {4});
+    auto x = b.input("x", F, {2, 4, 3});
+    auto outs = b.call_multi("aten.native_batch_norm.default",
+                             {arg_tensor(x), arg_tensor(g), arg_tensor(bb), arg_tensor(rm), arg_tensor(rv),
+                              arg_bool(false), arg_float(0.1), arg_float(1e-5)},
+                             {{F, {2, 4, 3}}, {F, {0}}, {F, {0}}}, {"y", "save_mean", "save_invstd"});
+    for (const auto& o : outs) b.output(o);
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%p_g: float32[4], %p_b: float32[4], %b_rm: float32[4], %b_rv: float32[4], "
+                      "%x: float32[2, 4, 3]):\n"
+                      "  %getitem: float32[2, 4, 3], %getitem_1: float32[0], "
+                      "%getitem_2: float32[0] = aten._native_batch_norm_legit_no_training.default(%x, %p_g, %p_b, "
+                      "%b_rm, %b_rv, 0.1, 1e-05)  # _native_batch_norm_legit_no_training\n"
+                      "  return (%getitem, %getitem_1, %getitem_2)\n");
+  }
+  SUBCASE("_batch_norm_no_update, the output only") {
+    ProgramBuilder b;
+    auto rm = b.buffer("b_rm", "bn.running_mean", F, {3});
+    auto rv = b.buffer("b_rv", "bn.running_var", F, {3});
+    auto x = b.input("x", F, {1, 3, 2, 2});
+    auto outs = b.call_multi("aten._batch_norm_no_update.default",
+                             {arg_tensor(x), arg_none(), arg_none(), arg_tensor(rm), arg_tensor(rv), arg_float(0.1),
+                              arg_float(1e-3)},
+                             {{F, {1, 3, 2, 2}}, {F, {0}}, {F, {0}}, {ScalarType::Byte, {0}}},
+                             {"y", "m", "s", "reserve"});
+    b.output(outs[0]);
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%b_rm: float32[3], %b_rv: float32[3], %x: float32[1, 3, 2, 2]):\n"
+                      "  %getitem: float32[1, 3, 2, 2], %getitem_1: float32[0], "
+                      "%getitem_2: float32[0] = aten._native_batch_norm_legit_no_training.default(%x, None, None, "
+                      "%b_rm, %b_rv, 0.1, 0.001)  # _native_batch_norm_legit_no_training\n"
+                      "  return (%getitem)\n");
+  }
+}
+
+TEST_CASE("decompose _unsafe_view / _reshape_alias / reshape_as / expand_as / swapaxes / squeeze.default") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 1, 6});
+  auto o = b.input("o", F, {3, 4});
+  auto e = b.input("e", F, {5, 2, 1, 6});
+  b.output(b.call("aten._unsafe_view.default", {arg_tensor(x), arg_ints({12})}, {F, {12}}));
+  b.output(b.call("aten._reshape_alias.default", {arg_tensor(x), arg_ints({2, 6}), arg_ints({6, 1})}, {F, {2, 6}}));
+  b.output(b.call("aten.reshape_as.default", {arg_tensor(x), arg_tensor(o)}, {F, {3, 4}}));
+  b.output(b.call("aten.expand_as.default", {arg_tensor(x), arg_tensor(e)}, {F, {5, 2, 1, 6}}));
+  b.output(b.call("aten.swapaxes.default", {arg_tensor(x), arg_int(0), arg_int(-1)}, {F, {6, 1, 2}}));
+  b.output(b.call("aten.squeeze.default", {arg_tensor(x)}, {F, {2, 6}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 1, 6], %o: float32[3, 4], %e: float32[5, 2, 1, 6]):\n"
+                    "  %view: float32[12] = aten.view.default(%x, [12])\n"
+                    "  %view_1: float32[2, 6] = aten.view.default(%x, [2, 6])\n"
+                    "  %view_2: float32[3, 4] = aten.view.default(%x, [3, 4])\n"
+                    "  %expand: float32[5, 2, 1, 6] = aten.expand.default(%x, [5, 2, 1, 6])\n"
+                    "  %permute: float32[6, 1, 2] = aten.permute.default(%x, [2, 1, 0])\n"
+                    "  %squeeze_1: float32[2, 6] = aten.squeeze.dims(%x, [0, 1, 2])\n"
+                    "  return (%view, %view_1, %view_2, %expand, %permute, %squeeze_1)\n");
+  // expand broadcasts with stride 0; permute swaps the strides of dims 0 and 2.
+  const TensorMeta* ex = ep.graph().tensor_meta("expand");
+  REQUIRE(ex);
+  CHECK(ex->concrete_strides() == std::vector<int64_t>{0, 6, 6, 1});
+  const TensorMeta* pm = ep.graph().tensor_meta("permute");
+  REQUIRE(pm);
+  CHECK(pm->concrete_strides() == std::vector<int64_t>{1, 6, 6});
+}
+
+TEST_CASE("decompose split.sizes -> split_with_sizes") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {7, 3});
+  ExportedProgram& ep0 = b.program();
+  Node sp(OpTarget("torch.ops.aten.split.sizes"),
+          {positional("self", arg_tensor(x)), positional("split_size", arg_ints({2, 5}))},
+          {arg_tensors({"s0", "s1"})}, "split");
+  ep0.graph().append(std::move(sp));
+  ep0.graph().set_tensor_meta("s0", pteforge::testing::make_meta({F, {2, 3}}));
+  ep0.graph().set_tensor_meta("s1", pteforge::testing::make_meta({F, {5, 3}}));
+  b.output("s0");
+  b.output("s1");
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[7, 3]):\n"
+                    "  [%getitem: float32[2, 3], %getitem_1: float32[5, 3]] = aten.split_with_sizes.default(%x, [2, "
+                    "5])  # split_with_sizes\n"
+                    "  return (%getitem, %getitem_1)\n");
+}
+
+TEST_CASE("decompose masked_fill.Tensor / rsub.Tensor / where.Scalar / where.ScalarSelf / true_divide / clamp_max / "
+          "floor_divide.Scalar") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto y = b.input("y", F, {2, 3});
+  auto m = b.input("m", ScalarType::Bool, {2, 3});
+  auto v = b.input("v", ScalarType::Double, {});
+  auto i = b.input("i", ScalarType::Long, {2, 3});
+  b.output(b.call("aten.masked_fill.Tensor", {arg_tensor(x), arg_tensor(m), arg_tensor(v)}, {F, {2, 3}}));
+  b.output(b.call("aten.rsub.Tensor", {arg_tensor(x), arg_tensor(y)}, {F, {2, 3}}, {{"alpha", arg_int(2)}}));
+  b.output(b.call("aten.where.Scalar", {arg_tensor(m), arg_float(1.5), arg_int(0)}, {F, {2, 3}}));
+  b.output(b.call("aten.where.ScalarSelf", {arg_tensor(m), arg_float(0.5), arg_tensor(i)}, {F, {2, 3}}));
+  b.output(b.call("aten.true_divide.Tensor", {arg_tensor(x), arg_tensor(y)}, {F, {2, 3}}));
+  b.output(b.call("aten.clamp_max.default", {arg_tensor(x), arg_float(6.0)}, {F, {2, 3}}));
+  b.output(b.call("aten.floor_divide.Scalar", {arg_tensor(i), arg_int(4)}, {ScalarType::Long, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %y: float32[2, 3], %m: bool[2, 3], %v: float64[], %i: int64[2, 3]):\n"
+                    "  %_to_copy: float32[] = aten._to_copy.default(%v, dtype=torch.float32)\n"
+                    "  %where_2: float32[2, 3] = aten.where.self(%m, %_to_copy, %x)\n"
+                    "  %sub: float32[2, 3] = aten.sub.Tensor(%y, %x, alpha=2)\n"
+                    "  %scalar_tensor: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(1.5, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where_3: float32[2, 3] = aten.where.self(%m, %scalar_tensor_1, %scalar_tensor)\n"
+                    "  %_to_copy_1: float32[2, 3] = aten._to_copy.default(%i, dtype=torch.float32)\n"
+                    "  %scalar_tensor_2: float32[] = aten.scalar_tensor.default(0.5, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where: float32[2, 3] = aten.where.self(%m, %scalar_tensor_2, %_to_copy_1)\n"
+                    "  %div: float32[2, 3] = aten.div.Tensor(%x, %y)\n"
+                    "  %clamp: float32[2, 3] = aten.clamp.default(%x, None, 6.0)\n"
+                    "  %div_1: int64[2, 3] = aten.div.Tensor_mode(%i, 4, rounding_mode='floor')\n"
+                    "  return (%where_2, %sub, %where_3, %where, %div, %clamp, %div_1)\n");
+}
+
+TEST_CASE("decompose to.dtype_layout / to.other / new_full") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  auto h = b.input("h", ScalarType::Half, {2});
+  auto f = b.input("f", F, {2});
+  b.output(b.call("aten.to.dtype_layout", {arg_tensor(x)}, {ScalarType::Half, {3}},
+                  {{"dtype", arg_dtype(ScalarType::Half)}}));
+  b.output(b.call("aten.to.dtype_layout", {arg_tensor(x)}, {F, {3}}, {{"dtype", arg_dtype(F)}}));
+  b.output(b.call("aten.to.other", {arg_tensor(x), arg_tensor(h)}, {ScalarType::Half, {3}}));
+  b.output(b.call("aten.to.other", {arg_tensor(x), arg_tensor(f)}, {F, {3}}));
+  b.output(b.call("aten.new_full.default", {arg_tensor(h), arg_ints({2, 2}), arg_float(7.0)},
+                  {ScalarType::Half, {2, 2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[3], %h: float16[2], %f: float32[2]):\n"
+                    "  %_to_copy: float16[3] = aten._to_copy.default(%x, dtype=torch.float16)\n"
+                    "  %_to_copy_1: float16[3] = aten._to_copy.default(%x, dtype=torch.float16)\n"
+                    "  %full: float16[2, 2] = aten.full.default([2, 2], 7.0, dtype=torch.float16, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  return (%_to_copy, %x, %_to_copy_1, %x, %full)\n");
+}
+
+TEST_CASE("decompose dot / mv -> mul.Tensor + sum.dim_IntList") {
+  ProgramBuilder b;
+  auto a = b.input("a", F, {4});
+  auto c = b.input("c", F, {4});
+  auto m = b.input("m", F, {3, 4});
+  b.output(b.call("aten.dot.default", {arg_tensor(a), arg_tensor(c)}, {F, {}}));
+  b.output(b.call("aten.mv.default", {arg_tensor(m), arg_tensor(a)}, {F, {3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%a: float32[4], %c: float32[4], %m: float32[3, 4]):\n"
+                    "  %mul: float32[4] = aten.mul.Tensor(%a, %c)\n"
+                    "  %sum_1: float32[] = aten.sum.dim_IntList(%mul, [])\n"
+                    "  %mul_1: float32[3, 4] = aten.mul.Tensor(%m, %a)\n"
+                    "  %sum_2: float32[3] = aten.sum.dim_IntList(%mul_1, [1])\n"
+                    "  return (%sum_1, %sum_2)\n");
+}
+
+TEST_CASE("decompose conv3d.padding 'same' (even kernel) / conv_transpose3d") {
+  SUBCASE("conv3d.padding 'same', kernel 2: constant_pad_nd on the right of each spatial dim") {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "w", F, {2, 1, 2, 2, 2});
+    auto x = b.input("x", F, {1, 1, 3, 3, 3});
+    b.output(b.call("aten.conv3d.padding",
+                    {arg_tensor(x), arg_tensor(w), arg_none(), arg_ints({1, 1, 1}), arg_string("same")},
+                    {F, {1, 2, 3, 3, 3}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%p_w: float32[2, 1, 2, 2, 2], %x: float32[1, 1, 3, 3, 3]):\n"
+                      "  %constant_pad_nd: float32[1, 1, 4, 4, 4] = aten.constant_pad_nd.default(%x, [0, 1, 0, 1, "
+                      "0, 1], 0.0)\n"
+                      "  %convolution: float32[1, 2, 3, 3, 3] = aten.convolution.default(%constant_pad_nd, %p_w, "
+                      "None, [1, 1, 1], [0, 0, 0], [1, 1, 1], False, [0, 0, 0], 1)\n"
+                      "  return (%convolution)\n");
+  }
+  SUBCASE("conv_transpose3d: stride 2, groups 2") {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "w", F, {4, 1, 2, 2, 2});
+    auto x = b.input("x", F, {1, 4, 2, 2, 2});
+    b.output(b.call("aten.conv_transpose3d.input",
+                    {arg_tensor(x), arg_tensor(w), arg_none(), arg_ints({2, 2, 2}), arg_ints({0, 0, 0}),
+                     arg_ints({0, 0, 0}), arg_int(2)},
+                    {F, {1, 2, 4, 4, 4}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%p_w: float32[4, 1, 2, 2, 2], %x: float32[1, 4, 2, 2, 2]):\n"
+                      "  %convolution: float32[1, 2, 4, 4, 4] = aten.convolution.default(%x, %p_w, None, [2, 2, 2], "
+                      "[0, 0, 0], [1, 1, 1], True, [0, 0, 0], 2)\n"
+                      "  return (%convolution)\n");
+  }
+}
+
+TEST_CASE("decompose _unsafe_index / _unsafe_index_put -> index.Tensor / index_put") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {4, 5});
+  auto idx = b.input("idx", ScalarType::Long, {3});
+  auto v = b.input("v", F, {3, 5});
+  std::vector<OptionalTensorArgument> none_idx{{std::nullopt}, {idx}};
+  std::vector<OptionalTensorArgument> row_idx{{idx}};
+  b.output(b.call("aten._unsafe_index.Tensor",
+                  {arg_tensor(x), Argument::make<ArgTag::OptionalTensors>(none_idx)}, {F, {4, 3}}));
+  b.output(b.call("aten._unsafe_index_put.default",
+                  {arg_tensor(x), Argument::make<ArgTag::OptionalTensors>(row_idx), arg_tensor(v), arg_bool(true)},
+                  {F, {4, 5}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[4, 5], %idx: int64[3], %v: float32[3, 5]):\n"
+                    "  %index: float32[4, 3] = aten.index.Tensor(%x, [None, %idx])\n"
+                    "  %index_put: float32[4, 5] = aten.index_put.default(%x, [%idx], %v, True)\n"
+                    "  return (%index, %index_put)\n");
+}
+
+TEST_CASE("decompose adaptive_avg_pool3d (1, 1, 1) / eval alpha dropouts / lift_fresh / swapdims / "
+          "true_divide.Scalar") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 2, 3, 4, 5});
+  auto y = b.input("y", F, {2, 3});
+  b.output(b.call("aten.adaptive_avg_pool3d.default", {arg_tensor(x), arg_ints({1, 1, 1})}, {F, {1, 2, 1, 1, 1}}));
+  b.output(b.call("aten.alpha_dropout.default", {arg_tensor(y), arg_float(0.5), arg_bool(false)}, {F, {2, 3}}));
+  b.output(
+      b.call("aten.feature_alpha_dropout.default", {arg_tensor(y), arg_float(0.2), arg_bool(false)}, {F, {2, 3}}));
+  b.output(b.call("aten.lift_fresh.default", {arg_tensor(y)}, {F, {2, 3}}));
+  b.output(b.call("aten.swapdims.default", {arg_tensor(y), arg_int(0), arg_int(1)}, {F, {3, 2}}));
+  b.output(b.call("aten.true_divide.Scalar", {arg_tensor(y), arg_int(2)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[1, 2, 3, 4, 5], %y: float32[2, 3]):\n"
+                    "  %mean: float32[1, 2, 1, 1, 1] = aten.mean.dim(%x, [-1, -2, -3], True)\n"
+                    "  %alias: float32[2, 3] = aten.alias.default(%y)\n"
+                    "  %permute: float32[3, 2] = aten.permute.default(%y, [1, 0])\n"
+                    "  %div: float32[2, 3] = aten.div.Tensor(%y, 2)\n"
+                    "  return (%mean, %y, %y, %alias, %permute, %div)\n");
+}
+
+TEST_CASE("decompose alpha_dropout in training mode is refused") {
+  ProgramBuilder b;
+  auto y = b.input("y", F, {2, 3});
+  b.output(b.call("aten.alpha_dropout.default", {arg_tensor(y), arg_float(0.5), arg_bool(true)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == ErrorCode::UNSUPPORTED_FEATURE);
+  CHECK(st.error().where.node == std::optional<std::string>("alpha_dropout"));
+  CHECK(st.error().message.find("model.eval()") != std::string::npos);
+}
+
+TEST_CASE("decompose unsafe_chunk / unsafe_split.Tensor / unsafe_split_with_sizes -> split_with_sizes") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 10});
+  ExportedProgram& ep0 = b.program();
+  auto add_list_node = [&](const char* target, std::vector<NamedArgument> args, const char* name,
+                           std::vector<std::pair<std::string, int64_t>> outs) {
+    std::vector<std::string> names;
+    for (const auto& o : outs) names.push_back(o.first);
+    ep0.graph().append(Node(OpTarget(target), std::move(args), {arg_tensors(names)}, name));
+    for (const auto& [n, w] : outs) ep0.graph().set_tensor_meta(n, pteforge::testing::make_meta({F, {2, w}}));
+  };
+  add_list_node("torch.ops.aten.unsafe_chunk.default",
+                {positional("self", arg_tensor(x)), positional("chunks", arg_int(4)), positional("dim", arg_int(1))},
+                "unsafe_chunk", {{"c0", 3}, {"c1", 3}, {"c2", 3}, {"c3", 1}});
+  add_list_node("torch.ops.aten.unsafe_split.Tensor",
+                {positional("self", arg_tensor(x)), positional("split_size", arg_int(4)),
+                 positional("dim", arg_int(1))},
+                "unsafe_split", {{"s0", 4}, {"s1", 4}, {"s2", 2}});
+  add_list_node("torch.ops.aten.unsafe_split_with_sizes.default",
+                {positional("self", arg_tensor(x)), positional("split_sizes", arg_ints({3, 7})),
+                 positional("dim", arg_int(-1))},
+                "unsafe_split_with_sizes", {{"w0", 3}, {"w1", 7}});
+  for (const char* o : {"c3", "s2", "w1"}) b.output(o);
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 10]):\n"
+                    "  [%getitem: float32[2, 3], %getitem_1: float32[2, 3], %getitem_2: float32[2, 3], "
+                    "%getitem_3: float32[2, 1]] = aten.split_with_sizes.default(%x, [3, 3, 3, 1], "
+                    "1)  # split_with_sizes\n"
+                    "  [%getitem_4: float32[2, 4], %getitem_5: float32[2, 4], %getitem_6: float32[2, "
+                    "2]] = aten.split_with_sizes.default(%x, [4, 4, 2], 1)  # split_with_sizes_1\n"
+                    "  [%getitem_7: float32[2, 3], %getitem_8: float32[2, 7]] = aten.split_with_sizes.default(%x, "
+                    "[3, 7], -1)  # split_with_sizes_2\n"
+                    "  return (%getitem_3, %getitem_6, %getitem_8)\n");
+}
