@@ -273,13 +273,15 @@ describe('pteforge web page', () => {
       const out = join(tmpdir(), `pteforge-web-${process.pid}.pte`);
       // The page gets a program JSON alone; the CLI would read the weights of
       // its unpacked folder, so it converts a copy on its own.
-      const cli = runCli(['convert', file.endsWith('.json') ? loneCopy(file) : file, '-o', out]);
+      const cli = runCli(['convert', file.endsWith('.json') ? loneCopy(file) : file, '-o', out, '--export-program', `${out}.program.json`]);
       if (cli.status !== 0) continue; // a JSON whose weights are in its folder, or not convertible natively either
       await pick(env.page, file);
       await whenDone(env.page, () => env.page.click('#convert'));
       assert.equal(await env.page.isHidden('#error'), true, `${file}: ${await env.page.textContent('#error')}`);
       const pte = await download(env.page, '[data-testid=download-pte]');
       assert.ok(pte.equals(readFileSync(out)), `${file}: .pte differs from the native one`);
+      const program = JSON.parse(await download(env.page, '[data-testid=download-program]'));
+      assert.deepEqual(program, JSON.parse(readFileSync(`${out}.program.json`, 'utf8')), `${file}: transformed program JSON`);
       assert.ok((await env.page.$$('[data-testid=pass-report] tbody tr')).length > 0);
       assert.equal(await env.page.isVisible('#decoded'), true);
       compared += 1;
@@ -398,10 +400,13 @@ describe('pteforge web page', () => {
       assert.equal(await page.getAttribute('[data-testid=download-pte]', 'download'), 'layernorm_residual.pte');
       const metadata = JSON.parse(await download(page, '[data-testid=download-metadata]'));
       assert.deepEqual(metadata.received_options, {
-        memoryPlanning: 'naive', initBuffers: true, stackTraces: false,
+        memoryPlanning: 'naive', initBuffers: true, stackTraces: false, exportProgram: true,
         passes: ['spec_prop', 'memory_planning'], constantMethods: { get_max_seq_len: 128 },
         name: 'layernorm_residual.pt2', swaps: { proj: 'replacement.json' },
       });
+      // The transformed program JSON, as convert() returned it.
+      assert.deepEqual(JSON.parse(await download(page, '[data-testid=download-program]')), { forward: { scripted: true } });
+      assert.equal(await page.getAttribute('[data-testid=download-program]', 'download'), 'layernorm_residual.program.json');
       const expected = JSON.parse(readFileSync(join(fake, 'metadata.json'), 'utf8'));
       assert.equal(await page.$$eval('[data-testid=pass-report] tbody tr', (r) => r.length), expected.pass_report.passes.length);
       assert.equal(await page.$$eval('[data-testid=memory-chart] rect', (r) => r.length), expected.methods[0].memory_plan.tensors.length);

@@ -12,7 +12,7 @@ import { closeSources } from './api.mjs';
  */
 export function makeConverter(core, env) {
   const prepareOptions = async (options) => {
-    if (!options || typeof options !== 'object' || !options.swaps || typeof options.swaps !== 'object') return options;
+    if (!options || typeof options !== 'object' || !options.swaps || typeof options.swaps !== 'object' || Array.isArray(options.swaps)) return options;
     const swaps = {};
     for (const [fqn, value] of Object.entries(options.swaps)) swaps[fqn] = await core.prepareInput(value);
     return { ...options, swaps };

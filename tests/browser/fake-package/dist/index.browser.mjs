@@ -56,7 +56,9 @@ export async function createPteforge() {
       const metadata = await (await data('metadata.json')).json();
       metadata.received_options = { ...rest, name, swaps: Object.fromEntries(Object.entries(swaps ?? {}).map(([k, v]) => [k, v?.name ?? typeof v])) };
       const pte = new Blob([await (await data('output.pte')).arrayBuffer()]);
-      return { pte, metadata, report: metadata.pass_report };
+      // exportProgram: the programs after the passes, here a scripted stand-in.
+      const program = rest.exportProgram ? { forward: { scripted: true } } : undefined;
+      return { pte, metadata, report: metadata.pass_report, ...(program ? { program } : {}) };
     },
     async close() {},
   };
