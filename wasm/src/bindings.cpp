@@ -164,25 +164,36 @@ val layout(std::string input_json, val read, val inflate) {
   return result;
 }
 
-/// inspect: options {"format": "json" | "text", "method": name}. Returns
-/// {ok, text} with `pteforge inspect [--json]`'s output.
-val inspect(std::string input_json, val read, val inflate, std::string options_json) {
-  auto options = OptionsReader::parse(options_json);
-  if (!options.ok()) return error_result(options.error());
-  auto format = options->get_string("format", "json");
-  if (!format.ok()) return error_result(format.error());
-  auto method = options->get_string("method");
-  if (!method.ok()) return error_result(method.error());
-  if (Status s = options->reject_unknown(); !s.ok()) return error_result(s.error());
-  if (*format != "json" && *format != "text") {
+/// The options of inspect and listModules: {"format": "json" | "text", "method": name}.
+struct TextOptions {
+  bool text = false;   ///< format "text"
+  std::string method;  ///< "" = every method (inspect) / the only one (listModules)
+};
+
+/// Parses TextOptions. Errors: OPTION_INVALID with where.pointer (unknown keys too).
+Result<TextOptions> parse_text_options(const std::string& options_json) {
+  PTEFORGE_ASSIGN_OR_RETURN(OptionsReader options, OptionsReader::parse(options_json));
+  PTEFORGE_ASSIGN_OR_RETURN(std::string format, options.get_string("format", "json"));
+  TextOptions out;
+  PTEFORGE_ASSIGN_OR_RETURN(out.method, options.get_string("method"));
+  PTEFORGE_TRY(options.reject_unknown());
+  if (format != "json" && format != "text") {
     Location where;
     where.pointer = "/format";
-    return error_result(make_error(ErrorCode::OPTION_INVALID, "format must be \"json\" or \"text\"", where));
+    return make_error(ErrorCode::OPTION_INVALID, "format must be \"json\" or \"text\"", where);
   }
+  out.text = format == "text";
+  return out;
+}
+
+/// inspect: TextOptions. Returns {ok, text} with `pteforge inspect [--json]`'s output.
+val inspect(std::string input_json, val read, val inflate, std::string options_json) {
+  auto options = parse_text_options(options_json);
+  if (!options.ok()) return error_result(options.error());
   JsReader reader(std::move(read), std::move(inflate));
   auto input = open_js_input(input_json, reader);
   if (!input.ok()) return error_result(input.error());
-  auto text = inspect_input(*input, *method, *format == "json");
+  auto text = inspect_input(*input, options->method, !options->text);
   if (!text.ok()) return error_result(text.error());
   val result = ok_result();
   result.set("text", *text);
@@ -222,25 +233,20 @@ val convert(std::string input_json, val read, val inflate, std::string options_j
   return out;
 }
 
-/// listModules: options {"format": "json" | "text", "method": name ("" = the
-/// only method)}. Returns {ok, text}: passes::modules_to_json / _to_text of
-/// the program's module tree (which modules exist, which can be swapped).
+/// listModules: TextOptions (method "" = the only method). Returns {ok, text}:
+/// passes::modules_to_json / _to_text of the program's module tree (which
+/// modules exist, which can be swapped), as `pteforge inspect --modules`.
 val list_modules(std::string input_json, val read, val inflate, std::string options_json) {
-  auto options = OptionsReader::parse(options_json);
+  auto options = parse_text_options(options_json);
   if (!options.ok()) return error_result(options.error());
-  auto format = options->get_string("format", "json");
-  if (!format.ok()) return error_result(format.error());
-  auto method = options->get_string("method");
-  if (!method.ok()) return error_result(method.error());
-  if (Status s = options->reject_unknown(); !s.ok()) return error_result(s.error());
   JsReader reader(std::move(read), std::move(inflate));
   auto input = open_js_input(input_json, reader);
   if (!input.ok()) return error_result(input.error());
-  auto program = passes::load_program(*input->archive, input->layout, *method, "");
+  auto program = passes::load_program(*input->archive, input->layout, options->method, "");
   if (!program.ok()) return error_result(program.error());
   const std::vector<passes::ModuleInfo> modules = passes::list_modules(*program);
   val result = ok_result();
-  result.set("text", *format == "text" ? passes::modules_to_text(modules) : passes::modules_to_json(modules));
+  result.set("text", options->text ? passes::modules_to_text(modules) : passes::modules_to_json(modules));
   return result;
 }
 
