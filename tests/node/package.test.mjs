@@ -167,12 +167,18 @@ test('npm pack → install into a clean folder → import and run', { timeout: 1
       const layout = await pf.layout({ path: 'two_methods.pt2' });
       let code = null;
       try { await pf.layout(new Uint8Array(3), { name: 'x' }); } catch (e) { code = e instanceof PteforgeError && e.code; }
-      process.stdout.write(JSON.stringify({ decoded, methods: layout.models.map((m) => m.method), code }));
+      const { size } = await pf.convertToFile({ path: 'two_methods.pt2' }, 'two_methods.pte');
+      process.stdout.write(JSON.stringify({ decoded, methods: layout.models.map((m) => m.method), code, size }));
     `);
     const out = JSON.parse(execFileSync(process.execPath, ['main.js'], { cwd: app, encoding: 'utf8' }));
     assert.equal(out.decoded, runCli(['decode', 'tests/data/reference/pte/add.pte', '--json']).stdout.toString());
     assert.deepEqual(out.methods, ['forward', 'reset']);
     assert.equal(out.code, 'ARCHIVE_INVALID');
+    // The installed copy converts to the native CLI's bytes.
+    const native = join(work, 'native.pte');
+    assert.equal(runCli(['convert', 'tests/fixtures/corpus/two_methods/two_methods.pt2', '-o', native]).status, 0);
+    assert.equal(out.size, readFileSync(native).length);
+    assert.ok(readFileSync(join(app, 'two_methods.pte')).equals(readFileSync(native)), 'installed package: .pte differs from the CLI');
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
