@@ -52,6 +52,13 @@ ConstantRef* StateBinding::find_placeholder(std::string_view placeholder) {
   return nullptr;
 }
 
+std::unordered_map<std::string_view, const ConstantRef*> StateBinding::placeholder_index() const {
+  std::unordered_map<std::string_view, const ConstantRef*> out;
+  out.reserve(tensors.size());
+  for (const auto& t : tensors) out.emplace(t.placeholder, &t);  // the first binding wins, as in find_placeholder
+  return out;
+}
+
 bool StateBinding::erase_placeholder(std::string_view placeholder) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (tensors[i].placeholder != placeholder) continue;

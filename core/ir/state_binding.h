@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/dtype.h"
@@ -86,6 +87,10 @@ struct StateBinding {
   const ConstantRef* find(std::string_view fqn) const;
   const ConstantRef* find_placeholder(std::string_view placeholder) const;
   ConstantRef* find_placeholder(std::string_view placeholder);
+  /// Every binding by placeholder name, for passes that look many up (one
+  /// find_placeholder is a linear scan). The map points into `tensors`: it is
+  /// valid until `tensors` changes.
+  std::unordered_map<std::string_view, const ConstantRef*> placeholder_index() const;
   /// The payload storage of `t` (precondition: !t.is_inline()).
   const PayloadStorage& storage_of(const ConstantRef& t) const { return storages.at(t.storage); }
   /// Removes the binding of `placeholder` and, when no other tensor shares it,

@@ -24,6 +24,8 @@
 //          # input user_input %x
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/graph.h"
@@ -51,20 +53,24 @@ class LiftConstantTensors final : public Pass {
     }
     // Pass-created constants, by placeholder name.
     std::vector<std::string> pending;
-    for (const auto& s : specs) {
-      if (s.kind != ir::InputKind::TensorConstant) continue;
-      const ir::ConstantRef* ref = ep.state.find_placeholder(s.name());
-      if (ref && ref->is_inline()) pending.emplace_back(s.name());
+    {
+      const auto bound = ep.state.placeholder_index();
+      for (const auto& s : specs) {
+        if (s.kind != ir::InputKind::TensorConstant) continue;
+        const auto found = bound.find(s.name());
+        if (found != bound.end() && found->second->is_inline()) pending.emplace_back(s.name());
+      }
     }
     if (pending.empty()) return false;
 
     // Lifting order: first use in the graph, then graph outputs.
     std::vector<std::string> order;
+    std::unordered_set<std::string_view> unvisited(pending.begin(), pending.end());
     auto visit = [&](const std::string& name, ir::ValueKind) {
-      if (std::find(pending.begin(), pending.end(), name) != pending.end() &&
-          std::find(order.begin(), order.end(), name) == order.end()) {
-        order.push_back(name);
-      }
+      auto it = unvisited.find(name);
+      if (it == unvisited.end()) return;
+      unvisited.erase(it);
+      order.push_back(name);
     };
     for (const ir::Node& node : graph) {
       for (const auto& in : node.inputs()) ir::for_each_value_name(in.arg, visit);
@@ -74,9 +80,12 @@ class LiftConstantTensors final : public Pass {
     // Take every pending constant out of the inputs; keep the bindings of the used ones.
     std::vector<ir::ConstantRef> refs;
     std::vector<ir::TensorMeta> metas;
-    for (const std::string& name : order) {
-      refs.push_back(*ep.state.find_placeholder(name));
-      metas.push_back(*graph.tensor_meta(name));
+    {
+      const auto bound = ep.state.placeholder_index();
+      for (const std::string& name : order) {
+        refs.push_back(*bound.at(name));
+        metas.push_back(*graph.tensor_meta(name));
+      }
     }
     int64_t dropped = 0;
     for (const std::string& name : pending) {
@@ -84,7 +93,7 @@ class LiftConstantTensors final : public Pass {
       graph.erase_input(static_cast<size_t>(i));
       specs.erase(specs.begin() + i);
       ep.state.erase_placeholder(name);
-      if (std::find(order.begin(), order.end(), name) == order.end()) {
+      if (unvisited.count(name) != 0) {  // never used: dropped
         graph.clear_meta(name);
         ++dropped;
       }

@@ -151,6 +151,7 @@ class SpecProp final : public Pass {
       if (o.kind == ir::OutputKind::BufferMutation) mutated.push_back(o.target);
     }
     const auto& grads = ctx.state().weights_with_gradient;
+    const auto bound = ep.state.placeholder_index();
     int64_t consts = 0;
     for (const ir::InputSpec& in : sig.input_specs) {
       std::string_view name = in.name();
@@ -175,7 +176,8 @@ class SpecProp final : public Pass {
       }
       if (is_const) {
         spec->is_const = true;
-        spec->constant = ep.state.find_placeholder(name);
+        const auto found = bound.find(name);
+        spec->constant = found == bound.end() ? nullptr : found->second;
         ++consts;
       }
       if (in.kind == ir::InputKind::Parameter &&
