@@ -130,13 +130,43 @@ Status run_convert(const ConvertArgs& args) {
     options.swaps.push_back(SwapInput{s.fqn, replacements.back().archive.get(), replacements.back().layout, ""});
   }
 
+  // Every output file names a different path (one would silently overwrite another).
+  std::vector<std::pair<std::string, std::string>> outputs = {{"-o", args.output}};
+  if (!args.metadata.empty()) outputs.emplace_back("--metadata", args.metadata);
+  if (!args.report.empty()) outputs.emplace_back("--report", args.report);
+  if (!args.export_program.empty()) outputs.emplace_back("--export-program", args.export_program);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (outputs[i].second == outputs[j].second) {
+        return make_error(ErrorCode::OPTION_INVALID, outputs[j].first + " and " + outputs[i].first +
+                                                         " name the same file '" + outputs[i].second + "'");
+      }
+    }
+  }
+
   if (args.bench > 0) return run_bench(args, options);
   PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(args.input));
   PTEFORGE_ASSIGN_OR_RETURN(ConvertResult result, convert(*in.archive, in.layout, options));
-  PTEFORGE_TRY(emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive, options.swaps)));
-  if (!args.metadata.empty()) PTEFORGE_TRY(write_text(result.metadata_json, args.metadata));
-  if (!args.report.empty()) PTEFORGE_TRY(write_text(result.report_json + "\n", args.report));
-  if (!args.export_program.empty()) PTEFORGE_TRY(write_text(result.programs_json + "\n", args.export_program));
+  // The side files first, the .pte last; when one fails, those already
+  // written in this run are removed, so a failed run leaves no output.
+  std::vector<std::string> written;
+  auto write_all = [&]() -> Status {
+    const std::pair<const std::string*, std::string> texts[] = {
+        {&args.metadata, result.metadata_json},
+        {&args.report, result.report_json + "\n"},
+        {&args.export_program, result.programs_json + "\n"},
+    };
+    for (const auto& [path, text] : texts) {
+      if (path->empty()) continue;
+      PTEFORGE_TRY(write_text(text, *path));
+      written.push_back(*path);
+    }
+    return emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive, options.swaps));
+  };
+  if (Status st = write_all(); !st.ok()) {
+    for (const std::string& path : written) std::remove(path.c_str());
+    return st;
+  }
   std::printf("%s: %llu bytes, %zu methods\n", args.output.c_str(),
               static_cast<unsigned long long>(result.pte.layout.file_size), result.pte.program.execution_plan.size());
   return Status::Ok();

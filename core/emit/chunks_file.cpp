@@ -61,8 +61,26 @@ RangeReader file_range_reader(std::map<std::string, std::string> paths) {
   };
 }
 
-Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string& path,
+Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string& path_in,
                             const RangeReader& reader) {
+  // A symbolic link is written through (the link stays); anything that
+  // exists and is not a regular file (a device, a folder) is refused, never
+  // replaced by the rename below.
+  std::string path = path_in;
+  struct stat link_info;
+  if (::lstat(path_in.c_str(), &link_info) == 0 && S_ISLNK(link_info.st_mode)) {
+    char* real = ::realpath(path_in.c_str(), nullptr);
+    if (real == nullptr) {
+      return io_error("'" + path_in + "' is a symbolic link to a missing file; give the target path instead", path_in);
+    }
+    path = real;
+    std::free(real);
+  }
+  struct stat info;
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    return io_error("'" + path_in + "' exists and is not a regular file (a folder or a device); refusing to replace it",
+                    path_in);
+  }
   std::string tmp = path + ".tmp-XXXXXX";
   int fd = mkstemp(tmp.data());
   if (fd < 0) return io_error("cannot create a temporary file next to '" + path + "': " + std::strerror(errno), path);

@@ -22,6 +22,8 @@ RangeReader file_range_reader(std::map<std::string, std::string> paths = {});
 /// Writes the concatenated chunks to `path`: first to a temporary file next
 /// to it, then renamed over `path`, so nothing half-written is left behind.
 /// Ranges are read through `reader` in pieces of at most kRangeReadPiece bytes.
+/// A symbolic link is written through; a path that exists and is not a
+/// regular file (a folder, a device) is refused and left as it is.
 /// Errors: IO_ERROR (entry = path) when writing fails; the reader's errors.
 Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string& path,
                             const RangeReader& reader = {});

@@ -14,6 +14,8 @@
 #include "emit/emit_program.h"
 #include "emit/metadata_json.h"
 #include "emit/pte_decode.h"
+#include "ir/verifier.h"
+#include "ops/op_table.h"
 #include "passes/module_swap_api.h"
 #include "passes/pass_manager.h"
 #include "passes/pass_registry.h"
@@ -105,6 +107,23 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
     return (*entry)->size;
   };
   PTEFORGE_ASSIGN_OR_RETURN(out.program.state, serde::bind_state(out.program, weights, constants, payload_size));
+  return Status::Ok();
+}
+
+/// The runtime only has kernels for out variants, prim ops and a few others
+/// (copy_): a functional ATen op left after the passes means to_out_variant
+/// did not run (a --passes list without it). Errors: UNSUPPORTED_OPERATOR
+/// naming the node.
+Status check_runtime_ops(const ir::ExportedProgram& ep) {
+  for (const ir::Node& node : ep.graph()) {
+    const ops::OpSchema* schema = ops::op_table().find(node.target().str());
+    if (schema == nullptr || schema->is_out_variant() || ops::op_table().kernels(*schema) != 0) continue;
+    return make_error(ErrorCode::UNSUPPORTED_OPERATOR,
+                      "operator " + schema->qualified_name() + (schema->overload.empty() ? "" : "." + schema->overload) +
+                          " is not an out variant and no ExecuTorch kernel library runs it; the to_out_variant pass "
+                          "makes out variants (it is in the default pipeline: check --passes)",
+                      ir::node_location(node));
+  }
   return Status::Ok();
 }
 
@@ -231,6 +250,7 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   for (size_t i = 0; i < methods.size(); ++i) {
     Method& m = *methods[i];
     Status st = pm.run(m.program, m.state, report);
+    if (st.ok()) st = check_runtime_ops(m.program);
     if (!st.ok()) return in_method(std::move(st).error(), m.model->method);
     progress("passes", i + 1, count);
   }

@@ -71,6 +71,47 @@ expect_fail WEIGHTS_MISSING "$work/mlp.json"
 expect_fail IO_ERROR "$work/missing.pt2"
 grep -q 'entry=' "$work/err.txt"
 
+# Output paths: a symbolic link is written through (and stays a link); a
+# folder is refused and left alone; two outputs naming one file are refused;
+# when a side file cannot be written, no .pte is left behind.
+ln -s "$work/real.pte" "$work/link.pte"
+touch "$work/real.pte"
+"$bin" convert "$fx/ref_arduino_add" -o "$work/link.pte" > /dev/null
+test -L "$work/link.pte"
+cmp "$work/real.pte" "$ref/arduino_add_model.pte"
+mkdir "$work/adir"
+set +e
+"$bin" convert "$fx/ref_arduino_add" -o "$work/adir" > /dev/null 2> "$work/err.txt"
+rc=$?
+set -e
+test "$rc" -eq 1
+test -d "$work/adir"
+grep -qx "IO_ERROR: '$work/adir' exists and is not a regular file (a folder or a device); refusing to replace it (entry=$work/adir)" "$work/err.txt"
+set +e
+"$bin" convert "$fx/ref_arduino_add" -o "$work/same.pte" --metadata "$work/same.pte" > /dev/null 2> "$work/err.txt"
+rc=$?
+set -e
+test "$rc" -eq 1
+grep -qx "OPTION_INVALID: -o and --metadata name the same file '$work/same.pte'" "$work/err.txt"
+test ! -e "$work/same.pte"
+set +e
+"$bin" convert "$fx/ref_arduino_add" -o "$work/kept.pte" --metadata "$work/kept.json" --export-program "$work/no/such/dir/p.json" > /dev/null 2> "$work/err.txt"
+rc=$?
+set -e
+test "$rc" -eq 1
+grep -q "^IO_ERROR: " "$work/err.txt"
+test ! -e "$work/kept.pte"
+test ! -e "$work/kept.json"
+
+# A pass list without to_out_variant leaves functional ops the runtime has no kernel for.
+set +e
+"$bin" convert "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2" -o "$work/f.pte" --passes spec_prop,memory_planning > /dev/null 2> "$work/err.txt"
+rc=$?
+set -e
+test "$rc" -eq 1
+grep -q "^UNSUPPORTED_OPERATOR: operator aten::permute is not an out variant and no ExecuTorch kernel library runs it; .* (method=forward pointer=/graph_module/graph/nodes/0 node=permute " "$work/err.txt"
+test ! -e "$work/f.pte"
+
 # Usage errors: exit 2.
 set +e
 "$bin" convert "$fx/ref_add" -o "$work/u.pte" --memory-planning fastest > /dev/null 2>&1
