@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { unzipSync, zipSync } from 'fflate';
 
-import { pteforge, repo } from './helpers.mjs';
+import { CLI, PACKAGE_DIR, pteforge, repo } from './helpers.mjs';
 
 const CORPUS = 'tests/fixtures/corpus';
 
@@ -164,4 +164,31 @@ test('a missing {path} is IO_ERROR naming the path; wrong input types are OPTION
   await assert.rejects(pf.layout({ files: { 'a.json': 7 } }), (e) => e.code === 'OPTION_INVALID' && /a\.json/.test(e.message));
   await assert.rejects(pf.decodePte(new Uint8Array(8), { format: 'yaml' }),
     (e) => e.code === 'OPTION_INVALID' && e.where.pointer === '/format');
+});
+
+test('{path} to a folder of hundreds of weight files converts with few file descriptors (as the CLI does)', { timeout: 120_000 }, async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const work = mkdtempSync(join(tmpdir(), 'pteforge-fds-'));
+  try {
+    const dir = join(work, 'synthetic');
+    execFileSync('python3', [repo('scripts/gen_synthetic.py'), '--nodes', '1000', dir], { stdio: 'ignore' });
+    const weights = readdirSync(join(dir, 'data', 'weights')).length;
+    assert.ok(weights > 200, `${weights} weight files`);
+    const cli = join(work, 'cli.pte');
+    execFileSync(CLI, ['convert', dir, '-o', cli], { stdio: 'ignore' });
+    // A child Node with a descriptor limit below the number of files.
+    const script = `
+      const { createPteforge } = await import(${JSON.stringify(join(PACKAGE_DIR, 'dist', 'index.node.mjs'))});
+      const pf = await createPteforge();
+      const r = await pf.convertToFile({ path: ${JSON.stringify(dir)} }, ${JSON.stringify(join(work, 'wasm.pte'))});
+      process.stdout.write(String(r.size));
+    `;
+    const out = execFileSync('bash', ['-c', `ulimit -n 128 && exec "${process.execPath}" --input-type=module -e "$0"`, script], { encoding: 'utf8' });
+    assert.equal(Number(out), statSync(cli).size);
+    assert.ok(readFileSync(join(work, 'wasm.pte')).equals(readFileSync(cli)), 'the .pte differs from the CLI\'s');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });

@@ -26,23 +26,37 @@ setInflater(inflateSync);
 /** Pieces in which input ranges are copied to a file. */
 const COPY_PIECE = 1 << 20;
 
-/** A source over a file, read with pread-style fs.readSync calls. */
+/**
+ * A source over a file, read with pread-style fs.readSync calls. `transient`
+ * (the files of an unpacked folder, thousands of weights) opens the file for
+ * each read instead of holding a descriptor, so a big folder cannot exhaust them.
+ */
 class FileSource {
-  constructor(path) {
+  constructor(path, { transient = false } = {}) {
     try {
-      this.fd = openSync(path, 'r');
+      if (transient) {
+        this.size = statSync(path).size;
+      } else {
+        this.fd = openSync(path, 'r');
+        this.size = fstatSync(this.fd).size;
+      }
     } catch (e) {
       throw new PteforgeError('IO_ERROR', `cannot open "${path}": ${e.code ?? e.message}`, { entry: path });
     }
-    this.size = fstatSync(this.fd).size;
     this.name = path;
+    this.transient = transient;
   }
   read(offset, dst) {
-    let done = 0;
-    while (done < dst.length) {
-      const n = readSync(this.fd, dst, done, dst.length - done, offset + done);
-      if (n === 0) throw new Error(`short read at ${offset + done}`);
-      done += n;
+    const fd = this.transient ? openSync(this.name, 'r') : this.fd;
+    try {
+      let done = 0;
+      while (done < dst.length) {
+        const n = readSync(fd, dst, done, dst.length - done, offset + done);
+        if (n === 0) throw new Error(`short read at ${offset + done}`);
+        done += n;
+      }
+    } finally {
+      if (this.transient) closeSync(fd);
     }
   }
   part(offset, length) {
@@ -67,7 +81,7 @@ function folderFiles(dir) {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
       const p = join(d, entry.name);
       if (entry.isDirectory()) walk(p);
-      else if (entry.isFile()) out[relative(dir, p).split('\\').join('/')] = { path: p };
+      else if (entry.isFile()) out[relative(dir, p).split('\\').join('/')] = { path: p, transient: true };
     }
   };
   walk(dir);
@@ -159,7 +173,7 @@ export async function createPteforge(options = {}) {
   if (options.printErr) moduleArg.printErr = options.printErr;
   const env = {
     loadModule: () => createPteforgeModule({ ...moduleArg }),
-    openSource: (value) => (isPathInput(value) ? new FileSource(value.path) : null),
+    openSource: (value) => (isPathInput(value) ? new FileSource(value.path, { transient: value.transient === true }) : null),
     expandInput: expandPathInput,
     extraInputKinds: ' or {path}',
     // Node has Blob but no FileReaderSync: a Blob is read whole first.
