@@ -191,7 +191,7 @@ void register_convert(CLI::App& app, Action& out) {
                   "e.g. aten.linear.default")
       ->delimiter(',');
   cmd->add_option("--memory-planning", args->memory_planning, "memory planning algorithm")
-      ->check(CLI::IsMember({"greedy", "naive", "best"}));
+      ->check(CLI::IsMember({"greedy", "naive", "best_fit", "best"}));
   cmd->add_option("--constant-method", args->constant_methods,
                   "add a method returning a constant, NAME=JSON (e.g. get_max_seq_len=128, "
                   "get_eos_ids=[2,3], get_name='\"tiny\"'); repeatable");

@@ -228,3 +228,10 @@ test('exportProgram: the programs after the passes, as `pteforge convert --expor
   const summary = await pf.inspect(JSON.stringify(expected.forward), { name: 'forward.json' });
   assert.equal(summary.methods[0].name, 'forward');
 });
+
+test('options that are not JSON values are OPTION_INVALID, not a TypeError', async () => {
+  const pf = await pteforge();
+  const input = { path: 'tests/fixtures/corpus/linear_tanh/linear_tanh.pt2' };
+  await assert.rejects(pf.convert(input, { constantMethods: { a: 10n } }), (e) => e.name === 'PteforgeError' && e.code === 'OPTION_INVALID' && /JSON values/.test(e.message));
+  assert.ok((await pf.convert(input, { memoryPlanning: 'best_fit' })).pte.length > 0, 'best_fit, as the CLI offers it');
+});

@@ -327,7 +327,13 @@ export class Core {
     for (const [fqn, value] of Object.entries(checkObject(swaps, 'options.swaps'))) {
       swapInputs[fqn] = this.openInput(value, undefined, sources);
     }
-    const json = JSON.stringify({ ...rest, swaps: swapInputs });
+    let json;
+    try {
+      json = JSON.stringify({ ...rest, swaps: swapInputs });
+    } catch (e) {
+      closeSources(sources);
+      throw new PteforgeError('OPTION_INVALID', `options must be JSON values (numbers, strings, booleans, lists, objects): ${e?.message ?? e}`, { pointer: '' });
+    }
     const progress = (stage, done, total) => {
       if (!onProgress) return;
       try {

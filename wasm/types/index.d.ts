@@ -111,7 +111,7 @@ export interface ConvertOptions extends InputOptions {
   /** Ops the decompose pass keeps undecomposed, e.g. "aten.linear.default"; each needs an out variant (CLI --preserve-ops). */
   preserveOps?: string[];
   /** Memory planning algorithm: "greedy" (the default, ExecuTorch's), "naive" or "best" (CLI --memory-planning). */
-  memoryPlanning?: 'greedy' | 'naive' | 'best';
+  memoryPlanning?: 'greedy' | 'naive' | 'best_fit' | 'best';
   /** Methods returning constants to add: name → value (number, boolean, string, or lists of them; CLI --constant-method). */
   constantMethods?: Record<string, unknown>;
   /** Store the initial values of mutable buffers in the .pte (CLI --init-buffers). */
