@@ -7,6 +7,35 @@
 namespace pteforge {
 namespace {
 
+/// Length of the valid UTF-8 sequence starting at s[i] (1-4), or 0 when the
+/// byte there does not start one (RFC 3629: no overlongs, no surrogates, <= U+10FFFF).
+size_t utf8_sequence(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k) {
+    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
+  }
+  return n;
+}
+
 struct CodeInfo {
   ErrorCode code;
   std::string_view name;
@@ -20,6 +49,29 @@ const std::vector<CodeInfo>& code_table() {
 #undef X
   };
   return table;
+}
+
+/// `text` with every byte that is not part of a valid UTF-8 sequence written
+/// as "\\xNN" (two lowercase hex digits), so messages and JSON stay valid
+/// text (e.g. a corrupted entry name).
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = utf8_sequence(text, i);
+    if (n == 0) {
+      static const char kHex[] = "0123456789abcdef";
+      const auto c = static_cast<unsigned char>(text[i]);
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+      ++i;
+      continue;
+    }
+    out.append(text, i, n);
+    i += n;
+  }
+  return out;
 }
 
 }  // namespace
@@ -65,7 +117,7 @@ std::string Location::to_string() const {
     if (!out.empty()) out += ' ';
     out += key;
     out += '=';
-    out += value;
+    out += printable(value);
   };
   if (method) add("method", *method);
   if (entry) add("entry", *entry);
@@ -80,7 +132,7 @@ std::string Location::to_string() const {
 std::string Error::to_string() const {
   std::string out(error_code_name(code));
   out += ": ";
-  out += message;
+  out += printable(message);
   if (!where.empty()) {
     out += " (";
     out += where.to_string();
@@ -88,7 +140,7 @@ std::string Error::to_string() const {
   }
   for (const auto& note : notes) {
     out += "\n  note: ";
-    out += note;
+    out += printable(note);
   }
   return out;
 }
@@ -100,13 +152,13 @@ std::string Error::to_json() const {
   w.Key("code");
   w.String(error_code_name(code).data(), static_cast<rapidjson::SizeType>(error_code_name(code).size()));
   w.Key("message");
-  w.String(message);
+  w.String(printable(message));
   w.Key("where");
   w.StartObject();
   auto str = [&w](const char* key, const std::optional<std::string>& v) {
     if (v) {
       w.Key(key);
-      w.String(*v);
+      w.String(printable(*v));
     }
   };
   str("pointer", where.pointer);
@@ -123,7 +175,7 @@ std::string Error::to_json() const {
   if (!notes.empty()) {
     w.Key("notes");
     w.StartArray();
-    for (const auto& n : notes) w.String(n);
+    for (const auto& n : notes) w.String(printable(n));
     w.EndArray();
   }
   w.EndObject();

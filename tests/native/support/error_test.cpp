@@ -47,3 +47,17 @@ TEST_CASE("error: Result and PTEFORGE_ASSIGN_OR_RETURN propagate the first error
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == ErrorCode::OPTION_INVALID);
 }
+
+TEST_CASE("error: bytes that are not UTF-8 are written as \\xNN in text and JSON") {
+  Location where;
+  where.entry = "archive/ar\x9chive_version";
+  Error e = make_error(ErrorCode::ARCHIVE_INVALID, "entry \"ar\x9chive\" é 中 😀", where);
+  // overlong, surrogate, beyond U+10FFFF, cut short
+  e.notes.push_back("\xC0\xAF\xED\xA0\x80\xF4\x90\x80\x80\xE2\x82");
+  CHECK(e.to_string() ==
+        "ARCHIVE_INVALID: entry \"ar\\x9chive\" é 中 😀 (entry=archive/ar\\x9chive_version)\n"
+        "  note: \\xc0\\xaf\\xed\\xa0\\x80\\xf4\\x90\\x80\\x80\\xe2\\x82");
+  CHECK(e.to_json() ==
+        "{\"code\":\"ARCHIVE_INVALID\",\"message\":\"entry \\\"ar\\\\x9chive\\\" é 中 😀\",\"where\":{\"entry\":"
+        "\"archive/ar\\\\x9chive_version\"},\"notes\":[\"\\\\xc0\\\\xaf\\\\xed\\\\xa0\\\\x80\\\\xf4\\\\x90\\\\x80\\\\x80\\\\xe2\\\\x82\"]}");
+}
