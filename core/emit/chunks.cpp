@@ -27,6 +27,12 @@ std::string labelled_source(std::string_view label, std::string_view entry) {
   return out;
 }
 
+std::optional<LabelledSource> split_labelled_source(std::string_view source) {
+  const size_t sep = source.find(kSourceLabelSeparator);
+  if (sep == std::string_view::npos) return std::nullopt;
+  return LabelledSource{source.substr(0, sep), source.substr(sep + kSourceLabelSeparator.size())};
+}
+
 Chunk Chunk::from_range(std::string source, uint64_t offset, uint64_t length) {
   return Chunk{InputRange{std::move(source), offset, length}};
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -33,6 +34,15 @@ inline constexpr std::string_view kSourceLabelSeparator = "::";
 /// additional input `label` (ir::PayloadStorage::source, e.g. the weights a
 /// module swap brings in): "<label>::<entry>".
 std::string labelled_source(std::string_view label, std::string_view entry);
+
+/// The parts of a labelled InputRange.source (the inverse of labelled_source).
+struct LabelledSource {
+  std::string_view label;  ///< e.g. "swap:encoder.layer.1"
+  std::string_view entry;  ///< relative to that input's archive root
+};
+/// Splits `source` at the first separator; nullopt for a source of the main
+/// input (no separator). The views point into `source`.
+std::optional<LabelledSource> split_labelled_source(std::string_view source);
 
 /// One piece of output: owned bytes, or a reference to an input range.
 struct Chunk {

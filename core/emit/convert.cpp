@@ -156,12 +156,11 @@ emit::RangeReader archive_range_reader(serde::Archive& archive, const std::vecto
   return [&archive, labelled = std::move(labelled)](const emit::InputRange& r, uint8_t* dst) -> Status {
     serde::Archive* from = &archive;
     std::string name = r.source;
-    const size_t sep = r.source.find(emit::kSourceLabelSeparator);
-    if (sep != std::string::npos) {
-      auto it = labelled.find(std::string_view(r.source).substr(0, sep));
+    if (std::optional<emit::LabelledSource> part = emit::split_labelled_source(r.source)) {
+      auto it = labelled.find(part->label);
       if (it != labelled.end() && it->second.first != nullptr) {
         from = it->second.first;
-        name = it->second.second.entry_name(r.source.substr(sep + emit::kSourceLabelSeparator.size()));
+        name = it->second.second.entry_name(std::string(part->entry));
       }
     }
     const serde::ArchiveEntry* entry = from->find(name);
@@ -193,8 +192,8 @@ Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options) {
   passes::PipelineOptions pipeline = options.pipeline;
   std::set<std::string> seen;
   for (const SwapInput& s : options.swaps) {
-    PTEFORGE_ASSIGN_OR_RETURN(passes::SwapOption parsed, passes::parse_swap_option(s.fqn + "=-"));
-    if (!seen.insert(parsed.fqn).second || s.archive == nullptr) {
+    PTEFORGE_TRY(passes::check_module_path(s.fqn));
+    if (!seen.insert(s.fqn).second || s.archive == nullptr) {
       return make_error(ErrorCode::OPTION_INVALID, s.archive == nullptr
                                                        ? "the swap of module '" + s.fqn + "' has no input"
                                                        : "module '" + s.fqn + "' is swapped twice");

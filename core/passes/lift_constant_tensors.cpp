@@ -23,8 +23,10 @@
 // After:   # input buffer %_lifted_tensor_constant0 <- _lifted_tensor_constant0
 //          # input user_input %x
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -87,15 +89,42 @@ class LiftConstantTensors final : public Pass {
         metas.push_back(*graph.tensor_meta(name));
       }
     }
+    // One pass each over the inputs and the bindings (erasing one constant at
+    // a time was quadratic in the number of constants).
     int64_t dropped = 0;
-    for (const std::string& name : pending) {
-      int i = ep.signature().find_input(name);
-      graph.erase_input(static_cast<size_t>(i));
-      specs.erase(specs.begin() + i);
-      ep.state.erase_placeholder(name);
-      if (unvisited.count(name) != 0) {  // never used: dropped
-        graph.clear_meta(name);
-        ++dropped;
+    {
+      std::unordered_map<std::string_view, size_t> position;  // first input spec of each name
+      position.reserve(specs.size());
+      for (size_t i = 0; i < specs.size(); ++i) position.emplace(specs[i].name(), i);
+      std::vector<size_t> positions;
+      positions.reserve(pending.size());
+      for (const std::string& name : pending) positions.push_back(position.at(name));
+      // Back to front, so each erase only moves the few inputs after it.
+      std::sort(positions.begin(), positions.end(), std::greater<>());
+      for (size_t i : positions) {
+        graph.erase_input(i);
+        specs.erase(specs.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      // Every pending constant's binding is inline (no storage to release):
+      // drop the first binding of each name, as erase_placeholder would.
+      std::unordered_set<std::string_view> unbound(pending.begin(), pending.end());
+      auto& tensors = ep.state.tensors;
+      size_t kept = 0;
+      for (size_t i = 0; i < tensors.size(); ++i) {
+        auto it = unbound.find(tensors[i].placeholder);
+        if (it != unbound.end() && tensors[i].is_inline()) {
+          unbound.erase(it);
+          continue;
+        }
+        if (kept != i) tensors[kept] = std::move(tensors[i]);
+        ++kept;
+      }
+      tensors.resize(kept);
+      for (const std::string& name : pending) {
+        if (unvisited.count(name) != 0) {  // never used: dropped
+          graph.clear_meta(name);
+          ++dropped;
+        }
       }
     }
 

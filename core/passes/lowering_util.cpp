@@ -64,4 +64,10 @@ std::vector<std::string> tensor_names(const ir::Argument& arg) {
   return names;
 }
 
+bool has_tensor_name(const ir::Argument& arg) {
+  bool any = false;
+  for_each_tensor_name(arg, [&any](const std::string&) { any = true; });
+  return any;
+}
+
 }  // namespace pteforge::passes

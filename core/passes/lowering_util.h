@@ -59,4 +59,16 @@ Result<bool> run_dead_code_elimination(ir::ExportedProgram& ep, PassContext& ctx
 /// Names of the tensor values an argument refers to, in order.
 std::vector<std::string> tensor_names(const ir::Argument& arg);
 
+/// Calls f(const std::string& name) for every tensor value the argument
+/// refers to, in order, without copying the names (tensor_names without the vector).
+template <typename F>
+void for_each_tensor_name(const ir::Argument& arg, F&& f) {
+  ir::for_each_value_name(arg, [&f](const std::string& name, ir::ValueKind kind) {
+    if (kind == ir::ValueKind::Tensor) f(name);
+  });
+}
+
+/// Whether the argument refers to at least one tensor value.
+bool has_tensor_name(const ir::Argument& arg);
+
 }  // namespace pteforge::passes

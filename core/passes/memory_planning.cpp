@@ -75,7 +75,7 @@ bool has_getitems(const ir::Node& node) {
   if (is_memory_alloc(node)) return false;
   const auto& outs = node.outputs();
   if (outs.size() > 1) return true;
-  return outs.size() == 1 && !outs[0].is_tensor() && !outs[0].is_none() && !tensor_names(outs[0]).empty();
+  return outs.size() == 1 && !outs[0].is_tensor() && !outs[0].is_none() && has_tensor_name(outs[0]);
 }
 
 class MemoryPlanning final : public Pass {
@@ -93,7 +93,7 @@ class MemoryPlanning final : public Pass {
     PTEFORGE_ASSIGN_OR_RETURN(memplan::Algorithm algorithm, memplan::parse_algorithm(options.memory_planning));
 
     bool any_tensor = false;
-    for (const ir::Argument& in : graph.inputs()) any_tensor = any_tensor || !tensor_names(in).empty();
+    for (const ir::Argument& in : graph.inputs()) any_tensor = any_tensor || has_tensor_name(in);
     for (const ir::Node& node : graph) {
       for (const ir::NamedArgument& in : node.inputs()) {
         if (in.arg.is<ir::ArgTag::Graph>()) {
@@ -103,7 +103,7 @@ class MemoryPlanning final : public Pass {
                               node);
         }
       }
-      for (const ir::Argument& out : node.outputs()) any_tensor = any_tensor || !tensor_names(out).empty();
+      for (const ir::Argument& out : node.outputs()) any_tensor = any_tensor || has_tensor_name(out);
     }
     if (any_tensor && specs.empty()) {
       return make_error(ErrorCode::PASS_PRECONDITION, "memory_planning needs tensor specs: run spec_prop first");
@@ -113,49 +113,48 @@ class MemoryPlanning final : public Pass {
 
     // ---- slots (ExecuTorch's FX nodes) ----
     std::vector<Slot> slots;
-    auto spec_of = [&specs](const std::string& name) -> TensorSpec* { return specs.get(name).get(); };
-    auto node_specs = [&](const ir::Node& node) {
-      SpecList out;
+    auto spec_of = [&specs](const std::string& name) -> TensorSpec* { return specs.find(name); };
+    // Appends the node's own specs (get_node_tensor_specs) to `out`.
+    auto append_node_specs = [&](const ir::Node& node, SpecList& out) {
       if (is_memory_view(node)) {
         if (!node.inputs().empty() && node.inputs().front().arg.is_tensor()) {
           if (TensorSpec* s = spec_of(node.inputs().front().arg.tensor_name())) out.push_back(s);
         }
-        return out;
+        return;
       }
       for (const ir::Argument& o : node.outputs()) {
-        for (const std::string& n : tensor_names(o)) {
+        for_each_tensor_name(o, [&](const std::string& n) {
           if (TensorSpec* s = spec_of(n)) out.push_back(s);
-        }
+        });
       }
+    };
+    auto node_specs = [&](const ir::Node& node) {
+      SpecList out;
+      append_node_specs(node, out);
       return out;
     };
     // The specs ExecuTorch sees for an argument naming `value` (the node it names).
-    auto ref_specs = [&](const std::string& value) {
-      SpecList out;
+    auto append_ref_specs = [&](const std::string& value, SpecList& out) {
       const ir::Value* v = graph.find_value(value);
-      if (!v) return out;
-      if (!v->producer) {
+      if (!v) return;
+      if (!v->producer || has_getitems(*v->producer)) {  // a placeholder, or a getitem node
         if (TensorSpec* s = spec_of(value)) out.push_back(s);
-        return out;
+        return;
       }
       const ir::Node& p = *v->producer;
-      if (has_getitems(p)) {  // the argument names a getitem node
-        if (TensorSpec* s = spec_of(value)) out.push_back(s);
-        return out;
-      }
-      if (is_inplace_node(p)) return out;
-      return node_specs(p);
+      if (is_inplace_node(p)) return;
+      append_node_specs(p, out);
     };
 
     for (const ir::Argument& in : graph.inputs()) {
       Slot s;
       s.kind = Slot::Kind::Placeholder;
-      for (const std::string& n : tensor_names(in)) {
+      for_each_tensor_name(in, [&](const std::string& n) {
         if (TensorSpec* spec = spec_of(n)) {
           s.own.push_back(spec);
           if (spec->is_mutable_buffer) s.mutable_buffer = true;
         }
-      }
+      });
       s.lifetime = s.own;
       slots.push_back(std::move(s));
     }
@@ -165,13 +164,10 @@ class MemoryPlanning final : public Pass {
       s.node = &node;
       const bool inplace = is_inplace_node(node);
       s.skip_collect = inplace || is_out_variant_node(node);
-      s.own = node_specs(node);
+      append_node_specs(node, s.own);
       if (!inplace) s.lifetime = s.own;
       for (const ir::NamedArgument& in : node.inputs()) {
-        for (const std::string& n : tensor_names(in.arg)) {
-          SpecList r = ref_specs(n);
-          s.lifetime.insert(s.lifetime.end(), r.begin(), r.end());
-        }
+        for_each_tensor_name(in.arg, [&](const std::string& n) { append_ref_specs(n, s.lifetime); });
       }
       slots.push_back(std::move(s));
       if (!has_getitems(node)) continue;
@@ -215,11 +211,10 @@ class MemoryPlanning final : public Pass {
       Slot out;
       out.kind = Slot::Kind::Output;
       for (const ir::Argument& o : graph.outputs()) {
-        for (const std::string& n : tensor_names(o)) {
+        for_each_tensor_name(o, [&](const std::string& n) {
           if (TensorSpec* sp = spec_of(n)) out.own.push_back(&sp->storage());
-          SpecList r = ref_specs(n);
-          out.lifetime.insert(out.lifetime.end(), r.begin(), r.end());
-        }
+          append_ref_specs(n, out.lifetime);
+        });
       }
       out.lifetime.insert(out.lifetime.end(), out.own.begin(), out.own.end());
       slots.push_back(std::move(out));

@@ -282,6 +282,26 @@ Status swap_from_bytes(ir::ExportedProgram& ep, const std::string& fqn, std::str
   return swap(ep, swaps, report);
 }
 
+namespace {
+bool is_module_path(std::string_view fqn) {
+  bool ok = !fqn.empty() && fqn.front() != '.' && fqn.back() != '.' && fqn.find("..") == std::string_view::npos;
+  for (char c : fqn) {
+    ok &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+  }
+  return ok;
+}
+}  // namespace
+
+Status check_module_path(std::string_view fqn) {
+  if (is_module_path(fqn)) return Status::Ok();
+  Location where;
+  where.pointer = "/swaps";
+  return make_error(ErrorCode::OPTION_INVALID,
+                    "'" + std::string(fqn) +
+                        "' is not a module path (names of letters, digits and '_' separated by single dots)",
+                    where);
+}
+
 Result<SwapOption> parse_swap_option(std::string_view text) {
   const std::string shown = "'" + std::string(text) + "'";
   const size_t eq = text.find('=');
@@ -295,11 +315,7 @@ Result<SwapOption> parse_swap_option(std::string_view text) {
   if (opt.path.empty()) {
     return make_error(ErrorCode::OPTION_INVALID, "--swap " + shown + " names no replacement file after '='");
   }
-  bool ok = opt.fqn.front() != '.' && opt.fqn.back() != '.' && opt.fqn.find("..") == std::string::npos;
-  for (char c : opt.fqn) {
-    ok &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
-  }
-  if (!ok) {
+  if (!is_module_path(opt.fqn)) {
     return make_error(ErrorCode::OPTION_INVALID,
                       "--swap " + shown + ": '" + opt.fqn +
                           "' is not a module path (names of letters, digits and '_' separated by single dots)");

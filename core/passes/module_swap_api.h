@@ -101,9 +101,13 @@ struct SwapOption {
   std::string fqn;
   std::string path;
 };
+/// Checks that `fqn` is a dotted module path as nn_module_stack writes them:
+/// names of letters, digits and '_', separated by single dots, none empty.
+/// OPTION_INVALID (pointer /swaps) otherwise.
+Status check_module_path(std::string_view fqn);
 /// Parses "FQN=PATH" (split at the first '='). OPTION_INVALID when there is
-/// no '=', the FQN or the path is empty, or the FQN is not a dotted module
-/// path (letters, digits, '_', components separated by single dots).
+/// no '=', the FQN or the path is empty, or the FQN is not a module path
+/// (check_module_path).
 Result<SwapOption> parse_swap_option(std::string_view text);
 /// Parses several options; OPTION_INVALID when a module is named twice.
 Result<std::vector<SwapOption>> parse_swap_options(const std::vector<std::string>& texts);

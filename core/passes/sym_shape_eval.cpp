@@ -46,13 +46,13 @@ class SymShapeEval final : public Pass {
     SpecTable& specs = ctx.state().specs;
 
     // Values in graph order: inputs, then node outputs (deterministic warnings).
-    std::vector<std::string> names;
+    std::vector<const std::string*> names;
     for (const ir::Argument& in : graph.inputs()) {
-      for (const std::string& n : tensor_names(in)) names.push_back(n);
+      for_each_tensor_name(in, [&names](const std::string& n) { names.push_back(&n); });
     }
     for (const ir::Node& node : graph) {
       for (const ir::Argument& out : node.outputs()) {
-        for (const std::string& n : tensor_names(out)) names.push_back(n);
+        for_each_tensor_name(out, [&names](const std::string& n) { names.push_back(&n); });
       }
     }
     if (specs.empty() && !names.empty()) {
@@ -60,10 +60,12 @@ class SymShapeEval final : public Pass {
     }
 
     std::unordered_set<const TensorSpec*> done;
+    done.reserve(names.size());
     int64_t evaluated = 0;
-    for (const std::string& name : names) {
-      TensorSpecPtr spec = specs.get(name);
-      if (!spec || !done.insert(spec.get()).second) continue;
+    for (const std::string* name_ptr : names) {
+      const std::string& name = *name_ptr;
+      TensorSpec* spec = specs.find(name);
+      if (!spec || !done.insert(spec).second) continue;
       bool symbolic = false;
       std::vector<int64_t> sizes;
       for (const ir::SymInt& s : spec->sym_sizes) {

@@ -80,12 +80,27 @@ Result<TensorSpec> spec_from_meta(const ir::TensorMeta& meta) {
 }
 
 TensorSpecPtr SpecTable::get(std::string_view name) const {
-  auto it = specs_.find(std::string(name));
+  auto it = specs_.find(name);
   return it == specs_.end() ? nullptr : it->second;
 }
 
-void SpecTable::set(std::string_view name, TensorSpecPtr spec) { specs_[std::string(name)] = std::move(spec); }
+TensorSpec* SpecTable::find(std::string_view name) const {
+  auto it = specs_.find(name);
+  return it == specs_.end() ? nullptr : it->second.get();
+}
 
-void SpecTable::erase(std::string_view name) { specs_.erase(std::string(name)); }
+void SpecTable::set(std::string_view name, TensorSpecPtr spec) {
+  auto it = specs_.find(name);
+  if (it != specs_.end()) {
+    it->second = std::move(spec);
+  } else {
+    specs_.emplace(std::string(name), std::move(spec));
+  }
+}
+
+void SpecTable::erase(std::string_view name) {
+  auto it = specs_.find(name);
+  if (it != specs_.end()) specs_.erase(it);
+}
 
 }  // namespace pteforge::passes

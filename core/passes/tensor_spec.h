@@ -120,8 +120,10 @@ Result<TensorSpec> spec_from_meta(const ir::TensorMeta& meta);
 /// Value name → spec for one method. Several names may share one spec.
 class SpecTable {
  public:
-  /// The spec of value `name`, or nullptr.
+  /// The spec of value `name`, or nullptr (no allocation: heterogeneous lookup).
   TensorSpecPtr get(std::string_view name) const;
+  /// The spec of value `name` without sharing ownership, or nullptr.
+  TensorSpec* find(std::string_view name) const;
   void set(std::string_view name, TensorSpecPtr spec);
   void erase(std::string_view name);
   size_t size() const { return specs_.size(); }
@@ -134,7 +136,13 @@ class SpecTable {
   }
 
  private:
-  std::unordered_map<std::string, TensorSpecPtr> specs_;
+  /// Hashes std::string and std::string_view alike, so lookups by a view
+  /// need no temporary string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, TensorSpecPtr, NameHash, std::equal_to<>> specs_;
 };
 
 }  // namespace pteforge::passes

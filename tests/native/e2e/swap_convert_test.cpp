@@ -115,4 +115,8 @@ TEST_CASE("convert --swap errors: unknown module, module swapped twice, no input
   r = convert(*base->archive, base->layout, bad_path);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == ErrorCode::OPTION_INVALID);
+  // The API's own wording (no CLI "--swap '...'" around it), located at the option.
+  CHECK(r.error().message ==
+        "'1..x' is not a module path (names of letters, digits and '_' separated by single dots)");
+  CHECK(r.error().where.pointer == "/swaps");
 }

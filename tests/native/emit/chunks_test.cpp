@@ -125,3 +125,19 @@ TEST_CASE("writing chunks to a file natively, with ranges from another file") {
   for (const auto& n : list_dir(dir)) std::remove((dir + "/" + n).c_str());
   rmdir(dir.c_str());
 }
+
+TEST_CASE("labelled sources: labelled_source and split_labelled_source are inverses") {
+  const std::string s = emit::labelled_source("swap:encoder.layer.1", "data/weights/weight_0");
+  CHECK(s == "swap:encoder.layer.1::data/weights/weight_0");
+  std::optional<emit::LabelledSource> part = emit::split_labelled_source(s);
+  REQUIRE(part.has_value());
+  CHECK(part->label == "swap:encoder.layer.1");
+  CHECK(part->entry == "data/weights/weight_0");
+  // Split at the first separator: an entry may itself contain "::".
+  part = emit::split_labelled_source("swap:a::x::y");
+  REQUIRE(part.has_value());
+  CHECK(part->label == "swap:a");
+  CHECK(part->entry == "x::y");
+  // A source of the main input has no label.
+  CHECK_FALSE(emit::split_labelled_source("data/weights/weight_0").has_value());
+}

@@ -1,0 +1,129 @@
+// Test oracle: ExecuTorch's greedy memory planning written the direct way
+// (every placement of every shared object scanned for each tensor, quadratic),
+// as plan_greedy was before it got an interval index. greedy_oracle_test.cpp
+// checks that the indexed planner gives exactly these plans.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <string>
+
+#include "passes/memory_plan/memory_plan.h"
+#include "passes/memory_plan/prepare.h"
+
+namespace pteforge::memplan {
+
+
+namespace oracle_detail {
+
+// A contiguous region reused by time-disjoint tensors ("shared object", §6.2.3).
+struct SharedObject {
+  uint64_t size = 0;  // fixed at creation
+  struct Slot {
+    uint64_t offset;  // inside the object
+    size_t tensor;
+  };
+  std::vector<Slot> slots;
+};
+
+}  // namespace oracle_detail
+
+inline Result<MemoryPlan> plan_greedy_oracle(const std::vector<PlannedTensor>& tensors, const PlanOptions& options) {
+  PTEFORGE_ASSIGN_OR_RETURN(detail::Prepared prep, detail::prepare(tensors, options));
+  const size_t n = tensors.size();
+
+  // §6.2.2: insert in ascending key order after equal keys (a stable ascending
+  // sort), then reverse.
+  std::vector<uint64_t> key(n);
+  for (size_t i = 0; i < n; ++i) {
+    PTEFORGE_ASSIGN_OR_RETURN(key[i], detail::round_up(tensors[i].nbytes, options.sort_alignment));
+  }
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
+  std::reverse(order.begin(), order.end());
+
+  std::map<uint32_t, std::vector<oracle_detail::SharedObject>> pools;  // one independent pool per mem_id
+
+  auto overlaps = [&](size_t a, size_t b) {
+    return detail::lifetimes_overlap(tensors[a].first_use, tensors[a].last_use, tensors[b].first_use,
+                                     tensors[b].last_use);
+  };
+
+  for (size_t t : order) {
+    if (prep.root[t] != t) continue;  // aliases (inplace_base) are resolved afterwards (§6.2.5)
+    std::vector<oracle_detail::SharedObject>& objects = pools[prep.pool[t]];
+    const uint64_t size = prep.aligned[t];
+    bool placed = false;
+    // 1. First object whose placements are all time-disjoint from t: offset 0.
+    for (size_t o = 0; o < objects.size() && !placed; ++o) {
+      oracle_detail::SharedObject& obj = objects[o];
+      const bool disjoint = std::none_of(obj.slots.begin(), obj.slots.end(),
+                                         [&](const oracle_detail::SharedObject::Slot& s) { return overlaps(s.tensor, t); });
+      if (!disjoint) continue;
+      if (obj.size < size) {
+        // ExecuTorch asserts here ("Allocation specs are not sorted"); it can only
+        // happen when sort_alignment and alignment disagree.
+        return detail::plan_error(detail::describe_tensor(tensors, t) + " (" + std::to_string(size) +
+                                  " bytes) does not fit the " + std::to_string(obj.size) +
+                                  "-byte shared object it was matched with: the greedy order by "
+                                  "sort_alignment " + std::to_string(options.sort_alignment) +
+                                  " is not an order by alignment " + std::to_string(options.alignment));
+      }
+      obj.slots.push_back({0, t});
+      placed = true;
+    }
+    // 2. Stack on top of the time-overlapping placements of the first object with room.
+    for (size_t o = 0; o < objects.size() && !placed; ++o) {
+      oracle_detail::SharedObject& obj = objects[o];
+      uint64_t top = 0;
+      for (const oracle_detail::SharedObject::Slot& s : obj.slots) {
+        if (overlaps(s.tensor, t)) top = std::max(top, s.offset + prep.aligned[s.tensor]);
+      }
+      if (top > 0 && top <= obj.size && size <= obj.size - top) {
+        obj.slots.push_back({top, t});
+        placed = true;
+      }
+    }
+    // 3. A new object of exactly t's size.
+    if (!placed) {
+      oracle_detail::SharedObject obj;
+      obj.size = size;
+      obj.slots.push_back({0, t});
+      objects.push_back(std::move(obj));
+    }
+  }
+
+  MemoryPlan plan;
+  plan.algorithm = Algorithm::Greedy;
+  plan.placements.resize(n);
+  if (pools.empty()) {
+    plan.buffer_sizes = {0, 0};
+  } else {
+    plan.buffer_sizes.assign(static_cast<size_t>(pools.rbegin()->first) + 1, 0);
+    for (auto& [mem_id, objects] : pools) {
+      // §6.2.6: objects back to back in creation order, from the reservation.
+      uint64_t cursor = mem_id < options.reserved.size() ? options.reserved[mem_id] : 0;
+      std::vector<uint64_t> start(objects.size());
+      for (size_t o = 0; o < objects.size(); ++o) {
+        start[o] = cursor;
+        PTEFORGE_ASSIGN_OR_RETURN(cursor, detail::add_bytes(cursor, objects[o].size, "memory pool size"));
+      }
+      PTEFORGE_ASSIGN_OR_RETURN(plan.buffer_sizes[mem_id],
+                                detail::add_bytes(cursor, options.extra_padding, "memory pool size"));
+      for (size_t o = 0; o < objects.size(); ++o) {
+        for (const oracle_detail::SharedObject::Slot& s : objects[o].slots) {
+          plan.placements[s.tensor] = Placement{mem_id, start[o] + s.offset, static_cast<uint32_t>(o)};
+        }
+      }
+    }
+  }
+  // §6.2.5: aliases take their base's object and offset.
+  for (size_t i = 0; i < n; ++i) {
+    if (prep.root[i] != i) plan.placements[i] = plan.placements[prep.root[i]];
+  }
+  return plan;
+}
+
+}  // namespace pteforge::memplan
