@@ -118,8 +118,13 @@ set +e
 rc=$?
 "$bin" convert "$fx/ref_add" > /dev/null 2>&1
 rc2=$?
+"$bin" convert "$fx/ref_add" -o "$work/u.pte" --bench 2> "$work/usage.txt"
+rc3=$?
 set -e
 test "$rc" -eq 2
 test "$rc2" -eq 2
+test "$rc3" -eq 2
+# A missing value names its option (--bench included).
+grep -qx -- "--bench: 1 required N missing" "$work/usage.txt"
 test ! -e "$work/u.pte"
 echo "convert.sh: ok"
