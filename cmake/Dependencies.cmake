@@ -65,6 +65,18 @@ if(NOT EMSCRIPTEN)
   # Debian's libzip CMake config demands the zipcmp/zipmerge tools; pkg-config does not.
   find_package(PkgConfig REQUIRED)
   pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+  # mimalloc replaces glibc's malloc in the native CLI: the passes make and drop
+  # many small objects, and with glibc's allocator a convert of the 10k-node
+  # synthetic program spent about a third of its time in malloc/free
+  # (README "Performance"). Sanitizer builds keep their own allocator.
+  option(PTEFORGE_MIMALLOC "Link the native CLI against mimalloc (Debian's libmimalloc-dev)" ON)
+  if(PTEFORGE_MIMALLOC AND NOT PTEFORGE_SANITIZE)
+    find_package(mimalloc CONFIG QUIET)
+    if(NOT TARGET mimalloc)
+      message(FATAL_ERROR "mimalloc not found: run scripts/setup.sh (libmimalloc-dev), or configure with -DPTEFORGE_MIMALLOC=OFF")
+    endif()
+    message(STATUS "pteforge: mimalloc is the CLI's allocator")
+  endif()
   if(PTEFORGE_BUILD_TESTS)
     find_package(doctest REQUIRED)
   endif()

@@ -34,6 +34,7 @@ packages=(
   rapidjson-dev libcli11-dev doctest-dev    # header-only libraries, unit tests
   libxxhash-dev                             # xxhash.h (XXH3-128 constant dedup, header-only)
   libzip-dev                                # .pt2 archives, native CLI
+  libmimalloc-dev                           # the native CLI's allocator (cmake/Dependencies.cmake)
   clang-14 libclang-rt-14-dev               # ASan/UBSan build (preset native-asan) and its runtimes
   emscripten node-acorn                     # WASM build (acorn: E1)
   zip                                       # test fixtures (archives)
