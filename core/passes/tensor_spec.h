@@ -137,10 +137,11 @@ class SpecTable {
 
  private:
   /// Hashes std::string and std::string_view alike, so lookups by a view
-  /// need no temporary string.
+  /// need no temporary string. Deliberately not noexcept: libstdc++ then
+  /// keeps each entry's hash, instead of rehashing keys while it walks a bucket.
   struct NameHash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, TensorSpecPtr, NameHash, std::equal_to<>> specs_;
 };
