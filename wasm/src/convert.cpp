@@ -62,13 +62,10 @@ Result<val> chunks_to_js(const std::vector<emit::Chunk>& chunks, const JsInput& 
                          const std::vector<SwapInput>& swap_inputs, const std::vector<std::unique_ptr<JsInput>>& swaps) {
   // The input and entry a range refers to: a labelled source is a swap's.
   auto locate = [&](const emit::InputRange& range) -> Result<JsLocation> {
-    const size_t sep = range.source.find(emit::kSourceLabelSeparator);
-    if (sep != std::string::npos) {
-      const std::string_view label = std::string_view(range.source).substr(0, sep);
+    if (std::optional<emit::LabelledSource> part = emit::split_labelled_source(range.source)) {
       for (size_t i = 0; i < swap_inputs.size() && i < swaps.size(); ++i) {
-        if (passes::swap_source_label(swap_inputs[i].fqn) != label) continue;
-        const std::string entry =
-            swaps[i]->layout.entry_name(range.source.substr(sep + emit::kSourceLabelSeparator.size()));
+        if (passes::swap_source_label(swap_inputs[i].fqn) != part->label) continue;
+        const std::string entry = swaps[i]->layout.entry_name(std::string(part->entry));
         return swaps[i]->locate(entry, range.offset);
       }
     }
