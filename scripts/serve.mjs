@@ -3,9 +3,9 @@
 // the browser tests. It serves:
 //   /            → web/ (index.html, app.mjs, worker.mjs, style.css)
 //   /pteforge/   → the npm package the wasm-release build assembles
-//                  (build/wasm-release/wasm/package, or --package DIR), plus
-//                  /pteforge/dist/fflate.mjs (fflate's browser build, for
-//                  deflated archive entries: the page has no bundler)
+//                  (build/wasm-release/wasm/package, or --package DIR); its
+//                  dist/zipjs.mjs is zip.js, which reads .pt2 archives on a
+//                  page without a bundler
 // on 127.0.0.1 only, with the page's Content-Security-Policy as a response
 // header on EVERY response (a <meta> CSP does not govern a worker loaded from
 // a URL, engineering-notes D10), `application/wasm` for .wasm (E12), and
@@ -19,15 +19,9 @@
 import { cpSync, createReadStream, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, extname, join, resolve, sep } from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** fflate's browser build (the root devDependency), served as the package's
- * dist/fflate.mjs: the page has no bundler to resolve 'fflate' for the
- * inflater of deflated archive entries (wasm/js/inflate.mjs). */
-const FFLATE = join(dirname(createRequire(import.meta.url).resolve('fflate')), '..', 'esm', 'browser.js');
 
 /** The policy the page needs: nothing may be sent anywhere but this origin. */
 export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'";
@@ -82,7 +76,7 @@ function resolvePath(mounts, urlPath) {
 /** Starts the server; resolves to {server, url}. */
 export function serve({ host = '127.0.0.1', port = 0, webDir = join(ROOT, 'web'), packageDir } = {}) {
   const pkg = resolve(packageDir ?? process.env.PTEFORGE_PACKAGE_DIR ?? join(ROOT, 'build', 'wasm-release', 'wasm', 'package'));
-  const mounts = [['/pteforge/dist/fflate.mjs', FFLATE], ['/pteforge/', pkg], ['/', resolve(webDir)]];
+  const mounts = [['/pteforge/', pkg], ['/', resolve(webDir)]];
   const server = createServer((req, res) => {
     const headers = baseHeaders();
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -123,8 +117,6 @@ export function exportSite(out, { webDir = join(ROOT, 'web'), packageDir } = {})
   mkdirSync(out, { recursive: true });
   cpSync(webDir, out, { recursive: true, filter: (src) => !src.endsWith('README.md') });
   cpSync(join(pkg, 'dist'), join(out, 'pteforge', 'dist'), { recursive: true });
-  cpSync(FFLATE, join(out, 'pteforge', 'dist', 'fflate.mjs'));
-  cpSync(join(dirname(FFLATE), '..', 'LICENSE'), join(out, 'pteforge', 'dist', 'fflate.LICENSE'));
 }
 
 function main(argv) {

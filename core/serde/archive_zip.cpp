@@ -225,6 +225,46 @@ Status apply_zip64_extra(std::string_view extra, ZipEntryRecord& rec, bool need_
   return Status::Ok();
 }
 
+/// The per-entry rules that do not depend on where the record was read
+/// (encryption, sizes of stored entries, method, deflate ratio); `at` is the
+/// byte_offset reported.
+Status check_record(const ZipEntryRecord& rec, uint64_t at) {
+  if (rec.flags & 0x0001) {
+    return invalid("entry " + quoted(rec.name) + " is encrypted; encrypted archives are not supported",
+                   rec.name, at);
+  }
+  if (rec.method == 0 && rec.compressed_size != rec.size) {
+    return invalid("stored entry " + quoted(rec.name) + " has a compressed size (" +
+                       std::to_string(rec.compressed_size) + ") that differs from its size (" +
+                       std::to_string(rec.size) + ")",
+                   rec.name, at);
+  }
+  if (rec.method != 0 && rec.method != 8) {
+    return invalid("entry " + quoted(rec.name) + " uses compression method " +
+                       std::to_string(rec.method) + "; only stored (0) and deflate (8) are supported",
+                   rec.name, at);
+  }
+  if (rec.method == 8 && rec.size / kMaxDeflateRatio > rec.compressed_size + kDeflateSlack) {
+    return invalid("deflated entry " + quoted(rec.name) + " claims " + std::to_string(rec.size) +
+                       " bytes from only " + std::to_string(rec.compressed_size) +
+                       " compressed bytes, more than deflate can expand",
+                   rec.name, at);
+  }
+  return Status::Ok();
+}
+
+/// The entry's data [data_offset, data_offset + compressed_size) lies in the file.
+Status check_data_bounds(const ZipEntryRecord& rec, uint64_t size) {
+  if (rec.data_offset > size || rec.compressed_size > size - rec.data_offset) {
+    return invalid("entry " + quoted(rec.name) + " claims " +
+                       std::to_string(rec.compressed_size) + " bytes of data at offset " +
+                       std::to_string(rec.data_offset) + ", but the file has only " +
+                       std::to_string(size) + " bytes",
+                   rec.name, rec.data_offset);
+  }
+  return Status::Ok();
+}
+
 Status check_local_header(ByteSource& source, ZipEntryRecord& rec) {
   const uint64_t size = source.size();
   const uint64_t header_len = kLocalHeaderSize + rec.name.size();
@@ -250,14 +290,7 @@ Status check_local_header(ByteSource& source, ZipEntryRecord& rec) {
                    rec.name, rec.local_header_offset);
   }
   rec.data_offset = rec.local_header_offset + kLocalHeaderSize + name_len + extra_len;
-  if (rec.data_offset > size || rec.compressed_size > size - rec.data_offset) {
-    return invalid("entry " + quoted(rec.name) + " claims " +
-                       std::to_string(rec.compressed_size) + " bytes of data at offset " +
-                       std::to_string(rec.data_offset) + ", but the file has only " +
-                       std::to_string(size) + " bytes",
-                   rec.name, rec.data_offset);
-  }
-  return Status::Ok();
+  return check_data_bounds(rec, size);
 }
 
 }  // namespace
@@ -342,31 +375,32 @@ Result<std::vector<ZipEntryRecord>> read_zip_directory(ByteSource& source) {
     if (disk_start != 0 && disk_start != 0xffff) {
       return invalid("entry " + quoted(rec.name) + " starts on another disk", rec.name, cd_pos);
     }
-    if (rec.flags & 0x0001) {
-      return invalid("entry " + quoted(rec.name) + " is encrypted; encrypted archives are not supported",
-                     rec.name, cd_pos);
-    }
-    if (rec.method == 0 && rec.compressed_size != rec.size) {
-      return invalid("stored entry " + quoted(rec.name) + " has a compressed size (" +
-                         std::to_string(rec.compressed_size) + ") that differs from its size (" +
-                         std::to_string(rec.size) + ")",
-                     rec.name, cd_pos);
-    }
-    if (rec.method != 0 && rec.method != 8) {
-      return invalid("entry " + quoted(rec.name) + " uses compression method " +
-                         std::to_string(rec.method) + "; only stored (0) and deflate (8) are supported",
-                     rec.name, cd_pos);
-    }
-    if (rec.method == 8 && rec.size / kMaxDeflateRatio > rec.compressed_size + kDeflateSlack) {
-      return invalid("deflated entry " + quoted(rec.name) + " claims " + std::to_string(rec.size) +
-                         " bytes from only " + std::to_string(rec.compressed_size) +
-                         " compressed bytes, more than deflate can expand",
-                     rec.name, cd_pos);
-    }
+    PTEFORGE_TRY(check_record(rec, cd_pos));
     PTEFORGE_TRY(check_local_header(source, rec));
     records.push_back(std::move(rec));
   }
   return records;
+}
+
+Status check_zip_records(const std::vector<ZipEntryRecord>& records, uint64_t source_size) {
+  for (const ZipEntryRecord& rec : records) {
+    PTEFORGE_TRY(check_record(rec, rec.local_header_offset));
+    const uint64_t header_len = kLocalHeaderSize + rec.name.size();
+    if (rec.local_header_offset > source_size || source_size - rec.local_header_offset < header_len) {
+      return invalid("the local header of entry " + quoted(rec.name) + " (offset " +
+                         std::to_string(rec.local_header_offset) + ") lies outside the " +
+                         std::to_string(source_size) + "-byte file",
+                     rec.name, rec.local_header_offset);
+    }
+    if (rec.data_offset < rec.local_header_offset + header_len) {
+      return invalid("entry " + quoted(rec.name) + " has its data at offset " +
+                         std::to_string(rec.data_offset) + ", inside its own local header (offset " +
+                         std::to_string(rec.local_header_offset) + ")",
+                     rec.name, rec.data_offset);
+    }
+    PTEFORGE_TRY(check_data_bounds(rec, source_size));
+  }
+  return Status::Ok();
 }
 
 // ---------------------------------------------------------------------------
@@ -378,8 +412,24 @@ Result<std::unique_ptr<ZipArchive>> ZipArchive::open(std::unique_ptr<ByteSource>
   return archive;
 }
 
+Result<std::unique_ptr<ZipArchive>> ZipArchive::from_records(std::unique_ptr<ByteSource> source,
+                                                             std::vector<ZipEntryRecord> records) {
+  std::unique_ptr<ZipArchive> archive(new ZipArchive(std::move(source)));
+  PTEFORGE_TRY(archive->init_from_records(std::move(records)));
+  return archive;
+}
+
 Status ZipArchive::init() {
   PTEFORGE_ASSIGN_OR_RETURN(std::vector<ZipEntryRecord> all, read_zip_directory(*source_));
+  return install(std::move(all));
+}
+
+Status ZipArchive::init_from_records(std::vector<ZipEntryRecord> records) {
+  PTEFORGE_TRY(check_zip_records(records, source_->size()));
+  return install(std::move(records));
+}
+
+Status ZipArchive::install(std::vector<ZipEntryRecord> all) {
   std::vector<ArchiveEntry> entries;
   std::vector<ZipEntryRecord> records;
   for (auto& rec : all) {

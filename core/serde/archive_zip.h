@@ -64,6 +64,18 @@ struct ZipEntryRecord {
 /// where.entry (and byte_offset) when one entry is at fault.
 Result<std::vector<ZipEntryRecord>> read_zip_directory(ByteSource& source);
 
+/// Checks an entry table that another zip reader produced (the npm package
+/// reads the zip directory with zip.js) with the rules read_zip_directory
+/// applies after parsing each record: no encryption, stored entries'
+/// compressed size equal to their size, method stored (0) or deflate (8), a
+/// plausible expansion ratio for deflate, the local header and the data
+/// inside the `source_size`-byte file (data_offset past the local header's
+/// fixed part and name). Same messages as read_zip_directory; since no
+/// central directory position is known here, byte_offset is the entry's
+/// local header offset (the data offset for data out of bounds).
+/// Errors: ARCHIVE_INVALID with where.entry and where.byte_offset.
+Status check_zip_records(const std::vector<ZipEntryRecord>& records, uint64_t source_size);
+
 /// CRC-32 (the zip polynomial) of `bytes`, continuing from `crc` (0 to start).
 uint32_t crc32_update(uint32_t crc, std::string_view bytes);
 
@@ -77,6 +89,14 @@ class ZipArchive : public Archive {
   /// (names ending in '/') are dropped from entries().
   static Result<std::unique_ptr<ZipArchive>> open(std::unique_ptr<ByteSource> source);
 
+  /// Builds the archive from an entry table read elsewhere (zip.js in the
+  /// npm package) without parsing any zip structure: check_zip_records, then
+  /// the same entry checks as open() (names: ARCHIVE_ENTRY_NAME, duplicates:
+  /// ARCHIVE_INVALID, directories dropped). Stored entries are read in place
+  /// from `source` at their data_offset, by range.
+  static Result<std::unique_ptr<ZipArchive>> from_records(std::unique_ptr<ByteSource> source,
+                                                          std::vector<ZipEntryRecord> records);
+
   Result<std::string> read(const ArchiveEntry& entry, uint64_t max_bytes) override;
   Result<std::string> read_range(const ArchiveEntry& entry, uint64_t offset,
                                  uint64_t length) override;
@@ -88,12 +108,17 @@ class ZipArchive : public Archive {
   explicit ZipArchive(std::unique_ptr<ByteSource> source) : source_(std::move(source)) {}
   /// Reads the directory and installs the entries.
   Status init();
+  /// Checks `records` (check_zip_records) and installs them (no zip parsing).
+  Status init_from_records(std::vector<ZipEntryRecord> records);
   /// Reads compressed entry `index` whole (size already checked against
   /// max_bytes). Default: ARCHIVE_COMPRESSED.
   virtual Result<std::string> read_compressed(size_t index, uint64_t max_bytes);
   ByteSource& source() { return *source_; }
 
  private:
+  /// Entry names, directories dropped, set_entries; keeps the records.
+  Status install(std::vector<ZipEntryRecord> all);
+
   std::unique_ptr<ByteSource> source_;
   std::vector<ZipEntryRecord> records_;  // parallel to entries()
 };

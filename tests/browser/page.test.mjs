@@ -139,7 +139,7 @@ describe('pteforge web page', () => {
     await env.page.screenshot({ path: join(ARTIFACTS, 'page-program.png'), fullPage: true });
   });
 
-  test('a re-zipped .pt2 with deflated entries opens too (fflate served as pteforge/dist/fflate.mjs)', async () => {
+  test('a re-zipped .pt2 with deflated entries opens too (zip.js from the package\'s dist/zipjs.mjs inflates them)', async () => {
     const stored = join(CORPUS, 'linear_tanh', 'linear_tanh.pt2');
     const entries = unzipSync(readFileSync(stored));
     const deflated = join(mkdtempSync(join(tmpdir(), 'pteforge-web-deflated-')), 'deflated.pt2');

@@ -6,7 +6,10 @@
 //    progress arrives, decodePte/inspect print what the CLI prints, errors
 //    arrive as PteforgeError (code, where) and the converter keeps working;
 //  - a user's own module worker: the package runs there directly
-//    (FileReaderSync range reads, convertSync → Blob);
+//    (FileReaderSync range reads, convert → Blob; convertSync refuses a .pt2,
+//    which zip.js reads asynchronously);
+//  - a .pt2 with deflated entries: zip.js is found without a bundler (the
+//    package's dist/zipjs.mjs) and inflates them;
 //  - nothing is requested from anywhere but the page's origin.
 // Skipped when /usr/bin/chromium (scripts/setup.sh --browser) is missing, and
 // for the wasm-debug flavour (Node only).
@@ -62,12 +65,12 @@ window.cases = {
     catch (e) { return { code: e.code, message: e.message, notes: e.notes }; }
     finally { await pf.close(); }
   },
-  userWorker(url, name) {
+  userWorker(url, name, json) {
     return new Promise((resolve, reject) => {
       const w = new Worker('/user-worker.mjs', { type: 'module' });
       w.onmessage = (e) => { resolve(e.data); w.terminate(); };
       w.onerror = (e) => reject(new Error(e.message));
-      w.postMessage({ url, name });
+      w.postMessage({ url, name, json });
     });
   },
 };
@@ -79,10 +82,13 @@ import { createPteforge } from '/pkg/dist/index.browser.mjs';
 self.onmessage = async ({ data }) => {
   const pf = await createPteforge();
   const f = new File([await (await fetch(data.url)).blob()], data.name);
-  const { pte } = pf.convertSync(f);
+  let syncError = null;
+  try { pf.convertSync(f); } catch (e) { syncError = e.code; }
+  const { pte } = await pf.convert(f);
   const sha = [...new Uint8Array(await crypto.subtle.digest('SHA-256', await pte.arrayBuffer()))]
     .map((b) => b.toString(16).padStart(2, '0')).join('');
-  self.postMessage({ sync: typeof pf.convertSync, isBlob: pte instanceof Blob, sha, size: pte.size });
+  const jsonMethods = pf.layoutSync(new File([data.json], 'model.json')).models.map((m) => m.method);
+  self.postMessage({ sync: typeof pf.convertSync, syncError, isBlob: pte instanceof Blob, sha, size: pte.size, jsonMethods });
 };
 `;
 
@@ -195,14 +201,15 @@ test('main thread: convert a File through the internal worker, byte-identical to
   assert.equal(out.closed, 'INTERNAL', 'calls after close() reject');
 });
 
-test('a user\'s module worker runs the core directly (FileReaderSync, convertSync)', { skip: SKIP, timeout: 120_000 }, async () => {
+test('a user\'s module worker runs the core directly (FileReaderSync; *Sync for JSON, convert for a .pt2)', { skip: SKIP, timeout: 120_000 }, async () => {
   const input = 'tests/fixtures/corpus/linear_tanh/linear_tanh.pt2';
   const expected = nativePte(input);
-  const out = await page.evaluate(([u, n]) => window.cases.userWorker(u, n), [`/repo/${input.slice(6)}`, 'linear_tanh.pt2']);
-  assert.deepEqual(out, { sync: 'function', isBlob: true, sha: sha256(expected), size: expected.length });
+  const json = readFileSync(repo('tests/fixtures/corpus/linear_tanh/json/models/model.json'), 'utf8');
+  const out = await page.evaluate(([u, n, j]) => window.cases.userWorker(u, n, j), [`/repo/${input.slice(6)}`, 'linear_tanh.pt2', json]);
+  assert.deepEqual(out, { sync: 'function', syncError: 'UNSUPPORTED_FEATURE', isBlob: true, sha: sha256(expected), size: expected.length, jsonMethods: ['forward'] });
 });
 
-test('a deflated entry without a bundler: ARCHIVE_COMPRESSED saying how to load fflate', { skip: SKIP, timeout: 120_000 }, async () => {
+test('a deflated entry without a bundler: zip.js comes from the package (dist/zipjs.mjs) and inflates it', { skip: SKIP, timeout: 120_000 }, async () => {
   const { unzipSync, zipSync } = await import('fflate');
   const files = {};
   for (const [name, data] of Object.entries(unzipSync(readFileSync(repo('tests/fixtures/corpus/linear_tanh/linear_tanh.pt2'))))) {
@@ -210,11 +217,9 @@ test('a deflated entry without a bundler: ARCHIVE_COMPRESSED saying how to load 
   }
   (await import('node:fs')).writeFileSync(join(work, 'deflated.pt2'), zipSync(files));
   const out = await page.evaluate((u) => window.cases.deflated(u), '/work/deflated.pt2');
-  // The worker cannot resolve the bare specifier 'fflate' (no bundler, no
-  // import map in workers): a clear error instead of a crash.
-  assert.equal(out.code, 'ARCHIVE_COMPRESSED', JSON.stringify(out));
-  assert.match(out.message, /^entry "archive\/archive_format" is deflated and the inflater \(the npm package fflate\) could not be loaded/);
-  assert.equal(out.notes.length, 1);
+  // The worker cannot resolve the bare specifier '@zip.js/zip.js' (no
+  // bundler, no import map in workers): zip.mjs falls back to ./zipjs.mjs.
+  assert.deepEqual(out, { ok: 1 });
 });
 
 test('only same-origin requests, and a clean console', { skip: SKIP }, () => {

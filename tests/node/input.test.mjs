@@ -1,15 +1,17 @@
 // Inputs: every corpus .pt2 opens the same way from bytes, from a path, from
-// a Blob and as the files of its unpacked json/ folder; deflated entries are
-// inflated (fflate) and checked; bad archives become PteforgeErrors with the
-// code and location of the native reader; the converter stays usable after
-// every error.
+// a Blob and as the files of its unpacked json/ folder; the zip directory is
+// read by zip.js, deflated entries are inflated by it and checked; bad
+// archives become PteforgeErrors with the code (and, where the core finds the
+// fault, the location) of the native reader; the *Sync twins refuse archives
+// (zip.js is asynchronous); the converter stays usable after every error.
+// (fflate writes the test archives: a zip writer independent of the reader.)
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { unzipSync, zipSync } from 'fflate';
 
-import { CLI, PACKAGE_DIR, pteforge, repo } from './helpers.mjs';
+import { CLI, PACKAGE_DIR, loadPackage, pteforge, repo } from './helpers.mjs';
 
 const CORPUS = 'tests/fixtures/corpus';
 
@@ -62,7 +64,7 @@ for (const [name, path] of ARCHIVES) {
     assert.equal(fromPath.kind, 'current');
     assert.ok(fromPath.models.length >= 1);
     assert.ok(fromPath.entries.every((e) => e.stored), 'PyTorch stores every entry');
-    assert.deepEqual(pf.layoutSync(bytes), fromPath);
+    assert.deepEqual(await pf.layout(bytes), fromPath);
     assert.deepEqual(await pf.layout(new Blob([bytes])), fromPath);
     const folder = await pf.layout({ files: folderFiles(repo(CORPUS, name, 'json')), name: 'json' });
     assert.equal(folder.root, '');
@@ -93,7 +95,7 @@ function deflatedArchive() {
   return zipSync(files);
 }
 
-test('deflated entries are inflated (fflate) and read like stored ones', async () => {
+test('deflated entries are inflated (zip.js) and read like stored ones', async () => {
   const pf = await pteforge();
   const zip = deflatedArchive();
   const layout = await pf.layout(zip, { name: 'deflated.pt2' });
@@ -139,7 +141,12 @@ test('bad inputs: code, message and where, and the converter stays usable', asyn
       '"empty.pt2" is empty (0 bytes); expected a .pt2 archive or a program JSON'],
     [new TextEncoder().encode('not a model'), 'x.bin', 'ARCHIVE_INVALID', { entry: 'x.bin' },
       '"x.bin" is neither a zip archive (.pt2) nor a program JSON'],
-    [good.subarray(0, good.length - 10), 'cut.pt2', 'ARCHIVE_INVALID', { entry: 'cut.pt2', byte_offset: 1271 }, null],
+    // zip.js reads the zip structure, so its message (and no byte_offset:
+    // zip.js gives none) replaces the native reader's; code and entry are the CLI's.
+    [good.subarray(0, good.length - 10), 'cut.pt2', 'ARCHIVE_INVALID', { entry: 'cut.pt2', byte_offset: undefined },
+      '"cut.pt2" is not a readable zip archive: Central directory header not found (zip.js)'],
+    [new TextEncoder().encode('PK\x03\x04 and then nothing of a zip'), 'junk.pt2', 'ARCHIVE_INVALID', { entry: 'junk.pt2', byte_offset: undefined },
+      '"junk.pt2" is not a readable zip archive: End of central directory not found (zip.js)'],
     [zipSync({ '../evil': new Uint8Array(1) }, { level: 0 }), 'evil.pt2', 'ARCHIVE_ENTRY_NAME', { entry: '../evil' }, null],
     [zipSync({ 'a/b.txt': new Uint8Array(1) }, { level: 0 }), 'nomodel.pt2', 'ARCHIVE_INVALID', null, null],
   ];
@@ -152,8 +159,41 @@ test('bad inputs: code, message and where, and the converter stays usable', asyn
       assert.equal(typeof e.where, 'object');
       return true;
     });
-    assert.equal(pf.layoutSync(good).models[0].method, 'forward', `usable after ${name}`);
+    assert.equal((await pf.layout(good)).models[0].method, 'forward', `usable after ${name}`);
   }
+});
+
+test('the *Sync twins cannot read a .pt2 (zip.js is asynchronous): UNSUPPORTED_FEATURE naming the input; JSON and folders still work', async () => {
+  const pf = await pteforge();
+  const { PteforgeError } = await loadPackage();
+  const path = repo(CORPUS, 'linear_tanh/linear_tanh.pt2');
+  const bytes = readFileSync(path);
+  const json = readFileSync(repo(CORPUS, 'linear_tanh/json/models/model.json'), 'utf8');
+  const cases = [
+    ['layout', path, () => pf.layoutSync({ path })],
+    ['inspect', 'm.pt2', () => pf.inspectSync(bytes, { name: 'm.pt2' })],
+    ['listModules', 'input', () => pf.listModulesSync(bytes)],
+    ['convert', 'given.pt2', () => pf.convertSync({ data: bytes, name: 'given.pt2' })],
+    ['convertToFile', path, () => pf.convertToFileSync({ path }, '/nonexistent/never.pte')],
+    ['convert', 'input', () => pf.convertSync(json, { swaps: { linear: bytes } })],
+  ];
+  for (const [method, entry, call] of cases) {
+    assert.throws(call, (e) => {
+      assert.ok(e instanceof PteforgeError, String(e));
+      assert.equal(e.code, 'UNSUPPORTED_FEATURE');
+      assert.deepEqual(e.where, { entry });
+      assert.equal(e.message, `"${entry}" is a .pt2 (zip) archive, which is read with zip.js, an asynchronous library: use ${method}(), not ${method}Sync()`);
+      return true;
+    });
+  }
+  // What the twins do read: program JSON (text, bytes) and unpacked folders.
+  assert.equal(pf.layoutSync(json).models[0].method, 'forward');
+  assert.equal(pf.layoutSync(new TextEncoder().encode(json)).models[0].method, 'forward');
+  const folder = { path: repo(CORPUS, 'linear_tanh/json') };
+  assert.deepEqual(pf.inspectSync(folder, { text: true }), await pf.inspect(folder, { text: true }));
+  assert.ok(Buffer.from(pf.convertSync(folder).pte).equals(Buffer.from((await pf.convert(folder)).pte)));
+  // decodePteSync reads bytes as a .pte, whatever they are.
+  assert.throws(() => pf.decodePteSync(bytes), (e) => e instanceof PteforgeError && e.code !== 'UNSUPPORTED_FEATURE');
 });
 
 test('a missing {path} is IO_ERROR naming the path; wrong input types are OPTION_INVALID', async () => {

@@ -26,7 +26,7 @@ test('package.json: name, ESM, exports with types first, files whitelist', () =>
   assert.deepEqual(Object.keys(pkg.exports['./browser']), ['types', 'default']);
   assert.equal(pkg.exports['./pteforge.wasm'], './dist/pteforge.wasm');
   assert.deepEqual(pkg.files, ['dist/', 'types/', 'README.md', 'LICENSE']);
-  assert.deepEqual(Object.keys(pkg.dependencies), ['fflate']);
+  assert.deepEqual(Object.keys(pkg.dependencies), ['@zip.js/zip.js']);
 });
 
 test('npm pack ships exactly the package files', () => {
@@ -34,8 +34,9 @@ test('npm pack ships exactly the package files', () => {
   const files = report.files.map((f) => f.path).sort();
   assert.deepEqual(files, [
     'LICENSE', 'README.md',
-    'dist/api.mjs', 'dist/errors.mjs', 'dist/index.browser.mjs', 'dist/index.node.mjs', 'dist/inflate.mjs',
+    'dist/api.mjs', 'dist/errors.mjs', 'dist/index.browser.mjs', 'dist/index.node.mjs',
     'dist/instance.mjs', 'dist/pteforge.mjs', 'dist/pteforge.wasm', 'dist/sources.mjs', 'dist/worker.mjs',
+    'dist/zip.mjs', 'dist/zipjs.LICENSE', 'dist/zipjs.mjs',
     'package.json', 'types/index.d.ts', 'types/node.d.ts',
   ]);
 });
@@ -116,9 +117,8 @@ test('typings declare exactly the members the runtime objects have', async () =>
   }, { module: 'esnext', moduleResolution: 'bundler' }), '');
 });
 
-test('the browser entry runs in Node (direct mode): Blob output, fflate loaded on first need', () => {
-  // A fresh process: the Node entry (loaded by the other tests here) installs
-  // fflate up front, the browser entry must load it on first need.
+test('the browser entry runs in Node (direct mode): Blob output, zip.js loaded on first need', () => {
+  // A fresh process: the browser entry loads zip.js when an archive comes.
   const script = `
     import assert from 'node:assert/strict';
     import { readFileSync } from 'node:fs';
@@ -130,15 +130,17 @@ test('the browser entry runs in Node (direct mode): Blob output, fflate loaded o
     assert.equal(typeof pf.decodePteSync, 'function');
     const add = readFileSync('tests/data/reference/pte/add.pte');
     const decoded = await pf.decodePte(new Blob([add]), { text: true });
-    // A deflated record: the sync call cannot load fflate, the async one does.
+    // A deflated record: the sync call cannot read an archive, the async one
+    // reads it with zip.js (which inflates the record), as a Blob too.
     const files = {};
     for (const [name, data] of Object.entries(unzipSync(readFileSync('tests/fixtures/corpus/linear_tanh/linear_tanh.pt2')))) {
       files[name] = [data, { level: name.endsWith('archive_format') ? 6 : 0 }];
     }
     const zip = zipSync(files);
-    assert.throws(() => pf.layoutSync(zip), (e) => e instanceof PteforgeError && e.code === 'ARCHIVE_INVALID' && /fflate/.test(e.message));
+    assert.throws(() => pf.layoutSync(zip), (e) => e instanceof PteforgeError && e.code === 'UNSUPPORTED_FEATURE' && /zip\.js/.test(e.message));
     assert.equal((await pf.layout(zip)).models[0].method, 'forward');
-    assert.equal(pf.layoutSync(zip).models[0].method, 'forward', 'loaded for good');
+    const { pte } = await pf.convert(new Blob([zip]));
+    assert.ok(pte instanceof Blob && pte.size > 0);
     process.stdout.write(decoded);
   `;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: repo(), encoding: 'utf8' });
@@ -151,13 +153,13 @@ test('npm pack → install into a clean folder → import and run', { timeout: 1
     const tarball = execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: PACKAGE_DIR, encoding: 'utf8' }).trim().split('\n').pop();
     // The dependency comes from the workspace's node_modules (packed too), so
     // the install works offline.
-    const fflate = execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work, repo('node_modules', 'fflate')], { encoding: 'utf8' }).trim().split('\n').pop();
+    const zipjs = execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', work, repo('node_modules', '@zip.js', 'zip.js')], { encoding: 'utf8' }).trim().split('\n').pop();
     const app = join(work, 'app');
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), '{ "name": "app", "private": true, "type": "module" }\n');
     execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error',
-      join(work, fflate), join(work, tarball)], { cwd: app, encoding: 'utf8' });
-    assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((f) => !f.startsWith('.')).sort(), ['fflate', 'pteforge']);
+      join(work, zipjs), join(work, tarball)], { cwd: app, encoding: 'utf8' });
+    assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((f) => !f.startsWith('.')).sort(), ['@zip.js', 'pteforge']);
     copyFileSync(repo('tests/data/reference/pte/add.pte'), join(app, 'add.pte'));
     copyFileSync(repo('tests/fixtures/corpus/two_methods/two_methods.pt2'), join(app, 'two_methods.pt2'));
     writeFileSync(join(app, 'main.js'), `

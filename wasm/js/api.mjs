@@ -7,12 +7,13 @@
 // .pte from the chunk list the core returns.
 //
 // Everything here is synchronous once the module is loaded: the core is.
-// The async methods only prepare inputs that need awaiting (a Blob where no
-// FileReaderSync exists, loading fflate) and reload a poisoned instance.
+// The async methods prepare what needs awaiting first (a Blob where no
+// FileReaderSync exists; a .pt2, whose zip directory zip.js reads and whose
+// deflated entries it inflates, zip.mjs) and reload a poisoned instance.
 
 import { PteforgeError, fromErrorJson, internalError } from './errors.mjs';
-import { inflater, loadInflater } from './inflate.mjs';
 import { BytesSource, asBytes, isBlob } from './sources.mjs';
+import { ZipInput, readZip, sniffZip } from './zip.mjs';
 
 const decoder = new TextDecoder();
 
@@ -98,8 +99,14 @@ export class Core {
     }
   }
 
-  /** Makes inputs openable and the inflater loaded where that needs awaiting. */
-  async prepareInput(input) {
+  /**
+   * Makes an input openable where that needs awaiting (a Blob without
+   * FileReaderSync is read first) and, unless `zip` is false, reads a zip
+   * input (.pt2) with zip.js: it becomes a ZipInput (zip.mjs) holding its
+   * open source, which is pushed to `opened` (the caller closes it).
+   * `name` is options.name. Errors: those of readZip (zip.mjs).
+   */
+  async prepareInput(input, name, { zip = true, opened = [] } = {}) {
     const env = this.#env;
     if (input && typeof input === 'object' && 'files' in input && !isBlob(input)) {
       const files = input.files;
@@ -110,10 +117,41 @@ export class Core {
       for (const [k, v] of Object.entries(checkObject(files, 'input.files'))) out[k] = await env.prepare(v);
       return { ...input, files: out };
     }
-    if (input && typeof input === 'object' && 'data' in input && !isBlob(input)) {
-      return { ...input, data: await env.prepare(input.data) };
+    const prepared = input && typeof input === 'object' && 'data' in input && !isBlob(input)
+      ? { ...input, data: await env.prepare(input.data) }
+      : await env.prepare(input);
+    if (!zip || env.expandInput?.(prepared)) return prepared;
+    // One input: a zip is read now (zip.js is asynchronous); anything else,
+    // or an input that cannot be opened, is left to openInput and the core.
+    const { value, inputName } = splitInput(prepared, name);
+    let source;
+    try {
+      source = this.#openValue(value, 'the input');
+    } catch {
+      return prepared;
     }
-    return env.prepare(input);
+    let isZip = false;
+    try {
+      isZip = sniffZip(source);
+    } catch {
+      // a failing read is reported by the core, with its location
+    }
+    if (!isZip) {
+      closeSources([source]);
+      return prepared;
+    }
+    opened.push(source);
+    return readZip(source, inputName || defaultName(value, source));
+  }
+
+  /** A byte source for one input value. Errors: OPTION_INVALID for a value of no input kind. */
+  #openValue(value, what) {
+    const special = this.#env.openSource(value);
+    if (special) return special;
+    const bytes = asBytes(value);
+    if (bytes) return new BytesSource(bytes);
+    throw new PteforgeError('OPTION_INVALID',
+      `${what} must be a Uint8Array, an ArrayBuffer, a string, a Blob/File${this.#env.extraInputKinds ?? ''}; got ${describe(value)}`);
   }
 
   /**
@@ -121,20 +159,20 @@ export class Core {
    * description the core reads (wasm/src/js_input.h). Accepted: bytes
    * (Uint8Array, ArrayBuffer, views), a string (program JSON text), a
    * Blob/File (workers), {data, name}, {files: {path: bytes|Blob|string} |
-   * File[], name} (an unpacked archive), and whatever env.openSource knows
-   * (Node: {path}). On error the sources opened so far are closed.
+   * File[], name} (an unpacked archive), whatever env.openSource knows
+   * (Node: {path}), and a ZipInput (a .pt2 prepareInput read with zip.js).
+   * A zip that was not prepared is UNSUPPORTED_FEATURE (zip.js is
+   * asynchronous: `method`Sync cannot read one), unless `raw` (decodePte:
+   * the bytes are not an archive). On error the sources opened so far are closed.
    */
-  openInput(input, name, sources) {
+  openInput(input, name, sources, { method = 'convert', raw = false } = {}) {
+    if (input instanceof ZipInput) {
+      input.source.inflated = input.inflated;
+      return input.description(sources.push(input.source) - 1);
+    }
     input = this.#env.expandInput?.(input) ?? input;
     const add = (source) => sources.push(source) - 1;
-    const open = (value, what) => {
-      const special = this.#env.openSource(value);
-      if (special) return special;
-      const bytes = asBytes(value);
-      if (bytes) return new BytesSource(bytes);
-      throw new PteforgeError('OPTION_INVALID',
-        `${what} must be a Uint8Array, an ArrayBuffer, a string, a Blob/File${this.#env.extraInputKinds ?? ''}; got ${describe(value)}`);
-    };
+    const open = (value, what) => this.#openValue(value, what);
     try {
       if (input && typeof input === 'object' && 'files' in input && !isBlob(input)) {
         const list = Array.isArray(input.files)
@@ -148,17 +186,22 @@ export class Core {
         if (typeof input.program === 'string') description.program = input.program;
         return description;
       }
-      let value = input;
-      let inputName = name;
-      if (input && typeof input === 'object' && 'data' in input && !isBlob(input)) {
-        value = input.data;
-        inputName = input.name ?? name;
+      const split = splitInput(input, name);
+      const source = open(split.value, 'the input');
+      const inputName = split.inputName || defaultName(split.value, source);
+      add(source);
+      let isZip = false;
+      try {
+        isZip = !raw && sniffZip(source);
+      } catch {
+        // a failing read is reported by the core, with its location
       }
-      const source = open(value, 'the input');
-      if (!inputName) {
-        inputName = (isBlob(value) && value.name) || source.name || (typeof value === 'string' ? 'model.json' : DEFAULT_NAME);
+      if (isZip) {
+        throw new PteforgeError('UNSUPPORTED_FEATURE',
+          `"${inputName}" is a .pt2 (zip) archive, which is read with zip.js, an asynchronous library: use ${method}(), not ${method}Sync()`,
+          { entry: inputName }, ['the *Sync methods read program JSON and unpacked folders ({files}, or a folder path in Node)']);
       }
-      return { kind: 'auto', name: inputName, source: add(source), size: source.size };
+      return { kind: 'auto', name: inputName, source: sources.length - 1, size: source.size };
     } catch (e) {
       closeSources(sources);
       throw e;
@@ -171,7 +214,6 @@ export class Core {
    * as PteforgeError. Closes the sources when it throws.
    */
   #withSources(sources, raw) {
-    let needInflater = false;
     // Callbacks never throw into C++ (engineering-notes E6): they answer "" or a message.
     const read = (source, offset, dst) => {
       try {
@@ -181,29 +223,17 @@ export class Core {
         return String(e?.message ?? e);
       }
     };
+    // Deflated entries were inflated by zip.js while the input was prepared (zip.mjs).
     const inflate = (source, offset, compressed, dst) => {
-      const fn = inflater();
-      if (!fn) {
-        needInflater = true;
-        return 'the inflater (fflate) is not loaded yet; call the async method, which loads it';
-      }
-      try {
-        const packed = new Uint8Array(compressed);
-        sources[source].read(offset, packed);
-        const out = fn(packed, { out: dst });
-        if (out.length !== dst.length) return `it inflates to ${out.length} bytes, not the recorded ${dst.length}`;
-        return '';
-      } catch (e) {
-        return String(e?.message ?? e);
-      }
+      const bytes = sources[source]?.inflated?.get(offset);
+      if (!bytes) return `no inflated bytes for the entry at offset ${offset} (the wrapper did not read this archive with zip.js)`;
+      if (bytes.length !== dst.length) return `it inflates to ${bytes.length} bytes, not the recorded ${dst.length}`;
+      dst.set(bytes);
+      return '';
     };
     try {
       const result = this.#call((m) => raw(m, read, inflate));
-      if (!result.ok) {
-        const error = fromErrorJson(result.error);
-        if (needInflater) error.needInflater = true;
-        throw error;
-      }
+      if (!result.ok) throw fromErrorJson(result.error);
       return result;
     } catch (e) {
       closeSources(sources);
@@ -212,29 +242,12 @@ export class Core {
   }
 
   /** Opens `input`, runs raw(module, descriptionJson, read, inflate) and closes the sources. */
-  #withInput(input, name, raw) {
+  #withInput(input, name, method, raw) {
     const sources = [];
-    const description = JSON.stringify(this.openInput(input, name, sources));
+    const description = JSON.stringify(this.openInput(input, name, sources, { method }));
     const result = this.#withSources(sources, (m, read, inflate) => raw(m, description, read, inflate));
     closeSources(sources);
     return result;
-  }
-
-  /** Runs `fn()` (a sync method); when it failed only for want of fflate, loads it and runs again. */
-  async retryWithInflater(fn) {
-    try {
-      return fn();
-    } catch (e) {
-      if (!(e instanceof PteforgeError) || !e.needInflater) throw e;
-      try {
-        await loadInflater();
-      } catch (cause) {
-        // E.g. a page without a bundler or import map for 'fflate'.
-        throw new PteforgeError('ARCHIVE_COMPRESSED', `${e.where.entry ? `entry "${e.where.entry}"` : 'an entry'} is deflated and the inflater (the npm package fflate) could not be loaded: ${cause?.message ?? cause}`,
-          e.where, ['make "fflate" importable (a bundler, or an import map on the page), or store the archive uncompressed as PyTorch does'], cause);
-      }
-      return fn();
-    }
   }
 
   /**
@@ -249,7 +262,7 @@ export class Core {
       throw new PteforgeError('OPTION_INVALID', `options.format must be "json", "flatc-json" or "summary"; got ${describe(format)}`, { pointer: '/format' });
     }
     const sources = [];
-    const description = this.openInput(input, name, sources);
+    const description = this.openInput(input, name, sources, { raw: true });
     try {
       const source = sources[0];
       const entry = description.name;
@@ -269,7 +282,7 @@ export class Core {
   /** The archive layout of an input: {kind, root, byteorder, models, entries}. */
   layout(input, options = {}) {
     const { name } = checkObject(options, 'options');
-    const result = this.#withInput(input, name, (m, d, read, inflate) => m._layout(d, read, inflate));
+    const result = this.#withInput(input, name, 'layout', (m, d, read, inflate) => m._layout(d, read, inflate));
     return JSON.parse(result.text);
   }
 
@@ -289,7 +302,7 @@ export class Core {
     this.requireFeature('inspect', 'inspect()');
     const { name, text = false, ...rest } = checkObject(options, 'options');
     const json = JSON.stringify({ ...rest, format: text ? 'text' : 'json' });
-    const result = this.#withInput(input, name, (m, d, read, inflate) => m._inspect(d, read, inflate, json));
+    const result = this.#withInput(input, name, 'inspect', (m, d, read, inflate) => m._inspect(d, read, inflate, json));
     return text ? result.text : JSON.parse(result.text);
   }
 
@@ -304,7 +317,7 @@ export class Core {
     this.requireFeature('listModules', 'listModules()');
     const { name, text = false, ...rest } = checkObject(options, 'options');
     const json = JSON.stringify({ ...rest, format: text ? 'text' : 'json' });
-    const result = this.#withInput(input, name, (m, d, read, inflate) => m._listModules(d, read, inflate, json));
+    const result = this.#withInput(input, name, 'listModules', (m, d, read, inflate) => m._listModules(d, read, inflate, json));
     return text ? result.text : JSON.parse(result.text);
   }
 
@@ -315,17 +328,17 @@ export class Core {
    * assembles `chunks` (Uint8Array pieces and {source, offset, length}
    * ranges of `sources`) into the .pte, then closes the sources.
    */
-  convertChunks(input, options = {}) {
+  convertChunks(input, options = {}, method = 'convert') {
     this.requireFeature('convert', 'convert()');
     const { name, onProgress, swaps, ...rest } = checkObject(options, 'options');
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new PteforgeError('OPTION_INVALID', 'options.onProgress must be a function', { pointer: '/onProgress' });
     }
     const sources = [];
-    const description = this.openInput(input, name, sources);
+    const description = this.openInput(input, name, sources, { method });
     const swapInputs = {};
     for (const [fqn, value] of Object.entries(checkObject(swaps, 'options.swaps'))) {
-      swapInputs[fqn] = this.openInput(value, undefined, sources);
+      swapInputs[fqn] = this.openInput(value, undefined, sources, { method });
     }
     let json;
     try {
@@ -352,6 +365,19 @@ export class Core {
       ...(result.program !== undefined ? { program: JSON.parse(result.program) } : {}),
     };
   }
+}
+
+/** {value, inputName}: the bytes-like value of a single input and its given name ({data, name} or options.name). */
+function splitInput(input, name) {
+  if (input && typeof input === 'object' && 'data' in input && !isBlob(input)) {
+    return { value: input.data, inputName: input.name ?? name };
+  }
+  return { value: input, inputName: name };
+}
+
+/** The name of an input given none: a File's name, a path, "model.json" for JSON text, or DEFAULT_NAME. */
+function defaultName(value, source) {
+  return (isBlob(value) && value.name) || source.name || (typeof value === 'string' ? 'model.json' : DEFAULT_NAME);
 }
 
 /** Closes every source (file descriptors in Node). */

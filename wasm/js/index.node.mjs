@@ -4,24 +4,21 @@
 // in it: no require/__dirname, no process-wide handlers; engineering-notes
 // E3, E7), so Node reads the .wasm next to this file itself and passes it as
 // wasmBinary (E2). The core runs on the calling thread; every method also has
-// a *Sync twin. Inputs may also be {path}: the file is read by range, never
-// whole, and convertToFile streams the .pte to disk.
+// a *Sync twin (which cannot read a .pt2: zip.js, which reads archives, is
+// asynchronous; see zip.mjs). Inputs may also be {path}: the file is read by
+// range, never whole, and convertToFile streams the .pte to disk.
 
 import { closeSync, existsSync, fstatSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { inflateSync } from 'fflate';
 
 import { Core, chunksSize, closeSources } from './api.mjs';
 import { PteforgeError } from './errors.mjs';
-import { setInflater } from './inflate.mjs';
 import { makeConverter } from './instance.mjs';
 import { isBlob } from './sources.mjs';
 import createPteforgeModule from './pteforge.mjs';
 
 export { PteforgeError };
-
-setInflater(inflateSync);
 
 /** Pieces in which input ranges are copied to a file. */
 const COPY_PIECE = 1 << 20;
@@ -184,7 +181,7 @@ export async function createPteforge(options = {}) {
         if (typeof path !== 'string') {
           throw new PteforgeError('OPTION_INVALID', 'convertToFile needs an output path (string)');
         }
-        const { chunks, sources, metadata, report, program } = core.convertChunks(input, opts);
+        const { chunks, sources, metadata, report, program } = core.convertChunks(input, opts, 'convertToFile');
         try {
           writeChunks(chunks, sources, path);
           return { path, size: chunksSize(chunks), metadata, report, ...(program === undefined ? {} : { program }) };

@@ -6,25 +6,38 @@
 import { PteforgeError } from './errors.mjs';
 import { closeSources } from './api.mjs';
 
+/** options.name when it is a string (checked by the method itself otherwise). */
+function optionName(options) {
+  return options && typeof options === 'object' && typeof options.name === 'string' ? options.name : undefined;
+}
+
 /**
  * @param core  a loaded Core
  * @param env   {assemble(chunks, sources, options) → pte, prepareOptions?(options) → Promise<options>}
  */
 export function makeConverter(core, env) {
-  const prepareOptions = async (options) => {
+  const prepareOptions = async (options, opened) => {
     if (!options || typeof options !== 'object' || !options.swaps || typeof options.swaps !== 'object' || Array.isArray(options.swaps)) return options;
     const swaps = {};
-    for (const [fqn, value] of Object.entries(options.swaps)) swaps[fqn] = await core.prepareInput(value);
+    for (const [fqn, value] of Object.entries(options.swaps)) swaps[fqn] = await core.prepareInput(value, undefined, { opened });
     return { ...options, swaps };
   };
-  // Async form of a sync method: reload a poisoned instance, await what the
-  // input needs, and load fflate if a compressed entry asked for it.
-  // `optionsAt` is the index of the options argument (convertToFile(input, path, options)).
-  const lift = (sync, optionsAt = 1) => async (...args) => {
+  // Async form of a sync method: reload a poisoned instance and await what
+  // the inputs need (a .pt2's directory read, and its deflated entries
+  // inflated, by zip.js: zip.mjs); the sources opened for that are closed
+  // when the call ends, whatever happens. `optionsAt` is the index of the
+  // options argument (convertToFile(input, path, options)); `zip: false`
+  // (decodePte) reads the input as plain bytes.
+  const lift = (sync, optionsAt = 1, { zip = true } = {}) => async (...args) => {
     await core.ready();
-    args[0] = await core.prepareInput(args[0]);
-    args[optionsAt] = await prepareOptions(args[optionsAt]);
-    return core.retryWithInflater(() => sync(...args));
+    const opened = [];
+    try {
+      args[0] = await core.prepareInput(args[0], optionName(args[optionsAt]), { zip, opened });
+      if (zip) args[optionsAt] = await prepareOptions(args[optionsAt], opened);
+      return sync(...args);
+    } finally {
+      closeSources(opened);
+    }
   };
 
   const convertSync = (input, options = {}) => {
@@ -60,7 +73,7 @@ export function makeConverter(core, env) {
     convert: lift(convertSync),
     inspect: lift(inspectSync),
     listModules: lift(listModulesSync),
-    decodePte: lift(decodePteSync),
+    decodePte: lift(decodePteSync, 1, { zip: false }),
     layout: lift(layoutSync),
     async listPasses() {
       await core.ready();

@@ -37,6 +37,55 @@ std::optional<std::string> get_string(const rapidjson::Value& object, const char
   return std::string(it->value.GetString(), it->value.GetStringLength());
 }
 
+/// The name of an entry record: "name" (UTF-8 text) or "nameBytes" (the raw
+/// bytes, for names that are not UTF-8).
+std::optional<std::string> get_entry_name(const rapidjson::Value& object) {
+  if (std::optional<std::string> name = get_string(object, "name")) return name;
+  auto it = object.FindMember("nameBytes");
+  if (it == object.MemberEnd() || !it->value.IsArray()) return std::nullopt;
+  std::string out;
+  for (const auto& b : it->value.GetArray()) {
+    if (!b.IsUint() || b.GetUint() > 255) return std::nullopt;
+    out += static_cast<char>(b.GetUint());
+  }
+  return out;
+}
+
+/// The entry table of a "zip" description (what zip.js read in the wrapper).
+Result<std::vector<serde::ZipEntryRecord>> get_zip_records(const rapidjson::Value& doc) {
+  auto it = doc.FindMember("entries");
+  if (it == doc.MemberEnd() || !it->value.IsArray()) return wrapper_bug("entries must be an array");
+  std::vector<serde::ZipEntryRecord> records;
+  records.reserve(it->value.Size());
+  for (const auto& e : it->value.GetArray()) {
+    if (!e.IsObject()) return wrapper_bug("an entry must be an object");
+    std::optional<std::string> name = get_entry_name(e);
+    std::optional<uint64_t> method = get_size(e, "method");
+    std::optional<uint64_t> flags = get_size(e, "flags");
+    std::optional<uint64_t> crc = get_size(e, "crc32");
+    std::optional<uint64_t> compressed = get_size(e, "compressedSize");
+    std::optional<uint64_t> size = get_size(e, "size");
+    std::optional<uint64_t> header = get_size(e, "localHeaderOffset");
+    std::optional<uint64_t> data = get_size(e, "dataOffset");
+    if (!name || !method || !flags || !crc || !compressed || !size || !header || !data ||
+        *method > UINT16_MAX || *flags > UINT16_MAX || *crc > UINT32_MAX) {
+      return wrapper_bug("an entry needs name, method, flags, crc32, compressedSize, size, "
+                         "localHeaderOffset, dataOffset");
+    }
+    serde::ZipEntryRecord rec;
+    rec.name = std::move(*name);
+    rec.method = static_cast<uint16_t>(*method);
+    rec.flags = static_cast<uint16_t>(*flags);
+    rec.crc32 = static_cast<uint32_t>(*crc);
+    rec.compressed_size = *compressed;
+    rec.size = *size;
+    rec.local_header_offset = *header;
+    rec.data_offset = *data;
+    records.push_back(std::move(rec));
+  }
+  return records;
+}
+
 /// Detects the layout of the opened archive, as the CLI does.
 Status detect_layout(JsInput& input) {
   PTEFORGE_ASSIGN_OR_RETURN(input.layout, serde::detect_pt2_layout(*input.archive));
@@ -106,13 +155,22 @@ Result<JsInput> open_js_input(std::string_view description, const JsReader& read
     }
     return input;
   }
-  if (*kind != "auto") return wrapper_bug("unknown kind \"" + *kind + "\"");
+  if (*kind != "auto" && *kind != "zip") return wrapper_bug("unknown kind \"" + *kind + "\"");
 
   std::optional<uint64_t> source = get_size(doc, "source");
   std::optional<uint64_t> size = get_size(doc, "size");
   if (!source || !size || *source > UINT32_MAX) return wrapper_bug("source and size are required");
   const uint32_t src = static_cast<uint32_t>(*source);
   const std::string& path = *name;
+  if (*kind == "zip") {
+    // The wrapper read the directory with zip.js; nothing of the zip is parsed here.
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<serde::ZipEntryRecord> records, get_zip_records(doc));
+    PTEFORGE_ASSIGN_OR_RETURN(input.archive, open_js_zip(reader, src, *size, path, std::move(records)));
+    input.zip_ = true;
+    input.zip_source_ = src;
+    PTEFORGE_TRY(detect_layout(input));
+    return input;
+  }
   // The same sniffing, messages and locations as the CLI's open_input.
   if (*size == 0) {
     return named_error(ErrorCode::INPUT_EMPTY, path,
@@ -123,11 +181,10 @@ Result<JsInput> open_js_input(std::string_view description, const JsReader& read
   at.entry = path;
   PTEFORGE_TRY(reader.read(src, 0, reinterpret_cast<uint8_t*>(head.data()), head.size(), at));
   if (head.size() >= 4 && head.compare(0, 2, "PK") == 0) {
-    PTEFORGE_ASSIGN_OR_RETURN(input.archive, open_js_zip(reader, src, *size, path));
-    input.zip_ = true;
-    input.zip_source_ = src;
-    PTEFORGE_TRY(detect_layout(input));
-    return input;
+    // The same sniffing as the wrapper's (wasm/js/zip.mjs): it describes a
+    // zip as kind "zip", with the entry table zip.js read.
+    return wrapper_bug("\"" + path + "\" is a zip archive described as kind \"auto\"; the wrapper reads "
+                       "archives with zip.js and describes them as kind \"zip\"");
   }
   size_t pos = head.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   while (pos < head.size() && (head[pos] == ' ' || head[pos] == '\n' || head[pos] == '\r' || head[pos] == '\t')) ++pos;

@@ -1,11 +1,17 @@
 // The input forms the JS API accepts, opened as an Archive + Pt2Layout the
-// way the CLI opens a path (serde::open_input): a .pt2 zip or a program JSON
-// given as one byte input (the kind sniffed from the bytes, not the name),
-// or the files of an unpacked archive folder.
+// way the CLI opens a path (serde::open_input): a .pt2 zip (whose directory
+// the wrapper read with zip.js), a program JSON given as one byte input (the
+// kind sniffed from the bytes, not the name, as the CLI does), or the files
+// of an unpacked archive folder.
 //
 // The JS wrapper describes the input as JSON (sizes as numbers, bytes stay in
 // JS and are read through JsReader):
-//   {"kind":"auto",  "name":"model.pt2", "source":0, "size":12345}
+//   {"kind":"auto",  "name":"model.json", "source":0, "size":12345}   (a program JSON)
+//   {"kind":"zip",   "name":"model.pt2", "source":0, "size":12345,
+//    "entries":[{"name":"archive/...","method":0,"flags":0,"crc32":123,"compressedSize":10,
+//                "size":10,"localHeaderOffset":0,"dataOffset":64}, ...]}
+//      (a .pt2: the zip directory as zip.js read it in the wrapper, wasm/js/zip.mjs;
+//       "nameBytes":[...] instead of "name" for a name that is not UTF-8)
 //   {"kind":"files", "name":"json", "files":[{"name":"models/model.json","source":0,"size":10}, ...]}
 #pragma once
 
@@ -46,9 +52,11 @@ struct JsInput {
 
 /// Opens the input that `description` (JSON, see the file comment) names.
 /// Errors, as the CLI's open_input for the same bytes: INPUT_EMPTY (0 bytes),
-/// ARCHIVE_INVALID (neither zip nor JSON), those of the zip reader and of
-/// serde::detect_pt2_layout (where.entry = the name when no entry is at
-/// fault); INTERNAL when `description` itself is malformed (a wrapper bug).
+/// ARCHIVE_INVALID (neither zip nor JSON), those of
+/// serde::ZipArchive::from_records and of serde::detect_pt2_layout
+/// (where.entry = the name when no entry is at fault); INTERNAL when
+/// `description` itself is malformed, or describes a zip as kind "auto"
+/// (a wrapper bug).
 Result<JsInput> open_js_input(std::string_view description, const JsReader& reader);
 
 }  // namespace pteforge::wasm

@@ -73,12 +73,14 @@ Result<std::string> JsByteSource::read_at(uint64_t offset, uint64_t length) {
 
 namespace {
 
-/// ZipArchive with deflated entries inflated by JS (fflate in the wrapper).
+/// ZipArchive with deflated entries inflated by JS (zip.js in the wrapper).
 class JsZipArchive final : public serde::ZipArchive {
  public:
   JsZipArchive(std::unique_ptr<serde::ByteSource> source, JsReader reader, uint32_t js_source)
       : ZipArchive(std::move(source)), reader_(std::move(reader)), js_source_(js_source) {}
-  Status open() { return init(); }
+  Status open(std::vector<serde::ZipEntryRecord> records) {
+    return init_from_records(std::move(records));
+  }
 
  protected:
   Result<std::string> read_compressed(size_t index, uint64_t max_bytes) override {
@@ -93,7 +95,7 @@ class JsZipArchive final : public serde::ZipArchive {
                             std::to_string(rec.method) + "; only stored (0) and deflate (8) are read",
                         std::move(where));
     }
-    // read_zip_directory checked that data_offset + compressed_size lies in the file.
+    // check_zip_records checked that data_offset + compressed_size lies in the file.
     std::string out(static_cast<size_t>(entry.size), '\0');
     PTEFORGE_TRY(reader_.inflate(js_source_, rec.data_offset, rec.compressed_size,
                                  reinterpret_cast<uint8_t*>(out.data()), out.size(), entry.name));
@@ -113,10 +115,11 @@ class JsZipArchive final : public serde::ZipArchive {
 }  // namespace
 
 Result<std::unique_ptr<serde::Archive>> open_js_zip(const JsReader& reader, uint32_t source,
-                                                    uint64_t size, const std::string& label) {
+                                                    uint64_t size, const std::string& label,
+                                                    std::vector<serde::ZipEntryRecord> records) {
   auto bytes = std::make_unique<JsByteSource>(reader, source, size, label);
   auto archive = std::make_unique<JsZipArchive>(std::move(bytes), reader, source);
-  Status status = archive->open();
+  Status status = archive->open(std::move(records));
   if (!status.ok()) {
     Error error = std::move(status).error();
     if (!label.empty() && !error.where.entry) error.where.entry = label;

@@ -10,8 +10,9 @@
 //     message. It never throws (the wrapper catches), because a JS exception
 //     inside C++ frames skips destructors (engineering-notes E6).
 //   inflate(source: number, offset: number, compressed: number, dst: Uint8Array) -> string
-//     inflates the raw-deflate stream of `compressed` bytes at `offset` of
-//     `source` into `dst` (exactly dst.length bytes); "" or a message.
+//     fills `dst` (exactly dst.length bytes) with the inflated bytes of the
+//     deflated entry whose `compressed` bytes start at `offset` of `source`
+//     (the wrapper inflated it with zip.js before the call); "" or a message.
 // Numbers are doubles (offsets below 2^53); no 64-bit integers cross embind (E8).
 #pragma once
 
@@ -66,13 +67,16 @@ class JsByteSource final : public serde::ByteSource {
   std::string name_;
 };
 
-/// Opens a zip held by JS input `source`: the portable zip reader
-/// (serde::ZipArchive) for the structure and stored entries, the JS
-/// inflater for deflated entries (the role libzip has natively). Errors
-/// that do not name an entry get where.entry = `label` (as the CLI does for
-/// the file path). Errors: those of ZipArchive::open.
+/// Opens a zip held by JS input `source` from the entry table the JS wrapper
+/// read with zip.js (wasm/js/zip.mjs): serde::ZipArchive::from_records, so no
+/// zip structure is parsed here. Stored entries are read in place by range;
+/// deflated ones come from the inflate callback (the wrapper inflated them
+/// ahead with zip.js). Errors that do not name an entry get where.entry =
+/// `label` (as the CLI does for the file path). Errors: those of
+/// ZipArchive::from_records.
 Result<std::unique_ptr<serde::Archive>> open_js_zip(const JsReader& reader, uint32_t source,
-                                                    uint64_t size, const std::string& label);
+                                                    uint64_t size, const std::string& label,
+                                                    std::vector<serde::ZipEntryRecord> records);
 
 /// One file of an unpacked archive held by JS.
 struct JsFile {

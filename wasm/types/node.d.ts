@@ -56,7 +56,12 @@ export interface ConvertToFileResult {
   report: PassReport;
 }
 
-/** The Node converter: every method also as *Sync; the .pte as a Uint8Array. */
+/**
+ * The Node converter: every method also as *Sync; the .pte as a Uint8Array.
+ * The *Sync methods read program JSON and unpacked folders (`{files}`, or
+ * `{path}` of a folder), not .pt2 archives: zip.js, which reads those, is
+ * asynchronous (PteforgeError UNSUPPORTED_FEATURE; use the async method).
+ */
 export interface NodePteforge extends Omit<PteforgeSync<Uint8Array>,
   'convert' | 'convertSync' | 'inspect' | 'inspectSync' | 'listModules' | 'listModulesSync' |
   'decodePte' | 'decodePteSync' | 'layout' | 'layoutSync'> {
@@ -65,6 +70,7 @@ export interface NodePteforge extends Omit<PteforgeSync<Uint8Array>,
   convertSync(input: Input, options?: NodeConvertOptions): ConvertResult<Uint8Array>;
   /** Converts and streams the .pte to `path`; weights are copied from the input in 1 MiB pieces. */
   convertToFile(input: Input, path: string, options?: NodeConvertOptions): Promise<ConvertToFileResult>;
+  /** convertToFile for program JSON and unpacked folders (not .pt2 archives: UNSUPPORTED_FEATURE). */
   convertToFileSync(input: Input, path: string, options?: NodeConvertOptions): ConvertToFileResult;
   inspect(input: Input, options?: InspectOptions & { text?: false }): Promise<Record<string, unknown>>;
   inspect(input: Input, options: InspectOptions & { text: true }): Promise<string>;

@@ -1,0 +1,237 @@
+// The zip side of a .pt2 (design.md: "zip is not our job"): the directory of
+// an archive is read here with zip.js (the npm package @zip.js/zip.js), by
+// range through a zip.Reader over our byte source (sources.mjs; a File in a
+// worker, a file descriptor in Node), never whole. The C++ core then gets the
+// entry table (wasm/src/js_input.h, kind "zip") and builds its Archive from it
+// (serde::ZipArchive::from_records) without parsing any zip structure:
+//  - stored entries (all of PyTorch's) are read in place, by range, at the
+//    data offset computed here from their local header;
+//  - deflated entries are inflated by zip.js now, while awaiting is possible
+//    (zip.js checks their CRC-32), kept in JS memory and handed to the core
+//    through the synchronous inflate callback (api.mjs).
+// zip.js is asynchronous, so an archive can only be read by the async methods.
+
+import { PteforgeError } from './errors.mjs';
+
+/** Bytes of a local file header before its name (APPNOTE 4.3.7). */
+const LOCAL_HEADER = 30;
+const LOCAL_HEADER_SIG = 0x04034b50;
+/** The core's bound on deflate expansion (core/serde/archive_zip.cpp): no inflating beyond it. */
+const MAX_DEFLATE_RATIO = 1100;
+const DEFLATE_SLACK = 1 << 16;
+
+let zipjs = null;
+let loading = null;
+
+/**
+ * Loads zip.js once (web workers off: the core's worker, or Node, is the
+ * place it runs). A bundler or Node resolves '@zip.js/zip.js'; a page without
+ * one (no import maps in workers) gets zip.js's one-file build shipped in the
+ * package as dist/zipjs.mjs.
+ */
+export function loadZipJs() {
+  if (zipjs) return Promise.resolve(zipjs);
+  loading ??= import('@zip.js/zip.js').catch(() =>
+    import(/* webpackIgnore: true */ /* @vite-ignore */ new URL('./zipjs.mjs', import.meta.url).href)).then(
+    (m) => {
+      m.configure({ useWebWorkers: false });
+      zipjs = m;
+      return m;
+    },
+    (e) => {
+      loading = null;
+      throw e;
+    },
+  );
+  return loading;
+}
+
+/**
+ * True when `source` holds a zip as the core sniffs one (serde::open_input:
+ * at least 4 bytes, starting with "PK").
+ */
+export function sniffZip(source) {
+  if (source.size < 4) return false;
+  const head = new Uint8Array(2);
+  source.read(0, head);
+  return head[0] === 0x50 && head[1] === 0x4b;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** An entry name as the core writes it in messages: UTF-8 text, other bytes as \xNN, control characters as \xNN. */
+function displayName(raw) {
+  let text;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    text = null;
+  }
+  if (text !== null) {
+    return text.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  }
+  return [...raw].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`)).join('');
+}
+
+/** {name} when the raw name is UTF-8, else {nameBytes}: what the core's description takes. */
+function nameField(raw) {
+  try {
+    return { name: utf8.decode(raw) };
+  } catch {
+    return { nameBytes: [...raw] };
+  }
+}
+
+function invalid(message, where, notes = []) {
+  return new PteforgeError('ARCHIVE_INVALID', message, where, notes);
+}
+
+/**
+ * A .pt2 read by zip.js: its source, the entry table for the core, and the
+ * deflated entries inflated (Map data offset → bytes). Opened (and closed)
+ * with the call it was prepared for.
+ */
+export class ZipInput {
+  constructor(source, name, entries, inflated) {
+    this.source = source;
+    this.name = name;
+    this.entries = entries;
+    this.inflated = inflated;
+  }
+
+  /** The description the core reads, with the source at index `index`. */
+  description(index) {
+    return { kind: 'zip', name: this.name, source: index, size: this.source.size, entries: this.entries };
+  }
+}
+
+/**
+ * Reads the directory of the zip in `source` (named `name` in errors) with
+ * zip.js and inflates its deflated entries. Errors: PteforgeError
+ * ARCHIVE_INVALID (where.entry = `name`, or the entry at fault) naming what
+ * zip.js said; IO_ERROR from the source; UNSUPPORTED_FEATURE when zip.js
+ * cannot be loaded. Rules the core applies to every entry (encryption,
+ * methods, sizes, names, duplicates) are left to it, so it reports them as
+ * the native CLI does; entries those rules reject are not inflated.
+ */
+export async function readZip(source, name) {
+  let zip;
+  try {
+    zip = await loadZipJs();
+  } catch (cause) {
+    throw new PteforgeError('UNSUPPORTED_FEATURE',
+      `"${name}" is a zip archive, and the zip reader (the npm package @zip.js/zip.js) could not be loaded: ${cause?.message ?? cause}`,
+      { entry: name }, ['make "@zip.js/zip.js" importable (a bundler), or serve the package\'s dist/zipjs.mjs next to its other files'], cause);
+  }
+  // Range reads of our source; a failing read (a file that shrank) is the
+  // source's IO_ERROR, not a zip error.
+  class SourceReader extends zip.Reader {
+    constructor() {
+      super();
+      this.size = source.size;
+    }
+    async readUint8Array(offset, length) {
+      const end = Math.min(source.size, offset + length);
+      const out = new Uint8Array(Math.max(0, end - offset));
+      try {
+        source.read(offset, out);
+      } catch (e) {
+        throw new PteforgeError('IO_ERROR', `cannot read ${out.length} bytes at offset ${offset}: ${e?.message ?? e}`, { entry: name, byte_offset: offset });
+      }
+      return out;
+    }
+  }
+  // Inflated bytes go into a buffer of the recorded size; more is an error (no zip bomb).
+  class BoundedWriter extends zip.Writer {
+    constructor(size) {
+      super();
+      this.bytes = new Uint8Array(size);
+      this.length = 0;
+    }
+    async writeUint8Array(chunk) {
+      if (this.length + chunk.length > this.bytes.length) {
+        throw new Error(`it inflates to more than the recorded ${this.bytes.length} bytes`);
+      }
+      this.bytes.set(chunk, this.length);
+      this.length += chunk.length;
+    }
+    getData() {
+      return this.bytes;
+    }
+  }
+
+  let list;
+  const reader = new zip.ZipReader(new SourceReader(), {
+    // Names are the core's to check (ARCHIVE_ENTRY_NAME, with the CLI's message).
+    filenameValidation: 'tolerant',
+    useWebWorkers: false,
+  });
+  try {
+    list = await reader.getEntries();
+  } catch (e) {
+    if (e instanceof PteforgeError) throw e;
+    throw invalid(`"${name}" is not a readable zip archive: ${e?.message ?? e} (zip.js)`, { entry: name });
+  }
+
+  const entries = [];
+  const inflated = new Map();
+  for (const e of list) {
+    const raw = e.rawFilename;
+    const shown = displayName(raw);
+    const offset = e.offset;
+    const record = {
+      ...nameField(raw),
+      method: e.compressionMethod,
+      flags: e.rawBitFlag,
+      crc32: e.signature >>> 0,
+      compressedSize: e.compressedSize,
+      size: e.uncompressedSize,
+      localHeaderOffset: offset,
+    };
+    // The data offset comes from the LOCAL header: PyTorch pads the local
+    // extra field to align the data, so it differs from the central one.
+    const headerLength = LOCAL_HEADER + raw.length;
+    if (!(offset >= 0) || offset > source.size || source.size - offset < headerLength) {
+      throw invalid(`the local header of entry "${shown}" (offset ${offset}) lies outside the ${source.size}-byte file`,
+        { entry: shown, byte_offset: offset });
+    }
+    const header = new Uint8Array(headerLength);
+    try {
+      source.read(offset, header);
+    } catch (err) {
+      throw new PteforgeError('IO_ERROR', `cannot read ${headerLength} bytes at offset ${offset}: ${err?.message ?? err}`, { entry: name, byte_offset: offset });
+    }
+    const view = new DataView(header.buffer);
+    if (view.getUint32(0, true) !== LOCAL_HEADER_SIG) {
+      throw invalid(`no local file header where the central directory places entry "${shown}"`, { entry: shown, byte_offset: offset });
+    }
+    const localNameLength = view.getUint16(26, true);
+    if (localNameLength !== raw.length || !raw.every((b, i) => header[LOCAL_HEADER + i] === b)) {
+      throw invalid(`the local header of entry "${shown}" names a different file than the central directory`, { entry: shown, byte_offset: offset });
+    }
+    record.dataOffset = offset + LOCAL_HEADER + localNameLength + view.getUint16(28, true);
+    entries.push(record);
+
+    const inflatable = record.method === 8 && !(record.flags & 1) &&
+      record.size / MAX_DEFLATE_RATIO <= record.compressedSize + DEFLATE_SLACK &&
+      record.dataOffset + record.compressedSize <= source.size;
+    if (!inflatable || inflated.has(record.dataOffset)) continue;
+    const writer = new BoundedWriter(record.size);
+    try {
+      await e.getData(writer, { checkCrc32: true, useWebWorkers: false });
+    } catch (err) {
+      if (err instanceof PteforgeError) throw err;
+      throw invalid(`cannot decompress entry "${shown}": ${err?.message ?? err} (zip.js)`, { entry: shown });
+    }
+    if (writer.length !== record.size) {
+      throw invalid(`cannot decompress entry "${shown}": it inflates to ${writer.length} bytes, not the recorded ${record.size}`, { entry: shown });
+    }
+    inflated.set(record.dataOffset, writer.bytes);
+  }
+  try {
+    await reader.close();
+  } catch {
+    // nothing to release for a range reader
+  }
+  return new ZipInput(source, name, entries, inflated);
+}
