@@ -30,6 +30,7 @@ function arg(name, fallback) {
   return i > 0 ? process.argv[i + 1] : fallback;
 }
 const runs = Number(arg('runs', '3'));
+const warmup = Number(arg('warmup', '2'));
 const sizes = arg('sizes', '1000,10000,100000').split(',').map(Number);
 
 function median(xs) {
@@ -68,12 +69,22 @@ const pf = await createPteforge();
 const instantiateMs = performance.now() - t0;
 const op = arg('op', pf.info.features.includes('convert') && nativeHas('convert') ? 'convert' : 'inspect');
 
-console.log(`pteforge bench: ${op}, median of ${runs} runs; native ${NATIVE}; wasm ${PACKAGE}`);
+console.log(`pteforge bench: ${op}, median of ${runs} runs after ${warmup} untimed; native ${NATIVE}; wasm ${PACKAGE}`);
 console.log(`wasm module instantiation: ${instantiateMs.toFixed(0)} ms (not counted below)`);
 console.log('| nodes | native ms | wasm ms | wasm/native | wasm heap MiB |');
 console.log('|---:|---:|---:|---:|---:|');
 for (const nodes of sizes) {
   const files = program(nodes);
+  // Warm-up conversions, not timed: V8 starts WebAssembly in its baseline
+  // compiler and tiers hot functions up while they run, so the first calls of
+  // a fresh instance measure the JIT, not the code (the native CLI has no such
+  // phase). Instantiation is reported above.
+  for (let i = 0; i < warmup; i++) {
+    const w = join(WORK, `warm-${process.pid}.pte`);
+    if (op === 'convert') await pf.convertToFile({ path: files.pt2 }, w);
+    else await pf.inspect({ path: files.json }, { text: false });
+    rmSync(w, { force: true });
+  }
   const path = op === 'convert' ? files.pt2 : files.json;
   const out = join(WORK, `out-${process.pid}.pte`);
   const nativeArgs = op === 'convert' ? ['convert', path, '-o', out] : ['inspect', path, '--json'];

@@ -358,7 +358,7 @@ export class Core {
     const result = this.#withSources(sources,
       (m, read, inflate) => m._convert(JSON.stringify(description), read, inflate, json, progress));
     return {
-      chunks: result.chunks,
+      chunks: chunksFromTable(result.chunks),
       sources,
       metadata: JSON.parse(result.metadata),
       report: JSON.parse(result.report),
@@ -389,6 +389,20 @@ export function closeSources(sources) {
       // closing is best effort
     }
   }
+}
+
+/**
+ * The chunk list of a convert result from the core's {bytes, table}
+ * (wasm/src/convert.h chunks_to_js): Uint8Array views of `bytes` for owned
+ * runs, {source, offset, length} for input ranges.
+ */
+export function chunksFromTable({ bytes, table }) {
+  const chunks = [];
+  for (let i = 0; i + 3 < table.length; i += 4) {
+    if (table[i] === 0) chunks.push(bytes.subarray(table[i + 1], table[i + 1] + table[i + 2]));
+    else chunks.push({ source: table[i + 1], offset: table[i + 2], length: table[i + 3] });
+  }
+  return chunks;
 }
 
 /** Total size in bytes of a chunk list. */

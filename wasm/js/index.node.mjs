@@ -22,6 +22,10 @@ export { PteforgeError };
 
 /** Pieces in which input ranges are copied to a file. */
 const COPY_PIECE = 1 << 20;
+/** Reads of at most this many bytes are served from a read-ahead window. */
+const SMALL_READ = 64 * 1024;
+/** Size of the read-ahead window. */
+const WINDOW = 1 << 20;
 
 /**
  * A source over a file, read with pread-style fs.readSync calls. `transient`
@@ -44,6 +48,23 @@ class FileSource {
     this.transient = transient;
   }
   read(offset, dst) {
+    if (offset + dst.length > this.size) throw new RangeError(`read past the end (${offset}+${dst.length} > ${this.size})`);
+    if (this.transient || dst.length > SMALL_READ) {
+      this.#readAt(offset, dst);
+      return;
+    }
+    // Small reads (weights of a few KB, asked for one by one and in order)
+    // come from a read-ahead window: one read syscall per WINDOW bytes.
+    const w = this.window;
+    if (!w || offset < this.windowStart || offset + dst.length > this.windowStart + w.length) {
+      this.window = new Uint8Array(Math.min(WINDOW, this.size - offset));
+      this.windowStart = offset;
+      this.#readAt(offset, this.window);
+    }
+    const at = offset - this.windowStart;
+    dst.set(this.window.subarray(at, at + dst.length));
+  }
+  #readAt(offset, dst) {
     const fd = this.transient ? openSync(this.name, 'r') : this.fd;
     try {
       let done = 0;
@@ -64,6 +85,7 @@ class FileSource {
   close() {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    this.window = null;
   }
 }
 

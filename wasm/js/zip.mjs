@@ -82,6 +82,56 @@ function nameField(raw) {
   }
 }
 
+/** True when `bytes` equals `hay` from `at` on. */
+function sameBytes(bytes, hay, at) {
+  for (let i = 0; i < bytes.length; ++i) if (hay[at + i] !== bytes[i]) return false;
+  return true;
+}
+
+/** Most bytes read at once for local headers. */
+const HEADER_WINDOW = 64 * 1024;
+/** Room left after a header's name for its extra field (PyTorch pads data to 64 bytes). */
+const EXTRA_ROOM = 128;
+
+/**
+ * Reads the entries' local headers with few reads: each read covers the
+ * header asked for and the following headers that fit in HEADER_WINDOW
+ * bytes, so thousands of small entries (weights of a few KB) cost a few
+ * reads, while entries of megabytes cost one small read each and no weight
+ * bytes. `spans` lists every header as [offset, length] (any order).
+ */
+class HeaderReader {
+  constructor(source, spans) {
+    this.source = source;
+    this.spans = spans.slice().sort((a, b) => a[0] - b[0]);
+    this.window = null;
+    this.start = 0;
+  }
+  /** `length` bytes at `offset` (a view into the window; valid until the next call). */
+  read(offset, length) {
+    const w = this.window;
+    if (!w || offset < this.start || offset + length > this.start + w.length) {
+      let end = offset + length;
+      let lo = 0;
+      let hi = this.spans.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (this.spans[mid][0] < offset) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < this.spans.length; ++i) {
+        const next = this.spans[i][0] + this.spans[i][1] + EXTRA_ROOM;
+        if (next - offset > HEADER_WINDOW) break;
+        end = Math.max(end, next);
+      }
+      this.window = new Uint8Array(Math.min(end, this.source.size) - offset);
+      this.start = offset;
+      this.source.read(offset, this.window);
+    }
+    return this.window.subarray(offset - this.start, offset - this.start + length);
+  }
+}
+
 function invalid(message, where, notes = []) {
   return new PteforgeError('ARCHIVE_INVALID', message, where, notes);
 }
@@ -175,9 +225,9 @@ export async function readZip(source, name) {
 
   const entries = [];
   const inflated = new Map();
+  const headers = new HeaderReader(source, list.map((e) => [e.offset, LOCAL_HEADER + e.rawFilename.length]));
   for (const e of list) {
     const raw = e.rawFilename;
-    const shown = displayName(raw);
     const offset = e.offset;
     const record = {
       ...nameField(raw),
@@ -192,21 +242,24 @@ export async function readZip(source, name) {
     // extra field to align the data, so it differs from the central one.
     const headerLength = LOCAL_HEADER + raw.length;
     if (!(offset >= 0) || offset > source.size || source.size - offset < headerLength) {
+      const shown = displayName(raw);
       throw invalid(`the local header of entry "${shown}" (offset ${offset}) lies outside the ${source.size}-byte file`,
         { entry: shown, byte_offset: offset });
     }
-    const header = new Uint8Array(headerLength);
+    let header;
     try {
-      source.read(offset, header);
+      header = headers.read(offset, headerLength);
     } catch (err) {
       throw new PteforgeError('IO_ERROR', `cannot read ${headerLength} bytes at offset ${offset}: ${err?.message ?? err}`, { entry: name, byte_offset: offset });
     }
-    const view = new DataView(header.buffer);
+    const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
     if (view.getUint32(0, true) !== LOCAL_HEADER_SIG) {
+      const shown = displayName(raw);
       throw invalid(`no local file header where the central directory places entry "${shown}"`, { entry: shown, byte_offset: offset });
     }
     const localNameLength = view.getUint16(26, true);
-    if (localNameLength !== raw.length || !raw.every((b, i) => header[LOCAL_HEADER + i] === b)) {
+    if (localNameLength !== raw.length || !sameBytes(raw, header, LOCAL_HEADER)) {
+      const shown = displayName(raw);
       throw invalid(`the local header of entry "${shown}" names a different file than the central directory`, { entry: shown, byte_offset: offset });
     }
     record.dataOffset = offset + LOCAL_HEADER + localNameLength + view.getUint16(28, true);
@@ -221,9 +274,11 @@ export async function readZip(source, name) {
       await e.getData(writer, { checkCrc32: true, useWebWorkers: false });
     } catch (err) {
       if (err instanceof PteforgeError) throw err;
+      const shown = displayName(raw);
       throw invalid(`cannot decompress entry "${shown}": ${err?.message ?? err} (zip.js)`, { entry: shown });
     }
     if (writer.length !== record.size) {
+      const shown = displayName(raw);
       throw invalid(`cannot decompress entry "${shown}": it inflates to ${writer.length} bytes, not the recorded ${record.size}`, { entry: shown });
     }
     inflated.set(record.dataOffset, writer.bytes);

@@ -92,11 +92,11 @@ val decode_pte(val bytes, double file_size, std::string name, std::string format
   if (!decoded.ok()) return error_result(decoded.error());
   val result = ok_result();
   if (format == "flatc") {
-    result.set("text", emit::decoded_pte_to_json(*decoded, emit::PteJsonStyle::Flatc));
+    result.set("text", text_to_js(emit::decoded_pte_to_json(*decoded, emit::PteJsonStyle::Flatc)));
   } else if (format == "summary") {
-    result.set("text", emit::format_pte_summary(*decoded));
+    result.set("text", text_to_js(emit::format_pte_summary(*decoded)));
   } else {
-    result.set("text", emit::decoded_pte_to_json(*decoded, emit::PteJsonStyle::Readable));
+    result.set("text", text_to_js(emit::decoded_pte_to_json(*decoded, emit::PteJsonStyle::Readable)));
   }
   return result;
 }
@@ -160,7 +160,7 @@ val layout(std::string input_json, val read, val inflate) {
   auto input = open_js_input(input_json, reader);
   if (!input.ok()) return error_result(input.error());
   val result = ok_result();
-  result.set("text", layout_json(*input));
+  result.set("text", text_to_js(layout_json(*input)));
   return result;
 }
 
@@ -196,7 +196,7 @@ val inspect(std::string input_json, val read, val inflate, std::string options_j
   auto text = inspect_input(*input, options->method, !options->text);
   if (!text.ok()) return error_result(text.error());
   val result = ok_result();
-  result.set("text", *text);
+  result.set("text", text_to_js(*text));
   return result;
 }
 
@@ -227,9 +227,9 @@ val convert(std::string input_json, val read, val inflate, std::string options_j
   if (!chunks.ok()) return error_result(chunks.error());
   val out = ok_result();
   out.set("chunks", *chunks);
-  out.set("metadata", result->metadata_json);
-  out.set("report", result->report_json);
-  if (request->options.export_programs) out.set("program", result->programs_json);
+  out.set("metadata", text_to_js(result->metadata_json));
+  out.set("report", text_to_js(result->report_json));
+  if (request->options.export_programs) out.set("program", text_to_js(result->programs_json));
   return out;
 }
 
@@ -246,7 +246,7 @@ val list_modules(std::string input_json, val read, val inflate, std::string opti
   if (!program.ok()) return error_result(program.error());
   const std::vector<passes::ModuleInfo> modules = passes::list_modules(*program);
   val result = ok_result();
-  result.set("text", options->text ? passes::modules_to_text(modules) : passes::modules_to_json(modules));
+  result.set("text", text_to_js(options->text ? passes::modules_to_text(modules) : passes::modules_to_json(modules)));
   return result;
 }
 

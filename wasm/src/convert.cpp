@@ -71,29 +71,34 @@ Result<val> chunks_to_js(const std::vector<emit::Chunk>& chunks, const JsInput& 
     }
     return input.locate(range.source, range.offset);
   };
-  val out = val::array();
-  std::vector<uint8_t> pending;  // adjacent owned chunks, joined
-  unsigned n = 0;
+  // Two arrays instead of one JS object per chunk (thousands of embind calls
+  // for an archive of small weights): every owned byte in one buffer, and a
+  // table of four numbers per chunk (api.mjs chunksFromTable).
+  std::vector<uint8_t> bytes;
+  std::vector<double> table;
+  size_t run_start = 0;  // first byte of the owned run being gathered
   auto flush = [&] {
-    if (pending.empty()) return;
-    out.set(n++, copy_to_js(pending.data(), pending.size()));
-    pending.clear();
+    if (bytes.size() > run_start) {
+      table.insert(table.end(), {0.0, static_cast<double>(run_start), static_cast<double>(bytes.size() - run_start), 0.0});
+    }
+    run_start = bytes.size();
   };
   for (const emit::Chunk& chunk : chunks) {
     if (chunk.is_bytes()) {
-      pending.insert(pending.end(), chunk.bytes().begin(), chunk.bytes().end());
+      bytes.insert(bytes.end(), chunk.bytes().begin(), chunk.bytes().end());
       continue;
     }
     flush();
     const emit::InputRange& range = chunk.range();
     PTEFORGE_ASSIGN_OR_RETURN(JsLocation at, locate(range));
-    val piece = val::object();
-    piece.set("source", at.source);
-    piece.set("offset", static_cast<double>(at.offset));
-    piece.set("length", static_cast<double>(range.length));
-    out.set(n++, piece);
+    table.insert(table.end(), {1.0, static_cast<double>(at.source), static_cast<double>(at.offset),
+                               static_cast<double>(range.length)});
   }
   flush();
+  val out = val::object();
+  out.set("bytes", copy_to_js(bytes.data(), bytes.size()));
+  // The Float64Array constructor copies from the view before the heap can grow.
+  out.set("table", val::global("Float64Array").new_(emscripten::typed_memory_view(table.size(), table.data())));
   return out;
 }
 

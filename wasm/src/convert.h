@@ -38,10 +38,13 @@ Result<ConvertRequest> parse_convert_options(std::string_view json);
 /// naming the module.
 Status open_swaps(ConvertRequest& request, const JsReader& reader, std::vector<std::unique_ptr<JsInput>>& opened);
 
-/// The chunks of `result` for JS: adjacent owned chunks are joined into one
-/// Uint8Array (copied out of the heap), and a range chunk becomes
-/// {source, offset, length} where `source` indexes the JS inputs (a range of
-/// archive entry `e` at offset o is byte JsInput::locate(e, o) of that input).
+/// The chunks of `result` for JS, as {bytes, table}: `bytes` (Uint8Array)
+/// holds every owned byte, copied out of the heap; `table` (Float64Array)
+/// has four numbers per chunk, in order: [0, start, length, 0] for a run of
+/// adjacent owned chunks (bytes[start, start+length)), [1, source, offset,
+/// length] for an input range, where `source` indexes the JS inputs (a range
+/// of archive entry `e` at offset o is byte JsInput::locate(e, o) of that
+/// input). api.mjs chunksFromTable turns it into the chunk list.
 /// A range of a swapped-in module's weights ("swap:<fqn>::<entry>",
 /// emit::labelled_source) is located in that module's input (`swaps`, as
 /// open_swaps opened them, in request.options.swaps order).

@@ -20,6 +20,13 @@ val copy_to_js(const uint8_t* data, size_t size) {
   return val::global("Uint8Array").new_(typed_memory_view(size, data));
 }
 
+val text_to_js(std::string_view text) {
+  static const val decoder = val::global("TextDecoder").new_(std::string("utf-8"));
+  // decode() copies out of the heap view before anything can grow the heap.
+  return decoder.call<val>("decode", emscripten::typed_memory_view(
+                                         text.size(), reinterpret_cast<const uint8_t*>(text.data())));
+}
+
 val ok_result() {
   val result = val::object();
   result.set("ok", true);

@@ -21,6 +21,11 @@ std::string copy_from_js(const emscripten::val& bytes);
 /// A new JS Uint8Array holding a copy of `bytes` (valid after heap growth, E9).
 emscripten::val copy_to_js(const uint8_t* data, size_t size);
 
+/// A JS string decoded (TextDecoder, UTF-8) from `text`: for big results
+/// (metadata, decoded .pte JSON), where embind's std::string conversion walks
+/// every byte in JS twice.
+emscripten::val text_to_js(std::string_view text);
+
 /// {ok: true}
 emscripten::val ok_result();
 /// {ok: false, error: error.to_json()}
