@@ -292,7 +292,9 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   progress("emit", 1, 1);
   progress("serialize", 0, 1);
   ConvertResult result;
-  PTEFORGE_ASSIGN_OR_RETURN(result.pte, emit::serialize_program(emitted.program, emitted.data, options.serialize));
+  // The program moves into the serializer (PteOutput::program is it, as written).
+  PTEFORGE_ASSIGN_OR_RETURN(result.pte,
+                            emit::serialize_program(std::move(emitted.program), emitted.data, options.serialize));
   emit::MetadataOptions metadata_options;
   metadata_options.with_times = options.report_times;
   result.metadata_json = emit::metadata_to_json(emitted, result.pte, states, &report, metadata_options);

@@ -201,7 +201,7 @@ std::string metadata_to_json(const EmitterOutput& emitted, const PteOutput& pte,
   w.Key("methods");
   w.StartArray();
   std::vector<const ExecutionPlan*> getters;
-  for (const ExecutionPlan& plan : emitted.program.execution_plan) {
+  for (const ExecutionPlan& plan : pte.program.execution_plan) {
     auto d = emitted.debug.find(plan.name);
     if (d == emitted.debug.end()) {
       getters.push_back(&plan);

@@ -41,8 +41,11 @@ struct MetadataOptions {
 };
 
 /// Builds the metadata JSON (2-space indented, trailing newline) of an
-/// emitted and serialized program. `states` gives each method's lowering
-/// state (arena sizes, lower bound, algorithm); `report` may be null.
+/// emitted and serialized program. The methods are read from pte.program
+/// (emitted.program may have been moved into the serializer); `emitted`
+/// gives the debug maps, payload pools and training metadata. `states` gives
+/// each method's lowering state (arena sizes, lower bound, algorithm);
+/// `report` may be null.
 std::string metadata_to_json(const EmitterOutput& emitted, const PteOutput& pte,
                              const std::map<std::string, const passes::MethodState*>& states,
                              const passes::PassReport* report, const MetadataOptions& options = {});

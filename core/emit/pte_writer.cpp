@@ -158,6 +158,10 @@ Result<PteOutput> assemble_pte(Program program, const std::vector<SegmentPayload
 }
 
 Result<PteOutput> serialize_program(const Program& input, const ProgramData& data, const SerializeOptions& options) {
+  return serialize_program(Program(input), data, options);
+}
+
+Result<PteOutput> serialize_program(Program&& input, const ProgramData& data, const SerializeOptions& options) {
   PTEFORGE_TRY(check_options(options));
   PTEFORGE_TRY(check_layout_fields_empty(input));
 
@@ -181,7 +185,7 @@ Result<PteOutput> serialize_program(const Program& input, const ProgramData& dat
     for (const auto& d : input.backend_delegate_data) inline_blobs.push_back(Chunk::from_bytes(d.data));
   }
 
-  Program program = input;
+  Program program = std::move(input);
   program.backend_delegate_data.clear();
   std::vector<SegmentPayload> segments;
 

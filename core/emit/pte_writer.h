@@ -142,6 +142,10 @@ struct PteOutput {
 /// flatbuffer would exceed 2 GiB.
 Result<PteOutput> serialize_program(const Program& program, const ProgramData& data,
                                     const SerializeOptions& options = {});
+/// The same, consuming `program` (no copy of its execution plans; the
+/// returned PteOutput::program is it, as written).
+Result<PteOutput> serialize_program(Program&& program, const ProgramData& data,
+                                    const SerializeOptions& options = {});
 
 /// Lays out a program whose segment references are final: places
 /// `segments` (§2.4; program.segments is overwritten with the placement),

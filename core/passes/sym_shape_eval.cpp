@@ -66,6 +66,7 @@ class SymShapeEval final : public Pass {
       const std::string& name = *name_ptr;
       TensorSpec* spec = specs.find(name);
       if (!spec || !done.insert(spec).second) continue;
+      if (already_concrete(*spec)) continue;  // nothing symbolic, nothing to change
       bool symbolic = false;
       std::vector<int64_t> sizes;
       for (const ir::SymInt& s : spec->sym_sizes) {
@@ -94,6 +95,23 @@ class SymShapeEval final : public Pass {
   }
 
  private:
+  /// True when every size and stride is a concrete value that the spec
+  /// already holds (the common, static case): evaluating would change
+  /// nothing, so no vectors are built for it.
+  static bool already_concrete(const TensorSpec& spec) {
+    if (spec.is_view() || spec.sym_sizes.size() != spec.sizes.size() ||
+        spec.sym_strides.size() != spec.sym_sizes.size() || spec.strides.size() != spec.sizes.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < spec.sizes.size(); ++i) {
+      const ir::SymInt& size = spec.sym_sizes[i];
+      const ir::SymInt& stride = spec.sym_strides[i];
+      if (!size.is_concrete() || size.value() != spec.sizes[i]) return false;
+      if (!stride.is_concrete() || stride.value() != spec.strides[i]) return false;
+    }
+    return true;
+  }
+
   /// The upper bound of one size or stride (§5.3).
   Result<int64_t> upper_bound(const ir::SymInt& s, const std::string& value) {
     if (s.is_concrete()) return s.value();
