@@ -23,6 +23,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/graph.h"
@@ -111,12 +112,25 @@ class ScalarToTensor final : public Pass {
     }
     int64_t created = 0;
     int64_t counter = 0;
+    // State names in use (signature targets and bound tensors), kept up to
+    // date as constants are added: one lookup per candidate name instead of
+    // a scan of every input and binding (quadratic in the constants made).
+    std::unordered_set<std::string> state_names;
+    for (const ir::InputSpec& s : ep.signature().input_specs) {
+      if (s.is_state() || s.kind == ir::InputKind::CustomObj) state_names.insert(s.target);
+    }
+    for (const ir::ConstantRef& t : ep.state.tensors) state_names.insert(t.fqn);
+    // New constants go right before the first user input (or first of all
+    // when there is none); each one moves the user inputs one place on.
+    std::optional<size_t> first_user = edge::first_user_input_index(ep);
     for (ir::Node& node : top) {
       for (size_t idx : scalar_tensor_args(node)) {
         const ir::NamedArgument& in = node.inputs()[idx];
         ScalarConstant c = *scalar_constant(in.arg);
-        std::string name = next_name(ep, counter);
-        add_constant_input(ep, name, c);
+        std::string name = next_name(ep, state_names, counter);
+        add_constant_input(ep, name, c, first_user.value_or(0));
+        if (first_user) ++*first_user;
+        state_names.insert(name);
         node.set_input(idx, ir::arg_tensor(name));
         ++created;
       }
@@ -130,18 +144,20 @@ class ScalarToTensor final : public Pass {
 
  private:
   /// The first `_tensor_constant<k>` (k >= counter) unused as a value or state name.
-  static std::string next_name(const ir::ExportedProgram& ep, int64_t& counter) {
+  static std::string next_name(const ir::ExportedProgram& ep, const std::unordered_set<std::string>& state_names,
+                               int64_t& counter) {
     for (;; ++counter) {
       std::string name = "_tensor_constant" + std::to_string(counter);
       if (ep.graph().unique_name(name) != name) continue;
-      if (ep.signature().find_state(name) >= 0 || ep.state.find(name)) continue;
+      if (state_names.count(name) != 0) continue;
       ++counter;
       return name;
     }
   }
 
-  static void add_constant_input(ir::ExportedProgram& ep, const std::string& name, const ScalarConstant& c) {
-    size_t pos = edge::first_user_input_index(ep).value_or(0);
+  /// Adds placeholder `name` at input position `pos` with its signature entry and inline binding.
+  static void add_constant_input(ir::ExportedProgram& ep, const std::string& name, const ScalarConstant& c,
+                                 size_t pos) {
     ep.graph().insert_input(pos, ir::arg_tensor(name));
     ep.graph().set_tensor_meta(name, edge::scalar_meta(c.dtype));
     ir::InputSpec spec;
