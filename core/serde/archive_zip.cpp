@@ -265,8 +265,9 @@ Status check_data_bounds(const ZipEntryRecord& rec, uint64_t size) {
   return Status::Ok();
 }
 
-Status check_local_header(ByteSource& source, ZipEntryRecord& rec) {
-  const uint64_t size = source.size();
+/// ARCHIVE_INVALID when the local header of `rec` (fixed part and name) does
+/// not lie inside a file of `size` bytes.
+Status check_local_header_bounds(const ZipEntryRecord& rec, uint64_t size) {
   const uint64_t header_len = kLocalHeaderSize + rec.name.size();
   if (rec.local_header_offset > size || size - rec.local_header_offset < header_len) {
     return invalid("the local header of entry " + quoted(rec.name) + " (offset " +
@@ -274,6 +275,12 @@ Status check_local_header(ByteSource& source, ZipEntryRecord& rec) {
                        std::to_string(size) + "-byte file",
                    rec.name, rec.local_header_offset);
   }
+  return Status::Ok();
+}
+
+Status check_local_header(ByteSource& source, ZipEntryRecord& rec) {
+  const uint64_t header_len = kLocalHeaderSize + rec.name.size();
+  PTEFORGE_TRY(check_local_header_bounds(rec, source.size()));
   PTEFORGE_ASSIGN_OR_RETURN(std::string header, source.read_at(rec.local_header_offset, header_len));
   Cursor h(header);
   if (h.u32() != kLocalHeaderSig) {
@@ -386,12 +393,7 @@ Status check_zip_records(const std::vector<ZipEntryRecord>& records, uint64_t so
   for (const ZipEntryRecord& rec : records) {
     PTEFORGE_TRY(check_record(rec, rec.local_header_offset));
     const uint64_t header_len = kLocalHeaderSize + rec.name.size();
-    if (rec.local_header_offset > source_size || source_size - rec.local_header_offset < header_len) {
-      return invalid("the local header of entry " + quoted(rec.name) + " (offset " +
-                         std::to_string(rec.local_header_offset) + ") lies outside the " +
-                         std::to_string(source_size) + "-byte file",
-                     rec.name, rec.local_header_offset);
-    }
+    PTEFORGE_TRY(check_local_header_bounds(rec, source_size));
     if (rec.data_offset < rec.local_header_offset + header_len) {
       return invalid("entry " + quoted(rec.name) + " has its data at offset " +
                          std::to_string(rec.data_offset) + ", inside its own local header (offset " +

@@ -37,6 +37,43 @@ inline bool lifetimes_overlap(int64_t a_first, int64_t a_last, int64_t b_first, 
   return !(a_last < b_first || a_first > b_last);
 }
 
+/// The plan of greedy-style shared objects (§6.2.6): per pool (a map mem_id →
+/// objects in creation order, each with `size` and `slots` of {offset,
+/// tensor}), the objects back to back from the pool's reservation, then
+/// extra_padding; placements carry the object index as mem_obj_id; aliases
+/// take their root's placement (§6.2.5). `n` tensors in all.
+/// Errors: PASS_FAILED when a pool size overflows 64 bits.
+template <typename Pools>
+Result<MemoryPlan> lay_out_shared_objects(const Pools& pools, size_t n, const Prepared& prep,
+                                          const PlanOptions& options) {
+  MemoryPlan plan;
+  plan.algorithm = Algorithm::Greedy;
+  plan.placements.resize(n);
+  if (pools.empty()) {
+    plan.buffer_sizes = {0, 0};
+  } else {
+    plan.buffer_sizes.assign(static_cast<size_t>(pools.rbegin()->first) + 1, 0);
+    for (const auto& [mem_id, objects] : pools) {
+      uint64_t cursor = mem_id < options.reserved.size() ? options.reserved[mem_id] : 0;
+      std::vector<uint64_t> start(objects.size());
+      for (size_t o = 0; o < objects.size(); ++o) {
+        start[o] = cursor;
+        PTEFORGE_ASSIGN_OR_RETURN(cursor, add_bytes(cursor, objects[o].size, "memory pool size"));
+      }
+      PTEFORGE_ASSIGN_OR_RETURN(plan.buffer_sizes[mem_id], add_bytes(cursor, options.extra_padding, "memory pool size"));
+      for (size_t o = 0; o < objects.size(); ++o) {
+        for (const auto& s : objects[o].slots) {
+          plan.placements[s.tensor] = Placement{mem_id, start[o] + s.offset, static_cast<uint32_t>(o)};
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (prep.root[i] != i) plan.placements[i] = plan.placements[prep.root[i]];
+  }
+  return plan;
+}
+
 /// "tensor #i (id N)" for messages.
 std::string describe_tensor(const std::vector<PlannedTensor>& tensors, size_t index);
 

@@ -1,6 +1,7 @@
-// Test oracle: ExecuTorch's greedy memory planning written the direct way
+// Test oracle: ExecuTorch's greedy placement search written the direct way
 // (every placement of every shared object scanned for each tensor, quadratic),
-// as plan_greedy was before it got an interval index. greedy_oracle_test.cpp
+// as plan_greedy was before it got an interval index; the objects are laid
+// out by the same detail::lay_out_shared_objects. greedy_oracle_test.cpp
 // checks that the indexed planner gives exactly these plans.
 #pragma once
 
@@ -95,35 +96,7 @@ inline Result<MemoryPlan> plan_greedy_oracle(const std::vector<PlannedTensor>& t
     }
   }
 
-  MemoryPlan plan;
-  plan.algorithm = Algorithm::Greedy;
-  plan.placements.resize(n);
-  if (pools.empty()) {
-    plan.buffer_sizes = {0, 0};
-  } else {
-    plan.buffer_sizes.assign(static_cast<size_t>(pools.rbegin()->first) + 1, 0);
-    for (auto& [mem_id, objects] : pools) {
-      // §6.2.6: objects back to back in creation order, from the reservation.
-      uint64_t cursor = mem_id < options.reserved.size() ? options.reserved[mem_id] : 0;
-      std::vector<uint64_t> start(objects.size());
-      for (size_t o = 0; o < objects.size(); ++o) {
-        start[o] = cursor;
-        PTEFORGE_ASSIGN_OR_RETURN(cursor, detail::add_bytes(cursor, objects[o].size, "memory pool size"));
-      }
-      PTEFORGE_ASSIGN_OR_RETURN(plan.buffer_sizes[mem_id],
-                                detail::add_bytes(cursor, options.extra_padding, "memory pool size"));
-      for (size_t o = 0; o < objects.size(); ++o) {
-        for (const oracle_detail::SharedObject::Slot& s : objects[o].slots) {
-          plan.placements[s.tensor] = Placement{mem_id, start[o] + s.offset, static_cast<uint32_t>(o)};
-        }
-      }
-    }
-  }
-  // §6.2.5: aliases take their base's object and offset.
-  for (size_t i = 0; i < n; ++i) {
-    if (prep.root[i] != i) plan.placements[i] = plan.placements[prep.root[i]];
-  }
-  return plan;
+  return detail::lay_out_shared_objects(pools, n, prep, options);
 }
 
 }  // namespace pteforge::memplan
