@@ -297,7 +297,7 @@ Status check_local_header(ByteSource& source, ZipEntryRecord& rec) {
                    rec.name, rec.local_header_offset);
   }
   rec.data_offset = rec.local_header_offset + kLocalHeaderSize + name_len + extra_len;
-  return check_data_bounds(rec, size);
+  return check_data_bounds(rec, source.size());
 }
 
 }  // namespace
