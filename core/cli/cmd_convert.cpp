@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -98,6 +99,27 @@ Status run_bench(const ConvertArgs& args, const ConvertOptions& options) {
   return Status::Ok();
 }
 
+/// True when writing `output` would replace `input` or a file inside it (an
+/// input folder): the same file through any path or link. Paths that do not
+/// exist yet never overwrite anything.
+bool output_overwrites_input(const std::string& output, const std::string& input) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path in = fs::weakly_canonical(input, ec);
+  if (ec) return false;
+  if (fs::exists(output, ec) && fs::equivalent(output, input, ec)) return true;
+  if (!fs::is_directory(in, ec)) return false;
+  // The output's folder (links resolved) at or below the input folder.
+  const fs::path out = fs::weakly_canonical(output, ec);
+  if (ec) return false;
+  auto o = out.begin();
+  for (auto i = in.begin(); i != in.end(); ++i, ++o) {
+    if (i->empty()) continue;  // a trailing separator
+    if (o == out.end() || *o != *i) return false;
+  }
+  return true;
+}
+
 Status run_convert(const ConvertArgs& args) {
   ConvertOptions options;
   options.pipeline.passes = args.passes;
@@ -140,6 +162,21 @@ Status run_convert(const ConvertArgs& args) {
       if (outputs[i].second == outputs[j].second) {
         return make_error(ErrorCode::OPTION_INVALID, outputs[j].first + " and " + outputs[i].first +
                                                          " name the same file '" + outputs[i].second + "'");
+      }
+    }
+  }
+
+  // No output may replace an input (the .pt2, a --swap replacement, or a
+  // file inside an input folder): the .pte references their bytes.
+  std::vector<std::pair<std::string, std::string>> inputs = {{"the input", args.input}};
+  for (const passes::SwapOption& s : swaps) inputs.emplace_back("the --swap replacement for '" + s.fqn + "'", s.path);
+  for (const auto& [flag, path] : outputs) {
+    for (const auto& [what, input] : inputs) {
+      if (output_overwrites_input(path, input)) {
+        Location where;
+        where.entry = path;
+        return make_error(ErrorCode::OPTION_INVALID,
+                          flag + " '" + path + "' would overwrite " + what + " '" + input + "'", where);
       }
     }
   }

@@ -2,6 +2,8 @@
 // Default output is a readable summary; --json prints the full decoded
 // program; --flatc-json prints what `flatc --json --strict-json` would.
 // Only the program part is read into memory, not the segment data.
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -18,6 +20,13 @@ namespace {
 Result<std::string> read_program_part(const std::string& path, uint64_t& file_size) {
   Location where;
   where.entry = path;
+  // Not opened unless it is a regular file: opening a FIFO waits for a writer forever.
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return make_error(ErrorCode::IO_ERROR,
+                      "cannot read '" + path + "': " + (S_ISDIR(st.st_mode) ? "it is a folder" : "it is not a regular file"),
+                      where);
+  }
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return make_error(ErrorCode::IO_ERROR, "cannot open '" + path + "'", where);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(f, &std::fclose);

@@ -112,6 +112,22 @@ test "$rc" -eq 1
 grep -q "^UNSUPPORTED_OPERATOR: operator aten::permute is not an out variant and no ExecuTorch kernel library runs it; .* (method=forward pointer=/graph_module/graph/nodes/0 node=permute " "$work/err.txt"
 test ! -e "$work/f.pte"
 
+# No output replaces an input (the .pt2 itself, or a file inside an input folder).
+cp "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2" "$work/self.pt2"
+cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/unpacked"
+set +e
+"$bin" convert "$work/self.pt2" -o "$work/self.pt2" 2> "$work/err.txt"
+rc=$?
+"$bin" convert "$work/unpacked" -o "$work/unpacked/data/weights/weight_0" 2> "$work/err2.txt"
+rc2=$?
+set -e
+test "$rc" -eq 1
+test "$rc2" -eq 1
+grep -q "^OPTION_INVALID: -o '.*self.pt2' would overwrite the input" "$work/err.txt"
+grep -q "^OPTION_INVALID: -o '.*weight_0' would overwrite the input" "$work/err2.txt"
+cmp "$work/self.pt2" "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2"
+cmp "$work/unpacked/data/weights/weight_0" "$src/tests/fixtures/corpus/linear_tanh/json/data/weights/weight_0"
+
 # Usage errors: exit 2.
 set +e
 "$bin" convert "$fx/ref_add" -o "$work/u.pte" --memory-planning fastest > /dev/null 2>&1

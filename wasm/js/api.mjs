@@ -13,7 +13,7 @@
 
 import { PteforgeError, fromErrorJson, internalError } from './errors.mjs';
 import { BytesSource, asBytes, isBlob } from './sources.mjs';
-import { ZipInput, readZip, sniffZip } from './zip.mjs';
+import { MAX_INFLATE_ENTRY, TOO_BIG, ZipInput, readZip, sniffZip } from './zip.mjs';
 
 const decoder = new TextDecoder();
 
@@ -226,6 +226,9 @@ export class Core {
     // Deflated entries were inflated by zip.js while the input was prepared (zip.mjs).
     const inflate = (source, offset, compressed, dst) => {
       const bytes = sources[source]?.inflated?.get(offset);
+      if (bytes === TOO_BIG) {
+        return `it is deflated to ${compressed} bytes and inflates to ${dst.length}; the npm package inflates deflated entries ahead of a call only up to ${MAX_INFLATE_ENTRY} bytes (512 MiB in all): store the archive uncompressed, as torch.export does`;
+      }
       if (!bytes) return `no inflated bytes for the entry at offset ${offset} (the wrapper did not read this archive with zip.js)`;
       if (bytes.length !== dst.length) return `it inflates to ${bytes.length} bytes, not the recorded ${dst.length}`;
       dst.set(bytes);

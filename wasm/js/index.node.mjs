@@ -8,8 +8,8 @@
 // asynchronous; see zip.mjs). Inputs may also be {path}: the file is read by
 // range, never whole, and convertToFile streams the .pte to disk.
 
-import { closeSync, existsSync, fstatSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { closeSync, existsSync, fstatSync, lstatSync, openSync, readSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
 
 import { Core, chunksSize, closeSources } from './api.mjs';
@@ -34,6 +34,17 @@ const WINDOW = 1 << 20;
  */
 class FileSource {
   constructor(path, { transient = false } = {}) {
+    // Checked before opening: opening a FIFO would wait for a writer forever
+    // (and block the event loop); the CLI refuses the same way.
+    let info = null;
+    try {
+      info = statSync(path);
+    } catch {
+      // openSync below reports a missing file in the CLI's words
+    }
+    if (info && !info.isFile()) {
+      throw new PteforgeError('IO_ERROR', `cannot read "${path}": it is not a regular file`, { entry: path });
+    }
     try {
       if (transient) {
         this.size = statSync(path).size;
@@ -151,6 +162,65 @@ function assembleBytes(chunks, sources) {
   return out;
 }
 
+/**
+ * Where a .pte for `path` may be written, as the CLI decides
+ * (core/emit/chunks_file.cpp): a symbolic link is written through (the link
+ * stays), anything that exists and is not a regular file (a folder, a device,
+ * a FIFO) is refused, and no input may be overwritten (`inputs`: paths the
+ * call reads; a folder covers every file below it).
+ */
+function outputTarget(path, inputs) {
+  let target = path;
+  let link = null;
+  try {
+    link = lstatSync(path);
+  } catch {
+    // does not exist yet
+  }
+  if (link?.isSymbolicLink()) {
+    try {
+      target = realpathSync(path);
+    } catch {
+      throw new PteforgeError('IO_ERROR', `'${path}' is a symbolic link to a missing file; give the target path instead`, { entry: path });
+    }
+  }
+  let info = null;
+  try {
+    info = statSync(target);
+  } catch {
+    // does not exist yet
+  }
+  if (info && !info.isFile()) {
+    throw new PteforgeError('IO_ERROR', `'${path}' exists and is not a regular file (a folder or a device); refusing to replace it`, { entry: path });
+  }
+  const real = (p) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  const out = info ? real(target) : join(real(dirname(resolve(target))), basename(target));
+  for (const input of inputs) {
+    const r = real(input);
+    if (out === r || out.startsWith(r.endsWith(sep) ? r : r + sep)) {
+      throw new PteforgeError('OPTION_INVALID', `the output '${path}' would overwrite the input '${input}'`, { entry: path });
+    }
+  }
+  return target;
+}
+
+/** The file paths an input (or swap) reads: {path} inputs, and {files} entries given as {path}. */
+function inputPaths(value) {
+  if (isPathInput(value)) return [value.path];
+  // A .pt2 the async methods already opened for zip.js (zip.mjs ZipInput).
+  if (value?.source instanceof FileSource) return [value.source.name];
+  if (value && typeof value === 'object' && !isBlob(value) && value.files && typeof value.files === 'object') {
+    return Object.values(value.files).filter(isPathInput).map((f) => f.path);
+  }
+  return [];
+}
+
 /** Streams the chunks to `path` through a temporary file renamed at the end. */
 function writeChunks(chunks, sources, path) {
   const tmp = `${path}.${process.pid}.tmp`;
@@ -203,9 +273,12 @@ export async function createPteforge(options = {}) {
         if (typeof path !== 'string') {
           throw new PteforgeError('OPTION_INVALID', 'convertToFile needs an output path (string)');
         }
+        const inputs = [...inputPaths(input)];
+        for (const swap of Object.values(opts?.swaps ?? {})) inputs.push(...inputPaths(swap));
+        const target = outputTarget(path, inputs);
         const { chunks, sources, metadata, report, program } = core.convertChunks(input, opts, 'convertToFile');
         try {
-          writeChunks(chunks, sources, path);
+          writeChunks(chunks, sources, target);
           return { path, size: chunksSize(chunks), metadata, report, ...(program === undefined ? {} : { program }) };
         } finally {
           closeSources(sources);

@@ -18,6 +18,12 @@ const LOCAL_HEADER = 30;
 const LOCAL_HEADER_SIG = 0x04034b50;
 /** The core's bound on deflate expansion (core/serde/archive_zip.cpp): no inflating beyond it. */
 const MAX_DEFLATE_RATIO = 1100;
+/** Largest deflated entry inflated ahead of a call (bytes inflated); PyTorch deflates none. */
+export const MAX_INFLATE_ENTRY = 256 * 1024 * 1024;
+/** Largest total inflated ahead of one call. */
+const MAX_INFLATE_TOTAL = 512 * 1024 * 1024;
+/** Marks an entry left deflated because of the caps above. */
+export const TOO_BIG = Symbol('deflated entry over the inflate-ahead limit');
 const DEFLATE_SLACK = 1 << 16;
 
 let zipjs = null;
@@ -225,6 +231,7 @@ export async function readZip(source, name) {
 
   const entries = [];
   const inflated = new Map();
+  let inflatedBytes = 0;
   const headers = new HeaderReader(source, list.map((e) => [e.offset, LOCAL_HEADER + e.rawFilename.length]));
   for (const e of list) {
     const raw = e.rawFilename;
@@ -269,6 +276,14 @@ export async function readZip(source, name) {
       record.size / MAX_DEFLATE_RATIO <= record.compressedSize + DEFLATE_SLACK &&
       record.dataOffset + record.compressedSize <= source.size;
     if (!inflatable || inflated.has(record.dataOffset)) continue;
+    // Inflated ahead of the call (the core cannot wait for zip.js), so an
+    // entry nothing reads could cost gigabytes: entries and the total are
+    // capped; the core reports a capped entry only if it needs it.
+    if (record.size > MAX_INFLATE_ENTRY || inflatedBytes + record.size > MAX_INFLATE_TOTAL) {
+      inflated.set(record.dataOffset, TOO_BIG);
+      continue;
+    }
+    inflatedBytes += record.size;
     const writer = new BoundedWriter(record.size);
     try {
       await e.getData(writer, { checkCrc32: true, useWebWorkers: false });

@@ -1,0 +1,124 @@
+// Where convertToFile writes, and inputs that are not files: as the CLI
+// (core/emit/chunks_file.cpp, core/cli/cmd_convert.cpp) — no output replaces
+// an input (the .pt2, a swap's, or a file inside an input folder), a symlink
+// is written through, a FIFO or folder at the output path is refused, and a
+// FIFO as input is refused at once (opening it would block the event loop).
+// A deflated entry nothing reads is not inflated ahead of the call.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, cpSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { unzipSync, zipSync } from 'fflate';
+
+import { CLI, pteforge, repo } from './helpers.mjs';
+
+const PT2 = repo('tests/fixtures/corpus/linear_tanh/linear_tanh.pt2');
+
+function scratch() {
+  return mkdtempSync(join(tmpdir(), 'pteforge-output-'));
+}
+
+test('convertToFile never overwrites its input: the .pt2, a file in an input folder, a swap', async () => {
+  const pf = await pteforge();
+  const dir = scratch();
+  try {
+    const pt2 = join(dir, 'm.pt2');
+    copyFileSync(PT2, pt2);
+    const before = readFileSync(pt2);
+    await assert.rejects(pf.convertToFile({ path: pt2 }, pt2),
+      (e) => e.code === 'OPTION_INVALID' && e.where.entry === pt2 && /would overwrite the input/.test(e.message));
+    assert.deepEqual(readFileSync(pt2), before);
+    // Through another spelling of the same path.
+    await assert.rejects(pf.convertToFile({ path: pt2 }, join(dir, '.', 'm.pt2')), (e) => e.code === 'OPTION_INVALID');
+    // A file inside an unpacked archive folder given as the input.
+    const folder = join(dir, 'unpacked');
+    cpSync(repo('tests/fixtures/corpus/linear_tanh/json'), folder, { recursive: true });
+    const weight = join(folder, 'data', 'weights', 'weight_0');
+    const weightBytes = readFileSync(weight);
+    await assert.rejects(pf.convertToFile({ path: folder }, weight), (e) => e.code === 'OPTION_INVALID');
+    assert.deepEqual(readFileSync(weight), weightBytes);
+    // A swap's replacement archive.
+    const replacement = join(dir, 'rep.pt2');
+    copyFileSync(PT2, replacement);
+    await assert.rejects(pf.convertToFile({ path: PT2 }, replacement, { swaps: { 'layer': { path: replacement } } }),
+      (e) => e.code === 'OPTION_INVALID' && /would overwrite the input/.test(e.message));
+    assert.deepEqual(readFileSync(replacement), before);
+    // The CLI refuses the same.
+    const r = (() => {
+      try {
+        execFileSync(CLI, ['convert', pt2, '-o', pt2], { stdio: 'pipe' });
+        return null;
+      } catch (e) {
+        return e;
+      }
+    })();
+    assert.ok(r, 'the CLI overwrote its input');
+    assert.equal(r.status, 1);
+    assert.match(String(r.stderr), /^OPTION_INVALID: -o '.*m\.pt2' would overwrite the input/);
+    assert.deepEqual(readFileSync(pt2), before);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('convertToFile writes through a symlink, refuses a FIFO or folder at the output path', async () => {
+  const pf = await pteforge();
+  const dir = scratch();
+  try {
+    const target = join(dir, 'real.pte');
+    writeFileSync(target, 'old');
+    const link = join(dir, 'link.pte');
+    symlinkSync(target, link);
+    await pf.convertToFile({ path: PT2 }, link);
+    assert.ok(lstatSync(link).isSymbolicLink(), 'the link was replaced');
+    assert.equal(readFileSync(target).subarray(4, 8).toString(), 'ET12');
+    const fifo = join(dir, 'out.fifo');
+    execFileSync('mkfifo', [fifo]);
+    await assert.rejects(pf.convertToFile({ path: PT2 }, fifo),
+      (e) => e.code === 'IO_ERROR' && /exists and is not a regular file/.test(e.message));
+    assert.ok(lstatSync(fifo).isFIFO(), 'the FIFO was replaced');
+    await assert.rejects(pf.convertToFile({ path: PT2 }, dir), (e) => e.code === 'IO_ERROR');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a FIFO as input is IO_ERROR at once (CLI and package), never a blocked read', { timeout: 60_000 }, async () => {
+  const pf = await pteforge();
+  const dir = scratch();
+  try {
+    const fifo = join(dir, 'in.pt2');
+    execFileSync('mkfifo', [fifo]);
+    await assert.rejects(pf.convert({ path: fifo }),
+      (e) => e.code === 'IO_ERROR' && e.where.entry === fifo && /not a regular file/.test(e.message));
+    for (const args of [['convert', fifo, '-o', join(dir, 'x.pte')], ['inspect', fifo], ['decode', fifo]]) {
+      let err = null;
+      try {
+        execFileSync(CLI, args, { stdio: 'pipe', timeout: 20_000 });
+      } catch (e) {
+        err = e;
+      }
+      assert.ok(err && err.status === 1, `${args[0]}: expected exit 1, got ${err?.status ?? 0} ${err?.signal ?? ''}`);
+      assert.match(String(err.stderr), /^IO_ERROR: .*not a regular file/);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a deflated entry over the inflate-ahead limit that nothing reads costs nothing', { timeout: 120_000 }, async () => {
+  const pf = await pteforge();
+  const files = unzipSync(readFileSync(PT2));
+  const stored = {};
+  for (const [name, bytes] of Object.entries(files)) stored[name] = [bytes, { level: 0 }];
+  // 300 MiB of zeros, deflated to a few hundred KB: over the 256 MiB limit.
+  stored['archive/extra/junk.bin'] = [new Uint8Array(300 * 1024 * 1024), { level: 1 }];
+  const bomb = zipSync(stored);
+  const before = await pf.wasmMemoryBytes();
+  const { pte } = await pf.convert(bomb, { name: 'junk.pt2' });
+  const { pte: plain } = await pf.convert({ path: PT2 });
+  assert.deepEqual(pte, plain);
+  assert.ok((await pf.wasmMemoryBytes()) - before < 64 * 1024 * 1024, 'the WASM heap grew');
+});
