@@ -1,5 +1,7 @@
 #include "passes/memory_plan/prepare.h"
 
+#include <algorithm>
+#include <numeric>
 #include <string>
 
 namespace pteforge::memplan::detail {
@@ -119,6 +121,19 @@ Result<Prepared> prepare(const std::vector<PlannedTensor>& tensors, const PlanOp
     }
   }
   return p;
+}
+
+Result<std::vector<size_t>> greedy_order(const std::vector<PlannedTensor>& tensors, const PlanOptions& options) {
+  const size_t n = tensors.size();
+  std::vector<uint64_t> key(n);
+  for (size_t i = 0; i < n; ++i) {
+    PTEFORGE_ASSIGN_OR_RETURN(key[i], round_up(tensors[i].nbytes, options.sort_alignment));
+  }
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
+  std::reverse(order.begin(), order.end());
+  return order;
 }
 
 }  // namespace pteforge::memplan::detail

@@ -37,6 +37,12 @@ inline bool lifetimes_overlap(int64_t a_first, int64_t a_last, int64_t b_first, 
   return !(a_last < b_first || a_first > b_last);
 }
 
+/// The order in which the greedy planner places tensors (§6.2.2): by
+/// round_up(nbytes, sort_alignment), largest first, and among equal keys the
+/// later tensor first (a stable ascending sort, reversed). Indices into
+/// `tensors`. Errors: PASS_FAILED when a size overflows when rounded.
+Result<std::vector<size_t>> greedy_order(const std::vector<PlannedTensor>& tensors, const PlanOptions& options);
+
 /// The plan of greedy-style shared objects (§6.2.6): per pool (a map mem_id →
 /// objects in creation order, each with `size` and `slots` of {offset,
 /// tensor}), the objects back to back from the pool's reservation, then

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <string>
 
 #include "passes/memory_plan/memory_plan.h"
@@ -34,16 +33,7 @@ inline Result<MemoryPlan> plan_greedy_oracle(const std::vector<PlannedTensor>& t
   PTEFORGE_ASSIGN_OR_RETURN(detail::Prepared prep, detail::prepare(tensors, options));
   const size_t n = tensors.size();
 
-  // §6.2.2: insert in ascending key order after equal keys (a stable ascending
-  // sort), then reverse.
-  std::vector<uint64_t> key(n);
-  for (size_t i = 0; i < n; ++i) {
-    PTEFORGE_ASSIGN_OR_RETURN(key[i], detail::round_up(tensors[i].nbytes, options.sort_alignment));
-  }
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] < key[b]; });
-  std::reverse(order.begin(), order.end());
+  PTEFORGE_ASSIGN_OR_RETURN(std::vector<size_t> order, detail::greedy_order(tensors, options));
 
   std::map<uint32_t, std::vector<oracle_detail::SharedObject>> pools;  // one independent pool per mem_id
 
