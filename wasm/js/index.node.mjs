@@ -15,17 +15,13 @@ import { readFile } from 'node:fs/promises';
 import { Core, chunksSize, closeSources } from './api.mjs';
 import { PteforgeError } from './errors.mjs';
 import { makeConverter } from './instance.mjs';
-import { isBlob } from './sources.mjs';
+import { ReadAheadWindow, SMALL_READ, isBlob } from './sources.mjs';
 import createPteforgeModule from './pteforge.mjs';
 
 export { PteforgeError };
 
 /** Pieces in which input ranges are copied to a file. */
 const COPY_PIECE = 1 << 20;
-/** Reads of at most this many bytes are served from a read-ahead window. */
-const SMALL_READ = 64 * 1024;
-/** Size of the read-ahead window. */
-const WINDOW = 1 << 20;
 
 /**
  * A source over a file, read with pread-style fs.readSync calls. `transient`
@@ -47,7 +43,7 @@ class FileSource {
     }
     try {
       if (transient) {
-        this.size = statSync(path).size;
+        this.size = (info ?? statSync(path)).size;
       } else {
         this.fd = openSync(path, 'r');
         this.size = fstatSync(this.fd).size;
@@ -57,6 +53,11 @@ class FileSource {
     }
     this.name = path;
     this.transient = transient;
+    this.window = new ReadAheadWindow(this.size, (offset, length) => {
+      const bytes = new Uint8Array(length);
+      this.#readAt(offset, bytes);
+      return bytes;
+    });
   }
   read(offset, dst) {
     if (offset + dst.length > this.size) throw new RangeError(`read past the end (${offset}+${dst.length} > ${this.size})`);
@@ -65,15 +66,8 @@ class FileSource {
       return;
     }
     // Small reads (weights of a few KB, asked for one by one and in order)
-    // come from a read-ahead window: one read syscall per WINDOW bytes.
-    const w = this.window;
-    if (!w || offset < this.windowStart || offset + dst.length > this.windowStart + w.length) {
-      this.window = new Uint8Array(Math.min(WINDOW, this.size - offset));
-      this.windowStart = offset;
-      this.#readAt(offset, this.window);
-    }
-    const at = offset - this.windowStart;
-    dst.set(this.window.subarray(at, at + dst.length));
+    // come from a read-ahead window: one read syscall per window.
+    this.window.read(offset, dst);
   }
   #readAt(offset, dst) {
     const fd = this.transient ? openSync(this.name, 'r') : this.fd;
@@ -96,7 +90,7 @@ class FileSource {
   close() {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-    this.window = null;
+    this.window.clear();
   }
 }
 

@@ -44,9 +44,37 @@ export class BytesSource {
 }
 
 /** Reads of at most this many bytes are served from a read-ahead window. */
-const SMALL_READ = 64 * 1024;
-/** Size of the read-ahead window (zip headers of many small entries come in a row). */
+export const SMALL_READ = 64 * 1024;
+/** Size of the read-ahead window (zip headers and small weights come in a row). */
 const WINDOW = 1024 * 1024;
+
+/**
+ * A read-ahead window for a source of `size` bytes whose small reads come in
+ * order: `load(offset, length)` returns exactly those bytes, once per WINDOW
+ * bytes read (the rest of the file when less is left).
+ */
+export class ReadAheadWindow {
+  constructor(size, load) {
+    this.size = size;
+    this.load = load;
+    this.bytes = null;
+    this.start = 0;
+  }
+  /** Fills `dst` with the bytes at `offset` (offset + dst.length <= size). */
+  read(offset, dst) {
+    const w = this.bytes;
+    if (!w || offset < this.start || offset + dst.length > this.start + w.length) {
+      this.bytes = this.load(offset, Math.min(WINDOW, this.size - offset));
+      this.start = offset;
+    }
+    const at = offset - this.start;
+    if (this.bytes.length < at + dst.length) throw new Error(`short read: ${this.bytes.length - at} of ${dst.length} bytes at ${offset}`);
+    dst.set(this.bytes.subarray(at, at + dst.length));
+  }
+  clear() {
+    this.bytes = null;
+  }
+}
 
 /**
  * A source over a Blob or File, read synchronously with FileReaderSync
@@ -60,8 +88,7 @@ export class BlobSource {
     this.blob = blob;
     this.size = blob.size;
     this.reader = new FileReaderSync();
-    this.window = null;
-    this.windowStart = 0;
+    this.window = new ReadAheadWindow(this.size, (offset, length) => this.#slice(offset, length));
   }
   #slice(offset, length) {
     return new Uint8Array(this.reader.readAsArrayBuffer(this.blob.slice(offset, offset + length)));
@@ -75,20 +102,13 @@ export class BlobSource {
       dst.set(bytes);
       return;
     }
-    const w = this.window;
-    if (!w || offset < this.windowStart || end > this.windowStart + w.length) {
-      this.windowStart = offset;
-      this.window = this.#slice(offset, Math.min(WINDOW, this.size - offset));
-    }
-    const at = offset - this.windowStart;
-    if (this.window.length < at + dst.length) throw new Error('short read from the Blob');
-    dst.set(this.window.subarray(at, at + dst.length));
+    this.window.read(offset, dst);
   }
   /** The bytes [offset, offset+length) as a Blob slice (no copy). */
   part(offset, length) {
     return this.blob.slice(offset, offset + length);
   }
   close() {
-    this.window = null;
+    this.window.clear();
   }
 }
