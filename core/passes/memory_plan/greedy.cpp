@@ -134,13 +134,7 @@ Result<MemoryPlan> plan_greedy(const std::vector<PlannedTensor>& tensors, const 
       SharedObject& obj = objects[o];
       if (obj.tops.max(first, last) != 0) continue;  // some placement is alive with t
       if (obj.size < size) {
-        // ExecuTorch asserts here ("Allocation specs are not sorted"); it can only
-        // happen when sort_alignment and alignment disagree.
-        return detail::plan_error(detail::describe_tensor(tensors, t) + " (" + std::to_string(size) +
-                                  " bytes) does not fit the " + std::to_string(obj.size) +
-                                  "-byte shared object it was matched with: the greedy order by "
-                                  "sort_alignment " + std::to_string(options.sort_alignment) +
-                                  " is not an order by alignment " + std::to_string(options.alignment));
+        return detail::greedy_misfit_error(tensors, t, size, obj.size, options);
       }
       place(obj, 0);
     }

@@ -136,4 +136,13 @@ Result<std::vector<size_t>> greedy_order(const std::vector<PlannedTensor>& tenso
   return order;
 }
 
+Error greedy_misfit_error(const std::vector<PlannedTensor>& tensors, size_t t, uint64_t size, uint64_t object_size,
+                          const PlanOptions& options) {
+  return plan_error(describe_tensor(tensors, t) + " (" + std::to_string(size) + " bytes) does not fit the " +
+                    std::to_string(object_size) +
+                    "-byte shared object it was matched with: the greedy order by sort_alignment " +
+                    std::to_string(options.sort_alignment) + " is not an order by alignment " +
+                    std::to_string(options.alignment));
+}
+
 }  // namespace pteforge::memplan::detail

@@ -43,6 +43,13 @@ inline bool lifetimes_overlap(int64_t a_first, int64_t a_last, int64_t b_first, 
 /// `tensors`. Errors: PASS_FAILED when a size overflows when rounded.
 Result<std::vector<size_t>> greedy_order(const std::vector<PlannedTensor>& tensors, const PlanOptions& options);
 
+/// PASS_FAILED: tensor `t` (`size` aligned bytes) does not fit the
+/// `object_size`-byte shared object the greedy search matched it with.
+/// ExecuTorch asserts there ("Allocation specs are not sorted"); it can only
+/// happen when sort_alignment and alignment disagree.
+Error greedy_misfit_error(const std::vector<PlannedTensor>& tensors, size_t t, uint64_t size, uint64_t object_size,
+                          const PlanOptions& options);
+
 /// The plan of greedy-style shared objects (§6.2.6): per pool (a map mem_id →
 /// objects in creation order, each with `size` and `slots` of {offset,
 /// tensor}), the objects back to back from the pool's reservation, then

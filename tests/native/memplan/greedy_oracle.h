@@ -54,13 +54,7 @@ inline Result<MemoryPlan> plan_greedy_oracle(const std::vector<PlannedTensor>& t
                                          [&](const oracle_detail::SharedObject::Slot& s) { return overlaps(s.tensor, t); });
       if (!disjoint) continue;
       if (obj.size < size) {
-        // ExecuTorch asserts here ("Allocation specs are not sorted"); it can only
-        // happen when sort_alignment and alignment disagree.
-        return detail::plan_error(detail::describe_tensor(tensors, t) + " (" + std::to_string(size) +
-                                  " bytes) does not fit the " + std::to_string(obj.size) +
-                                  "-byte shared object it was matched with: the greedy order by "
-                                  "sort_alignment " + std::to_string(options.sort_alignment) +
-                                  " is not an order by alignment " + std::to_string(options.alignment));
+        return detail::greedy_misfit_error(tensors, t, size, obj.size, options);
       }
       obj.slots.push_back({0, t});
       placed = true;
