@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+echo "building the CLI (native-release; the first run takes a few minutes)..."
 cmake --preset native-release >/dev/null
 cmake --build --preset native-release -j "$(nproc)" --target pteforge >/dev/null
 cli=build/native-release/core/pteforge
