@@ -65,6 +65,8 @@ if(NOT EMSCRIPTEN)
   # Debian's libzip CMake config demands the zipcmp/zipmerge tools; pkg-config does not.
   find_package(PkgConfig REQUIRED)
   pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+  # zlib (a dependency of libzip-dev) for CRC-32 (core/serde/crc32_native.cpp).
+  find_package(ZLIB REQUIRED)
   # mimalloc replaces glibc's malloc in the native CLI: the passes make and drop
   # many small objects, and with glibc's allocator a convert of the 10k-node
   # synthetic program spent about a third of its time in malloc/free

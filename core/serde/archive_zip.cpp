@@ -312,21 +312,6 @@ Result<std::string> MemoryByteSource::read_at(uint64_t offset, uint64_t length) 
   return bytes_.substr(static_cast<size_t>(offset), static_cast<size_t>(length));
 }
 
-uint32_t crc32_update(uint32_t crc, std::string_view bytes) {
-  static const std::array<uint32_t, 256> table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  crc = ~crc;
-  for (char ch : bytes) crc = table[(crc ^ static_cast<unsigned char>(ch)) & 0xff] ^ (crc >> 8);
-  return ~crc;
-}
-
 Result<std::vector<ZipEntryRecord>> read_zip_directory(ByteSource& source) {
   if (source.size() == 0) {
     return make_error(ErrorCode::INPUT_EMPTY, "the input is empty (0 bytes); expected a .pt2 zip archive");
