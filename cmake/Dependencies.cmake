@@ -41,7 +41,7 @@ message(STATUS "pteforge: flatc ${PTEFORGE_FLATC_VERSION} (${FLATC}), python ${P
 
 # --- header-only libraries, staged --------------------------------------------
 set(PTEFORGE_STAGED_INCLUDE ${CMAKE_BINARY_DIR}/third_party/include)
-set(_pf_staged rapidjson flatbuffers CLI xxhash.h)
+set(_pf_staged rapidjson flatbuffers CLI xxhash.h tsl)
 if(EMSCRIPTEN AND PTEFORGE_BUILD_TESTS)
   list(APPEND _pf_staged doctest)
 endif()

@@ -33,6 +33,7 @@ packages=(
   flatbuffers-compiler libflatbuffers-dev   # flatc + headers for program.fbs
   rapidjson-dev libcli11-dev doctest-dev    # header-only libraries, unit tests
   libxxhash-dev                             # xxhash.h (XXH3-128 constant dedup, header-only)
+  robin-map-dev                             # tsl/robin_map.h (the IR's name tables, header-only)
   libzip-dev                                # .pt2 archives, native CLI
   libmimalloc-dev                           # the native CLI's allocator (cmake/Dependencies.cmake)
   clang-14 libclang-rt-14-dev               # ASan/UBSan build (preset native-asan) and its runtimes

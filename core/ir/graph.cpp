@@ -1,6 +1,8 @@
 // Graph and Node mutators, and the value table they maintain (see graph.h).
 #include "ir/graph.h"
 
+#include "support/name_map.h"
+
 #include <algorithm>
 
 namespace pteforge::ir {
@@ -68,8 +70,8 @@ struct GraphData {
   std::vector<Argument> outputs;
   bool single_tensor_return = false;
   std::deque<Value> values;
-  std::unordered_map<std::string_view, Value*> value_index;
-  std::unordered_map<std::string_view, Node*> node_index;  // built on first use
+  NameMap<Value*> value_index;
+  NameMap<Node*> node_index;  // built on first use
   bool node_index_built = false;
   size_t node_index_reserve = 0;
   NodeId next_id = 1;

@@ -92,7 +92,7 @@ TensorSpec* SpecTable::find(std::string_view name) const {
 void SpecTable::set(std::string_view name, TensorSpecPtr spec) {
   auto it = specs_.find(name);
   if (it != specs_.end()) {
-    it->second = std::move(spec);
+    it.value() = std::move(spec);
   } else {
     specs_.emplace(std::string(name), std::move(spec));
   }

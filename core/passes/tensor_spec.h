@@ -30,12 +30,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "ir/dtype.h"
 #include "ir/tensor_meta.h"
 #include "support/error.h"
+#include "support/name_map.h"
 
 namespace pteforge::ir {
 struct ConstantRef;
@@ -136,14 +136,7 @@ class SpecTable {
   }
 
  private:
-  /// Hashes std::string and std::string_view alike, so lookups by a view
-  /// need no temporary string. Deliberately not noexcept: libstdc++ then
-  /// keeps each entry's hash, instead of rehashing keys while it walks a bucket.
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, TensorSpecPtr, NameHash, std::equal_to<>> specs_;
+  NameMap<TensorSpecPtr, std::string> specs_;
 };
 
 }  // namespace pteforge::passes

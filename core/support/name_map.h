@@ -1,0 +1,35 @@
+// NameMap: the hash table behind the IR's name lookups (value and node
+// tables, tensor specs). Every pass looks values up by name many times per
+// node, and at 100k nodes std::unordered_map's node-per-entry layout made
+// those lookups a chain of cache misses. tsl::robin_map (Debian's
+// robin-map-dev, header-only) keeps entries in one array with their hash
+// stored beside them, so a lookup touches one slot run and compares names
+// only on a hash match.
+//
+// Iteration order is unspecified (as with std::unordered_map): nothing that
+// reaches the output may depend on it.
+#pragma once
+
+#include <tsl/robin_map.h>
+
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <utility>
+
+namespace pteforge {
+
+/// Hashes anything convertible to std::string_view (std::string, views,
+/// literals) alike, so lookups by view need no temporary string.
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+/// Name → V. `Key` is std::string_view (the names live elsewhere, e.g. in the
+/// IR objects the table points at) or std::string (the table owns them).
+template <typename V, typename Key = std::string_view>
+using NameMap = tsl::robin_map<Key, V, NameHash, std::equal_to<>, std::allocator<std::pair<Key, V>>,
+                               /*StoreHash=*/true>;
+
+}  // namespace pteforge
