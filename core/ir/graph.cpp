@@ -65,7 +65,8 @@ bool GraphBox::operator==(const GraphBox& o) const {
 /// The graph's state, on the heap so that moving a Graph never touches its nodes.
 struct GraphData {
   Graph* owner = nullptr;
-  Graph::NodeList nodes;
+  detail::BlockPool node_pool;  // before `nodes`: destroyed after it
+  Graph::NodeList nodes{Graph::NodeList::allocator_type(&node_pool)};
   std::vector<Argument> inputs;
   std::vector<Argument> outputs;
   bool single_tensor_return = false;

@@ -76,7 +76,8 @@ struct Value {
 
 class Graph {
  public:
-  using NodeList = std::list<Node>;
+  /// Nodes in a list whose storage the graph pools (node_pool.h).
+  using NodeList = std::list<Node, detail::PoolAllocator<Node>>;
 
   Graph();
   /// Deep copy (nodes, values, nested graphs); node ids are kept.

@@ -18,6 +18,7 @@
 
 #include "ir/argument.h"
 #include "ir/node_metadata.h"
+#include "ir/node_pool.h"
 #include "ir/target.h"
 
 namespace pteforge::ir {
@@ -117,7 +118,7 @@ class Node {
   GraphData* owner_ = nullptr;
   NodeId id_ = 0;
   mutable uint64_t order_ = 0;
-  std::list<Node>::iterator self_;
+  std::list<Node, detail::PoolAllocator<Node>>::iterator self_;
 };
 
 }  // namespace pteforge::ir

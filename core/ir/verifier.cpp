@@ -23,7 +23,7 @@ std::string escape_token(std::string_view s) {
   return out;
 }
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) { return single_quoted(s); }
 
 class GraphVerifier {
  public:

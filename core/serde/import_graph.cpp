@@ -7,7 +7,7 @@
 namespace pteforge::serde::detail {
 namespace {
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) { return single_quoted(s); }
 
 /// Calls f(element cursor, index) for every element of an array; INPUT_SCHEMA when not an array.
 template <typename F>

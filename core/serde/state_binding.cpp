@@ -8,7 +8,7 @@
 namespace pteforge::serde {
 namespace {
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) { return single_quoted(s); }
 
 Error entry_error(ErrorCode code, std::string message, const std::string& entry) {
   Location where;

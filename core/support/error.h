@@ -26,6 +26,16 @@ enum class ErrorCode {
 
 /// The UPPER_SNAKE name of a code, e.g. "INPUT_SCHEMA".
 std::string_view error_code_name(ErrorCode code);
+/// `s` in single quotes, for messages ('x'). Appends instead of chaining
+/// operator+ (GCC 12 reports a false -Wrestrict for "'" + std::string(s) + "'").
+inline std::string single_quoted(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '\'';
+  out += s;
+  out += '\'';
+  return out;
+}
 /// One-line description of a code, from error_codes.def.
 std::string_view error_code_summary(ErrorCode code);
 /// Parses an UPPER_SNAKE name back into a code; nullopt when unknown.

@@ -17,7 +17,7 @@
 namespace pteforge::passes::module_swap {
 namespace {
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) { return single_quoted(s); }
 
 Error at_node(ErrorCode code, std::string message, const ir::Node& n) {
   Location where;

@@ -11,7 +11,7 @@ namespace {
 
 Error swap_error(std::string message) { return make_error(ErrorCode::MODULE_SWAP, std::move(message)); }
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) { return single_quoted(s); }
 
 bool module_known(const ir::ExportedProgram& ep, std::string_view fqn) {
   for (const auto& e : ep.graph_module.module_call_graph) {

@@ -17,7 +17,7 @@
 namespace pteforge::passes::module_swap {
 namespace {
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) { return single_quoted(s); }
 
 /// Positions of a replacement's user inputs, state inputs and user outputs.
 struct RepIO {
