@@ -12,6 +12,8 @@
 
 #include <tsl/robin_map.h>
 
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string_view>
@@ -26,10 +28,34 @@ struct NameHash {
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
+/// Name equality, 8 bytes per step. Under WebAssembly memcmp is a byte
+/// loop (Emscripten's musl), and every successful lookup compares one name:
+/// with std::equal_to that was ~5% of a 100k-node convert in Node.
+struct NameEqual {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const {
+    if (a.size() != b.size()) return false;
+    const char* p = a.data();
+    const char* q = b.data();
+    size_t n = a.size();
+    for (; n >= 8; n -= 8, p += 8, q += 8) {
+      uint64_t x;
+      uint64_t y;
+      std::memcpy(&x, p, 8);
+      std::memcpy(&y, q, 8);
+      if (x != y) return false;
+    }
+    for (; n > 0; --n) {
+      if (*p++ != *q++) return false;
+    }
+    return true;
+  }
+};
+
 /// Name → V. `Key` is std::string_view (the names live elsewhere, e.g. in the
 /// IR objects the table points at) or std::string (the table owns them).
 template <typename V, typename Key = std::string_view>
-using NameMap = tsl::robin_map<Key, V, NameHash, std::equal_to<>, std::allocator<std::pair<Key, V>>,
+using NameMap = tsl::robin_map<Key, V, NameHash, NameEqual, std::allocator<std::pair<Key, V>>,
                                /*StoreHash=*/true>;
 
 }  // namespace pteforge

@@ -53,8 +53,12 @@ class FileSource {
     }
     this.name = path;
     this.transient = transient;
+    // One buffer serves every window (a fresh one per window was hundreds of
+    // megabytes of garbage per large convert).
+    this.scratch = null;
     this.window = new ReadAheadWindow(this.size, (offset, length) => {
-      const bytes = new Uint8Array(length);
+      if (!this.scratch || this.scratch.length < length) this.scratch = new Uint8Array(length);
+      const bytes = this.scratch.subarray(0, length);
       this.#readAt(offset, bytes);
       return bytes;
     });
@@ -91,6 +95,7 @@ class FileSource {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
     this.window.clear();
+    this.scratch = null;
   }
 }
 

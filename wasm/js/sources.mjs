@@ -51,7 +51,8 @@ const WINDOW = 1024 * 1024;
 /**
  * A read-ahead window for a source of `size` bytes whose small reads come in
  * order: `load(offset, length)` returns exactly those bytes, once per WINDOW
- * bytes read (the rest of the file when less is left).
+ * bytes read (the rest of the file when less is left). What it returns needs
+ * to stay valid only until the next call (a source may refill one buffer).
  */
 export class ReadAheadWindow {
   constructor(size, load) {

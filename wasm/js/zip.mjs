@@ -112,8 +112,11 @@ class HeaderReader {
     this.spans = spans.slice().sort((a, b) => a[0] - b[0]);
     this.window = null;
     this.start = 0;
+    // Windows are views of one buffer, grown when a window needs more: a
+    // fresh array per window was megabytes of garbage per thousand entries.
+    this.scratch = null;
   }
-  /** `length` bytes at `offset` (a view into the window; valid until the next call). */
+  /** `length` bytes at `offset` (a view into the shared buffer; valid until the next call). */
   read(offset, length) {
     const w = this.window;
     if (!w || offset < this.start || offset + length > this.start + w.length) {
@@ -130,9 +133,13 @@ class HeaderReader {
         if (next - offset > HEADER_WINDOW) break;
         end = Math.max(end, next);
       }
-      this.window = new Uint8Array(Math.min(end, this.source.size) - offset);
+      const size = Math.min(end, this.source.size) - offset;
+      if (!this.scratch || this.scratch.length < size) this.scratch = new Uint8Array(Math.max(size, HEADER_WINDOW + EXTRA_ROOM));
+      this.window = null; // unusable until the read below succeeds
+      const window = this.scratch.subarray(0, size);
+      this.source.read(offset, window);
+      this.window = window;
       this.start = offset;
-      this.source.read(offset, this.window);
     }
     return this.window.subarray(offset - this.start, offset - this.start + length);
   }

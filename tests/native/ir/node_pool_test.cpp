@@ -1,0 +1,68 @@
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <list>
+#include <set>
+
+#include "ir/node_pool.h"
+
+using pteforge::ir::detail::BlockPool;
+using pteforge::ir::detail::PoolAllocator;
+
+namespace {
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kPooled = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kPooled = false;
+#else
+constexpr bool kPooled = true;
+#endif
+#else
+constexpr bool kPooled = true;
+#endif
+}  // namespace
+
+TEST_CASE("node_pool: blocks of the pool's size are aligned, distinct, reused after release") {
+  BlockPool pool;
+  std::set<void*> seen;
+  void* blocks[300];
+  for (auto& b : blocks) {
+    b = pool.allocate(40);
+    CHECK(reinterpret_cast<uintptr_t>(b) % alignof(std::max_align_t) == 0);
+    CHECK(seen.insert(b).second);
+  }
+  if (kPooled) {
+    // Consecutive blocks of one chunk are one stride apart.
+    CHECK(static_cast<char*>(blocks[1]) - static_cast<char*>(blocks[0]) == 48);
+  }
+  pool.deallocate(blocks[7], 40);
+  void* again = pool.allocate(40);
+  if (kPooled) CHECK(again == blocks[7]);
+  // Another size is served, and released, outside the pool.
+  void* other = pool.allocate(1000);
+  CHECK(seen.count(other) == 0);
+  pool.deallocate(other, 1000);
+  for (auto& b : blocks) {
+    if (b != blocks[7]) pool.deallocate(b, 40);
+  }
+  pool.deallocate(again, 40);
+}
+
+TEST_CASE("node_pool: a std::list on the pool keeps its elements through inserts, erases and splices") {
+  BlockPool pool;
+  std::list<int, PoolAllocator<int>> list{PoolAllocator<int>(&pool)};
+  for (int i = 0; i < 1000; ++i) list.push_back(i);
+  for (auto it = list.begin(); it != list.end();) it = (*it % 3 == 0) ? list.erase(it) : std::next(it);
+  list.insert(list.begin(), -1);
+  list.splice(list.end(), list, list.begin());
+  CHECK(list.size() == 667);
+  CHECK(list.front() == 1);
+  CHECK(list.back() == -1);
+  long sum = 0;
+  for (int v : list) sum += v;
+  CHECK(sum == 499500 - 166833 - 1);  // 0..999 minus the multiples of 3, plus -1
+  CHECK(PoolAllocator<int>(&pool) == PoolAllocator<long>(&pool));
+  BlockPool other;
+  CHECK(PoolAllocator<int>(&pool) != PoolAllocator<int>(&other));
+}
