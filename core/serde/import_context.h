@@ -85,16 +85,25 @@ Result<Slots<N>> read_struct(ImportContext& ctx, const JsonCursor& c, std::strin
                    "expected a " + std::string(type) + " object, found " + std::string(json_type_name(c.value())));
   }
   Slots<N> slots{};
+  // Members usually come in the schema's order: the search for each starts
+  // at the key after the last one found, so most members cost one compare.
+  size_t next = 0;
   for (const auto& m : c.value().GetObject()) {
     std::string_view k(m.name.GetString(), m.name.GetStringLength());
-    size_t i = 0;
-    for (; i < N; ++i) {
+    size_t found = N;
+    for (size_t step = 0; step < N; ++step) {
+      const size_t i = next + step < N ? next + step : next + step - N;
       if (keys[i] == k) {
-        slots[i] = &m.value;
+        found = i;
         break;
       }
     }
-    if (i == N) ctx.warn(c.value(), "unknown field \"" + std::string(k) + "\" in " + std::string(type) + " ignored", k);
+    if (found == N) {
+      ctx.warn(c.value(), "unknown field \"" + std::string(k) + "\" in " + std::string(type) + " ignored", k);
+      continue;
+    }
+    slots[found] = &m.value;
+    next = found + 1 < N ? found + 1 : 0;
   }
   return slots;
 }
