@@ -20,7 +20,7 @@ import createPteforgeModule from './pteforge.mjs';
 
 export { PteforgeError };
 
-/** Pieces in which input ranges are copied to a file. */
+/** Size of the buffer through which chunks are written to a file. */
 const COPY_PIECE = 1 << 20;
 
 /**
@@ -226,18 +226,32 @@ function writeChunks(chunks, sources, path) {
   let fd;
   try {
     fd = openSync(tmp, 'w');
-    const piece = new Uint8Array(COPY_PIECE);
+    // Chunks are gathered in one buffer and written COPY_PIECE bytes at a
+    // time: a .pte of thousands of small weights would otherwise cost a
+    // write call per weight.
+    const out = new Uint8Array(COPY_PIECE);
+    let used = 0;
+    const flush = () => {
+      writeAll(fd, out.subarray(0, used));
+      used = 0;
+    };
     for (const c of chunks) {
-      if (c instanceof Uint8Array) {
-        writeAll(fd, c);
+      if (c instanceof Uint8Array && c.length >= out.length) {
+        flush();
+        writeAll(fd, c); // big bytes go out as they are
         continue;
       }
-      for (let done = 0; done < c.length; done += COPY_PIECE) {
-        const view = piece.subarray(0, Math.min(COPY_PIECE, c.length - done));
-        sources[c.source].read(c.offset + done, view);
-        writeAll(fd, view);
+      for (let done = 0; done < c.length;) {
+        if (used === out.length) flush();
+        const n = Math.min(out.length - used, c.length - done);
+        const view = out.subarray(used, used + n);
+        if (c instanceof Uint8Array) view.set(c.subarray(done, done + n));
+        else sources[c.source].read(c.offset + done, view);
+        used += n;
+        done += n;
       }
     }
+    flush();
     closeSync(fd);
     fd = undefined;
     renameSync(tmp, path);

@@ -88,6 +88,14 @@ function nameField(raw) {
   }
 }
 
+/** Little-endian 16- and 32-bit fields of `b` at `at`. */
+function u16le(b, at) {
+  return b[at] | (b[at + 1] << 8);
+}
+function u32le(b, at) {
+  return (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
+}
+
 /** True when `bytes` equals `hay` from `at` on. */
 function sameBytes(bytes, hay, at) {
   for (let i = 0; i < bytes.length; ++i) if (hay[at + i] !== bytes[i]) return false;
@@ -243,14 +251,18 @@ export async function readZip(source, name) {
   for (const e of list) {
     const raw = e.rawFilename;
     const offset = e.offset;
+    const named = nameField(raw);
+    // One object shape for every record (undefined fields are left out of the JSON).
     const record = {
-      ...nameField(raw),
+      name: named.name,
+      nameBytes: named.nameBytes,
       method: e.compressionMethod,
       flags: e.rawBitFlag,
       crc32: e.signature >>> 0,
       compressedSize: e.compressedSize,
       size: e.uncompressedSize,
       localHeaderOffset: offset,
+      dataOffset: 0,
     };
     // The data offset comes from the LOCAL header: PyTorch pads the local
     // extra field to align the data, so it differs from the central one.
@@ -266,17 +278,16 @@ export async function readZip(source, name) {
     } catch (err) {
       throw new PteforgeError('IO_ERROR', `cannot read ${headerLength} bytes at offset ${offset}: ${err?.message ?? err}`, { entry: name, byte_offset: offset });
     }
-    const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
-    if (view.getUint32(0, true) !== LOCAL_HEADER_SIG) {
+    if (u32le(header, 0) !== LOCAL_HEADER_SIG) {
       const shown = displayName(raw);
       throw invalid(`no local file header where the central directory places entry "${shown}"`, { entry: shown, byte_offset: offset });
     }
-    const localNameLength = view.getUint16(26, true);
+    const localNameLength = u16le(header, 26);
     if (localNameLength !== raw.length || !sameBytes(raw, header, LOCAL_HEADER)) {
       const shown = displayName(raw);
       throw invalid(`the local header of entry "${shown}" names a different file than the central directory`, { entry: shown, byte_offset: offset });
     }
-    record.dataOffset = offset + LOCAL_HEADER + localNameLength + view.getUint16(28, true);
+    record.dataOffset = offset + LOCAL_HEADER + localNameLength + u16le(header, 28);
     entries.push(record);
 
     const inflatable = record.method === 8 && !(record.flags & 1) &&
