@@ -61,9 +61,7 @@ void BlockPool::deallocate(void* p, size_t size) noexcept {
     ::operator delete(p);
     return;
   }
-  auto* b = static_cast<FreeBlock*>(p);
-  b->next = free_;
-  free_ = b;
+  free_ = new (p) FreeBlock{free_};
 }
 
 }  // namespace pteforge::ir::detail

@@ -38,7 +38,7 @@ class BlockPool {
   struct FreeBlock {
     FreeBlock* next;
   };
-  bool pooled(size_t size) const { return size == requested_; }
+  bool pooled(size_t size) const { return requested_ != 0 && size == requested_; }
   void grow();
 
   size_t requested_ = 0;  // the size the pool serves (0 until the first request)
@@ -62,6 +62,7 @@ class PoolAllocator {
   PoolAllocator(const PoolAllocator<U>& o) noexcept : pool_(o.pool()) {}  // NOLINT: rebinding
 
   T* allocate(size_t n) {
+    static_assert(alignof(T) <= alignof(std::max_align_t), "pool blocks are aligned for std::max_align_t only");
     if (n == 1) return static_cast<T*>(pool_->allocate(sizeof(T)));
     return static_cast<T*>(::operator new(n * sizeof(T)));
   }

@@ -236,9 +236,19 @@ function writeChunks(chunks, sources, path) {
       used = 0;
     };
     for (const c of chunks) {
-      if (c instanceof Uint8Array && c.length >= out.length) {
+      if (c.length >= out.length) {
+        // Big chunks go out as they are (bytes) or in whole pieces (ranges,
+        // read directly, not through the source's read-ahead window).
         flush();
-        writeAll(fd, c); // big bytes go out as they are
+        if (c instanceof Uint8Array) {
+          writeAll(fd, c);
+          continue;
+        }
+        for (let done = 0; done < c.length; done += COPY_PIECE) {
+          const view = out.subarray(0, Math.min(COPY_PIECE, c.length - done));
+          sources[c.source].read(c.offset + done, view);
+          writeAll(fd, view);
+        }
         continue;
       }
       for (let done = 0; done < c.length;) {

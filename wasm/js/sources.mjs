@@ -65,6 +65,7 @@ export class ReadAheadWindow {
   read(offset, dst) {
     const w = this.bytes;
     if (!w || offset < this.start || offset + dst.length > this.start + w.length) {
+      this.bytes = null; // a failed load may have overwritten the old window's buffer
       this.bytes = this.load(offset, Math.min(WINDOW, this.size - offset));
       this.start = offset;
     }
