@@ -9,19 +9,6 @@
 using pteforge::ir::detail::BlockPool;
 using pteforge::ir::detail::PoolAllocator;
 
-namespace {
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kPooled = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kPooled = false;
-#else
-constexpr bool kPooled = true;
-#endif
-#else
-constexpr bool kPooled = true;
-#endif
-}  // namespace
 
 TEST_CASE("node_pool: blocks of the pool's size are aligned, distinct, reused after release") {
   BlockPool pool;
@@ -37,13 +24,13 @@ TEST_CASE("node_pool: blocks of the pool's size are aligned, distinct, reused af
     CHECK(reinterpret_cast<uintptr_t>(b) % alignof(std::max_align_t) == 0);
     CHECK(seen.insert(b).second);
   }
-  if (kPooled) {
+  if (BlockPool::pools()) {
     // Consecutive blocks of one chunk are one stride apart.
     CHECK(static_cast<char*>(blocks[1]) - static_cast<char*>(blocks[0]) == 48);
   }
   pool.deallocate(blocks[7], 40);
   void* again = pool.allocate(40);
-  if (kPooled) CHECK(again == blocks[7]);
+  if (BlockPool::pools()) CHECK(again == blocks[7]);
   // Another size is served, and released, outside the pool.
   void* other = pool.allocate(1000);
   CHECK(seen.count(other) == 0);
