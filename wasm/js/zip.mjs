@@ -231,14 +231,29 @@ export async function readZip(source, name) {
     }
   }
 
-  let list;
+  const list = [];
   const reader = new zip.ZipReader(new SourceReader(), {
     // Names are the core's to check (ARCHIVE_ENTRY_NAME, with the CLI's message).
     filenameValidation: 'tolerant',
     useWebWorkers: false,
   });
   try {
-    list = await reader.getEntries();
+    // Each entry is cut down at once to what is used below: zip.js's entry
+    // objects are large, and holding all of them (32,000 for the 100k-node
+    // synthetic program) made garbage collection cost more than the reading.
+    // zip.js's entry is kept only where it may have to inflate.
+    for await (const e of reader.getEntriesGenerator()) {
+      list.push({
+        raw: e.rawFilename,
+        offset: e.offset,
+        method: e.compressionMethod,
+        flags: e.rawBitFlag,
+        crc32: e.signature >>> 0,
+        compressedSize: e.compressedSize,
+        size: e.uncompressedSize,
+        zipEntry: e.compressionMethod === 8 ? e : null,
+      });
+    }
   } catch (e) {
     if (e instanceof PteforgeError) throw e;
     throw invalid(`"${name}" is not a readable zip archive: ${e?.message ?? e} (zip.js)`, { entry: name });
@@ -247,20 +262,20 @@ export async function readZip(source, name) {
   const entries = [];
   const inflated = new Map();
   let inflatedBytes = 0;
-  const headers = new HeaderReader(source, list.map((e) => [e.offset, LOCAL_HEADER + e.rawFilename.length]));
+  const headers = new HeaderReader(source, list.map((e) => [e.offset, LOCAL_HEADER + e.raw.length]));
   for (const e of list) {
-    const raw = e.rawFilename;
+    const raw = e.raw;
     const offset = e.offset;
     const named = nameField(raw);
     // One object shape for every record (undefined fields are left out of the JSON).
     const record = {
       name: named.name,
       nameBytes: named.nameBytes,
-      method: e.compressionMethod,
-      flags: e.rawBitFlag,
-      crc32: e.signature >>> 0,
+      method: e.method,
+      flags: e.flags,
+      crc32: e.crc32,
       compressedSize: e.compressedSize,
-      size: e.uncompressedSize,
+      size: e.size,
       localHeaderOffset: offset,
       dataOffset: 0,
     };
@@ -304,7 +319,7 @@ export async function readZip(source, name) {
     inflatedBytes += record.size;
     const writer = new BoundedWriter(record.size);
     try {
-      await e.getData(writer, { checkCrc32: true, useWebWorkers: false });
+      await e.zipEntry.getData(writer, { checkCrc32: true, useWebWorkers: false });
     } catch (err) {
       if (err instanceof PteforgeError) throw err;
       const shown = displayName(raw);
