@@ -70,10 +70,14 @@ class EliminateDeadCode final : public Pass {
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
       ir::Node* node = *it;
       bool used = false;
-      for (std::string_view name : node->output_names()) {
-        if (graph.use_count(name) > 0) {
-          used = true;
-          break;
+      if (const std::string* out = node->single_output()) {
+        used = graph.use_count(*out) > 0;  // the common case, without a list of names
+      } else {
+        for (std::string_view name : node->output_names()) {
+          if (graph.use_count(name) > 0) {
+            used = true;
+            break;
+          }
         }
       }
       if (used || is_impure(*node)) continue;
