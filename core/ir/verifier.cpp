@@ -23,8 +23,6 @@ std::string escape_token(std::string_view s) {
   return out;
 }
 
-std::string quoted(std::string_view s) { return single_quoted(s); }
-
 class GraphVerifier {
  public:
   GraphVerifier(const Graph& g, const VerifyOptions& options)
@@ -59,7 +57,7 @@ class GraphVerifier {
         Location where;
         where.pointer = ptr();
         st = make_error(ErrorCode::INVALID_GRAPH,
-                        "graph output " + std::to_string(j) + " names " + quoted(name) + ", which is not defined",
+                        "graph output " + std::to_string(j) + " names " + single_quoted(name) + ", which is not defined",
                         where);
       });
       PTEFORGE_TRY(st);
@@ -90,23 +88,23 @@ class GraphVerifier {
   Status define(const std::string& name, ValueKind kind, const Node* node, Ptr&& ptr) {
     const Value* v = g_.find_value(name);
     if (!v) {  // every defined name is in the table; only a corrupted table gets here
-      return make_error(ErrorCode::INTERNAL, "value " + quoted(name) + " is missing from the value table",
+      return make_error(ErrorCode::INTERNAL, "value " + single_quoted(name) + " is missing from the value table",
                         at(node, ptr()));
     }
     if (defined_[v->id()]) {
-      return make_error(ErrorCode::INVALID_GRAPH, "value " + quoted(name) + " is defined more than once",
+      return make_error(ErrorCode::INVALID_GRAPH, "value " + single_quoted(name) + " is defined more than once",
                         at(node, ptr()));
     }
     defined_[v->id()] = 1;
     if (v->has_meta() && v->kind != kind && kind != ValueKind::Unknown) {
       return make_error(ErrorCode::INVALID_GRAPH,
-                        "value " + quoted(name) + " is defined as a " + std::string(value_kind_name(kind)) +
+                        "value " + single_quoted(name) + " is defined as a " + std::string(value_kind_name(kind)) +
                             " but its metadata says " + std::string(value_kind_name(v->kind)),
                         at(node, ptr()));
     }
     if (kind == ValueKind::Tensor && options_.require_tensor_meta && !v->tensor_meta()) {
       return make_error(ErrorCode::INVALID_GRAPH,
-                        "tensor value " + quoted(name) + " has no metadata (no tensor_values entry)", at(node, ptr()));
+                        "tensor value " + single_quoted(name) + " has no metadata (no tensor_values entry)", at(node, ptr()));
     }
     return Status::Ok();
   }
@@ -115,7 +113,7 @@ class GraphVerifier {
   Status check_kind(const Value& v, ValueKind used_as, const Node* node, Ptr&& ptr) const {
     if (v.kind == ValueKind::Unknown || used_as == ValueKind::Unknown || v.kind == used_as) return Status::Ok();
     return make_error(ErrorCode::INVALID_GRAPH,
-                      "value " + quoted(v.name) + " is a " + std::string(value_kind_name(v.kind)) +
+                      "value " + single_quoted(v.name) + " is a " + std::string(value_kind_name(v.kind)) +
                           " but is used as a " + std::string(value_kind_name(used_as)),
                       at(node, ptr()));
   }
@@ -126,11 +124,11 @@ class GraphVerifier {
                         at_node(n, ""));
     }
     if (!node_names_.emplace(n.name()).second) {
-      return make_error(ErrorCode::INVALID_GRAPH, "node name " + quoted(n.name()) + " is used by more than one node",
+      return make_error(ErrorCode::INVALID_GRAPH, "node name " + single_quoted(n.name()) + " is used by more than one node",
                         at_node(n, "/name"));
     }
     if (n.target().empty()) {
-      return make_error(ErrorCode::INVALID_GRAPH, "node " + quoted(n.name()) + " has no target", at_node(n, "/target"));
+      return make_error(ErrorCode::INVALID_GRAPH, "node " + single_quoted(n.name()) + " has no target", at_node(n, "/target"));
     }
     for (size_t k = 0; k < n.inputs().size(); ++k) {
       const Argument& a = n.inputs()[k].arg;
@@ -147,13 +145,13 @@ class GraphVerifier {
         }
         std::string message;
         if (v && v->producer) {
-          message = "node " + quoted(n.name()) + " uses " + quoted(name) + " before its definition by node " +
-                    quoted(v->producer->name());
+          message = "node " + single_quoted(n.name()) + " uses " + single_quoted(name) + " before its definition by node " +
+                    single_quoted(v->producer->name());
         } else if (v && v->has_meta()) {
-          message = "node " + quoted(n.name()) + " uses " + quoted(name) +
+          message = "node " + single_quoted(n.name()) + " uses " + single_quoted(name) +
                     ", which has metadata but is defined by no graph input or node";
         } else {
-          message = "node " + quoted(n.name()) + " uses " + quoted(name) +
+          message = "node " + single_quoted(n.name()) + " uses " + single_quoted(name) +
                     ", which is not defined anywhere (dangling name)";
         }
         st = make_error(ErrorCode::INVALID_GRAPH, std::move(message), at(&n, ptr()));
@@ -194,7 +192,7 @@ class GraphVerifier {
         Location where;
         where.pointer = pointer(ptr() + "/dtype");
         st = make_error(ErrorCode::INVALID_GRAPH,
-                        "tensor value " + quoted(v.name) + " has an unknown dtype (" +
+                        "tensor value " + single_quoted(v.name) + " has an unknown dtype (" +
                             std::to_string(static_cast<int>(m->dtype)) + ")",
                         where);
         return;
@@ -204,7 +202,7 @@ class GraphVerifier {
           Location where;
           where.pointer = pointer(ptr() + "/sizes/" + std::to_string(i));
           st = make_error(ErrorCode::INVALID_GRAPH,
-                          "tensor value " + quoted(v.name) + " has a negative size " +
+                          "tensor value " + single_quoted(v.name) + " has a negative size " +
                               std::to_string(m->sizes[i].value()),
                           where);
           return;
@@ -344,7 +342,7 @@ Status verify_program(const ExportedProgram& ep, const VerifyOptions& options) {
     }
     if (!ok) {
       return signature_error(ptr, "input spec " + std::to_string(i) + " (" + std::string(input_kind_name(s.kind)) +
-                                      " " + quoted(s.name()) + ") does not match graph input " +
+                                      " " + single_quoted(s.name()) + ") does not match graph input " +
                                       std::to_string(i) + " (" + print_argument(in) + ")");
     }
   }

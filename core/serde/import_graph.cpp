@@ -7,8 +7,6 @@
 namespace pteforge::serde::detail {
 namespace {
 
-std::string quoted(std::string_view s) { return single_quoted(s); }
-
 /// Calls f(element cursor, index) for every element of an array; INPUT_SCHEMA when not an array.
 template <typename F>
 Status for_each_element(const JsonCursor& c, F&& f) {
@@ -527,7 +525,7 @@ Status read_metadata(ImportContext& ctx, const JsonCursor& c, ir::NodeMetadata& 
     if (!parsed) {
       md.other.emplace_back(std::string(key), std::string(text));
       ctx.warn(c.value(),
-               "metadata \"" + std::string(key) + "\" of node " + quoted(node_name) +
+               "metadata \"" + std::string(key) + "\" of node " + single_quoted(node_name) +
                    " does not follow the documented encoding; kept verbatim",
                key);
     }
@@ -636,12 +634,12 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
     if (const ir::Value* existing = g.set_meta_if_absent(name, std::move(meta), position)) {
       std::string_view first = table_name(existing->kind);
       if (first == table) {
-        return t.error_at_key(name, ErrorCode::INPUT_SCHEMA, "duplicate key " + quoted(name) + " in " + std::string(table));
+        return t.error_at_key(name, ErrorCode::INPUT_SCHEMA, "duplicate key " + single_quoted(name) + " in " + std::string(table));
       }
       Location where;
       where.pointer = t.pointer() + "/" + escape_pointer_token(name);
       return make_error(ErrorCode::INVALID_GRAPH,
-                        "value " + quoted(name) + " appears in both " + std::string(first) + " and " +
+                        "value " + single_quoted(name) + " appears in both " + std::string(first) + " and " +
                             std::string(table),
                         where);
     }

@@ -8,8 +8,6 @@
 namespace pteforge::serde {
 namespace {
 
-std::string quoted(std::string_view s) { return single_quoted(s); }
-
 Error entry_error(ErrorCode code, std::string message, const std::string& entry) {
   Location where;
   where.entry = entry;
@@ -38,7 +36,7 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
         spec.kind == ir::InputKind::Parameter || (spec.kind == ir::InputKind::Buffer && spec.persistent);
     const ir::PayloadStore store = in_weights ? ir::PayloadStore::Weights : ir::PayloadStore::Constants;
     const PayloadConfig& config = in_weights ? weights : constants;
-    const std::string what = std::string(ir::input_kind_name(spec.kind)) + " " + quoted(spec.target);
+    const std::string what = std::string(ir::input_kind_name(spec.kind)) + " " + single_quoted(spec.target);
 
     const PayloadMeta* meta = config.find(spec.target);
     if (!meta) {

@@ -16,8 +16,6 @@
 namespace pteforge::passes::module_swap {
 namespace {
 
-std::string quoted(std::string_view s) { return single_quoted(s); }
-
 Error at(ErrorCode code, std::string message, const ir::Node& n) {
   Location where;
   where.node = n.name();
@@ -42,7 +40,7 @@ class Inliner {
     PTEFORGE_ASSIGN_OR_RETURN(totals_.pytree_nodes_removed, erase_dead_swap_nodes(g_));
     for (const ir::Node& n : g_) {
       if (is_module_swap_node(n)) {
-        return at(ErrorCode::INTERNAL, "node " + quoted(n.name()) + " (" + std::string(n.target().str()) +
+        return at(ErrorCode::INTERNAL, "node " + single_quoted(n.name()) + " (" + std::string(n.target().str()) +
                                            ") is still used after inlining every module call",
                   n);
       }
@@ -67,7 +65,7 @@ class Inliner {
       if (it != map_.end()) {
         n = it->second;
       } else if (st.ok()) {
-        st = at(ErrorCode::INTERNAL, "the body of module call " + quoted(call.name()) + " uses " + quoted(n) +
+        st = at(ErrorCode::INTERNAL, "the body of module call " + single_quoted(call.name()) + " uses " + single_quoted(n) +
                                          ", which it does not define",
                 call);
       }
@@ -78,7 +76,7 @@ class Inliner {
 
   Status inline_call(ir::Node& call) {
     const ir::GraphArgument* body_arg = call_module_body(call);
-    if (!body_arg) return at(ErrorCode::INTERNAL, "module call " + quoted(call.name()) + " has no body", call);
+    if (!body_arg) return at(ErrorCode::INTERNAL, "module call " + single_quoted(call.name()) + " has no body", call);
     const ir::Graph& body = *body_arg->graph;
     const std::string fqn = body_arg->name;
     map_.clear();
@@ -89,7 +87,7 @@ class Inliner {
     const size_t num_flat = call_module_num_flat_inputs(call);
     if (flat.size() != num_flat) {
       return at(ErrorCode::INTERNAL,
-                "module call " + quoted(call.name()) + " passes " + std::to_string(flat.size()) +
+                "module call " + single_quoted(call.name()) + " passes " + std::to_string(flat.size()) +
                     " flat inputs but its body takes " + std::to_string(num_flat),
                 call);
     }
@@ -101,9 +99,9 @@ class Inliner {
         map_[*bn] = *on;
       } else if (body.use_count(*bn) > 0) {
         return at(ErrorCode::MODULE_SWAP,
-                  "input " + std::to_string(i) + " of module " + quoted(fqn) +
+                  "input " + std::to_string(i) + " of module " + single_quoted(fqn) +
                       " has no value in the program (it was unused or None when exported), but the module "
-                      "body uses it as " + quoted(*bn),
+                      "body uses it as " + single_quoted(*bn),
                   call);
       }
     }
@@ -117,8 +115,8 @@ class Inliner {
     for (ir::Node* f : g_.users(call_out)) {
       if (is_call_module(*f)) continue;  // takes the whole result (remove_pytree_pairs)
       if (!is_tree_flatten_spec(*f)) {
-        return at(ErrorCode::INTERNAL, "the result of module call " + quoted(call.name()) + " is used by node " +
-                                           quoted(f->name()) + ", which is not a tree_flatten_spec",
+        return at(ErrorCode::INTERNAL, "the result of module call " + single_quoted(call.name()) + " is used by node " +
+                                           single_quoted(f->name()) + ", which is not a tree_flatten_spec",
                   *f);
       }
       const std::string f_out = f->single_output() ? *f->single_output() : std::string();
@@ -126,8 +124,8 @@ class Inliner {
         auto key = getitem_key(*gi);
         if (!is_getitem(*gi) || !key || !key->index || *key->index < 0 ||
             static_cast<size_t>(*key->index) >= body.outputs().size() || !gi->single_output()) {
-          return at(ErrorCode::INTERNAL, "node " + quoted(gi->name()) + " reads the flattened result of module call " +
-                                             quoted(call.name()) + " but is not a getitem of one of its outputs",
+          return at(ErrorCode::INTERNAL, "node " + single_quoted(gi->name()) + " reads the flattened result of module call " +
+                                             single_quoted(call.name()) + " but is not a getitem of one of its outputs",
                     *gi);
         }
         uses.push_back(OutputUse{gi, static_cast<size_t>(*key->index), *gi->single_output(), {}});
@@ -143,7 +141,7 @@ class Inliner {
       if (!bn) {
         if (g_.use_count(u.name) > 0) {
           return at(ErrorCode::UNSUPPORTED_FEATURE,
-                    "output " + std::to_string(u.index) + " of module " + quoted(fqn) + " is the constant " +
+                    "output " + std::to_string(u.index) + " of module " + single_quoted(fqn) + " is the constant " +
                         std::string(out.tag_name()) + "; a module output that is a constant is not supported yet",
                     call);
         }

@@ -17,8 +17,6 @@
 namespace pteforge::passes::module_swap {
 namespace {
 
-std::string quoted(std::string_view s) { return single_quoted(s); }
-
 Error at_node(ErrorCode code, std::string message, const ir::Node& n) {
   Location where;
   where.node = n.name();
@@ -52,7 +50,7 @@ bool is_mutation(ir::OutputKind k) {
 Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string& fqn) {
   ir::Graph& g = ep.graph();
   const ir::ModuleCallSignature* found = find_call_signature(ep, fqn);
-  if (!found) return make_error(ErrorCode::INTERNAL, "outline_module: no call signature for " + quoted(fqn));
+  if (!found) return make_error(ErrorCode::INTERNAL, "outline_module: no call signature for " + single_quoted(fqn));
   const ir::ModuleCallSignature sig = *found;
   OutlineResult result;
 
@@ -121,17 +119,17 @@ Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string&
       }
       if (out_kind && is_mutation(*out_kind)) {
         return at_node(ErrorCode::UNSUPPORTED_FEATURE,
-                       "module " + quoted(fqn) + " mutates state: its value " + quoted(name) + " (node " +
-                           quoted(n->name()) + ") is written back as a " +
+                       "module " + single_quoted(fqn) + " mutates state: its value " + single_quoted(name) + " (node " +
+                           single_quoted(n->name()) + ") is written back as a " +
                            std::string(ir::output_kind_name(*out_kind)) +
                            " output; outlining or swapping a module that mutates buffers or inputs is not "
                            "supported yet",
                        *n);
       }
-      std::string user = outside_user ? "node " + quoted(outside_user->name()) : std::string("the graph output");
+      std::string user = outside_user ? "node " + single_quoted(outside_user->name()) : std::string("the graph output");
       return at_node(ErrorCode::MODULE_SWAP,
-                     "value " + quoted(name) + " computed inside module " + quoted(fqn) + " (by node " +
-                         quoted(n->name()) + ") is used outside it (by " + user +
+                     "value " + single_quoted(name) + " computed inside module " + single_quoted(fqn) + " (by node " +
+                         single_quoted(n->name()) + ") is used outside it (by " + user +
                          ") but is not one of the module's outputs in its call signature",
                      *n);
     }
@@ -169,7 +167,7 @@ Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string&
     if (!v || !v->defined()) continue;
     if (defined_inside.count(*nm)) {
       return at_node(ErrorCode::MODULE_SWAP,
-                     "input " + std::to_string(i) + " (" + quoted(*nm) + ") of module " + quoted(fqn) +
+                     "input " + std::to_string(i) + " (" + single_quoted(*nm) + ") of module " + single_quoted(fqn) +
                          " is computed inside the module itself",
                      *v->producer);
     }

@@ -11,8 +11,6 @@ namespace {
 
 Error swap_error(std::string message) { return make_error(ErrorCode::MODULE_SWAP, std::move(message)); }
 
-std::string quoted(std::string_view s) { return single_quoted(s); }
-
 bool module_known(const ir::ExportedProgram& ep, std::string_view fqn) {
   for (const auto& e : ep.graph_module.module_call_graph) {
     if (e.fqn == fqn) return true;
@@ -98,10 +96,10 @@ Status check_outline_request(const ir::ExportedProgram& ep, std::string_view fqn
     return swap_error("the root module cannot be outlined or swapped; convert the replacement program instead");
   }
   if (!module_known(ep, fqn)) {
-    Error e = swap_error("there is no module " + quoted(fqn) + " in the program");
+    Error e = swap_error("there is no module " + single_quoted(fqn) + " in the program");
     std::vector<std::string> preserved = preserved_modules(ep);
     std::string list;
-    for (const auto& p : preserved) list += (list.empty() ? "" : ", ") + quoted(p);
+    for (const auto& p : preserved) list += (list.empty() ? "" : ", ") + single_quoted(p);
     e.notes.push_back(preserved.empty() ? "the program has no modules with a preserved call signature"
                                         : "modules with a preserved call signature: " + list);
     return e;
@@ -109,13 +107,13 @@ Status check_outline_request(const ir::ExportedProgram& ep, std::string_view fqn
   size_t calls = module_call_count(ep, fqn);
   if (calls > 1) {
     return make_error(ErrorCode::UNSUPPORTED_FEATURE,
-                      "module " + quoted(fqn) + " is called " + std::to_string(calls) +
+                      "module " + single_quoted(fqn) + " is called " + std::to_string(calls) +
                           " times; outlining or swapping a module that is called more than once is not "
                           "supported yet");
   }
   const ir::ModuleCallSignature* sig = find_call_signature(ep, fqn);
   if (!sig) {
-    Error e = swap_error("module " + quoted(fqn) +
+    Error e = swap_error("module " + single_quoted(fqn) +
                          " has no preserved call signature in module_call_graph, so its calling convention "
                          "is unknown");
     e.notes.push_back("export with torch.export.export(..., preserve_module_call_signature=(\"" + std::string(fqn) +
@@ -126,17 +124,17 @@ Status check_outline_request(const ir::ExportedProgram& ep, std::string_view fqn
   if (in.is_leaf() || *in.type != "builtins.tuple" || in.children.size() != 2 || in.children[0].is_leaf() ||
       *in.children[0].type != "builtins.tuple" || in.children[1].is_leaf() ||
       *in.children[1].type != "builtins.dict") {
-    return swap_error("the in_spec of module " + quoted(fqn) + " is " + describe_treespec(in) +
+    return swap_error("the in_spec of module " + single_quoted(fqn) + " is " + describe_treespec(in) +
                       "; expected ((args...), {kwargs...})");
   }
   PTEFORGE_TRY(dict_keys(in.children[1]));
   if (sig->inputs.size() != sig->in_spec.num_leaves()) {
-    return swap_error("the call signature of module " + quoted(fqn) + " lists " + std::to_string(sig->inputs.size()) +
+    return swap_error("the call signature of module " + single_quoted(fqn) + " lists " + std::to_string(sig->inputs.size()) +
                       " inputs but its in_spec " + describe_treespec(in) + " has " +
                       std::to_string(sig->in_spec.num_leaves()) + " leaves");
   }
   if (sig->outputs.size() != sig->out_spec.num_leaves()) {
-    return swap_error("the call signature of module " + quoted(fqn) + " lists " +
+    return swap_error("the call signature of module " + single_quoted(fqn) + " lists " +
                       std::to_string(sig->outputs.size()) + " outputs but its out_spec " +
                       describe_treespec(sig->out_spec.root) + " has " + std::to_string(sig->out_spec.num_leaves()) +
                       " leaves");
@@ -171,10 +169,10 @@ Status check_convex(const ir::Graph& g, const std::unordered_set<const ir::Node*
       Location where;
       where.node = n.name();
       return make_error(ErrorCode::MODULE_SWAP,
-                        "the nodes of module " + quoted(fqn) +
-                            " are not convex: node " + quoted(n.name()) + " of the module depends on node " +
-                            quoted(via->name()) + ", which is outside the module but depends on its node " +
-                            quoted(tainted[via]->name()) + "; fusing the module would create a cycle",
+                        "the nodes of module " + single_quoted(fqn) +
+                            " are not convex: node " + single_quoted(n.name()) + " of the module depends on node " +
+                            single_quoted(via->name()) + ", which is outside the module but depends on its node " +
+                            single_quoted(tainted[via]->name()) + "; fusing the module would create a cycle",
                         where);
     }
     if (!inside && source) tainted.emplace(&n, source);

@@ -17,8 +17,6 @@
 namespace pteforge::passes::module_swap {
 namespace {
 
-std::string quoted(std::string_view s) { return single_quoted(s); }
-
 /// Positions of a replacement's user inputs, state inputs and user outputs.
 struct RepIO {
   std::vector<size_t> user_inputs;
@@ -28,7 +26,7 @@ struct RepIO {
 
 Error mismatch(std::string_view fqn, const std::string& what) {
   Error e = make_error(ErrorCode::MODULE_SWAP,
-                       "the replacement for module " + quoted(fqn) + " does not match its call signature: " + what);
+                       "the replacement for module " + single_quoted(fqn) + " does not match its call signature: " + what);
   return e;
 }
 
@@ -44,8 +42,8 @@ Result<RepIO> classify(const ir::ExportedProgram& rep, std::string_view fqn) {
       case ir::InputKind::TensorConstant: io.state_inputs.push_back(i); break;
       default:
         return make_error(ErrorCode::UNSUPPORTED_FEATURE,
-                          "the replacement for module " + quoted(fqn) + " has a " +
-                              std::string(ir::input_kind_name(ins[i].kind)) + " input (" + quoted(ins[i].name()) +
+                          "the replacement for module " + single_quoted(fqn) + " has a " +
+                              std::string(ir::input_kind_name(ins[i].kind)) + " input (" + single_quoted(ins[i].name()) +
                               "); replacements with custom objects or tokens are not supported yet");
     }
   }
@@ -55,7 +53,7 @@ Result<RepIO> classify(const ir::ExportedProgram& rep, std::string_view fqn) {
       io.user_outputs.push_back(j);
     } else {
       return make_error(ErrorCode::UNSUPPORTED_FEATURE,
-                        "the replacement for module " + quoted(fqn) + " has a " +
+                        "the replacement for module " + single_quoted(fqn) + " has a " +
                             std::string(ir::output_kind_name(outs[j].kind)) + " output (" +
                             ir::print_argument(outs[j].arg) +
                             "); replacements that mutate state or return gradients are not supported yet");
@@ -92,9 +90,9 @@ Status check(const ir::ExportedProgram& ep, const ir::Node& call, const ir::Expo
   PTEFORGE_ASSIGN_OR_RETURN(io, classify(rep, fqn));
   const ir::ModuleCallSignature* sig = find_call_signature(ep, fqn);
   const ir::ModuleCallSignature* rsig = rep.root_call_signature();
-  if (!sig) return make_error(ErrorCode::INTERNAL, "no call signature for outlined module " + quoted(fqn));
+  if (!sig) return make_error(ErrorCode::INTERNAL, "no call signature for outlined module " + single_quoted(fqn));
   if (!rsig) {
-    return make_error(ErrorCode::MODULE_SWAP, "the replacement for module " + quoted(fqn) +
+    return make_error(ErrorCode::MODULE_SWAP, "the replacement for module " + single_quoted(fqn) +
                                                   " has no root entry (fqn '') with a signature in its "
                                                   "module_call_graph, so its calling convention is unknown");
   }
@@ -125,15 +123,15 @@ Status check(const ir::ExportedProgram& ep, const ir::Node& call, const ir::Expo
     const ir::InputSpec& rspec = rep.signature().input_specs[io.user_inputs[i]];
     const ir::Argument& rep_in = rg.inputs()[io.user_inputs[i]];
     const std::string what = "input " + std::to_string(i) + " (" +
-                             (old_in.value_name() ? quoted(*old_in.value_name()) : ir::print_argument(old_in)) + ")";
+                             (old_in.value_name() ? single_quoted(*old_in.value_name()) : ir::print_argument(old_in)) + ")";
     if (!old_in.value_name()) {
       if (old_in.is_none()) {
         const std::string* rn = rep_in.value_name();
         if (rn && rg.use_count(*rn) > 0) {
           return make_error(ErrorCode::MODULE_SWAP,
-                            "input " + std::to_string(i) + " of module " + quoted(fqn) +
+                            "input " + std::to_string(i) + " of module " + single_quoted(fqn) +
                                 " has no value in the program (it was unused or None when exported), but the "
-                                "replacement uses it (" + quoted(*rn) + ")");
+                                "replacement uses it (" + single_quoted(*rn) + ")");
         }
         continue;
       }
@@ -186,12 +184,12 @@ Status check(const ir::ExportedProgram& ep, const ir::Node& call, const ir::Expo
     if (old_out.is_none()) continue;
     if (on && !body_defined.count(*on)) {
       return make_error(ErrorCode::UNSUPPORTED_FEATURE,
-                        "output " + std::to_string(j) + " of module " + quoted(fqn) + " is " + quoted(*on) +
+                        "output " + std::to_string(j) + " of module " + single_quoted(fqn) + " is " + single_quoted(*on) +
                             ", which the module does not compute (an input or a value from outside passed "
                             "through); its uses cannot be told apart from other uses of that value, so "
                             "swapping this module is not supported");
     }
-    const std::string what = "output " + std::to_string(j) + (on ? " (" + quoted(*on) + ")" : std::string());
+    const std::string what = "output " + std::to_string(j) + (on ? " (" + single_quoted(*on) + ")" : std::string());
     if (!on || !rep_out.value_name()) {
       if (!(old_out == rep_out)) {
         return mismatch(fqn, what + ": the module returns " + type_text(body, old_out) +
@@ -227,8 +225,8 @@ Status check(const ir::ExportedProgram& ep, const ir::Node& call, const ir::Expo
       const ir::InputSpec& s = rep.signature().input_specs[pos];
       if (!rep.state.find(s.target)) {
         return make_error(ErrorCode::WEIGHTS_MISSING,
-                          "the replacement for module " + quoted(fqn) + " has " +
-                              std::string(ir::input_kind_name(s.kind)) + " " + quoted(s.target) +
+                          "the replacement for module " + single_quoted(fqn) + " has " +
+                              std::string(ir::input_kind_name(s.kind)) + " " + single_quoted(s.target) +
                               " but its weights are not bound; load the replacement from its .pt2 archive");
       }
     }
@@ -465,19 +463,19 @@ Status check_swap_requests(const std::vector<SwapRequest>& swaps) {
   for (size_t i = 0; i < swaps.size(); ++i) {
     if (!swaps[i].replacement) {
       return make_error(ErrorCode::OPTION_INVALID,
-                        "the swap of module " + quoted(swaps[i].fqn) + " has no replacement program");
+                        "the swap of module " + single_quoted(swaps[i].fqn) + " has no replacement program");
     }
     for (size_t j = 0; j < i; ++j) {
       if (swaps[i].fqn == swaps[j].fqn) {
-        return make_error(ErrorCode::OPTION_INVALID, "module " + quoted(swaps[i].fqn) + " is swapped more than once");
+        return make_error(ErrorCode::OPTION_INVALID, "module " + single_quoted(swaps[i].fqn) + " is swapped more than once");
       }
       const std::string& a = swaps[i].fqn;
       const std::string& b = swaps[j].fqn;
       if (is_same_or_submodule(a, b) || is_same_or_submodule(b, a)) {
         const std::string& inner = is_same_or_submodule(a, b) ? a : b;
         const std::string& outer = inner == a ? b : a;
-        return make_error(ErrorCode::MODULE_SWAP, "swap requests overlap: module " + quoted(inner) +
-                                                      " is inside module " + quoted(outer) +
+        return make_error(ErrorCode::MODULE_SWAP, "swap requests overlap: module " + single_quoted(inner) +
+                                                      " is inside module " + single_quoted(outer) +
                                                       ", whose replacement replaces it too");
       }
     }
@@ -499,7 +497,7 @@ Result<ReplaceTotals> replace_modules(ir::ExportedProgram& ep, const std::vector
     const ir::ExportedProgram& rep = *req.replacement;
     ir::Node* call = const_cast<ir::Node*>(find_call(g, req.fqn));
     if (!call) {
-      return make_error(ErrorCode::INTERNAL, "no call_module for module " + quoted(req.fqn) +
+      return make_error(ErrorCode::INTERNAL, "no call_module for module " + single_quoted(req.fqn) +
                                                  " (outline_modules must run before replace_modules)");
     }
     RepIO io;
