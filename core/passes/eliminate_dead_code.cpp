@@ -11,7 +11,9 @@
 //
 // Before:  %a = aten.relu.default(%x); %b = aten.neg.default(%x); output(%a)
 // After:   %a = aten.relu.default(%x); output(%a)
+#include <algorithm>
 #include <string_view>
+#include <vector>
 
 #include "ir/graph.h"
 #include "ops/op_table.h"
@@ -66,26 +68,78 @@ class EliminateDeadCode final : public Pass {
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
     ir::Graph& graph = ep.graph();
     std::vector<ir::Node*> nodes = graph.node_snapshot();
+    const ResultIndex results = index_results(graph, nodes);
     int64_t removed = 0;
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
       ir::Node* node = *it;
-      bool used = false;
-      if (const std::string* out = node->single_output()) {
-        used = graph.use_count(*out) > 0;  // the common case, without a list of names
-      } else {
-        for (std::string_view name : node->output_names()) {
-          if (graph.use_count(name) > 0) {
-            used = true;
-            break;
-          }
-        }
-      }
-      if (used || is_impure(*node)) continue;
+      if (results.used(*node, graph) || is_impure(*node)) continue;
       PTEFORGE_TRY(graph.erase(*node));
       ++removed;
     }
     if (removed) ctx.stat("nodes_removed", removed);
     return removed > 0;
+  }
+
+ private:
+  /// The values each node defines, found with one walk over the value table
+  /// (DCE runs six times per convert: a name lookup per result was most of
+  /// its time). Node ids index `begin` (CSR layout: node id k owns
+  /// values[begin[k] .. begin[k+1])). A value stays alive while its producer
+  /// does, so the pointers hold while nodes are erased in reverse order.
+  struct ResultIndex {
+    std::vector<uint32_t> begin;
+    std::vector<const ir::Value*> values;
+
+    /// True when a result of `node` is used by a node or the graph outputs
+    /// (Graph::use_count > 0). A node whose outputs are not exactly the
+    /// values naming it producer (a graph where a name has two definitions)
+    /// is checked by name.
+    bool used(const ir::Node& node, const ir::Graph& graph) const {
+      const ir::NodeId id = node.id();
+      const uint32_t first = id + 1 < begin.size() ? begin[id] : 0;
+      const uint32_t last = id + 1 < begin.size() ? begin[id + 1] : 0;
+      if (const std::string* out = node.single_output()) {
+        if (last - first == 1 && values[first]->name == *out) {
+          return !values[first]->uses.empty() || values[first]->output_uses > 0;
+        }
+        return graph.use_count(*out) > 0;
+      }
+      std::vector<std::string_view> names = node.output_names();
+      if (names.size() == last - first) {
+        bool same = true;
+        for (uint32_t k = first; k < last && same; ++k) {
+          same = std::find(names.begin(), names.end(), std::string_view(values[k]->name)) != names.end();
+        }
+        if (same) {
+          for (uint32_t k = first; k < last; ++k) {
+            if (!values[k]->uses.empty() || values[k]->output_uses > 0) return true;
+          }
+          return false;
+        }
+      }
+      for (std::string_view name : names) {
+        if (graph.use_count(name) > 0) return true;
+      }
+      return false;
+    }
+  };
+
+  static ResultIndex index_results(const ir::Graph& graph, const std::vector<ir::Node*>& nodes) {
+    ir::NodeId max_id = 0;
+    for (const ir::Node* n : nodes) max_id = std::max(max_id, n->id());
+    ResultIndex index;
+    index.begin.assign(static_cast<size_t>(max_id) + 2, 0);
+    auto indexed = [max_id](const ir::Value& v) { return v.producer && v.producer->id() <= max_id; };
+    graph.for_each_value([&](const ir::Value& v) {
+      if (indexed(v)) ++index.begin[v.producer->id() + 1];
+    });
+    for (size_t k = 1; k < index.begin.size(); ++k) index.begin[k] += index.begin[k - 1];
+    index.values.resize(index.begin.back());
+    std::vector<uint32_t> next(index.begin.begin(), index.begin.end() - 1);
+    graph.for_each_value([&](const ir::Value& v) {
+      if (indexed(v)) index.values[next[v.producer->id()]++] = &v;
+    });
+    return index;
   }
 };
 

@@ -87,6 +87,32 @@ TEST_CASE("eliminate_dead_code: keeps in-place writes whose result is unused") {
   CHECK_FALSE(report.passes[0].changed);
 }
 
+TEST_CASE("eliminate_dead_code: a multi-output node stays while any of its results is used") {
+  // max.dim defines two values; the first graph uses only the indices, the
+  // second neither (the whole chain goes), the third only through the outputs.
+  for (int used : {1, 0, 2}) {
+    CAPTURE(used);
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Float, {2, 3});
+    auto outs = b.call_multi("aten.max.dim", {arg_tensor(x), arg_int(1)},
+                             {{ScalarType::Float, {2}}, {ScalarType::Long, {2}}}, {"values", "indices"});
+    std::string y = x;
+    if (used == 1) y = b.call("aten.mul.Tensor", {arg_tensor(x), arg_tensor(outs[1])}, {ScalarType::Float, {2, 3}});
+    if (used == 0) b.call("aten.neg.default", {arg_tensor(outs[0])}, {ScalarType::Float, {2}});
+    b.output(used == 2 ? outs[0] : y);
+    ExportedProgram ep = b.build();
+    passes::PipelineOptions options;
+    options.passes = {"eliminate_dead_code"};
+    auto pm = passes::PassManager::create(options);
+    REQUIRE(pm.ok());
+    passes::MethodState state;
+    passes::PassReport report;
+    REQUIRE(pm->run(ep, state, report).ok());
+    CHECK(ep.graph().num_nodes() == (used == 1 ? 2u : used == 2 ? 1u : 0u));
+    CHECK(report.passes[0].changed == (used == 0));
+  }
+}
+
 TEST_CASE("pass_manager: explicitly requested unimplemented pass is an error; default skips it") {
   passes::PipelineOptions options;
   options.passes = {"eliminate_dead_code", "no_such"};
