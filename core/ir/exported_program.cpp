@@ -54,4 +54,24 @@ size_t ExportedProgram::replace_all_uses(std::string_view from, std::string_view
   return n;
 }
 
+size_t ExportedProgram::rename_outside_graph(const std::unordered_map<std::string, std::string>& renames) {
+  if (renames.empty()) return 0;
+  size_t n = 0;
+  auto rename = [&](Argument& a) {
+    for_each_value_name_mut(a, [&](std::string& name, ValueKind) {
+      auto it = renames.find(name);
+      if (it == renames.end()) return;
+      name = it->second;
+      ++n;
+    });
+  };
+  for (OutputSpec& s : signature().output_specs) rename(s.arg);
+  for (ModuleCallEntry& e : graph_module.module_call_graph) {
+    if (!e.signature) continue;
+    for (Argument& a : e.signature->inputs) rename(a);
+    for (Argument& a : e.signature->outputs) rename(a);
+  }
+  return n;
+}
+
 }  // namespace pteforge::ir

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -93,6 +94,12 @@ struct ExportedProgram {
   /// Graph::replace_all_uses plus the output specs and preserved module call
   /// signatures that name `from`. Returns the number of references rewritten.
   size_t replace_all_uses(std::string_view from, std::string_view to);
+  /// The part of replace_all_uses outside the graph (output specs, preserved
+  /// module call signatures) for many values in one walk, where one
+  /// replace_all_uses per value would walk them all each time. `renames`
+  /// maps old → new names; no new name may itself be renamed (no chains).
+  /// Returns the number of references rewritten.
+  size_t rename_outside_graph(const std::unordered_map<std::string, std::string>& renames);
 
   bool operator==(const ExportedProgram&) const = default;
 };

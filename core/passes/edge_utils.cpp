@@ -221,15 +221,23 @@ std::optional<size_t> first_user_input_index(const ir::ExportedProgram& ep) {
 }
 
 void sort_state_by_signature(ir::ExportedProgram& ep) {
-  std::unordered_map<std::string, size_t> position;
   const auto& specs = ep.signature().input_specs;
-  for (size_t i = 0; i < specs.size(); ++i) position.emplace(std::string(specs[i].name()), i);
-  auto pos = [&](const ir::ConstantRef& t) {
-    auto it = position.find(t.placeholder);
-    return it == position.end() ? specs.size() : it->second;
-  };
-  std::stable_sort(ep.state.tensors.begin(), ep.state.tensors.end(),
-                   [&](const ir::ConstantRef& a, const ir::ConstantRef& b) { return pos(a) < pos(b); });
+  std::unordered_map<std::string_view, size_t> position;
+  position.reserve(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) position.emplace(specs[i].name(), i);
+  // One lookup per binding (not per comparison), then a stable sort of the keys.
+  std::vector<ir::ConstantRef>& tensors = ep.state.tensors;
+  std::vector<std::pair<size_t, size_t>> keyed(tensors.size());  // (position, current index)
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    auto it = position.find(tensors[i].placeholder);
+    keyed[i] = {it == position.end() ? specs.size() : it->second, i};
+  }
+  if (std::is_sorted(keyed.begin(), keyed.end())) return;
+  std::sort(keyed.begin(), keyed.end());  // ties keep their order: the index is the second key
+  std::vector<ir::ConstantRef> sorted;
+  sorted.reserve(tensors.size());
+  for (const auto& [pos, i] : keyed) sorted.push_back(std::move(tensors[i]));
+  tensors = std::move(sorted);
 }
 
 }  // namespace pteforge::passes::edge

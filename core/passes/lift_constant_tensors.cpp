@@ -130,13 +130,15 @@ class LiftConstantTensors final : public Pass {
 
     size_t num_buffers = ep.signature().count(ir::InputKind::Buffer);
     size_t at = edge::first_user_input_index(ep).value_or(0);
+    std::unordered_map<std::string, std::string> renames;  // outside the graph: one walk at the end
     for (size_t k = 0; k < order.size(); ++k) {
       const std::string& old_name = order[k];
       std::string fqn = "_lifted_tensor_constant" + std::to_string(num_buffers + k);
       std::string name = graph.unique_name(fqn);
       graph.insert_input(at + k, ir::arg_tensor(name));
       graph.set_tensor_meta(name, metas[k]);
-      ep.replace_all_uses(old_name, name);
+      graph.replace_all_uses(old_name, name);
+      renames.emplace(old_name, name);
       graph.clear_meta(old_name);
 
       ir::InputSpec spec;
@@ -152,6 +154,7 @@ class LiftConstantTensors final : public Pass {
       ref.kind = ir::InputKind::Buffer;
       ep.state.tensors.push_back(std::move(ref));
     }
+    ep.rename_outside_graph(renames);
     edge::sort_state_by_signature(ep);
     if (!order.empty()) ctx.stat("constants_lifted", static_cast<int64_t>(order.size()));
     if (dropped) ctx.stat("constants_dropped", dropped);

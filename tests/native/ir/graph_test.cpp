@@ -249,3 +249,25 @@ TEST_CASE("exported program: replace_all_uses also updates output specs and call
   CHECK(ep.graph_module.module_call_graph[0].signature->outputs[0].tensor_name() == "neg");
   CHECK(verify_program(ep).ok());
 }
+
+TEST_CASE("exported program: rename_outside_graph renames output specs and call signatures only, in one walk") {
+  ExportedProgram ep = test::make_program();
+  ModuleCallEntry entry;
+  entry.fqn = "lin";
+  entry.signature = ModuleCallSignature{};
+  entry.signature->inputs = {arg_tensor("x"), arg_tensor("x")};
+  entry.signature->outputs = {arg_tensor("add")};
+  ep.graph_module.module_call_graph.push_back(entry);
+  ep.graph_module.module_call_graph.push_back(ModuleCallEntry{"no_signature", std::nullopt});
+  CHECK(ep.rename_outside_graph({}) == 0);
+  // output spec + call signature output, and both call signature inputs.
+  CHECK(ep.rename_outside_graph({{"add", "sum"}, {"x", "x2"}, {"absent", "y"}}) == 4);
+  CHECK(ep.signature().output_specs[0].name() == "sum");
+  const ModuleCallSignature& sig = *ep.graph_module.module_call_graph[0].signature;
+  CHECK(sig.inputs[0].tensor_name() == "x2");
+  CHECK(sig.inputs[1].tensor_name() == "x2");
+  CHECK(sig.outputs[0].tensor_name() == "sum");
+  // The graph is not touched.
+  CHECK(ep.graph().use_count("add") == 1);
+  CHECK(ep.graph().find_value("sum") == nullptr);
+}
