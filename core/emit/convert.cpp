@@ -19,6 +19,7 @@
 #include "passes/module_swap_api.h"
 #include "passes/pass_manager.h"
 #include "passes/pass_registry.h"
+#include "passes/lowering_util.h"
 #include "serde/archive_zip.h"
 #include "serde/export_exported_program.h"
 #include "serde/py_json_writer.h"
@@ -116,7 +117,7 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
 /// naming the node.
 Status check_runtime_ops(const ir::ExportedProgram& ep) {
   for (const ir::Node& node : ep.graph()) {
-    const ops::OpSchema* schema = ops::op_table().find(node.target().str());
+    const ops::OpSchema* schema = passes::target_schema(node.target());
     if (schema == nullptr || schema->is_out_variant() || ops::op_table().kernels(*schema) != 0) continue;
     return make_error(ErrorCode::UNSUPPORTED_OPERATOR,
                       "operator " + schema->qualified_name() + (schema->overload.empty() ? "" : "." + schema->overload) +

@@ -245,7 +245,7 @@ Result<int32_t> MethodEmitter::emit_default(const ops::Value& v, const ops::Type
 }
 
 Status MethodEmitter::emit_kernel_call(const ir::Node& node) {
-  const ops::OpSchema* schema = ops::op_table().find(node.target().str());
+  const ops::OpSchema* schema = passes::target_schema(node.target());
   if (!schema) {
     Result<const ops::OpSchema*> found = ops::op_table().lookup(node.target().str());
     if (!found.ok()) {

@@ -47,6 +47,7 @@
 #include "passes/decompositions/table.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
+#include "passes/lowering_util.h"
 
 namespace pteforge::passes {
 namespace {
@@ -177,7 +178,7 @@ class Engine {
         continue;
       }
       std::string_view short_name = target.short_name();
-      const ops::OpSchema* schema = ops::op_table().find(target.str());
+      const ops::OpSchema* schema = target_schema(target);
       const decomp::Decomposition* rule = decomp::find_decomposition(short_name);
       if (schema && (schema->is_inplace() || schema->is_mutable()) && !rule) {
         if (!top_level) {
@@ -373,7 +374,7 @@ class Engine {
         break;
       }
       std::string_view vk = prod->target().short_name();
-      const ops::OpSchema* vs = ops::op_table().find(prod->target().str());
+      const ops::OpSchema* vs = target_schema(prod->target());
       decomp::ArgView va(vs, prod->inputs(), env);
       auto base_r = va.tensor("self");
       if (!base_r.ok()) return error_at(ErrorCode::UNSUPPORTED_FEATURE, "in-place write through an unreadable view", node);

@@ -19,6 +19,7 @@
 #include "ops/op_table.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
+#include "passes/lowering_util.h"
 
 namespace pteforge::passes {
 namespace {
@@ -49,7 +50,7 @@ bool is_impure(const ir::Node& node) {
       return true;  // higher-order ops, extensions, unknown callables: keep
   }
   if (is_side_effectful_target(target.short_name())) return true;
-  const ops::OpSchema* schema = ops::op_table().find(target.str());
+  const ops::OpSchema* schema = target_schema(target);
   if (!schema) return true;  // unknown op: do not guess
   for (const auto& arg : schema->arguments) {
     if (arg.type.is_write()) return true;

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ir/graph.h"
 #include "passes/edge_utils.h"
@@ -93,7 +94,12 @@ class GenerateDebugHandles final : public Pass {
     auto& handles = ctx.state().debug_handles;
     handles.clear();
     std::unordered_map<std::string, int64_t> by_ancestor;
-    for (ir::Graph* graph : edge::graphs_bfs(ep.graph())) {
+    const std::vector<ir::Graph*> graphs = edge::graphs_bfs(ep.graph());
+    size_t nodes = 0;
+    for (const ir::Graph* graph : graphs) nodes += graph->num_nodes();
+    by_ancestor.reserve(nodes);
+    handles.reserve(nodes);
+    for (ir::Graph* graph : graphs) {
       for (const ir::Node& node : *graph) {
         auto [it, inserted] =
             by_ancestor.emplace(ancestor_key(*graph, node), static_cast<int64_t>(by_ancestor.size()) + 1);

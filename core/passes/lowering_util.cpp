@@ -1,6 +1,9 @@
 // Helpers shared by the to_executorch passes (see lowering_util.h).
 #include "passes/lowering_util.h"
 
+#include <string_view>
+#include <unordered_map>
+
 #include "ops/op_table.h"
 #include "passes/pass_factories.h"
 
@@ -19,9 +22,20 @@ const ir::OpTarget& memory_view_target() {
 bool is_memory_alloc(const ir::Node& node) { return node.target() == memory_alloc_target(); }
 bool is_memory_view(const ir::Node& node) { return node.target() == memory_view_target(); }
 
+const ops::OpSchema* target_schema(const ir::OpTarget& target) {
+  // Targets are interned (ir::OpTarget): the text of one target lives at one
+  // address for the life of the process, and the op table never changes, so
+  // each target is looked up once per thread.
+  thread_local std::unordered_map<const char*, const ops::OpSchema*> cache;
+  const std::string_view text = target.str();
+  auto [it, inserted] = cache.try_emplace(text.data(), nullptr);
+  if (inserted) it->second = ops::op_table().find(text);
+  return it->second;
+}
+
 const ops::OpSchema* node_schema(const ir::Node& node) {
   if (node.target().kind() != ir::TargetKind::Operator) return nullptr;
-  return ops::op_table().find(node.target().str());
+  return target_schema(node.target());
 }
 
 bool is_symbolic_op(const ir::OpTarget& target) {

@@ -40,6 +40,9 @@ bool is_memory_view(const ir::Node& node);
 
 /// The operator schema of an op-overload node (TargetKind::Operator), or nullptr.
 const ops::OpSchema* node_schema(const ir::Node& node);
+/// ops::op_table().find(target.str()), memoized by the interned target (the
+/// passes and the emitter ask for the same few targets once per node).
+const ops::OpSchema* target_schema(const ir::OpTarget& target);
 
 /// ExecuTorch's symbolic ops (§3.8, prim_ops.md `_EXECUTORCH_SYM_OPS`):
 /// aten.sym_size.int, sym_stride.int, sym_numel.default, _local_scalar_dense.default,

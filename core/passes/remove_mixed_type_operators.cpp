@@ -35,6 +35,7 @@
 #include "passes/edge_utils.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
+#include "passes/lowering_util.h"
 
 namespace pteforge::passes {
 namespace {
@@ -209,7 +210,7 @@ class RemoveMixedTypeOperators final : public Pass {
       for (ir::Node* node : graph->node_snapshot()) {
         auto kind = promotion_kind(*node);
         if (!kind) continue;
-        const ops::OpSchema* op = ops::op_table().find(node->target().str());
+        const ops::OpSchema* op = target_schema(node->target());
         if (!op) continue;
         PTEFORGE_ASSIGN_OR_RETURN(auto operands, positional_operands(*graph, *node, *op, ctx));
         if (operands.size() <= 1) continue;

@@ -33,6 +33,7 @@
 #include "passes/edge_utils.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
+#include "passes/lowering_util.h"
 
 namespace pteforge::passes {
 namespace {
@@ -50,7 +51,7 @@ Result<std::string> copy_target(const ir::OpTarget& target, const ir::Node& node
   if (name == "aten._unsafe_view.default") return std::string("torch.ops.aten.view_copy.default");
   if (name == "aten.squeeze_.dim") return std::string("torch.ops.aten.squeeze_copy.dim");
   if (name == "aten.contiguous.default") return std::string();
-  const ops::OpSchema* op = ops::op_table().find(target.str());
+  const ops::OpSchema* op = target_schema(target);
   if (!op || !is_aten_view(*op)) return std::string();
   const ops::OpSchema* twin = ops::op_table().copy_variant(*op);
   if (!twin) twin = ops::op_table().find(op->ns, op->name + "_copy", op->overload);
@@ -66,7 +67,7 @@ Result<std::string> copy_target(const ir::OpTarget& target, const ir::Node& node
 /// True for ops whose result layout follows their tensor inputs' layout.
 bool follows_input_layout(const ir::Node& node) {
   if (node.target().kind() != ir::TargetKind::Operator) return false;
-  const ops::OpSchema* op = ops::op_table().find(node.target().str());
+  const ops::OpSchema* op = target_schema(node.target());
   if (!op) return false;
   if (op->has_tag(ops::Tag::Pointwise)) return true;
   const bool preserving = op->name == "clone" || op->name == "_to_copy" ||

@@ -31,6 +31,7 @@
 #include "passes/edge_utils.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
+#include "passes/lowering_util.h"
 
 namespace pteforge::passes {
 namespace {
@@ -72,7 +73,7 @@ std::optional<ScalarConstant> scalar_constant(const ir::Argument& a) {
 std::vector<size_t> scalar_tensor_args(const ir::Node& node) {
   std::vector<size_t> out;
   if (node.target().kind() != ir::TargetKind::Operator) return out;
-  const ops::OpSchema* op = ops::op_table().find(node.target().str());
+  const ops::OpSchema* op = target_schema(node.target());
   if (!op) return out;
   for (const auto& arg : op->arguments) {
     if (!is_plain_tensor(arg.type)) continue;

@@ -21,6 +21,7 @@
 #include "passes/edge_utils.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
+#include "passes/lowering_util.h"
 
 namespace pteforge::passes {
 namespace {
@@ -47,7 +48,7 @@ class SymToTensor final : public Pass {
     for (ir::Graph* graph : edge::graphs_bfs(ep.graph())) {
       for (ir::Node* node : graph->node_snapshot()) {
         if (node->target().kind() != ir::TargetKind::Operator) continue;
-        const ops::OpSchema* op = ops::op_table().find(node->target().str());
+        const ops::OpSchema* op = target_schema(node->target());
         if (!op) continue;
         for (const auto& arg : op->arguments) {
           if (arg.type.base != ops::BaseType::Tensor || arg.type.is_list || arg.type.optional) continue;
