@@ -82,14 +82,13 @@ import { createPteforge } from '/pkg/dist/index.browser.mjs';
 self.onmessage = async ({ data }) => {
   const pf = await createPteforge();
   const f = new File([await (await fetch(data.url)).blob()], data.name);
-  const hash = async (blob) => [...new Uint8Array(await crypto.subtle.digest('SHA-256', await blob.arrayBuffer()))]
-    .map((b) => b.toString(16).padStart(2, '0')).join('');
-  let syncSha;
-  try { syncSha = await hash(pf.convertSync(f).pte); } catch (e) { syncSha = e.code; }
+  let syncError = null;
+  try { pf.convertSync(f); } catch (e) { syncError = e.code; }
   const { pte } = await pf.convert(f);
-  const sha = await hash(pte);
+  const sha = [...new Uint8Array(await crypto.subtle.digest('SHA-256', await pte.arrayBuffer()))]
+    .map((b) => b.toString(16).padStart(2, '0')).join('');
   const jsonMethods = pf.layoutSync(new File([data.json], 'model.json')).models.map((m) => m.method);
-  self.postMessage({ sync: typeof pf.convertSync, syncSha, isBlob: pte instanceof Blob, sha, size: pte.size, jsonMethods });
+  self.postMessage({ sync: typeof pf.convertSync, syncError, isBlob: pte instanceof Blob, sha, size: pte.size, jsonMethods });
 };
 `;
 
@@ -202,12 +201,12 @@ test('main thread: convert a File through the internal worker, byte-identical to
   assert.equal(out.closed, 'INTERNAL', 'calls after close() reject');
 });
 
-test('a user\'s module worker runs the core directly (FileReaderSync; *Sync and async for a stored .pt2, *Sync for JSON)', { skip: SKIP, timeout: 120_000 }, async () => {
+test('a user\'s module worker runs the core directly (FileReaderSync; *Sync for JSON, convert for a .pt2)', { skip: SKIP, timeout: 120_000 }, async () => {
   const input = 'tests/fixtures/corpus/linear_tanh/linear_tanh.pt2';
   const expected = nativePte(input);
   const json = readFileSync(repo('tests/fixtures/corpus/linear_tanh/json/models/model.json'), 'utf8');
   const out = await page.evaluate(([u, n, j]) => window.cases.userWorker(u, n, j), [`/repo/${input.slice(6)}`, 'linear_tanh.pt2', json]);
-  assert.deepEqual(out, { sync: 'function', syncSha: sha256(expected), isBlob: true, sha: sha256(expected), size: expected.length, jsonMethods: ['forward'] });
+  assert.deepEqual(out, { sync: 'function', syncError: 'UNSUPPORTED_FEATURE', isBlob: true, sha: sha256(expected), size: expected.length, jsonMethods: ['forward'] });
 });
 
 test('a deflated entry without a bundler: zip.js comes from the package (dist/zipjs.mjs) and inflates it', { skip: SKIP, timeout: 120_000 }, async () => {

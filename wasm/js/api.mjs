@@ -8,9 +8,8 @@
 //
 // Everything here is synchronous once the module is loaded: the core is.
 // The async methods prepare what needs awaiting first (a Blob where no
-// FileReaderSync exists; a .pt2 with deflated entries, whose zip directory
-// zip.js reads and whose deflated entries it inflates, zip.mjs) and reload a
-// poisoned instance.
+// FileReaderSync exists; a .pt2, whose zip directory zip.js reads and whose
+// deflated entries it inflates, zip.mjs) and reload a poisoned instance.
 
 import { PteforgeError, fromErrorJson, internalError } from './errors.mjs';
 import { BytesSource, asBytes, isBlob } from './sources.mjs';
@@ -29,22 +28,6 @@ function checkObject(value, what) {
     throw new PteforgeError('OPTION_INVALID', `${what} must be an object`, { pointer: '' });
   }
   return value ?? {};
-}
-
-/**
- * The range-read callback the core calls for `sources` (wasm/src/js_io.h
- * JsReader). Callbacks never throw into C++ (engineering-notes E6): it
- * answers "" or the message of what failed.
- */
-function readCallback(sources) {
-  return (source, offset, dst) => {
-    try {
-      sources[source].read(offset, dst);
-      return '';
-    } catch (e) {
-      return String(e?.message ?? e);
-    }
-  };
 }
 
 /**
@@ -118,13 +101,10 @@ export class Core {
 
   /**
    * Makes an input openable where that needs awaiting (a Blob without
-   * FileReaderSync is read first) and, unless `zip` is false, prepares a
-   * zip input (.pt2): it becomes a ZipInput (zip.mjs) holding its open
-   * source, which is pushed to `opened` (the caller closes it). The core
-   * reads the directory of an archive whose entries are all stored; zip.js
-   * reads one with compressed entries, and inflates them.
-   * `name` is options.name. Errors: the core's for a broken archive (as the
-   * CLI's), those of readZip (zip.mjs).
+   * FileReaderSync is read first) and, unless `zip` is false, reads a zip
+   * input (.pt2) with zip.js: it becomes a ZipInput (zip.mjs) holding its
+   * open source, which is pushed to `opened` (the caller closes it).
+   * `name` is options.name. Errors: those of readZip (zip.mjs).
    */
   async prepareInput(input, name, { zip = true, opened = [] } = {}) {
     const env = this.#env;
@@ -141,7 +121,7 @@ export class Core {
       ? { ...input, data: await env.prepare(input.data) }
       : await env.prepare(input);
     if (!zip || env.expandInput?.(prepared)) return prepared;
-    // One input: a zip is prepared now (zip.js is asynchronous); anything else,
+    // One input: a zip is read now (zip.js is asynchronous); anything else,
     // or an input that cannot be opened, is left to openInput and the core.
     const { value, inputName } = splitInput(prepared, name);
     let source;
@@ -161,24 +141,7 @@ export class Core {
       return prepared;
     }
     opened.push(source);
-    const zipName = inputName || defaultName(value, source);
-    // The core reads an archive whose entries are all stored (what
-    // torch.export writes) as the CLI does; zip.js reads one it must inflate.
-    if (this.#compressedEntries(source, zipName) === 0) return new ZipInput(source, zipName, null, new Map());
-    return readZip(source, zipName);
-  }
-
-  /**
-   * How many file entries of the zip in `source` are not stored: the core
-   * reads its directory (wasm/src/js_input.h count_compressed_entries).
-   * Errors: the core's for the archive (the CLI's for the same bytes), as
-   * PteforgeError; `source` is left open.
-   */
-  #compressedEntries(source, name) {
-    const description = JSON.stringify({ kind: 'zip', name, source: 0, size: source.size });
-    const result = this.#call((m) => m._zipDirectory(description, readCallback([source])));
-    if (!result.ok) throw fromErrorJson(result.error);
-    return result.compressed;
+    return readZip(source, inputName || defaultName(value, source));
   }
 
   /** A byte source for one input value. Errors: OPTION_INVALID for a value of no input kind. */
@@ -197,10 +160,9 @@ export class Core {
    * (Uint8Array, ArrayBuffer, views), a string (program JSON text), a
    * Blob/File (workers), {data, name}, {files: {path: bytes|Blob|string} |
    * File[], name} (an unpacked archive), whatever env.openSource knows
-   * (Node: {path}), and a ZipInput (a .pt2 prepareInput prepared). A zip
-   * that was not prepared is read by the core when its entries are all
-   * stored, and is UNSUPPORTED_FEATURE otherwise (zip.js, which inflates, is
-   * asynchronous: `method`Sync cannot use it), unless `raw` (decodePte:
+   * (Node: {path}), and a ZipInput (a .pt2 prepareInput read with zip.js).
+   * A zip that was not prepared is UNSUPPORTED_FEATURE (zip.js is
+   * asynchronous: `method`Sync cannot read one), unless `raw` (decodePte:
    * the bytes are not an archive). On error the sources opened so far are closed.
    */
   openInput(input, name, sources, { method = 'convert', raw = false } = {}) {
@@ -235,13 +197,9 @@ export class Core {
         // a failing read is reported by the core, with its location
       }
       if (isZip) {
-        const compressed = this.#compressedEntries(source, inputName);
-        if (compressed > 0) {
-          throw new PteforgeError('UNSUPPORTED_FEATURE',
-            `"${inputName}" is a .pt2 (zip) archive with ${compressed} compressed ${compressed === 1 ? 'entry' : 'entries'}, which the package inflates with zip.js, an asynchronous library: use ${method}(), not ${method}Sync()`,
-            { entry: inputName }, ['torch.export writes .pt2 archives uncompressed: the *Sync methods read those, program JSON and unpacked folders']);
-        }
-        return { kind: 'zip', name: inputName, source: sources.length - 1, size: source.size };
+        throw new PteforgeError('UNSUPPORTED_FEATURE',
+          `"${inputName}" is a .pt2 (zip) archive, which is read with zip.js, an asynchronous library: use ${method}(), not ${method}Sync()`,
+          { entry: inputName }, ['the *Sync methods read program JSON and unpacked folders ({files}, or a folder path in Node)']);
       }
       return { kind: 'auto', name: inputName, source: sources.length - 1, size: source.size };
     } catch (e) {
@@ -256,7 +214,15 @@ export class Core {
    * as PteforgeError. Closes the sources when it throws.
    */
   #withSources(sources, raw) {
-    const read = readCallback(sources);
+    // Callbacks never throw into C++ (engineering-notes E6): they answer "" or a message.
+    const read = (source, offset, dst) => {
+      try {
+        sources[source].read(offset, dst);
+        return '';
+      } catch (e) {
+        return String(e?.message ?? e);
+      }
+    };
     // Deflated entries were inflated by zip.js while the input was prepared (zip.mjs).
     const inflate = (source, offset, compressed, dst) => {
       const bytes = sources[source]?.inflated?.get(offset);

@@ -1,18 +1,15 @@
-// The zip side of a .pt2 with compressed entries (design.md: "zip is not
-// our job"). An archive whose entries are all stored, which is what PyTorch
-// writes, is read by the C++ core itself, as the CLI reads it (api.mjs asks
-// the core first: wasm/src/js_input.h count_compressed_entries). Otherwise
-// the directory is read here with zip.js (the npm package @zip.js/zip.js), by
+// The zip side of a .pt2 (design.md: "zip is not our job"): the directory of
+// an archive is read here with zip.js (the npm package @zip.js/zip.js), by
 // range through a zip.Reader over our byte source (sources.mjs; a File in a
-// worker, a file descriptor in Node), never whole. The core then gets the
+// worker, a file descriptor in Node), never whole. The C++ core then gets the
 // entry table (wasm/src/js_input.h, kind "zip") and builds its Archive from it
 // (serde::ZipArchive::from_records) without parsing any zip structure:
-//  - stored entries are read in place, by range, at the data offset computed
-//    here from their local header;
+//  - stored entries (all of PyTorch's) are read in place, by range, at the
+//    data offset computed here from their local header;
 //  - deflated entries are inflated by zip.js now, while awaiting is possible
 //    (zip.js checks their CRC-32), kept in JS memory and handed to the core
 //    through the synchronous inflate callback (api.mjs).
-// zip.js is asynchronous, so such an archive can only be read by the async methods.
+// zip.js is asynchronous, so an archive can only be read by the async methods.
 
 import { PteforgeError } from './errors.mjs';
 
@@ -161,10 +158,9 @@ function invalid(message, where, notes = []) {
 }
 
 /**
- * A prepared .pt2: its source, the entry table for the core and the deflated
- * entries inflated (Map data offset → bytes) when zip.js read it, or null
- * entries when the core reads the directory itself (every entry stored).
- * Opened (and closed) with the call it was prepared for.
+ * A .pt2 read by zip.js: its source, the entry table for the core, and the
+ * deflated entries inflated (Map data offset → bytes). Opened (and closed)
+ * with the call it was prepared for.
  */
 export class ZipInput {
   constructor(source, name, entries, inflated) {
@@ -174,14 +170,9 @@ export class ZipInput {
     this.inflated = inflated;
   }
 
-  /**
-   * The description the core reads, with the source at index `index`
-   * (without entries when the core reads the directory itself).
-   */
+  /** The description the core reads, with the source at index `index`. */
   description(index) {
-    const d = { kind: 'zip', name: this.name, source: index, size: this.source.size };
-    if (this.entries) d.entries = this.entries;
-    return d;
+    return { kind: 'zip', name: this.name, source: index, size: this.source.size, entries: this.entries };
   }
 }
 

@@ -200,18 +200,6 @@ val inspect(std::string input_json, val read, val inflate, std::string options_j
   return result;
 }
 
-/// zipDirectory: reads the zip structure of the kind "zip" input (no entries)
-/// that `input_json` describes. Returns {ok, compressed}: how many file
-/// entries are not stored (count_compressed_entries).
-val zip_directory(std::string input_json, val read) {
-  JsReader reader(std::move(read), val::undefined());
-  auto compressed = count_compressed_entries(input_json, reader);
-  if (!compressed.ok()) return error_result(compressed.error());
-  val result = ok_result();
-  result.set("compressed", static_cast<double>(*compressed));
-  return result;
-}
-
 /// Calls the JS progress callback (which never throws: the wrapper guards it).
 void report_progress(const val& progress, const char* stage, double done, double total) {
   if (progress.isUndefined() || progress.isNull()) return;
@@ -274,7 +262,6 @@ EMSCRIPTEN_BINDINGS(pteforge) {
   emscripten::function("_ptePrefixSize", &pte_prefix_size);
   emscripten::function("_decodePte", &decode_pte);
   emscripten::function("_layout", &layout);
-  emscripten::function("_zipDirectory", &zip_directory);
   emscripten::function("_inspect", &inspect);
   emscripten::function("_convert", &convert);
   emscripten::function("_listPasses", &list_passes);

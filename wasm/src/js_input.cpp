@@ -163,14 +163,9 @@ Result<JsInput> open_js_input(std::string_view description, const JsReader& read
   const uint32_t src = static_cast<uint32_t>(*source);
   const std::string& path = *name;
   if (*kind == "zip") {
-    if (doc.HasMember("entries")) {
-      // The wrapper read the directory with zip.js; nothing of the zip is parsed here.
-      PTEFORGE_ASSIGN_OR_RETURN(std::vector<serde::ZipEntryRecord> records, get_zip_records(doc));
-      PTEFORGE_ASSIGN_OR_RETURN(input.archive, open_js_zip(reader, src, *size, path, std::move(records)));
-    } else {
-      // Every entry stored (count_compressed_entries said so): the zip is read here, as the CLI reads it.
-      PTEFORGE_ASSIGN_OR_RETURN(input.archive, open_js_zip_directory(reader, src, *size, path));
-    }
+    // The wrapper read the directory with zip.js; nothing of the zip is parsed here.
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<serde::ZipEntryRecord> records, get_zip_records(doc));
+    PTEFORGE_ASSIGN_OR_RETURN(input.archive, open_js_zip(reader, src, *size, path, std::move(records)));
     input.zip_ = true;
     input.zip_source_ = src;
     PTEFORGE_TRY(detect_layout(input));
@@ -203,26 +198,6 @@ Result<JsInput> open_js_input(std::string_view description, const JsReader& read
   }
   return named_error(ErrorCode::ARCHIVE_INVALID, path,
                      "\"" + path + "\" is neither a zip archive (.pt2) nor a program JSON");
-}
-
-Result<size_t> count_compressed_entries(std::string_view description, const JsReader& reader) {
-  rapidjson::Document doc;
-  doc.Parse(description.data(), description.size());
-  if (doc.HasParseError() || !doc.IsObject()) return wrapper_bug("not a JSON object");
-  std::optional<std::string> kind = get_string(doc, "kind");
-  std::optional<std::string> name = get_string(doc, "name");
-  std::optional<uint64_t> source = get_size(doc, "source");
-  std::optional<uint64_t> size = get_size(doc, "size");
-  if (kind != "zip" || !name || !source || !size || *source > UINT32_MAX || doc.HasMember("entries")) {
-    return wrapper_bug("a zip directory read needs kind \"zip\", name, source and size, and no entries");
-  }
-  PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<serde::ZipArchive> archive,
-                            open_js_zip_directory(reader, static_cast<uint32_t>(*source), *size, *name));
-  size_t compressed = 0;
-  for (size_t i = 0; i < archive->entries().size(); ++i) {
-    if (archive->record(i).method != 0) ++compressed;
-  }
-  return compressed;
 }
 
 }  // namespace pteforge::wasm

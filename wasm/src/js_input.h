@@ -1,21 +1,16 @@
 // The input forms the JS API accepts, opened as an Archive + Pt2Layout the
-// way the CLI opens a path (serde::open_input): a .pt2 zip (read here when
-// all its entries are stored, else from the directory the wrapper read with
-// zip.js), a program JSON given as one byte input (the
+// way the CLI opens a path (serde::open_input): a .pt2 zip (whose directory
+// the wrapper read with zip.js), a program JSON given as one byte input (the
 // kind sniffed from the bytes, not the name, as the CLI does), or the files
 // of an unpacked archive folder.
 //
 // The JS wrapper describes the input as JSON (sizes as numbers, bytes stay in
 // JS and are read through JsReader):
 //   {"kind":"auto",  "name":"model.json", "source":0, "size":12345}   (a program JSON)
-//   {"kind":"zip",   "name":"model.pt2", "source":0, "size":12345}
-//      (a .pt2 whose entries are all stored, count_compressed_entries: the
-//       zip structure is read here, as the CLI reads it)
 //   {"kind":"zip",   "name":"model.pt2", "source":0, "size":12345,
 //    "entries":[{"name":"archive/...","method":0,"flags":0,"crc32":123,"compressedSize":10,
 //                "size":10,"localHeaderOffset":0,"dataOffset":64}, ...]}
-//      (a .pt2 with deflated entries: the zip directory as zip.js read it in
-//       the wrapper, which inflated those entries, wasm/js/zip.mjs;
+//      (a .pt2: the zip directory as zip.js read it in the wrapper, wasm/js/zip.mjs;
 //       "nameBytes":[...] instead of "name" for a name that is not UTF-8)
 //   {"kind":"files", "name":"json", "files":[{"name":"models/model.json","source":0,"size":10}, ...]}
 #pragma once
@@ -63,13 +58,5 @@ struct JsInput {
 /// `description` itself is malformed, or describes a zip as kind "auto"
 /// (a wrapper bug).
 Result<JsInput> open_js_input(std::string_view description, const JsReader& reader);
-
-/// Reads the zip structure of the input a kind "zip" description without
-/// "entries" names (open_js_zip_directory) and returns how many of its file
-/// entries are not stored (deflated or another method). The wrapper reads
-/// the directory with zip.js, which can inflate, only when this is not 0.
-/// Errors: those of open_js_zip_directory (the CLI's for the same bytes);
-/// INTERNAL when `description` is not such a description.
-Result<size_t> count_compressed_entries(std::string_view description, const JsReader& reader);
 
 }  // namespace pteforge::wasm

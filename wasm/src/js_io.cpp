@@ -81,7 +81,6 @@ class JsZipArchive final : public serde::ZipArchive {
   Status open(std::vector<serde::ZipEntryRecord> records) {
     return init_from_records(std::move(records));
   }
-  Status open_directory() { return init(); }
 
  protected:
   Result<std::string> read_compressed(size_t index, uint64_t max_bytes) override {
@@ -127,19 +126,6 @@ Result<std::unique_ptr<serde::Archive>> open_js_zip(const JsReader& reader, uint
     return error;
   }
   return std::unique_ptr<serde::Archive>(std::move(archive));
-}
-
-Result<std::unique_ptr<serde::ZipArchive>> open_js_zip_directory(const JsReader& reader, uint32_t source,
-                                                                uint64_t size, const std::string& label) {
-  auto bytes = std::make_unique<JsByteSource>(reader, source, size, label);
-  auto archive = std::make_unique<JsZipArchive>(std::move(bytes), reader, source);
-  Status status = archive->open_directory();
-  if (!status.ok()) {
-    Error error = std::move(status).error();
-    if (!label.empty() && !error.where.entry) error.where.entry = label;
-    return error;
-  }
-  return std::unique_ptr<serde::ZipArchive>(std::move(archive));
 }
 
 Result<std::unique_ptr<JsFilesArchive>> JsFilesArchive::create(JsReader reader,

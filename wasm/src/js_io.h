@@ -78,16 +78,6 @@ Result<std::unique_ptr<serde::Archive>> open_js_zip(const JsReader& reader, uint
                                                     uint64_t size, const std::string& label,
                                                     std::vector<serde::ZipEntryRecord> records);
 
-/// Opens a zip held by JS input `source` by parsing its structure here, as
-/// the CLI opens a .pt2 file (serde::ZipArchive::open over a JsByteSource:
-/// end records, central directory, every local header). Stored entries are
-/// read in place by range; deflated ones come from the inflate callback.
-/// Errors that do not name an entry get where.entry = `label`. Errors: those
-/// of ZipArchive::open (INPUT_EMPTY, ARCHIVE_INVALID, ARCHIVE_ENTRY_NAME), and
-/// IO_ERROR from the read callback.
-Result<std::unique_ptr<serde::ZipArchive>> open_js_zip_directory(const JsReader& reader, uint32_t source,
-                                                                uint64_t size, const std::string& label);
-
 /// One file of an unpacked archive held by JS.
 struct JsFile {
   std::string name;  ///< '/'-separated path relative to the folder

@@ -79,9 +79,9 @@ export type Bytes = Uint8Array | ArrayBuffer | ArrayBufferView;
  * locations; or `{files}`, the files of an unpacked archive folder (paths
  * relative to the folder, e.g. "models/model.json"; a File[] from a folder
  * drop uses webkitRelativePath) — the way to give a program JSON together
- * with its weights. A `.pt2`'s kind is sniffed from its bytes, as the CLI does,
- * and its zip directory is read by range. One with compressed entries is
- * inflated by zip.js, which is asynchronous: only the async methods take it.
+ * with its weights. A `.pt2`'s kind is sniffed from its bytes, as the CLI does;
+ * its zip directory is read by zip.js (by range), so only the async methods
+ * take one.
  */
 export type Input =
   | Bytes
@@ -261,11 +261,10 @@ export interface Pteforge<Pte = Blob> {
  * a worker, or with {worker: false}). A Blob input needs FileReaderSync (a worker).
  *
  * They read program JSON (text or bytes) and unpacked archive folders
- * (`{files}`), .pt2 archives whose entries are all stored (what torch.export
- * writes), and decodePteSync reads any .pte. They cannot read a .pt2 with
- * compressed entries, main input or swap: those are inflated by zip.js,
- * which is asynchronous. Such an input throws PteforgeError
- * UNSUPPORTED_FEATURE (where.entry = the input's name); use the async method.
+ * (`{files}`), and decodePteSync reads any .pte. They cannot read a .pt2
+ * (zip) archive, main input or swap: its directory is read by zip.js, which
+ * is asynchronous. Such an input throws PteforgeError UNSUPPORTED_FEATURE
+ * (where.entry = the input's name); use the async method.
  */
 export interface PteforgeSync<Pte = Blob> extends Pteforge<Pte> {
   convertSync(input: Input, options?: ConvertOptions): ConvertResult<Pte>;
