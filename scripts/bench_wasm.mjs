@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // WASM ÷ native time on the synthetic programs (issue 6: target <= 1.5x).
 //
-// Usage: node scripts/bench_wasm.mjs [--runs N] [--op convert|inspect] [--sizes 1000,10000,100000]
+// Usage: node scripts/bench_wasm.mjs [--runs N] [--warmup N] [--warmup-ms MS]
+//          [--op convert|inspect] [--sizes 1000,10000,100000]
 //   (scripts/bench_wasm.sh builds what this needs and runs it.)
 //
 // For each synthetic program (scripts/gen_synthetic.py --nodes N, packed with
@@ -11,8 +12,11 @@
 //           read, work, write; the output goes to a file / /dev/null)
 //   wasm:   the npm package in this Node process (build/wasm-release/wasm/package),
 //           instantiated once beforehand; convertToFile / inspect on {path}
-// and prints the median of N runs of each, their ratio, and the WASM heap
-// after the runs. `--op` defaults to convert when both sides have it, else
+// and prints the median of N runs of each, their ratio, the package's first
+// call (V8 runs WebAssembly in its baseline compiler until it has optimized
+// the hot functions, which for a small program takes dozens of calls: the
+// untimed warm-up lasts --warmup calls and --warmup-ms milliseconds, default
+// 2 and 3000), and the WASM heap after the runs. `--op` defaults to convert when both sides have it, else
 // inspect. Timing only: nothing here asserts (benchmarks stay out of tests).
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -31,6 +35,7 @@ function arg(name, fallback) {
 }
 const runs = Number(arg('runs', '3'));
 const warmup = Number(arg('warmup', '2'));
+const warmupMs = Number(arg('warmup-ms', '3000'));
 const sizes = arg('sizes', '1000,10000,100000').split(',').map(Number);
 
 function median(xs) {
@@ -71,18 +76,25 @@ const op = arg('op', pf.info.features.includes('convert') && nativeHas('convert'
 
 console.log(`pteforge bench: ${op}, median of ${runs} runs after ${warmup} untimed; native ${NATIVE}; wasm ${PACKAGE}`);
 console.log(`wasm module instantiation: ${instantiateMs.toFixed(0)} ms (not counted below)`);
-console.log('| nodes | native ms | wasm ms | wasm/native | wasm heap MiB |');
-console.log('|---:|---:|---:|---:|---:|');
+console.log('| nodes | native ms | wasm ms | wasm/native | wasm first call ms | wasm heap MiB |');
+console.log('|---:|---:|---:|---:|---:|---:|');
 for (const nodes of sizes) {
   const files = program(nodes);
   // Warm-up conversions, not timed: V8 starts WebAssembly in its baseline
   // compiler and tiers hot functions up while they run, so the first calls of
   // a fresh instance measure the JIT, not the code (the native CLI has no such
   // phase). Instantiation is reported above.
-  for (let i = 0; i < warmup; i++) {
+  // Small programs need many calls before the hot code is optimized, so the
+  // warm-up lasts at least `warmup` calls and `warmup-ms` milliseconds. The
+  // first call (baseline code) is reported too.
+  let first = null;
+  const warmStart = performance.now();
+  for (let i = 0; i < warmup || performance.now() - warmStart < warmupMs; i++) {
     const w = join(WORK, `warm-${process.pid}.pte`);
+    const t = performance.now();
     if (op === 'convert') await pf.convertToFile({ path: files.pt2 }, w);
     else await pf.inspect({ path: files.json }, { text: false });
+    first ??= performance.now() - t;
     rmSync(w, { force: true });
   }
   const path = op === 'convert' ? files.pt2 : files.json;
@@ -104,5 +116,6 @@ for (const nodes of sizes) {
   const n = median(native);
   const w = median(wasm);
   const heap = (await pf.wasmMemoryBytes()) / 2 ** 20;
-  console.log(`| ${nodes} | ${n.toFixed(0)} | ${w.toFixed(0)} | ${(w / n).toFixed(2)} | ${heap.toFixed(0)} |`);
+  const cold = first === null ? '-' : first.toFixed(0);
+  console.log(`| ${nodes} | ${n.toFixed(0)} | ${w.toFixed(0)} | ${(w / n).toFixed(2)} | ${cold} | ${heap.toFixed(0)} |`);
 }
