@@ -1,4 +1,4 @@
-// `pteforge inspect FILE [--json] [--modules [--method NAME]]`: summary of an
+// `pteforge inspect FILE [--json] [--modules] [--method NAME]`: summary of an
 // exported program, or (--modules) its module tree: per method every module
 // with its type, node count, call count, whether its call signature is
 // preserved and whether it can be swapped (convert --swap).
@@ -20,8 +20,10 @@
 namespace pteforge::cli {
 namespace {
 
-Result<std::string> inspect(const std::string& path, bool json) {
+/// The summary of every method (only `method` when not empty).
+Result<std::string> inspect(const std::string& path, const std::string& method, bool json) {
   PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(path));
+  PTEFORGE_TRY(in.layout.keep_method(method));
   return pteforge::inspect(*in.archive, in.layout, json);
 }
 
@@ -29,10 +31,10 @@ Result<std::string> inspect(const std::string& path, bool json) {
 /// "method NAME" line before each table, or JSON {"NAME": [modules...]}.
 Result<std::string> inspect_modules(const std::string& path, const std::string& method, bool json) {
   PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(path));
+  PTEFORGE_TRY(in.layout.keep_method(method));
   std::string out = json ? "{" : "";
   bool found = false;
   for (const serde::Pt2Model& model : in.layout.models) {
-    if (!method.empty() && model.method != method) continue;
     PTEFORGE_ASSIGN_OR_RETURN(ir::ExportedProgram ep, passes::load_program(*in.archive, in.layout, model.method, ""));
     const std::vector<passes::ModuleInfo> modules = passes::list_modules(ep);
     if (json) {
@@ -41,11 +43,6 @@ Result<std::string> inspect_modules(const std::string& path, const std::string& 
       out += "method " + model.method + "\n" + passes::modules_to_text(modules);
     }
     found = true;
-  }
-  if (!found) {
-    Location where;
-    where.method = method;
-    return make_error(ErrorCode::OPTION_INVALID, "the input has no method '" + method + "'", std::move(where));
   }
   if (json) out += "}\n";
   return out;
@@ -63,10 +60,10 @@ void register_inspect(CLI::App& app, Action& out) {
   cmd->add_flag("--json", *json, "print the summary as JSON");
   cmd->add_flag("--modules", *modules,
                 "print the module tree instead: node counts, preserved call signatures, which modules can be swapped");
-  cmd->add_option("--method", *method, "with --modules: only this method");
+  cmd->add_option("--method", *method, "only this method (of the summary, or with --modules of the module tree)");
   cmd->callback([&out, path, json, modules, method] {
     out = [path, json, modules, method] {
-      auto result = *modules ? inspect_modules(*path, *method, *json) : inspect(*path, *json);
+      auto result = *modules ? inspect_modules(*path, *method, *json) : inspect(*path, *method, *json);
       if (!result.ok()) {
         std::fprintf(stderr, "%s\n", result.error().to_string().c_str());
         return 1;

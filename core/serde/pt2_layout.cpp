@@ -191,6 +191,20 @@ const Pt2Model* Pt2Layout::find_method(std::string_view method) const {
   return nullptr;
 }
 
+Status Pt2Layout::keep_method(std::string_view method) {
+  if (method.empty()) return Status::Ok();
+  if (find_method(method)) {
+    std::erase_if(models, [&](const Pt2Model& m) { return m.method != method; });
+    return Status::Ok();
+  }
+  std::string names;
+  for (const Pt2Model& m : models) names += (names.empty() ? "" : ", ") + m.method;
+  Location where;
+  where.method = std::string(method);
+  return make_error(ErrorCode::OPTION_INVALID,
+                    "the input has no method " + single_quoted(method) + "; its methods: " + names, std::move(where));
+}
+
 Result<Pt2Layout> detect_pt2_layout(Archive& archive) {
   const auto& entries = archive.entries();
   if (entries.empty()) {

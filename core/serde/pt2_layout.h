@@ -67,6 +67,10 @@ struct Pt2Layout {
   std::string entry_name(std::string_view record) const;
   /// The model whose method is `method`, or nullptr.
   const Pt2Model* find_method(std::string_view method) const;
+  /// Keeps only the model of `method` (every model when `method` is empty),
+  /// for commands that take --method. Errors: OPTION_INVALID "the input has
+  /// no method 'NAME'; its methods: a, b" with where.method.
+  Status keep_method(std::string_view method);
 };
 
 /// Detects the layout of `archive` (§1.10) and reads archive_format,

@@ -34,4 +34,19 @@ grep -q "^INVALID_GRAPH: node 'mul' uses 'add' before its definition" "$tmp/err.
 "$bin" inspect "$tmp/missing.json" 2>"$tmp/err.txt" >/dev/null
 [ $? -eq 1 ] || fail "inspect did not exit 1 on a missing file"
 grep -q "^IO_ERROR: cannot open" "$tmp/err.txt" || fail "unexpected error for a missing file"
+# --method: the summary (or, with --modules, the module tree) of one method.
+two="$src/tests/fixtures/corpus/two_methods/two_methods.pt2"
+[ "$("$bin" inspect "$two" | grep '^method ')" = "$(printf 'method forward\nmethod reset')" ] || fail "two_methods has not both methods"
+"$bin" inspect "$two" --method reset >"$tmp/out.txt" || fail "inspect --method reset failed"
+[ "$(grep '^method ' "$tmp/out.txt")" = "method reset" ] || fail "inspect --method reset printed: $(grep '^method ' "$tmp/out.txt")"
+"$bin" inspect "$two" --method reset --json | python3 -c 'import json,sys; assert [m["name"] for m in json.load(sys.stdin)["methods"]] == ["reset"]' \
+  || fail "inspect --method reset --json is not just reset"
+"$bin" inspect "$two" --modules --method reset >"$tmp/out.txt" || fail "inspect --modules --method reset failed"
+[ "$(grep '^method ' "$tmp/out.txt")" = "method reset" ] || fail "inspect --modules --method reset printed other methods"
+for extra in "" "--modules"; do
+  "$bin" inspect "$two" $extra --method nope >"$tmp/out.txt" 2>"$tmp/err.txt"
+  [ $? -eq 1 ] || fail "inspect $extra --method nope did not exit 1"
+  [ "$(cat "$tmp/err.txt")" = "OPTION_INVALID: the input has no method 'nope'; its methods: forward, reset (method=nope)" ] \
+    || fail "unexpected error for inspect $extra --method nope: $(cat "$tmp/err.txt")"
+done
 echo "inspect.sh: ok"
