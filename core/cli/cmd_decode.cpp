@@ -2,8 +2,8 @@
 // Default output is a readable summary; --json prints the full decoded
 // program; --flatc-json prints what `flatc --json --strict-json` would.
 // Only the program part is read into memory, not the segment data.
-#include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,46 +11,26 @@
 #include "cli/commands.h"
 #include "emit/extended_header.h"
 #include "emit/pte_decode.h"
+#include "serde/archive_native_io.h"
 
 namespace pteforge::cli {
 namespace {
 
 // Reads the bytes of `path` that decoding needs: the whole file when it has
-// no extended header, else the program part (program_size bytes).
+// no extended header, else the program part (program_size bytes). Opened as
+// every CLI input is (serde::FileByteSource: a folder or a FIFO is refused
+// before it is opened).
 Result<std::string> read_program_part(const std::string& path, uint64_t& file_size) {
-  Location where;
-  where.entry = path;
-  // Not opened unless it is a regular file: opening a FIFO waits for a writer forever.
-  struct stat st {};
-  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    return make_error(ErrorCode::IO_ERROR,
-                      "cannot read '" + path + "': " + (S_ISDIR(st.st_mode) ? "it is a folder" : "it is not a regular file"),
-                      where);
-  }
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return make_error(ErrorCode::IO_ERROR, "cannot open '" + path + "'", where);
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(f, &std::fclose);
-  if (std::fseek(f, 0, SEEK_END) != 0) return make_error(ErrorCode::IO_ERROR, "cannot seek in '" + path + "'", where);
-  long end = std::ftell(f);
-  if (end < 0) return make_error(ErrorCode::IO_ERROR, "cannot size '" + path + "'", where);
-  file_size = static_cast<uint64_t>(end);
-  std::rewind(f);
-  std::string head(static_cast<size_t>(std::min<uint64_t>(file_size, 64)), '\0');
-  if (std::fread(head.data(), 1, head.size(), f) != head.size()) {
-    return make_error(ErrorCode::IO_ERROR, "cannot read '" + path + "'", where);
-  }
+  PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<serde::FileByteSource> file, serde::FileByteSource::open(path));
+  file_size = file->size();
+  PTEFORGE_ASSIGN_OR_RETURN(std::string head, file->read_at(0, std::min<uint64_t>(file_size, 64)));
   uint64_t want = file_size;
   auto header = emit::parse_extended_header(head);
   if (header.ok() && header->has_value() && (*header)->program_size <= file_size) {
     want = std::max<uint64_t>((*header)->program_size, head.size());
   }
-  std::string bytes = head;
-  bytes.resize(static_cast<size_t>(want));
-  size_t rest = bytes.size() - head.size();
-  if (rest > 0 && std::fread(bytes.data() + head.size(), 1, rest, f) != rest) {
-    return make_error(ErrorCode::IO_ERROR, "cannot read '" + path + "'", where);
-  }
-  return bytes;
+  if (want == head.size()) return head;
+  return file->read_at(0, want);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ Result<std::unique_ptr<FileByteSource>> FileByteSource::open(const std::string& 
   // Checked before opening too: opening a FIFO waits for a writer forever.
   struct stat before {};
   if (stat(path.c_str(), &before) == 0 && !S_ISREG(before.st_mode)) {
-    return io_error(path, "it is not a regular file");
+    return io_error(path, S_ISDIR(before.st_mode) ? "it is a folder" : "it is not a regular file");
   }
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) return io_error(path, std::strerror(errno));

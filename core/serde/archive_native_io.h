@@ -14,7 +14,9 @@ namespace pteforge::serde {
 class FileByteSource final : public ByteSource {
  public:
   /// Opens `path`. Errors: IO_ERROR (where.entry = path) when it cannot be
-  /// opened or is not a regular file.
+  /// opened ("cannot read "PATH": <strerror>") or is not a regular file ("...:
+  /// it is a folder", "...: it is not a regular file"; checked before opening,
+  /// since opening a FIFO would wait for a writer).
   static Result<std::unique_ptr<FileByteSource>> open(const std::string& path);
   ~FileByteSource() override;
   FileByteSource(const FileByteSource&) = delete;

@@ -18,11 +18,20 @@ Error path_error(ErrorCode code, const std::string& path, std::string message) {
   return make_error(code, std::move(message), std::move(where));
 }
 
-Result<OpenedInput> with_layout(Result<std::unique_ptr<Archive>> opened) {
+/// The archive with its layout. A layout error that names no entry (no
+/// program, an empty folder) gets where.entry = `path`, the input's name, as
+/// the npm package gives it (wasm/src/js_input.h).
+Result<OpenedInput> with_layout(Result<std::unique_ptr<Archive>> opened, const std::string& path) {
   if (!opened.ok()) return std::move(opened).error();
   OpenedInput input;
   input.archive = std::move(opened).value();
-  PTEFORGE_ASSIGN_OR_RETURN(input.layout, detect_pt2_layout(*input.archive));
+  auto layout = detect_pt2_layout(*input.archive);
+  if (!layout.ok()) {
+    Error e = std::move(layout).error();
+    if (!e.where.entry) e.where.entry = path;
+    return e;
+  }
+  input.layout = std::move(layout).value();
   return input;
 }
 
@@ -36,7 +45,7 @@ Result<std::optional<OpenedInput>> open_json_in_folder(const fs::path& json_path
   if (folder.empty() || !fs::is_regular_file(folder / "archive_format", ec)) {
     return std::optional<OpenedInput>();
   }
-  PTEFORGE_ASSIGN_OR_RETURN(OpenedInput input, with_layout(open_directory(folder.string())));
+  PTEFORGE_ASSIGN_OR_RETURN(OpenedInput input, with_layout(open_directory(folder.string()), folder.string()));
   const std::string program = input.layout.entry_name("models/" + json_path.filename().string());
   for (auto& model : input.layout.models) {
     if (model.program_entry == program) {
@@ -57,7 +66,7 @@ Result<OpenedInput> open_input(const std::string& path) {
   if (ec || !fs::exists(status)) {
     return path_error(ErrorCode::IO_ERROR, path, "cannot open \"" + path + "\": no such file or folder");
   }
-  if (fs::is_directory(status)) return with_layout(open_directory(path));
+  if (fs::is_directory(status)) return with_layout(open_directory(path), path);
 
   PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<FileByteSource> file, FileByteSource::open(path));
   if (file->size() == 0) {
@@ -66,7 +75,7 @@ Result<OpenedInput> open_input(const std::string& path) {
   }
   PTEFORGE_ASSIGN_OR_RETURN(std::string head, file->read_at(0, std::min<uint64_t>(file->size(), 512)));
   file.reset();
-  if (head.size() >= 4 && head.compare(0, 2, "PK") == 0) return with_layout(open_zip_file(path));
+  if (head.size() >= 4 && head.compare(0, 2, "PK") == 0) return with_layout(open_zip_file(path), path);
 
   size_t pos = head.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   while (pos < head.size() && (head[pos] == ' ' || head[pos] == '\n' || head[pos] == '\r' || head[pos] == '\t')) ++pos;

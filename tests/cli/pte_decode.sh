@@ -42,5 +42,14 @@ set +e
 rc=$?
 set -e
 test "$rc" -eq 1
-grep -q '^IO_ERROR: ' "$work/err2.txt"
+grep -qx "IO_ERROR: cannot read \"$work/missing.pte\": No such file or directory (entry=$work/missing.pte)" "$work/err2.txt"
+
+# A folder (or a FIFO) is refused before it is opened, as every CLI input is.
+mkdir "$work/adir.pte"
+set +e
+"$bin" decode "$work/adir.pte" 2> "$work/err3.txt"
+rc=$?
+set -e
+test "$rc" -eq 1
+grep -qx "IO_ERROR: cannot read \"$work/adir.pte\": it is a folder (entry=$work/adir.pte)" "$work/err3.txt"
 echo "pte_decode: ok"

@@ -107,10 +107,12 @@ TEST_CASE("bad archive: missing paths and an empty folder") {
   CHECK(missing_zip.error().code == ErrorCode::IO_ERROR);
   CHECK(missing_zip.error().where.entry == dir + "/nope.pt2");
 
+  // A layout error that names no entry names the input (as the npm package does).
   auto empty_dir = open_input(dir);
   REQUIRE_FALSE(empty_dir.ok());
   CHECK(empty_dir.error().code == ErrorCode::ARCHIVE_INVALID);
-  CHECK_FALSE(empty_dir.error().where.entry.has_value());
+  CHECK(empty_dir.error().message == "the archive has no entries; expected a torch.export .pt2 archive");
+  CHECK(empty_dir.error().where.entry == dir);
 }
 
 TEST_CASE("bad archive: a truncated zip") {
