@@ -22,6 +22,19 @@ ExportedProgram relu_with_dead_neg() {
   return b.build();
 }
 
+/// Runs eliminate_dead_code alone on `ep` (method "forward") and returns its report.
+passes::PassReport run_dce(ExportedProgram& ep) {
+  passes::PipelineOptions options;
+  options.passes = {"eliminate_dead_code"};
+  auto pm = passes::PassManager::create(options);
+  REQUIRE(pm.ok());
+  passes::MethodState state;
+  state.method = "forward";
+  passes::PassReport report;
+  REQUIRE(pm->run(ep, state, report).ok());
+  return report;
+}
+
 }  // namespace
 
 TEST_CASE("pass_registry: default pipeline follows design.md order") {
@@ -46,14 +59,7 @@ TEST_CASE("pass_registry: unknown pass is UNKNOWN_PASS with the valid names") {
 
 TEST_CASE("eliminate_dead_code: removes unused pure chains, keeps used nodes") {
   ExportedProgram ep = relu_with_dead_neg();
-  passes::PipelineOptions options;
-  options.passes = {"eliminate_dead_code"};
-  auto pm = passes::PassManager::create(options);
-  REQUIRE(pm.ok());
-  passes::MethodState state;
-  state.method = "forward";
-  passes::PassReport report;
-  REQUIRE(pm->run(ep, state, report).ok());
+  passes::PassReport report = run_dce(ep);
   CHECK(print_graph(ep.graph()) ==
         "graph(%x):\n"
         "  %relu = aten.relu.default(%x)\n"
@@ -76,13 +82,7 @@ TEST_CASE("eliminate_dead_code: keeps in-place writes whose result is unused") {
   auto y = b.call("aten.mul.Tensor", {arg_tensor(x), arg_tensor(x)}, {ScalarType::Float, {3}});
   b.output(y);
   ExportedProgram ep = b.build();
-  passes::PipelineOptions options;
-  options.passes = {"eliminate_dead_code"};
-  auto pm = passes::PassManager::create(options);
-  REQUIRE(pm.ok());
-  passes::MethodState state;
-  passes::PassReport report;
-  REQUIRE(pm->run(ep, state, report).ok());
+  passes::PassReport report = run_dce(ep);
   CHECK(ep.graph().num_nodes() == 2);
   CHECK_FALSE(report.passes[0].changed);
 }
@@ -101,13 +101,7 @@ TEST_CASE("eliminate_dead_code: a multi-output node stays while any of its resul
     if (used == 0) b.call("aten.neg.default", {arg_tensor(outs[0])}, {ScalarType::Float, {2}});
     b.output(used == 2 ? outs[0] : y);
     ExportedProgram ep = b.build();
-    passes::PipelineOptions options;
-    options.passes = {"eliminate_dead_code"};
-    auto pm = passes::PassManager::create(options);
-    REQUIRE(pm.ok());
-    passes::MethodState state;
-    passes::PassReport report;
-    REQUIRE(pm->run(ep, state, report).ok());
+    passes::PassReport report = run_dce(ep);
     CHECK(ep.graph().num_nodes() == (used == 1 ? 2u : used == 2 ? 1u : 0u));
     CHECK(report.passes[0].changed == (used == 0));
   }
