@@ -45,9 +45,9 @@
 #include "passes/decompositions/rewriter.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
+#include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
-#include "passes/lowering_util.h"
 
 namespace pteforge::passes {
 namespace {

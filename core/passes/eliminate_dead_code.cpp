@@ -12,14 +12,16 @@
 // Before:  %a = aten.relu.default(%x); %b = aten.neg.default(%x); output(%a)
 // After:   %a = aten.relu.default(%x); output(%a)
 #include <algorithm>
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "ir/graph.h"
 #include "ops/op_table.h"
+#include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
-#include "passes/lowering_util.h"
 
 namespace pteforge::passes {
 namespace {
@@ -69,11 +71,11 @@ class EliminateDeadCode final : public Pass {
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
     ir::Graph& graph = ep.graph();
     std::vector<ir::Node*> nodes = graph.node_snapshot();
-    const ResultIndex results = index_results(graph, nodes);
+    const std::vector<const ir::Value*> results = single_results(graph, nodes);
     int64_t removed = 0;
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
       ir::Node* node = *it;
-      if (results.used(*node, graph) || is_impure(*node)) continue;
+      if (used(*node, results, graph) || is_impure(*node)) continue;
       PTEFORGE_TRY(graph.erase(*node));
       ++removed;
     }
@@ -82,65 +84,36 @@ class EliminateDeadCode final : public Pass {
   }
 
  private:
-  /// The values each node defines, found with one walk over the value table
-  /// (DCE runs six times per convert: a name lookup per result was most of
-  /// its time). Node ids index `begin` (CSR layout: node id k owns
-  /// values[begin[k] .. begin[k+1])). A value stays alive while its producer
-  /// does, so the pointers hold while nodes are erased in reverse order.
-  struct ResultIndex {
-    std::vector<uint32_t> begin;
-    std::vector<const ir::Value*> values;
-
-    /// True when a result of `node` is used by a node or the graph outputs
-    /// (Graph::use_count > 0). A node whose outputs are not exactly the
-    /// values naming it producer (a graph where a name has two definitions)
-    /// is checked by name.
-    bool used(const ir::Node& node, const ir::Graph& graph) const {
-      const ir::NodeId id = node.id();
-      const uint32_t first = id + 1 < begin.size() ? begin[id] : 0;
-      const uint32_t last = id + 1 < begin.size() ? begin[id + 1] : 0;
-      if (const std::string* out = node.single_output()) {
-        if (last - first == 1 && values[first]->name == *out) {
-          return !values[first]->uses.empty() || values[first]->output_uses > 0;
-        }
-        return graph.use_count(*out) > 0;
-      }
-      std::vector<std::string_view> names = node.output_names();
-      if (names.size() == last - first) {
-        bool same = true;
-        for (uint32_t k = first; k < last && same; ++k) {
-          same = std::find(names.begin(), names.end(), std::string_view(values[k]->name)) != names.end();
-        }
-        if (same) {
-          for (uint32_t k = first; k < last; ++k) {
-            if (!values[k]->uses.empty() || values[k]->output_uses > 0) return true;
-          }
-          return false;
-        }
-      }
-      for (std::string_view name : names) {
-        if (graph.use_count(name) > 0) return true;
-      }
-      return false;
-    }
-  };
-
-  static ResultIndex index_results(const ir::Graph& graph, const std::vector<ir::Node*>& nodes) {
+  /// The value each node defines, by node id, when it defines exactly one
+  /// (else nullptr), found with one walk over the value table: DCE runs six
+  /// times per convert, and a name lookup per result was most of its time. A
+  /// value stays alive while its producer does, so the pointers hold while
+  /// nodes are erased in reverse order.
+  static std::vector<const ir::Value*> single_results(const ir::Graph& graph, const std::vector<ir::Node*>& nodes) {
     ir::NodeId max_id = 0;
     for (const ir::Node* n : nodes) max_id = std::max(max_id, n->id());
-    ResultIndex index;
-    index.begin.assign(static_cast<size_t>(max_id) + 2, 0);
-    auto indexed = [max_id](const ir::Value& v) { return v.producer && v.producer->id() <= max_id; };
+    std::vector<const ir::Value*> result(static_cast<size_t>(max_id) + 1, nullptr);
+    std::vector<uint8_t> defined(result.size(), 0);  // values naming the node producer, capped at 2
     graph.for_each_value([&](const ir::Value& v) {
-      if (indexed(v)) ++index.begin[v.producer->id() + 1];
+      if (!v.producer || v.producer->id() > max_id) return;
+      const ir::NodeId id = v.producer->id();
+      if (defined[id] < 2) ++defined[id];
+      result[id] = defined[id] == 1 ? &v : nullptr;
     });
-    for (size_t k = 1; k < index.begin.size(); ++k) index.begin[k] += index.begin[k - 1];
-    index.values.resize(index.begin.back());
-    std::vector<uint32_t> next(index.begin.begin(), index.begin.end() - 1);
-    graph.for_each_value([&](const ir::Value& v) {
-      if (indexed(v)) index.values[next[v.producer->id()]++] = &v;
-    });
-    return index;
+    return result;
+  }
+
+  /// True when a result of `node` is used by a node or the graph outputs
+  /// (Graph::use_count > 0): from `results` for a node with one output that
+  /// is the one value naming it producer, by name otherwise.
+  static bool used(const ir::Node& node, const std::vector<const ir::Value*>& results, const ir::Graph& graph) {
+    const ir::Value* v = node.id() < results.size() ? results[node.id()] : nullptr;
+    const std::string* out = node.single_output();
+    if (v && out && v->name == *out) return !v->uses.empty() || v->output_uses > 0;
+    for (std::string_view name : node.output_names()) {
+      if (graph.use_count(name) > 0) return true;
+    }
+    return false;
   }
 };
 

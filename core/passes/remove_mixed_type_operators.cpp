@@ -33,9 +33,9 @@
 #include "ir/graph.h"
 #include "ops/op_table.h"
 #include "passes/edge_utils.h"
+#include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
-#include "passes/lowering_util.h"
 
 namespace pteforge::passes {
 namespace {

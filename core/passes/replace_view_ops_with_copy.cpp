@@ -31,9 +31,9 @@
 #include "ir/graph.h"
 #include "ops/op_table.h"
 #include "passes/edge_utils.h"
+#include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
-#include "passes/lowering_util.h"
 
 namespace pteforge::passes {
 namespace {
@@ -66,8 +66,7 @@ Result<std::string> copy_target(const ir::OpTarget& target, const ir::Node& node
 
 /// True for ops whose result layout follows their tensor inputs' layout.
 bool follows_input_layout(const ir::Node& node) {
-  if (node.target().kind() != ir::TargetKind::Operator) return false;
-  const ops::OpSchema* op = target_schema(node.target());
+  const ops::OpSchema* op = node_schema(node);
   if (!op) return false;
   if (op->has_tag(ops::Tag::Pointwise)) return true;
   const bool preserving = op->name == "clone" || op->name == "_to_copy" ||

@@ -29,9 +29,9 @@
 #include "ir/graph.h"
 #include "ops/op_table.h"
 #include "passes/edge_utils.h"
+#include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
-#include "passes/lowering_util.h"
 
 namespace pteforge::passes {
 namespace {
@@ -72,8 +72,7 @@ std::optional<ScalarConstant> scalar_constant(const ir::Argument& a) {
 /// Positions (in node.inputs()) of scalars passed to plain Tensor arguments, in schema order.
 std::vector<size_t> scalar_tensor_args(const ir::Node& node) {
   std::vector<size_t> out;
-  if (node.target().kind() != ir::TargetKind::Operator) return out;
-  const ops::OpSchema* op = target_schema(node.target());
+  const ops::OpSchema* op = node_schema(node);
   if (!op) return out;
   for (const auto& arg : op->arguments) {
     if (!is_plain_tensor(arg.type)) continue;

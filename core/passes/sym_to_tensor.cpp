@@ -19,9 +19,9 @@
 #include "ir/graph.h"
 #include "ops/op_table.h"
 #include "passes/edge_utils.h"
+#include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
-#include "passes/lowering_util.h"
 
 namespace pteforge::passes {
 namespace {
@@ -47,8 +47,7 @@ class SymToTensor final : public Pass {
     int64_t inserted = 0;
     for (ir::Graph* graph : edge::graphs_bfs(ep.graph())) {
       for (ir::Node* node : graph->node_snapshot()) {
-        if (node->target().kind() != ir::TargetKind::Operator) continue;
-        const ops::OpSchema* op = target_schema(node->target());
+        const ops::OpSchema* op = node_schema(*node);
         if (!op) continue;
         for (const auto& arg : op->arguments) {
           if (arg.type.base != ops::BaseType::Tensor || arg.type.is_list || arg.type.optional) continue;

@@ -18,20 +18,12 @@ Error path_error(ErrorCode code, const std::string& path, std::string message) {
   return make_error(code, std::move(message), std::move(where));
 }
 
-/// The archive with its layout. A layout error that names no entry (no
-/// program, an empty folder) gets where.entry = `path`, the input's name, as
-/// the npm package gives it (wasm/src/js_input.h).
+/// The archive opened from `path` with its layout (detect_input_layout).
 Result<OpenedInput> with_layout(Result<std::unique_ptr<Archive>> opened, const std::string& path) {
   if (!opened.ok()) return std::move(opened).error();
   OpenedInput input;
   input.archive = std::move(opened).value();
-  auto layout = detect_pt2_layout(*input.archive);
-  if (!layout.ok()) {
-    Error e = std::move(layout).error();
-    if (!e.where.entry) e.where.entry = path;
-    return e;
-  }
-  input.layout = std::move(layout).value();
+  PTEFORGE_ASSIGN_OR_RETURN(input.layout, detect_input_layout(*input.archive, path));
   return input;
 }
 

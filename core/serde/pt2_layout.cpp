@@ -276,6 +276,16 @@ Result<Pt2Layout> detect_pt2_layout(Archive& archive) {
                         "\")");
 }
 
+Result<Pt2Layout> detect_input_layout(Archive& archive, const std::string& input) {
+  auto layout = detect_pt2_layout(archive);
+  if (!layout.ok()) {
+    Error e = std::move(layout).error();
+    if (!e.where.entry) e.where.entry = input;
+    return e;
+  }
+  return layout;
+}
+
 Pt2Layout program_json_layout(std::string program_entry) {
   Pt2Layout layout;
   layout.kind = Pt2LayoutKind::kProgramJson;

@@ -87,6 +87,12 @@ struct Pt2Layout {
 ///    or archive_format present but no models/*.json.
 Result<Pt2Layout> detect_pt2_layout(Archive& archive);
 
+/// detect_pt2_layout for an input named `input` (the CLI's path, the name
+/// the npm package was given): an error that names no entry (no program, an
+/// empty folder) gets where.entry = `input`, as every other error about the
+/// input has.
+Result<Pt2Layout> detect_input_layout(Archive& archive, const std::string& input);
+
 /// The layout of a lone program JSON stored as entry `program_entry`: one
 /// model "model", method "forward", no configs and no payload folders.
 Pt2Layout program_json_layout(std::string program_entry);

@@ -86,16 +86,9 @@ Result<std::vector<serde::ZipEntryRecord>> get_zip_records(const rapidjson::Valu
   return records;
 }
 
-/// Detects the layout of the opened archive, as the CLI does (an error that
-/// names no entry names the input, as serde::open_input's do).
+/// Detects the layout of the opened archive, as the CLI does.
 Status detect_layout(JsInput& input) {
-  auto layout = serde::detect_pt2_layout(*input.archive);
-  if (!layout.ok()) {
-    Error e = std::move(layout).error();
-    if (!e.where.entry) e.where.entry = input.name;
-    return e;
-  }
-  input.layout = std::move(layout).value();
+  PTEFORGE_ASSIGN_OR_RETURN(input.layout, serde::detect_input_layout(*input.archive, input.name));
   return Status::Ok();
 }
 
