@@ -16,8 +16,9 @@
 // call (V8 runs WebAssembly in its baseline compiler until it has optimized
 // the hot functions, which for a small program takes dozens of calls: the
 // untimed warm-up lasts --warmup calls and --warmup-ms milliseconds, default
-// 2 and 3000), and the WASM heap after the runs. `--op` defaults to convert when both sides have it, else
-// inspect. Timing only: nothing here asserts (benchmarks stay out of tests).
+// 2 and 3000), and the WASM heap after the runs. `--op` defaults to convert
+// when both sides have it, else inspect. Timing only: nothing here asserts
+// (benchmarks stay out of tests).
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
