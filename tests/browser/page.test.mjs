@@ -7,7 +7,7 @@
 // and no request leaving 127.0.0.1. Screenshots go to tests/browser/artifacts/.
 
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { unzipSync, zipSync } from 'fflate';
@@ -54,9 +54,12 @@ function expectedSummary(json) {
   }));
 }
 
+/** Scratch folder for the files these tests make; removed when the suite ends. */
+const SCRATCH = mkdtempSync(join(tmpdir(), 'pteforge-web-'));
+
 /** A copy of a program JSON in a folder of its own (what the page gets: the file alone). */
 function loneCopy(file) {
-  const dir = mkdtempSync(join(tmpdir(), 'pteforge-web-lone-'));
+  const dir = mkdtempSync(join(SCRATCH, 'lone-'));
   const copy = join(dir, basename(file));
   copyFileSync(file, copy);
   return copy;
@@ -73,6 +76,7 @@ describe('pteforge web page', () => {
 
   after(async () => {
     await env?.close();
+    rmSync(SCRATCH, { recursive: true, force: true });
   });
 
   test('every response carries the CSP header, the worker included; .wasm is application/wasm', async () => {
@@ -142,7 +146,7 @@ describe('pteforge web page', () => {
   test('a re-zipped .pt2 with deflated entries opens too (zip.js from the package\'s dist/zipjs.mjs inflates them)', async () => {
     const stored = join(CORPUS, 'linear_tanh', 'linear_tanh.pt2');
     const entries = unzipSync(readFileSync(stored));
-    const deflated = join(mkdtempSync(join(tmpdir(), 'pteforge-web-deflated-')), 'deflated.pt2');
+    const deflated = join(SCRATCH, 'deflated.pt2');
     writeFileSync(deflated, zipSync(entries, { level: 6 }));
     await pick(env.page, stored);
     const expected = (await readSummary(env.page)).methods;
@@ -219,7 +223,7 @@ describe('pteforge web page', () => {
   });
 
   test('errors appear in the page with their code and location, as the CLI reports them', async () => {
-    const bad = join(tmpdir(), `pteforge-web-bad-${process.pid}.json`);
+    const bad = join(SCRATCH, 'bad.json');
     writeFileSync(bad, '{\n  "schema_version":\n}\n');
     const cli = runCli(['inspect', '--json', bad]);
     assert.notEqual(cli.status, 0);
@@ -241,7 +245,7 @@ describe('pteforge web page', () => {
     await env.page.screenshot({ path: join(ARTIFACTS, 'page-error.png'), fullPage: true });
 
     // A truncated .pte: PTE_INVALID, shown; then the page still works.
-    const trunc = join(tmpdir(), `pteforge-web-trunc-${process.pid}.pte`);
+    const trunc = join(SCRATCH, 'trunc.pte');
     writeFileSync(trunc, readFileSync(repo('tests', 'data', 'reference', 'pte', 'add.pte')).subarray(0, 100));
     const cliPte = runCli(['decode', '--json', trunc]);
     await pick(env.page, trunc);
@@ -270,7 +274,7 @@ describe('pteforge web page', () => {
     }
     let compared = 0;
     for (const file of [...programJsons, ...archives]) {
-      const out = join(tmpdir(), `pteforge-web-${process.pid}.pte`);
+      const out = join(SCRATCH, 'saved.pte');
       // The page gets a program JSON alone; the CLI would read the weights of
       // its unpacked folder, so it converts a copy on its own.
       const cli = runCli(['convert', file.endsWith('.json') ? loneCopy(file) : file, '-o', out, '--export-program', `${out}.program.json`]);
