@@ -2,6 +2,7 @@
 // chosen subcommand. Exit codes: 0 success, 1 conversion/input error (one
 // message on stderr), 2 usage error. `--version` prints "pteforge X.Y.Z".
 #include <cstdio>
+#include <string>
 
 #include "cli/commands.h"
 
@@ -13,6 +14,21 @@ int main(int argc, char** argv) {
   pteforge::cli::register_inspect(app, action);
   pteforge::cli::register_decode(app, action);
   pteforge::cli::register_convert(app, action);
+  // A first word that is no option and no command is a mistyped command:
+  // say so (CLI11 alone says "A subcommand is required").
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      found = found || sub->check_name(argv[1]);
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) {
+      std::fprintf(stderr, "unknown command '%s' (commands: %s)\nRun with --help for more information.\n", argv[1],
+                   known.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -25,7 +25,15 @@ Result<std::unique_ptr<FileByteSource>> FileByteSource::open(const std::string& 
     return io_error(path, S_ISDIR(before.st_mode) ? "it is a folder" : "it is not a regular file");
   }
   std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return io_error(path, std::strerror(errno));
+  if (file == nullptr) {
+    // The wording of serde::open_input for a missing input, so every command says the same.
+    const int err = errno;
+    Location where;
+    where.entry = path;
+    return make_error(ErrorCode::IO_ERROR,
+                      "cannot open \"" + path + "\": " + (err == ENOENT ? "no such file or folder" : std::strerror(err)),
+                      std::move(where));
+  }
   struct stat st {};
   if (fstat(fileno(file), &st) != 0) {
     int err = errno;

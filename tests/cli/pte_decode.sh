@@ -42,7 +42,7 @@ set +e
 rc=$?
 set -e
 test "$rc" -eq 1
-grep -qx "IO_ERROR: cannot read \"$work/missing.pte\": No such file or directory (entry=$work/missing.pte)" "$work/err2.txt"
+grep -qx "IO_ERROR: cannot open \"$work/missing.pte\": no such file or folder (entry=$work/missing.pte)" "$work/err2.txt"
 
 # A folder (or a FIFO) is refused before it is opened, as every CLI input is.
 mkdir "$work/adir.pte"

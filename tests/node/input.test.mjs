@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { unzipSync, zipSync } from 'fflate';
 
-import { CLI, PACKAGE_DIR, loadPackage, pteforge, repo } from './helpers.mjs';
+import { CLI, PACKAGE_DIR, loadPackage, pteforge, repo, runCli } from './helpers.mjs';
 
 const CORPUS = 'tests/fixtures/corpus';
 
@@ -197,10 +197,13 @@ test('the *Sync twins cannot read a .pt2 (zip.js is asynchronous): UNSUPPORTED_F
   assert.throws(() => pf.decodePteSync(bytes), (e) => e instanceof PteforgeError && e.code !== 'UNSUPPORTED_FEATURE');
 });
 
-test('a missing {path} is IO_ERROR naming the path; wrong input types are OPTION_INVALID', async () => {
+test('a missing {path} is IO_ERROR naming the path, in the CLI\'s words; wrong input types are OPTION_INVALID', async () => {
   const pf = await pteforge();
   await assert.rejects(pf.layout({ path: '/nonexistent/model.pt2' }),
-    (e) => e.code === 'IO_ERROR' && e.where.entry === '/nonexistent/model.pt2');
+    (e) => e.code === 'IO_ERROR' && e.where.entry === '/nonexistent/model.pt2' &&
+      e.message === 'cannot open "/nonexistent/model.pt2": no such file or folder');
+  const cli = runCli(['inspect', '/nonexistent/model.pt2']);
+  assert.equal(cli.stderr.split('\n')[0], 'IO_ERROR: cannot open "/nonexistent/model.pt2": no such file or folder (entry=/nonexistent/model.pt2)');
   await assert.rejects(pf.layout(42), (e) => e.code === 'OPTION_INVALID' && /number 42/.test(e.message));
   await assert.rejects(pf.layout({ files: { 'a.json': 7 } }), (e) => e.code === 'OPTION_INVALID' && /a\.json/.test(e.message));
   await assert.rejects(pf.decodePte(new Uint8Array(8), { format: 'yaml' }),

@@ -49,7 +49,7 @@ class FileSource {
         this.size = fstatSync(this.fd).size;
       }
     } catch (e) {
-      throw new PteforgeError('IO_ERROR', `cannot open "${path}": ${e.code ?? e.message}`, { entry: path });
+      throw new PteforgeError('IO_ERROR', `cannot open "${path}": ${e.code === 'ENOENT' ? 'no such file or folder' : (e.code ?? e.message)}`, { entry: path });
     }
     this.name = path;
     this.transient = transient;
