@@ -108,6 +108,11 @@ struct GraphData {
       if (v->kind == ValueKind::Unknown) v->kind = kind;
       return *v;
     }
+    return create(name, kind);
+  }
+
+  /// A new value named `name`, which no value has.
+  Value& create(std::string_view name, ValueKind kind) {
     Value& v = values.emplace_back();
     v.id_ = static_cast<uint32_t>(values.size() - 1);
     v.name = std::string(name);
@@ -131,7 +136,11 @@ struct GraphData {
 
   void set_meta(std::string_view name, ValueMeta meta, std::optional<uint32_t> order = std::nullopt) {
     ValueKind k = kind_of(meta);
-    Value& v = get_or_create(name, k);
+    set_meta(get_or_create(name, k), std::move(meta), order);
+  }
+
+  void set_meta(Value& v, ValueMeta meta, std::optional<uint32_t> order) {
+    ValueKind k = kind_of(meta);
     if (order) {
       v.table_order_ = *order;
       next_table_order = std::max(next_table_order, *order + 1);
@@ -498,10 +507,10 @@ const TensorMeta* Graph::tensor_meta(std::string_view name) const {
 void Graph::set_meta(std::string_view name, ValueMeta meta) { d_->set_meta(name, std::move(meta)); }
 
 const Value* Graph::set_meta_if_absent(std::string_view name, ValueMeta meta, std::optional<uint32_t> table_order) {
-  if (const Value* v = d_->lookup(name)) {
-    if (v->has_meta()) return v;
-  }
-  d_->set_meta(name, std::move(meta), table_order);
+  // One lookup: the importer calls this for every tensor, before its definition.
+  Value* v = d_->lookup(name);
+  if (v && v->has_meta()) return v;
+  d_->set_meta(v ? *v : d_->create(name, kind_of(meta)), std::move(meta), table_order);
   return nullptr;
 }
 

@@ -324,14 +324,19 @@ Result<ir::Argument> read_argument(ImportContext& ctx, const JsonCursor& c, cons
   using ir::Argument;
   using ir::ArgTag;
   PTEFORGE_ASSIGN_OR_RETURN(UnionValue u, read_union(c, "Argument"));
-  auto it = arg_tags().find(u.tag);
-  if (it == arg_tags().end()) return unknown_tag(c, u, "Argument", arg_tag_list());
+  // Tensors are most arguments: no hashing for them.
+  ArgTag tag = ArgTag::Tensor;
+  if (u.tag != "as_tensor") {
+    auto it = arg_tags().find(u.tag);
+    if (it == arg_tags().end()) return unknown_tag(c, u, "Argument", arg_tag_list());
+    tag = it->second;
+  }
   const JsonCursor& p = u.payload;
   auto tensor_name = [&ctx](const JsonCursor& e) -> Result<ir::TensorArgument> {
     PTEFORGE_ASSIGN_OR_RETURN(std::string n, read_tensor_argument(ctx, e));
     return ir::TensorArgument{std::move(n)};
   };
-  switch (it->second) {
+  switch (tag) {
     case ArgTag::None: return Argument();  // payload is true (or [] in old files): ignored (§2.11)
     case ArgTag::Tensor: {
       PTEFORGE_ASSIGN_OR_RETURN(auto t, tensor_name(p));
