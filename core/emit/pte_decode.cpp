@@ -41,7 +41,15 @@ class Decoder {
     }
     info.identifier = std::string(bytes.substr(4, 4));
     if (info.identifier != fb::ProgramIdentifier()) {
-      return invalid("file identifier is " + printable(info.identifier) + "; \"ET12\" expected", 4);
+      // Say what the bytes are when they are a converter input handed to decode by mistake.
+      std::string what;
+      if (bytes.substr(0, 4) == std::string_view("PK\x03\x04", 4)) {
+        what = " (the input is a zip archive, such as a .pt2: `pteforge convert` makes a .pte of it)";
+      } else if (const size_t first = bytes.find_first_not_of(" \t\r\n"); first != std::string_view::npos &&
+                 (bytes[first] == '{' || bytes[first] == '[')) {
+        what = " (the input looks like JSON, such as a program JSON: `pteforge convert` makes a .pte of it)";
+      }
+      return invalid("file identifier is " + printable(info.identifier) + "; \"ET12\" expected" + what, 4);
     }
     auto header = parse_extended_header(bytes);
     if (!header.ok()) {

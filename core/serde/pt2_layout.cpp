@@ -209,7 +209,8 @@ Result<Pt2Layout> detect_pt2_layout(Archive& archive) {
   const auto& entries = archive.entries();
   if (entries.empty()) {
     return make_error(ErrorCode::ARCHIVE_INVALID,
-                      "the archive has no entries; expected a torch.export .pt2 archive");
+                      "the input holds no files; expected a torch.export .pt2 archive or the folder of an "
+                      "unpacked one");
   }
   const std::string& first = entries.front().name;
   const size_t slash = first.find('/');

@@ -111,7 +111,8 @@ TEST_CASE("bad archive: missing paths and an empty folder") {
   auto empty_dir = open_input(dir);
   REQUIRE_FALSE(empty_dir.ok());
   CHECK(empty_dir.error().code == ErrorCode::ARCHIVE_INVALID);
-  CHECK(empty_dir.error().message == "the archive has no entries; expected a torch.export .pt2 archive");
+  CHECK(empty_dir.error().message ==
+        "the input holds no files; expected a torch.export .pt2 archive or the folder of an unpacked one");
   CHECK(empty_dir.error().where.entry == dir);
 }
 

@@ -425,7 +425,19 @@ TEST_CASE("bad headers give PTE_INVALID with the byte offset") {
   REQUIRE(!id.ok());
   CHECK(id.error().code == ErrorCode::PTE_INVALID);
   CHECK(id.error().where.byte_offset == std::optional<uint64_t>(4));
-  CHECK(id.error().message.find("\"ET13\"") != std::string::npos);
+  CHECK(id.error().message == "file identifier is \"ET13\"; \"ET12\" expected");
+
+  // A converter input given to decode by mistake is named as what it is.
+  auto zip = decode_pte(std::string("PK\x03\x04\x14\x00\x00\x00\x00\x00", 10), options);
+  REQUIRE(!zip.ok());
+  CHECK(zip.error().message ==
+        "file identifier is \"\\x14\\x00\\x00\\x00\"; \"ET12\" expected (the input is a zip archive, such as a .pt2: "
+        "`pteforge convert` makes a .pte of it)");
+  auto json = decode_pte("\n  {\"schema_version\": {}}", options);
+  REQUIRE(!json.ok());
+  CHECK(json.error().message ==
+        "file identifier is \"\\x22sch\"; \"ET12\" expected (the input looks like JSON, such as a program JSON: "
+        "`pteforge convert` makes a .pte of it)");
 
   std::string short_len = good;
   short_len[12] = 16;  // header length 16 < 24
