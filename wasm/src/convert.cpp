@@ -76,6 +76,9 @@ Result<val> chunks_to_js(const std::vector<emit::Chunk>& chunks, const JsInput& 
   // table of four numbers per chunk (api.mjs chunksFromTable).
   std::vector<uint8_t> bytes;
   std::vector<double> table;
+  size_t owned = 0;
+  for (const emit::Chunk& chunk : chunks) owned += chunk.is_bytes() ? chunk.bytes().size() : 0;
+  bytes.reserve(owned);  // one allocation instead of a copy per growth step
   size_t run_start = 0;  // first byte of the owned run being gathered
   auto flush = [&] {
     if (bytes.size() > run_start) {
