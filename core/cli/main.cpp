@@ -24,8 +24,19 @@ int main(int argc, char** argv) {
       known += (known.empty() ? "" : ", ") + sub->get_name();
     }
     if (!found) {
-      std::fprintf(stderr, "unknown command '%s' (commands: %s)\nRun with --help for more information.\n", argv[1],
-                   known.c_str());
+      std::string shown;  // control characters as \xNN: the word goes to a terminal
+      for (const char* c = argv[1]; *c != '\0'; ++c) {
+        const auto byte = static_cast<unsigned char>(*c);
+        if (byte < 0x20 || byte == 0x7f) {
+          char hex[5];
+          std::snprintf(hex, sizeof hex, "\\x%02x", byte);
+          shown += hex;
+        } else {
+          shown += *c;
+        }
+      }
+      std::fprintf(stderr, "unknown command '%s' (commands: %s)\nRun with --help for more information.\n",
+                   shown.c_str(), known.c_str());
       return 2;
     }
   }

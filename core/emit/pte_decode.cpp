@@ -2,6 +2,7 @@
 #include "emit/pte_decode.h"
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,20 @@ constexpr uint64_t kMaxProgramSize = FLATBUFFERS_MAX_BUFFER_SIZE - 1;
 // Verifier limits: deep enough for any program, bounded for hostile input.
 constexpr flatbuffers::uoffset_t kMaxDepth = 64;
 constexpr flatbuffers::uoffset_t kMaxTables = 100'000'000;
+
+/// What `bytes` are when they look like one of the converter's inputs: a zip
+/// archive ("PK", as serde::open_input sniffs one) or JSON (a UTF-8 BOM and
+/// whitespace, then '{' or '['); nullopt otherwise.
+std::optional<std::string> converter_input_kind(std::string_view bytes) {
+  if (bytes.substr(0, 2) == "PK") return std::string("a zip archive (such as a .pt2)");
+  std::string_view text = bytes.substr(0, 4096);
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
+    return std::string("JSON (such as a program JSON)");
+  }
+  return std::nullopt;
+}
 
 class Decoder {
  public:
@@ -34,22 +49,21 @@ class Decoder {
     DecodedPte out;
     PteFileInfo& info = out.info;
     info.file_size = std::max<uint64_t>(options_.file_size.value_or(0), bytes.size());
+    const bool has_identifier = bytes.size() >= 8 && bytes.substr(4, 4) == fb::ProgramIdentifier();
+    if (!has_identifier) {
+      // A converter input handed to decode by mistake is named as what it is.
+      if (std::optional<std::string> what = converter_input_kind(bytes)) {
+        return invalid("the input is " + *what + ", not a .pte; convert makes a .pte of it", 0);
+      }
+    }
     if (bytes.size() < 8) {
       return invalid("the input is " + std::to_string(bytes.size()) +
                          " bytes; a .pte starts with a 4-byte root offset and the identifier \"ET12\"",
                      bytes.size());
     }
     info.identifier = std::string(bytes.substr(4, 4));
-    if (info.identifier != fb::ProgramIdentifier()) {
-      // Say what the bytes are when they are a converter input handed to decode by mistake.
-      std::string what;
-      if (bytes.substr(0, 4) == std::string_view("PK\x03\x04", 4)) {
-        what = " (the input is a zip archive, such as a .pt2: `pteforge convert` makes a .pte of it)";
-      } else if (const size_t first = bytes.find_first_not_of(" \t\r\n"); first != std::string_view::npos &&
-                 (bytes[first] == '{' || bytes[first] == '[')) {
-        what = " (the input looks like JSON, such as a program JSON: `pteforge convert` makes a .pte of it)";
-      }
-      return invalid("file identifier is " + printable(info.identifier) + "; \"ET12\" expected" + what, 4);
+    if (!has_identifier) {
+      return invalid("file identifier is " + printable(info.identifier) + "; \"ET12\" expected", 4);
     }
     auto header = parse_extended_header(bytes);
     if (!header.ok()) {

@@ -510,7 +510,8 @@ const Value* Graph::set_meta_if_absent(std::string_view name, ValueMeta meta, st
   // One lookup: the importer calls this for every tensor, before its definition.
   Value* v = d_->lookup(name);
   if (v && v->has_meta()) return v;
-  d_->set_meta(v ? *v : d_->create(name, kind_of(meta)), std::move(meta), table_order);
+  if (!v) v = &d_->create(name, kind_of(meta));
+  d_->set_meta(*v, std::move(meta), table_order);
   return nullptr;
 }
 

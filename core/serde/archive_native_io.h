@@ -10,13 +10,20 @@
 
 namespace pteforge::serde {
 
+/// Why a path could not be opened, in the words every command (and the npm
+/// package, wasm/js/index.node.mjs) uses: "no such file or folder" (ENOENT),
+/// "a part of the path is not a folder" (ENOTDIR), "too many levels of
+/// symbolic links" (ELOOP), "permission denied" (EACCES); other errno values
+/// give strerror's text with a lower-case first letter.
+std::string open_failure_reason(int err);
+
 /// A ByteSource over a file opened for reading (64-bit offsets).
 class FileByteSource final : public ByteSource {
  public:
   /// Opens `path`. Errors: IO_ERROR (where.entry = path) when it cannot be
-  /// opened ("cannot read "PATH": <strerror>") or is not a regular file ("...:
-  /// it is a folder", "...: it is not a regular file"; checked before opening,
-  /// since opening a FIFO would wait for a writer).
+  /// opened ("cannot open "PATH": <open_failure_reason>") or is not a regular
+  /// file ("...: it is a folder", "...: it is not a regular file"; checked
+  /// before opening, since opening a FIFO would wait for a writer).
   static Result<std::unique_ptr<FileByteSource>> open(const std::string& path);
   ~FileByteSource() override;
   FileByteSource(const FileByteSource&) = delete;

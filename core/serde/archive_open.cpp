@@ -1,5 +1,6 @@
 // open_input(): any input form the CLI accepts (see archive_native.h).
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <optional>
 #include <system_error>
@@ -56,7 +57,8 @@ Result<OpenedInput> open_input(const std::string& path) {
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status)) {
-    return path_error(ErrorCode::IO_ERROR, path, "cannot open \"" + path + "\": no such file or folder");
+    return path_error(ErrorCode::IO_ERROR, path,
+                      "cannot open \"" + path + "\": " + open_failure_reason(ec ? ec.value() : ENOENT));
   }
   if (fs::is_directory(status)) return with_layout(open_directory(path), path);
 

@@ -75,8 +75,11 @@ describe('pteforge web page', () => {
   });
 
   after(async () => {
-    await env?.close();
-    rmSync(SCRATCH, { recursive: true, force: true });
+    try {
+      await env?.close();
+    } finally {
+      rmSync(SCRATCH, { recursive: true, force: true });
+    }
   });
 
   test('every response carries the CSP header, the worker included; .wasm is application/wasm', async () => {

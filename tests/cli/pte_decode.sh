@@ -51,5 +51,5 @@ set +e
 rc=$?
 set -e
 test "$rc" -eq 1
-grep -qx "IO_ERROR: cannot read \"$work/adir.pte\": it is a folder (entry=$work/adir.pte)" "$work/err3.txt"
+grep -qx "IO_ERROR: cannot open \"$work/adir.pte\": it is a folder (entry=$work/adir.pte)" "$work/err3.txt"
 echo "pte_decode: ok"

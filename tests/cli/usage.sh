@@ -13,5 +13,6 @@ expect() {  # expect WANTED_STATUS WANTED_FIRST_LINE ARGS...
 }
 expect 2 "unknown command 'bogus' (commands: inspect, decode, convert)" bogus
 expect 2 "unknown command 'model.pt2' (commands: inspect, decode, convert)" model.pt2 -o out.pte
-expect 2 "A subcommand is required" 
+expect 2 "unknown command 'a\\x1b[31mb' (commands: inspect, decode, convert)" $'a\e[31mb'
+expect 2 "A subcommand is required"
 echo "ok: usage errors"

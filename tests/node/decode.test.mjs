@@ -72,3 +72,35 @@ test('decodePte names the input in errors (where.entry) as the CLI names the pat
     assert.equal(`${e}\n`, native.stderr);
   }
 });
+
+test('decodePte reads a {path} as the one file it names, with the CLI\'s errors: a folder, a converter input, a symlink loop', async () => {
+  const pf = await pteforge();
+  const dir = mkdtempSync(join(tmpdir(), 'pteforge-decode-paths-'));
+  try {
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync(join(dir, 'loop2'), join(dir, 'loop1'));
+    symlinkSync(join(dir, 'loop1'), join(dir, 'loop2'));
+    const inputs = [
+      dir,                                                         // a folder: IO_ERROR, not its files
+      repo('tests/fixtures/corpus/linear_tanh/json/models/model.json'), // in an unpacked archive: still one file (JSON)
+      repo('tests/fixtures/corpus/linear_tanh/linear_tanh.pt2'),   // a .pt2
+      join(dir, 'loop1'),
+    ];
+    for (const path of inputs) {
+      const native = runCli(['decode', path]);
+      assert.equal(native.status, 1, path);
+      await assert.rejects(pf.decodePte({ path }), (e) => {
+        assert.equal(`${e}\n`, native.stderr, path);
+        return e.name === 'PteforgeError';
+      });
+    }
+    assert.match(runCli(['decode', dir]).stderr, /^IO_ERROR: cannot open ".*": it is a folder \(entry=/);
+    assert.match(runCli(['decode', inputs[1]]).stderr, /^PTE_INVALID: the input is JSON \(such as a program JSON\), not a \.pte; convert makes a \.pte of it/);
+    assert.match(runCli(['decode', inputs[2]]).stderr, /^PTE_INVALID: the input is a zip archive \(such as a \.pt2\), not a \.pte/);
+    assert.match(runCli(['decode', inputs[3]]).stderr, /^IO_ERROR: cannot open ".*": too many levels of symbolic links/);
+    // A set of files is no .pte.
+    assert.throws(() => pf.decodePteSync({ files: {} }), (e) => e.code === 'OPTION_INVALID' && /not a set of files/.test(e.message));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -170,7 +170,9 @@ export class Core {
       input.source.inflated = input.inflated;
       return input.description(sources.push(input.source) - 1);
     }
-    input = this.#env.expandInput?.(input) ?? input;
+    // A {path} may name an unpacked archive (a folder, or models/*.json in
+    // one); decodePte reads a path as the one file it names, as the CLI does.
+    if (!raw) input = this.#env.expandInput?.(input) ?? input;
     const add = (source) => sources.push(source) - 1;
     const open = (value, what) => this.#openValue(value, what);
     try {
@@ -267,6 +269,9 @@ export class Core {
     const sources = [];
     const description = this.openInput(input, name, sources, { raw: true });
     try {
+      if (description.kind === 'files') {
+        throw new PteforgeError('OPTION_INVALID', 'decodePte reads one .pte (bytes, a Blob or {path}), not a set of files', { entry: description.name });
+      }
       const source = sources[0];
       const entry = description.name;
       const head = new Uint8Array(Math.min(64, source.size));

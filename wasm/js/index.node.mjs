@@ -23,6 +23,17 @@ export { PteforgeError };
 /** Size of the buffer through which chunks are written to a file. */
 const COPY_PIECE = 1 << 20;
 
+/** Why a path could not be opened, in the CLI's words (serde::open_failure_reason). */
+function openFailureReason(e) {
+  const words = {
+    ENOENT: 'no such file or folder',
+    ENOTDIR: 'a part of the path is not a folder',
+    ELOOP: 'too many levels of symbolic links',
+    EACCES: 'permission denied',
+  };
+  return words[e?.code] ?? e?.code ?? String(e?.message ?? e);
+}
+
 /**
  * A source over a file, read with pread-style fs.readSync calls. `transient`
  * (the files of an unpacked folder, thousands of weights) opens the file for
@@ -39,7 +50,7 @@ class FileSource {
       // openSync below reports a missing file in the CLI's words
     }
     if (info && !info.isFile()) {
-      throw new PteforgeError('IO_ERROR', `cannot read "${path}": it is not a regular file`, { entry: path });
+      throw new PteforgeError('IO_ERROR', `cannot open "${path}": ${info.isDirectory() ? 'it is a folder' : 'it is not a regular file'}`, { entry: path });
     }
     try {
       if (transient) {
@@ -49,7 +60,7 @@ class FileSource {
         this.size = fstatSync(this.fd).size;
       }
     } catch (e) {
-      throw new PteforgeError('IO_ERROR', `cannot open "${path}": ${e.code === 'ENOENT' ? 'no such file or folder' : (e.code ?? e.message)}`, { entry: path });
+      throw new PteforgeError('IO_ERROR', `cannot open "${path}": ${openFailureReason(e)}`, { entry: path });
     }
     this.name = path;
     this.transient = transient;

@@ -243,7 +243,7 @@ export interface Pteforge<Pte = Blob> {
   /** The module tree of a program (one method: options.method, or the only one), with which modules can be swapped. */
   listModules(input: Input, options?: InspectOptions & { text?: false }): Promise<ModuleEntry[]>;
   listModules(input: Input, options: InspectOptions & { text: true }): Promise<string>;
-  /** Reads a .pte back (`pteforge decode`). Only its program part is read. */
+  /** Reads a .pte back (`pteforge decode`). Only its program part is read. A `{path}` is the one file it names (a folder is an IO_ERROR); `{files}` is OPTION_INVALID. */
   decodePte(input: Input, options?: DecodeOptions & { text?: false; format?: 'json' | 'flatc-json' }): Promise<Record<string, unknown>>;
   decodePte(input: Input, options: DecodeOptions & ({ text: true } | { format: 'summary' })): Promise<string>;
   /** Where the programs of an input are: models, methods, entries. */

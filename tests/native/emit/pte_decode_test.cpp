@@ -427,17 +427,23 @@ TEST_CASE("bad headers give PTE_INVALID with the byte offset") {
   CHECK(id.error().where.byte_offset == std::optional<uint64_t>(4));
   CHECK(id.error().message == "file identifier is \"ET13\"; \"ET12\" expected");
 
-  // A converter input given to decode by mistake is named as what it is.
-  auto zip = decode_pte(std::string("PK\x03\x04\x14\x00\x00\x00\x00\x00", 10), options);
-  REQUIRE(!zip.ok());
-  CHECK(zip.error().message ==
-        "file identifier is \"\\x14\\x00\\x00\\x00\"; \"ET12\" expected (the input is a zip archive, such as a .pt2: "
-        "`pteforge convert` makes a .pte of it)");
-  auto json = decode_pte("\n  {\"schema_version\": {}}", options);
-  REQUIRE(!json.ok());
-  CHECK(json.error().message ==
-        "file identifier is \"\\x22sch\"; \"ET12\" expected (the input looks like JSON, such as a program JSON: "
-        "`pteforge convert` makes a .pte of it)");
+  // A converter input given to decode by mistake is named as what it is,
+  // whatever its size (an empty zip is 22 bytes, "{}" two).
+  const std::string zip_says = "the input is a zip archive (such as a .pt2), not a .pte; convert makes a .pte of it";
+  const std::string json_says = "the input is JSON (such as a program JSON), not a .pte; convert makes a .pte of it";
+  for (const std::string& input : {std::string("PK\x03\x04\x14\x00\x00\x00\x00\x00", 10),
+                                   std::string("PK\x05\x06") + std::string(18, '\0')}) {
+    auto r = decode_pte(input, options);
+    REQUIRE(!r.ok());
+    CHECK(r.error().code == ErrorCode::PTE_INVALID);
+    CHECK(r.error().message == zip_says);
+    CHECK(r.error().where.byte_offset == std::optional<uint64_t>(0));
+  }
+  for (const char* input : {"\n  {\"schema_version\": {}}", "{}", "[1,2]", "\xEF\xBB\xBF{\"graph_module\": {}}"}) {
+    auto r = decode_pte(input, options);
+    REQUIRE(!r.ok());
+    CHECK(r.error().message == json_says);
+  }
 
   std::string short_len = good;
   short_len[12] = 16;  // header length 16 < 24
