@@ -48,7 +48,8 @@ struct OpenedInput {
 /// unpacked archive (it has archive_format) opens `<dir>` and keeps only that
 /// program; any other JSON file becomes a one-entry archive with
 /// program_json_layout(). The kind is sniffed from the bytes, not the name.
-/// Errors: IO_ERROR (missing path), INPUT_EMPTY (0-byte file), ARCHIVE_INVALID
+/// Errors: IO_ERROR (a path that cannot be opened: "cannot open \"PATH\": " +
+/// open_failure_reason), INPUT_EMPTY (0-byte file), ARCHIVE_INVALID
 /// (neither zip nor JSON), and those of the openers and detect_pt2_layout.
 Result<OpenedInput> open_input(const std::string& path);
 
