@@ -311,7 +311,7 @@ Result<ConvertResult> convert_bytes(std::string bytes, const ConvertOptions& opt
   if (bytes.empty()) return make_error(ErrorCode::INPUT_EMPTY, "the input is empty (0 bytes)");
   std::unique_ptr<serde::Archive> archive;
   serde::Pt2Layout layout;
-  if (bytes.size() >= 4 && bytes.compare(0, 2, "PK") == 0) {
+  if (serde::looks_like_zip(bytes)) {
     PTEFORGE_ASSIGN_OR_RETURN(auto zip, serde::ZipArchive::open(std::make_unique<serde::MemoryByteSource>(std::move(bytes))));
     archive = std::move(zip);
     PTEFORGE_ASSIGN_OR_RETURN(layout, serde::detect_pt2_layout(*archive));

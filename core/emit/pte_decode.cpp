@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "schema/program_generated.h"
+#include "serde/archive.h"
 
 namespace pteforge::emit {
 namespace {
@@ -19,15 +20,14 @@ constexpr uint64_t kMaxProgramSize = FLATBUFFERS_MAX_BUFFER_SIZE - 1;
 constexpr flatbuffers::uoffset_t kMaxDepth = 64;
 constexpr flatbuffers::uoffset_t kMaxTables = 100'000'000;
 
-/// What `bytes` are when they look like one of the converter's inputs: a zip
-/// archive ("PK", as serde::open_input sniffs one) or JSON (a UTF-8 BOM and
-/// whitespace, then '{' or '['); nullopt otherwise.
+/// What `bytes` are when they look like one of the converter's inputs, as
+/// its readers sniff them (serde::looks_like_zip; JSON: '{' or '[' at
+/// serde::json_text_start); nullopt otherwise.
 std::optional<std::string> converter_input_kind(std::string_view bytes) {
-  if (bytes.substr(0, 2) == "PK") return std::string("a zip archive (such as a .pt2)");
-  std::string_view text = bytes.substr(0, 4096);
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
+  if (serde::looks_like_zip(bytes)) return std::string("a zip archive (such as a .pt2)");
+  const std::string_view head = bytes.substr(0, 4096);
+  const size_t first = serde::json_text_start(head);
+  if (first < head.size() && (head[first] == '{' || head[first] == '[')) {
     return std::string("JSON (such as a program JSON)");
   }
   return std::nullopt;

@@ -244,7 +244,7 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const std::str
 }
 
 Result<ir::ExportedProgram> load_program_bytes(std::string bytes, const std::string& method, const std::string& source) {
-  if (bytes.size() >= 2 && bytes[0] == 'P' && bytes[1] == 'K') {
+  if (serde::looks_like_zip(bytes)) {
     PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<serde::ZipArchive> zip,
                               serde::ZipArchive::open(std::make_unique<serde::MemoryByteSource>(std::move(bytes))));
     return load_program(*zip, method, source);

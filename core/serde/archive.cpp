@@ -181,4 +181,12 @@ Result<std::string> MemoryArchive::read_range(const ArchiveEntry& entry, uint64_
   return data_[index].substr(static_cast<size_t>(offset), static_cast<size_t>(length));
 }
 
+bool looks_like_zip(std::string_view head) { return head.size() >= 4 && head.substr(0, 2) == "PK"; }
+
+size_t json_text_start(std::string_view head) {
+  size_t pos = head.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  while (pos < head.size() && (head[pos] == ' ' || head[pos] == '\n' || head[pos] == '\r' || head[pos] == '\t')) ++pos;
+  return pos;
+}
+
 }  // namespace pteforge::serde

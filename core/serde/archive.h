@@ -20,6 +20,16 @@
 
 namespace pteforge::serde {
 
+/// How every reader of an input (serde::open_input, the npm package's
+/// description reader, convert_bytes, module-swap replacements, decode's hint)
+/// tells a zip from JSON by the first bytes: a zip is at least 4 bytes
+/// starting with "PK" (a local header, or the end record of an empty zip).
+bool looks_like_zip(std::string_view head);
+/// Offset in `head` of the first character after an optional UTF-8 byte
+/// order mark and JSON whitespace (space, tab, CR, LF); head.size() when
+/// there is none. A program JSON has '{' there.
+size_t json_text_start(std::string_view head);
+
 /// One file of an archive.
 struct ArchiveEntry {
   std::string name;  ///< '/'-separated relative path, checked by check_entry_name()

@@ -69,10 +69,9 @@ Result<OpenedInput> open_input(const std::string& path) {
   }
   PTEFORGE_ASSIGN_OR_RETURN(std::string head, file->read_at(0, std::min<uint64_t>(file->size(), 512)));
   file.reset();
-  if (head.size() >= 4 && head.compare(0, 2, "PK") == 0) return with_layout(open_zip_file(path), path);
+  if (looks_like_zip(head)) return with_layout(open_zip_file(path), path);
 
-  size_t pos = head.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
-  while (pos < head.size() && (head[pos] == ' ' || head[pos] == '\n' || head[pos] == '\r' || head[pos] == '\t')) ++pos;
+  const size_t pos = json_text_start(head);
   if (pos < head.size() && head[pos] == '{') {
     const fs::path json_path = fs::absolute(fs::path(path), ec);
     if (!ec) {

@@ -180,14 +180,13 @@ Result<JsInput> open_js_input(std::string_view description, const JsReader& read
   Location at;
   at.entry = path;
   PTEFORGE_TRY(reader.read(src, 0, reinterpret_cast<uint8_t*>(head.data()), head.size(), at));
-  if (head.size() >= 4 && head.compare(0, 2, "PK") == 0) {
+  if (serde::looks_like_zip(head)) {
     // The same sniffing as the wrapper's (wasm/js/zip.mjs): it describes a
     // zip as kind "zip", with the entry table zip.js read.
     return wrapper_bug("\"" + path + "\" is a zip archive described as kind \"auto\"; the wrapper reads "
                        "archives with zip.js and describes them as kind \"zip\"");
   }
-  size_t pos = head.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
-  while (pos < head.size() && (head[pos] == ' ' || head[pos] == '\n' || head[pos] == '\r' || head[pos] == '\t')) ++pos;
+  const size_t pos = serde::json_text_start(head);
   if (pos < head.size() && head[pos] == '{') {
     const std::string entry = base_name(path).empty() ? std::string("model.json") : base_name(path);
     PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<JsFilesArchive> archive,
