@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "support/error.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"pteforge: torch.export programs (.pt2 / JSON) to ExecuTorch .pte"};
@@ -24,19 +25,9 @@ int main(int argc, char** argv) {
       known += (known.empty() ? "" : ", ") + sub->get_name();
     }
     if (!found) {
-      std::string shown;  // control characters as \xNN: the word goes to a terminal
-      for (const char* c = argv[1]; *c != '\0'; ++c) {
-        const auto byte = static_cast<unsigned char>(*c);
-        if (byte < 0x20 || byte == 0x7f) {
-          char hex[5];
-          std::snprintf(hex, sizeof hex, "\\x%02x", byte);
-          shown += hex;
-        } else {
-          shown += *c;
-        }
-      }
+      // Escaped: the word goes to a terminal.
       std::fprintf(stderr, "unknown command '%s' (commands: %s)\nRun with --help for more information.\n",
-                   shown.c_str(), known.c_str());
+                   pteforge::control_escaped(argv[1]).c_str(), known.c_str());
       return 2;
     }
   }

@@ -64,22 +64,8 @@ Error invalid(std::string message, std::optional<std::string> entry = std::nullo
   return make_error(ErrorCode::ARCHIVE_INVALID, std::move(message), std::move(where));
 }
 
-std::string quoted(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-  return out;
-}
+/// An entry name in double quotes for messages, control characters escaped.
+std::string quoted(std::string_view name) { return "\"" + control_escaped(name) + "\""; }
 
 struct EndRecords {
   uint64_t entry_count = 0;

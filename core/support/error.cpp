@@ -76,6 +76,23 @@ std::string printable(std::string_view text) {
 
 }  // namespace
 
+std::string control_escaped(std::string_view text) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string_view error_code_name(ErrorCode code) {
   return code_table()[static_cast<size_t>(code)].name;
 }

@@ -61,3 +61,10 @@ TEST_CASE("error: bytes that are not UTF-8 are written as \\xNN in text and JSON
         "{\"code\":\"ARCHIVE_INVALID\",\"message\":\"entry \\\"ar\\\\x9chive\\\" é 中 😀\",\"where\":{\"entry\":"
         "\"archive/ar\\\\x9chive_version\"},\"notes\":[\"\\\\xc0\\\\xaf\\\\xed\\\\xa0\\\\x80\\\\xf4\\\\x90\\\\x80\\\\x80\\\\xe2\\\\x82\"]}");
 }
+
+TEST_CASE("error: control_escaped writes control characters as \\xNN and keeps the rest") {
+  CHECK(control_escaped("") == "");
+  CHECK(control_escaped("model.pt2") == "model.pt2");
+  CHECK(control_escaped(std::string("a\x1b[31mb\n\x7f\x00z", 11)) == "a\\x1b[31mb\\x0a\\x7f\\x00z");
+  CHECK(control_escaped("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 is not a control character
+}
