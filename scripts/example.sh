@@ -7,9 +7,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 echo "building the CLI (native-release; the first run takes a few minutes)..."
-cmake --preset native-release >/dev/null
-cmake --build --preset native-release -j "$(nproc)" --target pteforge >/dev/null
+# The build's output goes to a log, shown (its end) when a step fails.
+mkdir -p build
+log=build/example-build.log
+if ! { cmake --preset native-release && cmake --build --preset native-release -j "$(nproc)" --target pteforge; } >"$log" 2>&1; then
+  tail -n 40 "$log" >&2
+  echo "example.sh: building the CLI failed; the whole log is $log" >&2
+  exit 1
+fi
 cli=build/native-release/core/pteforge
+echo "the CLI is $cli"
 input="${1:-tests/fixtures/corpus/linear_tanh/linear_tanh.pt2}"
 output="${2:-out/$(basename "${input%.*}").pte}"
 mkdir -p "$(dirname "$output")"
