@@ -39,6 +39,7 @@ packages=(
   clang-14 libclang-rt-14-dev               # ASan/UBSan build (preset native-asan) and its runtimes
   emscripten node-acorn                     # WASM build (acorn: E1)
   zip                                       # test fixtures (archives)
+  strace                                    # tests/cli/interrupt.sh (signals at each write)
 )
 if ((browser)); then
   packages+=(chromium)                      # browser tests (playwright-core)

@@ -12,7 +12,9 @@
 //
 // IN is a .pt2 archive, an unpacked archive folder, or a program JSON. The
 // .pte (and the metadata / report JSON) are written through a temporary file
-// renamed into place, so nothing half-written is left behind. Warnings go to
+// renamed into place, so nothing half-written is left behind; an interrupt
+// (Ctrl-C, SIGTERM, SIGHUP) before the .pte is in place removes the temporary
+// file and the side files already written (support/interrupt_cleanup.h). Warnings go to
 // stderr; one line "OUT: N bytes, M methods" to stdout. Exit 0 on success, 1
 // with the error on stderr on failure, 2 for usage errors.
 #include <rapidjson/document.h>
@@ -30,6 +32,7 @@
 #include "passes/module_swap_api.h"
 #include "pteforge/pteforge.h"
 #include "serde/archive_native.h"
+#include "support/interrupt_cleanup.h"
 
 namespace pteforge::cli {
 namespace {
@@ -50,8 +53,9 @@ struct ConvertArgs {
   int bench = 0;
 };
 
-Status write_text(const std::string& text, const std::string& path) {
-  return emit::write_chunks_to_file({emit::Chunk::from_string(text)}, path);
+Status write_text(const std::string& text, const std::string& path,
+                  std::unique_ptr<RemoveOnInterrupt>* keep = nullptr) {
+  return emit::write_chunks_to_file({emit::Chunk::from_string(text)}, path, {}, keep);
 }
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -187,6 +191,8 @@ Status run_convert(const ConvertArgs& args) {
   // The side files first, the .pte last; when one fails, those already
   // written in this run are removed, so a failed run leaves no output.
   std::vector<std::string> written;
+  // An interrupt before the .pte is in place removes the side files too.
+  std::vector<std::unique_ptr<RemoveOnInterrupt>> remove_written;
   auto write_all = [&]() -> Status {
     const std::pair<const std::string*, std::string> texts[] = {
         {&args.metadata, result.metadata_json},
@@ -195,10 +201,14 @@ Status run_convert(const ConvertArgs& args) {
     };
     for (const auto& [path, text] : texts) {
       if (path->empty()) continue;
-      PTEFORGE_TRY(write_text(text, *path));
+      std::unique_ptr<RemoveOnInterrupt> keep;
+      PTEFORGE_TRY(write_text(text, *path, &keep));
       written.push_back(*path);
+      remove_written.push_back(std::move(keep));
     }
-    return emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive, options.swaps));
+    // The side files' registrations end in the same uninterruptible step as the .pte's rename.
+    return emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive, options.swaps),
+                                      nullptr, [&] { remove_written.clear(); });
   };
   if (Status st = write_all(); !st.ok()) {
     for (const std::string& path : written) std::remove(path.c_str());

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "support/error.h"
+#include "support/interrupt_cleanup.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"pteforge: torch.export programs (.pt2 / JSON) to ExecuTorch .pte"};
@@ -31,6 +32,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // Ctrl-C during convert leaves no temporary file and no side file without its .pte.
+  pteforge::install_interrupt_cleanup();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -62,7 +62,8 @@ RangeReader file_range_reader(std::map<std::string, std::string> paths) {
 }
 
 Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string& path_in,
-                            const RangeReader& reader) {
+                            const RangeReader& reader, std::unique_ptr<RemoveOnInterrupt>* keep,
+                            const std::function<void()>& on_renamed) {
   // A symbolic link is written through (the link stays); anything that
   // exists and is not a regular file (a device, a folder) is refused, never
   // replaced by the rename below.
@@ -84,6 +85,8 @@ Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string&
   std::string tmp = path + ".tmp-XXXXXX";
   int fd = mkstemp(tmp.data());
   if (fd < 0) return io_error("cannot create a temporary file next to '" + path + "': " + std::strerror(errno), path);
+  // An interrupted write (Ctrl-C in the CLI) removes the temporary file too.
+  RemoveOnInterrupt remove_tmp(tmp);
   // mkstemp creates the file 0600; a .pte is an ordinary data file.
   (void)::fchmod(fd, 0644);
   FilePtr f(fdopen(fd, "wb"));
@@ -107,8 +110,17 @@ Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string&
   if (std::fclose(raw) != 0 && st.ok()) {
     st = io_error("closing '" + path + "' failed: " + std::strerror(errno), path, written);
   }
-  if (st.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) {
-    st = io_error("cannot rename the temporary file to '" + path + "': " + std::strerror(errno), path);
+  if (st.ok()) {
+    DeferInterrupts defer;
+    std::unique_ptr<RemoveOnInterrupt> remove_final;
+    if (keep) remove_final = std::make_unique<RemoveOnInterrupt>(path_in);
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+      st = io_error("cannot rename the temporary file to '" + path + "': " + std::strerror(errno), path);
+    } else {
+      remove_tmp.release();
+      if (keep) *keep = std::move(remove_final);
+      if (on_renamed) on_renamed();
+    }
   }
   if (!st.ok()) std::remove(tmp.c_str());
   return st;

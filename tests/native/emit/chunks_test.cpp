@@ -122,6 +122,26 @@ TEST_CASE("writing chunks to a file natively, with ranges from another file") {
   REQUIRE(!nodir.ok());
   CHECK(nodir.error().code == ErrorCode::IO_ERROR);
 
+  // The rename's companions: `keep` receives the final path's interrupt
+  // registration and `on_renamed` runs once, after the file is in place; on
+  // failure neither happens.
+  std::unique_ptr<RemoveOnInterrupt> keep;
+  int renamed = 0;
+  bool in_place = false;
+  Status kept = write_chunks_to_file({Chunk::from_string("side")}, dir + "/side.json", {}, &keep, [&] {
+    ++renamed;
+    in_place = read_file(dir + "/side.json") == "side";
+  });
+  REQUIRE(kept.ok());
+  CHECK(keep != nullptr);
+  CHECK(renamed == 1);
+  CHECK(in_place);
+  keep.reset();
+  Status not_kept = write_chunks_to_file(chunks, dir + "/no/such/dir/y.pte", reader, &keep, [&] { ++renamed; });
+  REQUIRE(!not_kept.ok());
+  CHECK(keep == nullptr);
+  CHECK(renamed == 1);
+
   for (const auto& n : list_dir(dir)) std::remove((dir + "/" + n).c_str());
   rmdir(dir.c_str());
 }

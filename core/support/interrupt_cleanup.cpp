@@ -1,0 +1,58 @@
+#include "support/interrupt_cleanup.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+
+namespace pteforge {
+namespace {
+
+constexpr int kSlots = 32;
+std::atomic<const char*> g_paths[kSlots];
+
+extern "C" void remove_registered_and_reraise(int sig) {
+  for (auto& slot : g_paths) {
+    if (const char* p = slot.load()) ::unlink(p);
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+}  // namespace
+
+RemoveOnInterrupt::RemoveOnInterrupt(const std::string& path) {
+  for (int i = 0; i < kSlots; ++i) {
+    const char* expected = nullptr;
+    if (g_paths[i].compare_exchange_strong(expected, path.c_str())) {
+      slot_ = i;
+      return;
+    }
+  }
+}
+
+RemoveOnInterrupt::~RemoveOnInterrupt() { release(); }
+
+void RemoveOnInterrupt::release() {
+  if (slot_ >= 0) g_paths[slot_].store(nullptr);
+  slot_ = -1;
+}
+
+DeferInterrupts::DeferInterrupts() {
+  sigset_t held;
+  sigemptyset(&held);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, sig);
+  sigprocmask(SIG_BLOCK, &held, &previous_);
+}
+
+DeferInterrupts::~DeferInterrupts() { sigprocmask(SIG_SETMASK, &previous_, nullptr); }
+
+void install_interrupt_cleanup() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    // A signal the caller's parent set to be ignored (nohup, a background
+    // job's SIGINT) stays ignored.
+    if (std::signal(sig, remove_registered_and_reraise) == SIG_IGN) std::signal(sig, SIG_IGN);
+  }
+}
+
+}  // namespace pteforge

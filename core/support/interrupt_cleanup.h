@@ -1,0 +1,55 @@
+// Files to remove when the process is interrupted: the CLI writes each output
+// through a temporary file renamed into place, and writes the side files
+// (metadata, report) before the .pte. Without this, Ctrl-C during a long
+// write left a `.pte.tmp-XXXXXX` and side files without their .pte.
+//
+// Registration is lock-free (a fixed table of atomic pointers), so the signal
+// handler only reads it and calls unlink(2), both async-signal-safe.
+#pragma once
+
+#include <signal.h>
+
+#include <string>
+
+namespace pteforge {
+
+/// Registers `path` for removal if the process gets SIGINT, SIGTERM or SIGHUP
+/// while this object lives (once install_interrupt_cleanup() has run); the
+/// destructor unregisters it. `path` must stay alive and unchanged meanwhile.
+/// At most 32 paths are registered at once; beyond that a path is not
+/// registered (it is then left behind by an interrupt, as without this).
+class RemoveOnInterrupt {
+ public:
+  explicit RemoveOnInterrupt(const std::string& path);
+  ~RemoveOnInterrupt();
+  RemoveOnInterrupt(const RemoveOnInterrupt&) = delete;
+  RemoveOnInterrupt& operator=(const RemoveOnInterrupt&) = delete;
+
+  /// Unregisters now (the file is complete and in place, or already removed).
+  void release();
+
+ private:
+  int slot_ = -1;
+};
+
+/// While it lives, SIGINT, SIGTERM and SIGHUP are held back (blocked) and
+/// delivered when it ends: for steps that must not be cut in two, such as
+/// renaming a finished file into place and moving its registration.
+class DeferInterrupts {
+ public:
+  DeferInterrupts();
+  ~DeferInterrupts();
+  DeferInterrupts(const DeferInterrupts&) = delete;
+  DeferInterrupts& operator=(const DeferInterrupts&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
+/// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every
+/// registered path and then end the process by the same signal (default
+/// action re-raised, so the exit status is what the shell expects, e.g. 130).
+/// Meant for programs (the CLI), not for the library: call it once from main.
+void install_interrupt_cleanup();
+
+}  // namespace pteforge

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Ctrl-C during convert leaves nothing behind: SIGINT delivered right after
+# each write(2) and rename(2) the CLI makes (strace's signal injection, so
+# every point of the output sequence is hit, not a lucky timing). After each
+# run the output folder holds either nothing (interrupted before the .pte was
+# in place; exit 130) or the finished .pte and metadata, byte-identical to an
+# uninterrupted run. Never a temporary file, never metadata without its .pte.
+# Exit 77 (skipped) where ptrace is not permitted (strace cannot run).
+# Usage: interrupt.sh <pteforge binary> <source dir>
+set -euo pipefail
+bin="$1"
+src="$2"
+input="$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+if ! strace -o /dev/null true 2>/dev/null; then
+  echo "skipped: strace cannot trace here (ptrace not permitted)"
+  exit 77
+fi
+mkdir "$work/ref" "$work/out"
+"$bin" convert "$input" -o "$work/ref/m.pte" --metadata "$work/ref/m.json" >/dev/null
+no_times() { sed -E 's/"ms": ?[0-9.eE+-]+//g' "$1"; }
+grep -q '"ms"' "$work/ref/m.json" || { echo "the metadata has no pass times: update no_times" >&2; exit 1; }
+removed=0
+kept=0
+for call in write rename; do
+  for n in 1 2 3 4 5 6; do
+    rc=0
+    # LeakSanitizer cannot run under ptrace (the ASan build's finished runs would abort at exit).
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -o /dev/null -e trace="$call" -e inject="$call:signal=SIGINT:when=$n" \
+      "$bin" convert "$input" -o "$work/out/m.pte" --metadata "$work/out/m.json" >/dev/null 2>&1 || rc=$?
+    left="$(ls -A "$work/out" | tr '\n' ' ')"
+    case "$left" in
+      "")
+        [[ "$rc" == 130 ]] || { echo "$call #$n: nothing written but exit $rc (expected 130)" >&2; exit 1; }
+        removed=$((removed + 1)) ;;
+      "m.json m.pte ")
+        [[ "$rc" == 0 || "$rc" == 130 ]] || { echo "$call #$n: exit $rc" >&2; exit 1; }
+        cmp -s "$work/ref/m.pte" "$work/out/m.pte" || { echo "$call #$n: the .pte differs from an uninterrupted run" >&2; exit 1; }
+        # The pass report in the metadata times each pass ("ms"): compared without those.
+        [[ "$(no_times "$work/ref/m.json")" == "$(no_times "$work/out/m.json")" ]] ||
+          { echo "$call #$n: the metadata differs from an uninterrupted run" >&2; exit 1; }
+        kept=$((kept + 1)) ;;
+      *)
+        echo "SIGINT after $call #$n (exit $rc) left: $left" >&2
+        exit 1 ;;
+    esac
+    rm -f "$work/out/"*
+  done
+done
+# The metadata's write(s) and rename, and the .pte's write, come before the .pte is in place.
+((removed >= 3)) || { echo "only $removed interrupted runs removed their output (expected >= 3)" >&2; exit 1; }
+((kept >= 1)) || { echo "no run finished" >&2; exit 1; }
+echo "ok: interrupt ($removed interrupted runs left nothing, $kept finished)"
