@@ -3,7 +3,8 @@
 
 #include <deque>
 #include <mutex>
-#include <unordered_map>
+
+#include "support/name_map.h"
 
 namespace pteforge::ir {
 
@@ -20,7 +21,9 @@ constexpr std::string_view kTorchOps = "torch.ops.";
 struct Registry {
   std::mutex mu;
   std::deque<OpTarget::Info> infos;  // stable addresses
-  std::unordered_map<std::string_view, const OpTarget::Info*> by_name;
+  // Looked up once per node read (and per OpTarget made by a pass): the
+  // robin map with its WebAssembly-friendly name comparison (name_map.h).
+  NameMap<const OpTarget::Info*> by_name;
 };
 
 Registry& registry() {
@@ -83,7 +86,11 @@ void parse(OpTarget::Info& info) {
 }
 }  // namespace
 
-OpTarget::OpTarget() : OpTarget(std::string_view()) {}
+OpTarget::OpTarget() {
+  // Every Node starts with an empty target: the registry is asked once.
+  static const Info* const empty = OpTarget(std::string_view()).info_;
+  info_ = empty;
+}
 
 OpTarget::OpTarget(std::string_view full) {
   Registry& r = registry();
