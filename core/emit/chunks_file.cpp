@@ -1,5 +1,6 @@
 // File I/O for chunk lists (see chunks_native.h). Native only.
 #include "emit/chunks_native.h"
+#include "serde/archive_native_io.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,29 @@
 
 namespace pteforge::emit {
 namespace {
+
+/// Why `path` could not be written, in words (the npm package's
+/// writeFailureReason says the same). ENOENT is "its folder does not exist"
+/// when that is so (a file system that refuses new files, /proc, says ENOENT too).
+std::string write_failure_reason(int err, const std::string& path) {
+  switch (err) {
+    case ENOENT: {
+      const size_t slash = path.rfind('/');
+      const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+      struct stat st;
+      if (::stat(folder.c_str(), &st) != 0) return "its folder does not exist";
+      return "no such file or folder";
+    }
+    case ENOTDIR: return "a part of the path is not a folder";
+    case EACCES: return "permission denied";
+    case ENOSPC: return "no space left on the device";
+    case EROFS: return "the file system is read-only";
+    default: break;
+  }
+  std::string text = std::strerror(err);
+  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = static_cast<char>(text[0] - 'A' + 'a');
+  return text;
+}
 
 Error io_error(std::string message, const std::string& file, std::optional<uint64_t> offset = std::nullopt) {
   Location where;
@@ -43,7 +67,7 @@ RangeReader file_range_reader(std::map<std::string, std::string> paths) {
     auto open_it = state->open.find(path);
     if (open_it == state->open.end()) {
       FilePtr f(std::fopen(path.c_str(), "rb"));
-      if (!f) return io_error("cannot open '" + path + "': " + std::strerror(errno), path);
+      if (!f) return io_error("cannot open \"" + path + "\": " + serde::open_failure_reason(errno), path);
       open_it = state->open.emplace(path, std::move(f)).first;
     }
     std::FILE* f = open_it->second.get();
@@ -84,7 +108,7 @@ Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string&
   }
   std::string tmp = path + ".tmp-XXXXXX";
   int fd = mkstemp(tmp.data());
-  if (fd < 0) return io_error("cannot create a temporary file next to '" + path + "': " + std::strerror(errno), path);
+  if (fd < 0) return io_error("cannot write \"" + path_in + "\": " + write_failure_reason(errno, path_in), path_in);
   // An interrupted write (Ctrl-C in the CLI) removes the temporary file too.
   RemoveOnInterrupt remove_tmp(tmp);
   // mkstemp creates the file 0600; a .pte is an ordinary data file.
@@ -98,24 +122,24 @@ Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string&
   uint64_t written = 0;
   Status st = stream_chunks(chunks, reader, [&](const uint8_t* data, uint64_t size) -> Status {
     if (std::fwrite(data, 1, static_cast<size_t>(size), f.get()) != size) {
-      return io_error("writing '" + path + "' failed: " + std::strerror(errno), path, written);
+      return io_error("cannot write \"" + path_in + "\": " + write_failure_reason(errno, path_in), path_in, written);
     }
     written += size;
     return Status::Ok();
   });
   if (st.ok() && std::fflush(f.get()) != 0) {
-    st = io_error("writing '" + path + "' failed: " + std::strerror(errno), path, written);
+    st = io_error("cannot write \"" + path_in + "\": " + write_failure_reason(errno, path_in), path_in, written);
   }
   std::FILE* raw = f.release();
   if (std::fclose(raw) != 0 && st.ok()) {
-    st = io_error("closing '" + path + "' failed: " + std::strerror(errno), path, written);
+    st = io_error("cannot write \"" + path_in + "\": " + write_failure_reason(errno, path_in), path_in, written);
   }
   if (st.ok()) {
     DeferInterrupts defer;
     std::unique_ptr<RemoveOnInterrupt> remove_final;
     if (keep) remove_final = std::make_unique<RemoveOnInterrupt>(path_in);
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      st = io_error("cannot rename the temporary file to '" + path + "': " + std::strerror(errno), path);
+      st = io_error("cannot write \"" + path_in + "\": " + write_failure_reason(errno, path_in), path_in);
     } else {
       remove_tmp.release();
       if (keep) *keep = std::move(remove_final);

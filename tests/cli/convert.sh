@@ -99,7 +99,7 @@ set +e
 rc=$?
 set -e
 test "$rc" -eq 1
-grep -q "^IO_ERROR: " "$work/err.txt"
+grep -qx "IO_ERROR: cannot write \"$work/no/such/dir/p.json\": its folder does not exist (entry=$work/no/such/dir/p.json)" "$work/err.txt"
 test ! -e "$work/kept.pte"
 test ! -e "$work/kept.json"
 

@@ -205,6 +205,8 @@ test('a missing {path} is IO_ERROR naming the path, in the CLI\'s words; wrong i
   const cli = runCli(['inspect', '/nonexistent/model.pt2']);
   assert.equal(cli.stderr.split('\n')[0], 'IO_ERROR: cannot open "/nonexistent/model.pt2": no such file or folder (entry=/nonexistent/model.pt2)');
   await assert.rejects(pf.layout(42), (e) => e.code === 'OPTION_INVALID' && /number 42/.test(e.message));
+  await assert.rejects(pf.convert({ path: 42 }), (e) => e.code === 'OPTION_INVALID' &&
+    e.message === 'the input is a {path} whose path is not a string (a file path): got number 42');
   await assert.rejects(pf.layout({ files: { 'a.json': 7 } }), (e) => e.code === 'OPTION_INVALID' && /a\.json/.test(e.message));
   await assert.rejects(pf.decodePte(new Uint8Array(8), { format: 'yaml' }),
     (e) => e.code === 'OPTION_INVALID' && e.where.pointer === '/format');

@@ -122,3 +122,27 @@ test('a deflated entry over the inflate-ahead limit that nothing reads costs not
   assert.deepEqual(pte, plain);
   assert.ok((await pf.wasmMemoryBytes()) - before < 64 * 1024 * 1024, 'the WASM heap grew');
 });
+
+test('convertToFile into a missing folder: the CLI\'s words, nothing written', async () => {
+  const pf = await pteforge();
+  const dir = scratch();
+  try {
+    const out = join(dir, 'no', 'such', 'm.pte');
+    await assert.rejects(pf.convertToFile({ path: PT2 }, out), (e) => {
+      assert.equal(e.code, 'IO_ERROR');
+      assert.equal(e.message, `cannot write "${out}": its folder does not exist`);
+      assert.deepEqual(e.where, { entry: out });
+      return true;
+    });
+    let cli = null;
+    try {
+      execFileSync(CLI, ['convert', PT2, '-o', out], { stdio: 'pipe' });
+    } catch (e) {
+      cli = e;
+    }
+    assert.ok(cli, 'the CLI wrote into a missing folder');
+    assert.equal(String(cli.stderr), `IO_ERROR: cannot write "${out}": its folder does not exist (entry=${out})\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

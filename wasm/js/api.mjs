@@ -150,6 +150,11 @@ export class Core {
     if (special) return special;
     const bytes = asBytes(value);
     if (bytes) return new BytesSource(bytes);
+    // {path} with a path that is no string: name the field, not "an object".
+    if (value !== null && typeof value === 'object' && 'path' in value && typeof value.path !== 'string') {
+      throw new PteforgeError('OPTION_INVALID',
+        `${what} is a {path} whose path is not a string (a file path): got ${describe(value.path)}`);
+    }
     throw new PteforgeError('OPTION_INVALID',
       `${what} must be a Uint8Array, an ArrayBuffer, a string, a Blob/File${this.#env.extraInputKinds ?? ''}; got ${describe(value)}`);
   }

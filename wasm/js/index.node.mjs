@@ -34,6 +34,18 @@ function openFailureReason(e) {
   return words[e?.code] ?? e?.code ?? String(e?.message ?? e);
 }
 
+/** Why `path` could not be written, in the CLI's words (emit's write_failure_reason). */
+function writeFailureReason(e, path) {
+  if (e?.code === 'ENOENT') return existsSync(dirname(path)) ? 'no such file or folder' : 'its folder does not exist';
+  const words = {
+    ENOTDIR: 'a part of the path is not a folder',
+    EACCES: 'permission denied',
+    ENOSPC: 'no space left on the device',
+    EROFS: 'the file system is read-only',
+  };
+  return words[e?.code] ?? e?.code ?? String(e?.message ?? e);
+}
+
 /**
  * A source over a file, read with pread-style fs.readSync calls. `transient`
  * (the files of an unpacked folder, thousands of weights) opens the file for
@@ -280,7 +292,7 @@ function writeChunks(chunks, sources, path) {
     if (fd !== undefined) closeSync(fd);
     rmSync(tmp, { force: true });
     if (e instanceof PteforgeError) throw e;
-    throw new PteforgeError('IO_ERROR', `cannot write "${path}": ${e.code ?? e.message}`, { entry: path });
+    throw new PteforgeError('IO_ERROR', `cannot write "${path}": ${writeFailureReason(e, path)}`, { entry: path });
   }
 }
 
