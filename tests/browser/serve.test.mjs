@@ -51,6 +51,7 @@ test('every response has the CSP header, with the right type', async () => {
     ['/index.html', 200, 'text/html; charset=utf-8'],
     ['/worker.mjs', 200, 'text/javascript; charset=utf-8'],
     ['/style.css', 200, 'text/css; charset=utf-8'],
+    ['/assets/favicon.svg', 200, 'image/svg+xml'],
     ['/pteforge/dist/pteforge.wasm', 200, 'application/wasm'],
     ['/pteforge/dist/index.browser.mjs', 200, 'text/javascript; charset=utf-8'],
     ['/missing.mjs', 404, 'text/plain; charset=utf-8'],
@@ -78,7 +79,7 @@ test('--export writes the site: web/ plus the package under pteforge/dist/', () 
   try {
     writeFileSync(join(out, 'stale.txt'), 'old');
     exportSite(out, { packageDir: pkg });
-    for (const f of ['index.html', 'app.mjs', 'worker.mjs', 'dom.mjs', 'results.mjs', 'style.css', 'pteforge/dist/index.browser.mjs', 'pteforge/dist/pteforge.wasm']) {
+    for (const f of ['index.html', 'app.mjs', 'worker.mjs', 'dom.mjs', 'results.mjs', 'style.css', 'assets/favicon.svg', 'pteforge/dist/index.browser.mjs', 'pteforge/dist/pteforge.wasm']) {
       assert.ok(existsSync(join(out, f)), f);
     }
     assert.equal(existsSync(join(out, 'README.md')), false);
