@@ -107,7 +107,9 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
     if (!entry.ok()) return std::nullopt;
     return (*entry)->size;
   };
-  PTEFORGE_ASSIGN_OR_RETURN(out.program.state, serde::bind_state(out.program, weights, constants, payload_size));
+  auto state = serde::bind_state(out.program, weights, constants, payload_size);
+  if (!state.ok()) return serde::explain_missing_entry(archive, std::move(state).error());
+  out.program.state = std::move(state).value();
   return Status::Ok();
 }
 

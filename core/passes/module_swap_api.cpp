@@ -232,7 +232,7 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::P
     return (*entry)->size;
   };
   auto state = serde::bind_state(ep, *weights, *constants, size_of);
-  if (!state.ok()) return located(std::move(state).error());
+  if (!state.ok()) return located(serde::explain_missing_entry(archive, std::move(state).error()));
   ep.state = std::move(state).value();
   for (auto& s : ep.state.storages) s.source = source;
   return ep;

@@ -118,11 +118,23 @@ Status check_entry_name(std::string_view name) {
   return Status::Ok();
 }
 
+std::optional<std::string> Archive::why_unlisted(std::string_view) const { return std::nullopt; }
+
+Error explain_missing_entry(const Archive& archive, Error error) {
+  if (error.code != ErrorCode::ARCHIVE_ENTRY_MISSING && error.code != ErrorCode::WEIGHTS_MISSING) return error;
+  if (!error.where.entry) return error;
+  std::optional<std::string> why = archive.why_unlisted(*error.where.entry);
+  if (!why) return error;
+  error.code = ErrorCode::IO_ERROR;
+  error.message = "cannot open \"" + *error.where.entry + "\": " + *why;
+  return error;
+}
+
 Result<std::string> read_entry(Archive& archive, std::string_view name, uint64_t max_bytes) {
   const ArchiveEntry* entry = archive.find(name);
   if (entry == nullptr) {
-    return entry_error(ErrorCode::ARCHIVE_ENTRY_MISSING,
-                       "the archive has no entry \"" + std::string(name) + "\"", name);
+    return explain_missing_entry(archive, entry_error(ErrorCode::ARCHIVE_ENTRY_MISSING,
+                                                      "the archive has no entry \"" + std::string(name) + "\"", name));
   }
   return archive.read(*entry, max_bytes);
 }

@@ -55,6 +55,11 @@ class Archive {
   /// The entry with exactly this name, or nullptr. O(log n).
   const ArchiveEntry* find(std::string_view name) const;
 
+  /// Why `name` is not an entry although the input holds something by that
+  /// name (an unpacked folder's FIFO, device or dangling symbolic link:
+  /// "it is a FIFO"), or nullopt. Errors about a missing entry use it.
+  virtual std::optional<std::string> why_unlisted(std::string_view name) const;
+
   /// Reads a whole entry. Errors: ARCHIVE_INVALID (where.entry) when the
   /// entry is larger than `max_bytes` or its bytes are corrupt (CRC, short
   /// data); ARCHIVE_COMPRESSED when the implementation cannot decompress it;
@@ -92,8 +97,15 @@ class Archive {
 /// Error: ARCHIVE_ENTRY_NAME with where.entry = the name.
 Status check_entry_name(std::string_view name);
 
+/// When `error` says an entry is missing (ARCHIVE_ENTRY_MISSING,
+/// WEIGHTS_MISSING) and the input holds something unreadable by that name
+/// (Archive::why_unlisted), it becomes IO_ERROR `cannot open "NAME": WHY`
+/// with the same location; any other error is returned as it is.
+Error explain_missing_entry(const Archive& archive, Error error);
+
 /// Reads the entry `name` whole. Errors: ARCHIVE_ENTRY_MISSING (where.entry)
-/// when there is no such entry, then those of Archive::read.
+/// when there is no such entry (IO_ERROR when the folder holds an unreadable
+/// file by that name: explain_missing_entry), then those of Archive::read.
 Result<std::string> read_entry(Archive& archive, std::string_view name, uint64_t max_bytes);
 
 /// Like read_entry, for short ASCII records (archive_format, archive_version,

@@ -1,6 +1,7 @@
 // Unpacked archive folders as archives (see archive_native.h).
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <system_error>
 
 #include "serde/archive_native.h"
@@ -24,8 +25,15 @@ Error io_error(const std::string& path, const std::string& what) {
 /// Files of a folder; entry i is the file base_ / name.
 class DirectoryArchive final : public Archive {
  public:
-  explicit DirectoryArchive(std::string base) : base_(std::move(base)) {}
+  explicit DirectoryArchive(std::string base, std::map<std::string, std::string> unlisted = {})
+      : base_(std::move(base)), unlisted_(std::move(unlisted)) {}
   Status install(std::vector<ArchiveEntry> entries) { return set_entries(std::move(entries)); }
+
+  std::optional<std::string> why_unlisted(std::string_view name) const override {
+    auto it = unlisted_.find(std::string(name));
+    if (it == unlisted_.end()) return std::nullopt;
+    return it->second;
+  }
 
   Result<std::string> read(const ArchiveEntry& entry, uint64_t max_bytes) override {
     PTEFORGE_ASSIGN_OR_RETURN(size_t index, index_of(entry));
@@ -65,13 +73,31 @@ class DirectoryArchive final : public Archive {
   }
 
   std::string base_;
+  std::map<std::string, std::string> unlisted_;  // name -> why it is not an entry
 };
+
+/// Why a folder item that is not a regular file (nor a folder) cannot be an entry.
+std::string not_a_file_reason(const fs::directory_entry& item) {
+  std::error_code ec;
+  if (item.is_symlink(ec)) {
+    (void)fs::status(item.path(), ec);
+    if (ec == std::errc::too_many_symbolic_link_levels) return "it is a symbolic link in a loop";
+    if (ec == std::errc::no_such_file_or_directory) return "it is a symbolic link to a missing file";
+    if (ec) return "it is a symbolic link that cannot be followed: " + open_failure_reason(ec.value());
+  }
+  if (item.is_fifo(ec)) return "it is a FIFO, not a regular file";
+  if (item.is_socket(ec)) return "it is a socket, not a regular file";
+  if (item.is_block_file(ec) || item.is_character_file(ec)) return "it is a device, not a regular file";
+  return "it is not a regular file";
+}
 
 }  // namespace
 
-Result<std::unique_ptr<Archive>> open_directory_files(const std::string& base,
-                                                      const std::vector<std::string>& names) {
-  auto archive = std::make_unique<DirectoryArchive>(base);
+namespace {
+
+Result<std::unique_ptr<Archive>> open_listed(const std::string& base, const std::vector<std::string>& names,
+                                             std::map<std::string, std::string> unlisted) {
+  auto archive = std::make_unique<DirectoryArchive>(base, std::move(unlisted));
   std::vector<ArchiveEntry> entries;
   for (const auto& name : names) {
     std::error_code ec;
@@ -88,10 +114,18 @@ Result<std::unique_ptr<Archive>> open_directory_files(const std::string& base,
   return std::unique_ptr<Archive>(std::move(archive));
 }
 
+}  // namespace
+
+Result<std::unique_ptr<Archive>> open_directory_files(const std::string& base,
+                                                      const std::vector<std::string>& names) {
+  return open_listed(base, names, {});
+}
+
 Result<std::unique_ptr<Archive>> open_directory(const std::string& path) {
   std::error_code ec;
   if (!fs::is_directory(path, ec)) return io_error(path, "it is not a folder");
   std::vector<std::string> names;
+  std::map<std::string, std::string> unlisted;
   fs::recursive_directory_iterator it(path, fs::directory_options::none, ec);
   if (ec) return io_error(path, ec.message());
   const fs::path base(path);
@@ -105,7 +139,14 @@ Result<std::unique_ptr<Archive>> open_directory(const std::string& path) {
     // Symlinked folders are not followed (the iterator does not recurse into
     // them); symlinks to files count as files.
     if (item.is_symlink(type_ec) && item.is_directory(type_ec)) continue;
-    if (!item.is_regular_file(type_ec)) continue;
+    if (item.is_directory(type_ec)) continue;
+    if (!item.is_regular_file(type_ec)) {
+      // Not an entry; remembered so that "missing" errors can say why.
+      if (unlisted.size() < kMaxFiles) {
+        unlisted.emplace(item.path().lexically_relative(base).generic_string(), not_a_file_reason(item));
+      }
+      continue;
+    }
     if (names.size() >= kMaxFiles) {
       return io_error(path, "it holds more than " + std::to_string(kMaxFiles) + " files");
     }
@@ -113,7 +154,7 @@ Result<std::unique_ptr<Archive>> open_directory(const std::string& path) {
   }
   if (ec) return io_error(path, ec.message());
   std::sort(names.begin(), names.end());
-  return open_directory_files(path, names);
+  return open_listed(path, names, std::move(unlisted));
 }
 
 }  // namespace pteforge::serde

@@ -146,3 +146,38 @@ test('convertToFile into a missing folder: the CLI\'s words, nothing written', a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an unpacked folder: a weight linked to a file is read through the link; a FIFO weight is IO_ERROR, as the CLI says', async () => {
+  const pf = await pteforge();
+  const dir = scratch();
+  try {
+    const folder = join(dir, 'm');
+    cpSync(repo('tests/fixtures/corpus/linear_tanh/json'), folder, { recursive: true });
+    const weight = join(folder, 'data', 'weights', 'weight_0');
+    copyFileSync(weight, join(dir, 'real'));
+    rmSync(weight);
+    symlinkSync(join(dir, 'real'), weight);
+    const expected = await pf.convert({ path: repo('tests/fixtures/corpus/linear_tanh/json') });
+    const linked = await pf.convert({ path: folder });
+    assert.equal(Buffer.compare(Buffer.from(linked.pte), Buffer.from(expected.pte)), 0);
+    rmSync(weight);
+    execFileSync('mkfifo', [weight]);
+    const message = 'cannot open "data/weights/weight_0": it is a FIFO, not a regular file';
+    await assert.rejects(pf.convert({ path: folder }), (e) => {
+      assert.equal(e.code, 'IO_ERROR');
+      assert.equal(e.message, message);
+      assert.deepEqual(e.where, { entry: 'data/weights/weight_0', method: 'forward' });
+      return true;
+    });
+    let cli = null;
+    try {
+      execFileSync(CLI, ['convert', folder, '-o', join(dir, 'o.pte')], { stdio: 'pipe' });
+    } catch (e) {
+      cli = e;
+    }
+    assert.ok(cli, 'the CLI converted a FIFO weight');
+    assert.equal(String(cli.stderr), `IO_ERROR: ${message} (method=forward entry=data/weights/weight_0)\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -191,6 +191,8 @@ export class Core {
         });
         const description = { kind: 'files', name: input.name ?? name ?? 'files', files };
         if (typeof input.program === 'string') description.program = input.program;
+        // A folder's items that are no files, with why (index.node.mjs folderFiles).
+        if (input.unlisted && typeof input.unlisted === 'object') description.unlisted = input.unlisted;
         return description;
       }
       const split = splitInput(input, name);

@@ -128,16 +128,40 @@ function isPathInput(value) {
 
 /** Every regular file below `dir`, as {path relative to dir ('/'-separated): {path}}. */
 function folderFiles(dir) {
-  const out = {};
+  const files = {};
+  const unlisted = {};
   const walk = (d) => {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
       const p = join(d, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else if (entry.isFile()) out[relative(dir, p).split('\\').join('/')] = { path: p, transient: true };
+      const name = relative(dir, p).split('\\').join('/');
+      if (entry.isDirectory()) {
+        walk(p);
+        continue;
+      }
+      // As serde::open_directory: a symbolic link to a file is a file, one to
+      // a folder is not followed; anything else is not an entry, and why is
+      // kept for the error that finds it missing.
+      let kind = entry;
+      if (entry.isSymbolicLink()) {
+        try {
+          kind = statSync(p);
+        } catch (e) {
+          unlisted[name] = e?.code === 'ELOOP' ? 'it is a symbolic link in a loop'
+            : e?.code === 'ENOENT' ? 'it is a symbolic link to a missing file'
+              : `it is a symbolic link that cannot be followed: ${openFailureReason(e)}`;
+          continue;
+        }
+        if (kind.isDirectory()) continue;
+      }
+      if (kind.isFile()) files[name] = { path: p, transient: true };
+      else unlisted[name] = kind.isFIFO() ? 'it is a FIFO, not a regular file'
+        : kind.isSocket() ? 'it is a socket, not a regular file'
+          : kind.isBlockDevice() || kind.isCharacterDevice() ? 'it is a device, not a regular file'
+            : 'it is not a regular file';
     }
   };
   walk(dir);
-  return out;
+  return { files, unlisted };
 }
 
 /**
@@ -155,12 +179,12 @@ function expandPathInput(input) {
   } catch {
     return null; // FileSource reports the error with the CLI's wording
   }
-  if (stat.isDirectory()) return { files: folderFiles(input.path), name: input.path };
+  if (stat.isDirectory()) return { ...folderFiles(input.path), name: input.path };
   const models = dirname(resolve(input.path));
   if (!input.path.endsWith('.json') || basename(models) !== 'models') return null;
   const folder = dirname(models);
   if (!existsSync(join(folder, 'archive_format'))) return null;
-  return { files: folderFiles(folder), name: input.path, program: `models/${basename(input.path)}` };
+  return { ...folderFiles(folder), name: input.path, program: `models/${basename(input.path)}` };
 }
 
 /** Writes all of `bytes` to `fd`. */

@@ -1,6 +1,8 @@
 // Opening JS inputs (see js_input.h).
 #include "js_input.h"
 
+#include <map>
+
 #include <rapidjson/document.h>
 
 #include <algorithm>
@@ -140,7 +142,17 @@ Result<JsInput> open_js_input(std::string_view description, const JsReader& read
       if (!file_name || !source || !size || *source > UINT32_MAX) return wrapper_bug("a file needs name, source, size");
       files.push_back(JsFile{*file_name, static_cast<uint32_t>(*source), *size});
     }
-    PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<JsFilesArchive> archive, JsFilesArchive::create(reader, std::move(files)));
+    std::map<std::string, std::string> unlisted;
+    auto unlisted_it = root.FindMember("unlisted");
+    if (unlisted_it != root.MemberEnd() && unlisted_it->value.IsObject()) {
+      for (const auto& m : unlisted_it->value.GetObject()) {
+        if (!m.value.IsString()) return wrapper_bug("unlisted reasons must be strings");
+        unlisted.emplace(std::string(m.name.GetString(), m.name.GetStringLength()),
+                         std::string(m.value.GetString(), m.value.GetStringLength()));
+      }
+    }
+    PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<JsFilesArchive> archive,
+                              JsFilesArchive::create(reader, std::move(files), std::move(unlisted)));
     input.archive = std::move(archive);
     PTEFORGE_TRY(detect_layout(input));
     // "program": a program JSON of the folder was named; keep only that

@@ -16,6 +16,8 @@
 // Numbers are doubles (offsets below 2^53); no 64-bit integers cross embind (E8).
 #pragma once
 
+#include <map>
+
 #include <emscripten/val.h>
 
 #include <cstdint>
@@ -91,7 +93,12 @@ class JsFilesArchive final : public serde::Archive {
  public:
   /// Entries in the given order. Errors: ARCHIVE_ENTRY_NAME, ARCHIVE_INVALID
   /// (duplicate), as MemoryArchive::create.
-  static Result<std::unique_ptr<JsFilesArchive>> create(JsReader reader, std::vector<JsFile> files);
+  /// `unlisted`: names the folder holds that are no files, with why (see
+  /// serde::Archive::why_unlisted).
+  static Result<std::unique_ptr<JsFilesArchive>> create(JsReader reader, std::vector<JsFile> files,
+                                                        std::map<std::string, std::string> unlisted = {});
+
+  std::optional<std::string> why_unlisted(std::string_view name) const override;
 
   Result<std::string> read(const serde::ArchiveEntry& entry, uint64_t max_bytes) override;
   Result<std::string> read_range(const serde::ArchiveEntry& entry, uint64_t offset,
@@ -105,6 +112,7 @@ class JsFilesArchive final : public serde::Archive {
   explicit JsFilesArchive(JsReader reader) : reader_(std::move(reader)) {}
   JsReader reader_;
   std::vector<uint32_t> sources_;  // parallel to entries()
+  std::map<std::string, std::string> unlisted_;
 };
 
 }  // namespace pteforge::wasm
