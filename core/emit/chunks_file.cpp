@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 namespace pteforge::emit {
 namespace {
@@ -107,10 +108,16 @@ Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string&
                     path_in);
   }
   std::string tmp = path + ".tmp-XXXXXX";
-  int fd = mkstemp(tmp.data());
+  // An interrupted write (Ctrl-C in the CLI) removes the temporary file too:
+  // registered in the same uninterruptible step that creates it.
+  std::optional<RemoveOnInterrupt> remove_tmp;
+  int fd;
+  {
+    DeferInterrupts defer;
+    fd = mkstemp(tmp.data());
+    if (fd >= 0) remove_tmp.emplace(tmp);
+  }
   if (fd < 0) return io_error("cannot write \"" + path_in + "\": " + write_failure_reason(errno, path_in), path_in);
-  // An interrupted write (Ctrl-C in the CLI) removes the temporary file too.
-  RemoveOnInterrupt remove_tmp(tmp);
   // mkstemp creates the file 0600; a .pte is an ordinary data file.
   (void)::fchmod(fd, 0644);
   FilePtr f(fdopen(fd, "wb"));
@@ -137,11 +144,12 @@ Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string&
   if (st.ok()) {
     DeferInterrupts defer;
     std::unique_ptr<RemoveOnInterrupt> remove_final;
-    if (keep) remove_final = std::make_unique<RemoveOnInterrupt>(path_in);
+    // The file written (a symbolic link's target), not the link.
+    if (keep) remove_final = std::make_unique<RemoveOnInterrupt>(path);
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
       st = io_error("cannot write \"" + path_in + "\": " + write_failure_reason(errno, path_in), path_in);
     } else {
-      remove_tmp.release();
+      remove_tmp->release();
       if (keep) *keep = std::move(remove_final);
       if (on_renamed) on_renamed();
     }

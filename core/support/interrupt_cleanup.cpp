@@ -21,10 +21,10 @@ extern "C" void remove_registered_and_reraise(int sig) {
 
 }  // namespace
 
-RemoveOnInterrupt::RemoveOnInterrupt(const std::string& path) {
+RemoveOnInterrupt::RemoveOnInterrupt(const std::string& path) : path_(path) {
   for (int i = 0; i < kSlots; ++i) {
     const char* expected = nullptr;
-    if (g_paths[i].compare_exchange_strong(expected, path.c_str())) {
+    if (g_paths[i].compare_exchange_strong(expected, path_.c_str())) {
       slot_ = i;
       return;
     }
@@ -50,8 +50,13 @@ DeferInterrupts::~DeferInterrupts() { sigprocmask(SIG_SETMASK, &previous_, nullp
 void install_interrupt_cleanup() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     // A signal the caller's parent set to be ignored (nohup, a background
-    // job's SIGINT) stays ignored.
-    if (std::signal(sig, remove_registered_and_reraise) == SIG_IGN) std::signal(sig, SIG_IGN);
+    // job's SIGINT) stays ignored: asked first, so it is never briefly handled.
+    struct sigaction current {};
+    if (sigaction(sig, nullptr, &current) != 0 || current.sa_handler == SIG_IGN) continue;
+    struct sigaction handler {};
+    handler.sa_handler = remove_registered_and_reraise;
+    sigemptyset(&handler.sa_mask);
+    sigaction(sig, &handler, nullptr);
   }
 }
 

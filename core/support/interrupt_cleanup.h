@@ -13,9 +13,9 @@
 
 namespace pteforge {
 
-/// Registers `path` for removal if the process gets SIGINT, SIGTERM or SIGHUP
-/// while this object lives (once install_interrupt_cleanup() has run); the
-/// destructor unregisters it. `path` must stay alive and unchanged meanwhile.
+/// Registers `path` (a copy, owned here) for removal if the process gets
+/// SIGINT, SIGTERM or SIGHUP while this object lives (once
+/// install_interrupt_cleanup() has run); the destructor unregisters it.
 /// At most 32 paths are registered at once; beyond that a path is not
 /// registered (it is then left behind by an interrupt, as without this).
 class RemoveOnInterrupt {
@@ -29,6 +29,7 @@ class RemoveOnInterrupt {
   void release();
 
  private:
+  std::string path_;  // never changed after registration: the handler reads its bytes
   int slot_ = -1;
 };
 

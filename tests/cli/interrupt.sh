@@ -27,7 +27,8 @@ for call in write rename; do
   for n in 1 2 3 4 5 6; do
     rc=0
     # LeakSanitizer cannot run under ptrace (the ASan build's finished runs would abort at exit).
-    ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -o /dev/null -e trace="$call" -e inject="$call:signal=SIGINT:when=$n" \
+    # SIGINT is reset to its default for the run: a background job inherits it ignored (and the CLI keeps it so).
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" env --default-signal=INT strace -f -o /dev/null -e trace="$call" -e inject="$call:signal=SIGINT:when=$n" \
       "$bin" convert "$input" -o "$work/out/m.pte" --metadata "$work/out/m.json" >/dev/null 2>&1 || rc=$?
     left="$(ls -A "$work/out" | tr '\n' ' ')"
     case "$left" in

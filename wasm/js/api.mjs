@@ -151,7 +151,8 @@ export class Core {
     const bytes = asBytes(value);
     if (bytes) return new BytesSource(bytes);
     // {path} with a path that is no string: name the field, not "an object".
-    if (value !== null && typeof value === 'object' && 'path' in value && typeof value.path !== 'string') {
+    if (this.#env.extraInputKinds && value !== null && typeof value === 'object' && 'path' in value &&
+        typeof value.path !== 'string') {
       throw new PteforgeError('OPTION_INVALID',
         `${what} is a {path} whose path is not a string (a file path): got ${describe(value.path)}`);
     }
@@ -430,6 +431,7 @@ export function chunksSize(chunks) {
 /** A short description of a value for error messages. */
 export function describe(value) {
   if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'Object'})`;
   return `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`;

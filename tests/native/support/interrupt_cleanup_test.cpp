@@ -34,6 +34,9 @@ int in_child(F&& child) {
   pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
+    // Whatever the test runner inherited (nohup ignores SIGHUP), the child
+    // starts from the default actions, as an interactive CLI run does.
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_DFL);
     child();
     std::_Exit(0);
   }
