@@ -27,15 +27,10 @@ std::string write_failure_reason(int err, const std::string& path) {
       if (::stat(folder.c_str(), &st) != 0) return "its folder does not exist";
       return "no such file or folder";
     }
-    case ENOTDIR: return "a part of the path is not a folder";
-    case EACCES: return "permission denied";
     case ENOSPC: return "no space left on the device";
     case EROFS: return "the file system is read-only";
-    default: break;
+    default: return serde::open_failure_reason(err);  // same words for ENOTDIR, EACCES and the rest
   }
-  std::string text = std::strerror(err);
-  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = static_cast<char>(text[0] - 'A' + 'a');
-  return text;
 }
 
 Error io_error(std::string message, const std::string& file, std::optional<uint64_t> offset = std::nullopt) {

@@ -37,13 +37,9 @@ function openFailureReason(e) {
 /** Why `path` could not be written, in the CLI's words (emit's write_failure_reason). */
 function writeFailureReason(e, path) {
   if (e?.code === 'ENOENT') return existsSync(dirname(path)) ? 'no such file or folder' : 'its folder does not exist';
-  const words = {
-    ENOTDIR: 'a part of the path is not a folder',
-    EACCES: 'permission denied',
-    ENOSPC: 'no space left on the device',
-    EROFS: 'the file system is read-only',
-  };
-  return words[e?.code] ?? e?.code ?? String(e?.message ?? e);
+  if (e?.code === 'ENOSPC') return 'no space left on the device';
+  if (e?.code === 'EROFS') return 'the file system is read-only';
+  return openFailureReason(e); // same words for ENOTDIR, EACCES and the rest
 }
 
 /**
