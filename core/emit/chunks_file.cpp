@@ -102,6 +102,10 @@ Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string&
     return io_error("'" + path_in + "' exists and is not a regular file (a folder or a device); refusing to replace it",
                     path_in);
   }
+  // Every failure to write says the same, naming the path as given.
+  auto write_error = [&](int err, std::optional<uint64_t> offset = std::nullopt) {
+    return io_error("cannot write \"" + path_in + "\": " + write_failure_reason(err, path_in), path_in, offset);
+  };
   std::string tmp = path + ".tmp-XXXXXX";
   // An interrupted write (Ctrl-C in the CLI) removes the temporary file too:
   // registered in the same uninterruptible step that creates it.
@@ -112,7 +116,7 @@ Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string&
     fd = mkstemp(tmp.data());
     if (fd >= 0) remove_tmp.emplace(tmp);
   }
-  if (fd < 0) return io_error("cannot write \"" + path_in + "\": " + write_failure_reason(errno, path_in), path_in);
+  if (fd < 0) return write_error(errno);
   // mkstemp creates the file 0600; a .pte is an ordinary data file.
   (void)::fchmod(fd, 0644);
   FilePtr f(fdopen(fd, "wb"));
@@ -124,17 +128,17 @@ Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string&
   uint64_t written = 0;
   Status st = stream_chunks(chunks, reader, [&](const uint8_t* data, uint64_t size) -> Status {
     if (std::fwrite(data, 1, static_cast<size_t>(size), f.get()) != size) {
-      return io_error("cannot write \"" + path_in + "\": " + write_failure_reason(errno, path_in), path_in, written);
+      return write_error(errno, written);
     }
     written += size;
     return Status::Ok();
   });
   if (st.ok() && std::fflush(f.get()) != 0) {
-    st = io_error("cannot write \"" + path_in + "\": " + write_failure_reason(errno, path_in), path_in, written);
+    st = write_error(errno, written);
   }
   std::FILE* raw = f.release();
   if (std::fclose(raw) != 0 && st.ok()) {
-    st = io_error("cannot write \"" + path_in + "\": " + write_failure_reason(errno, path_in), path_in, written);
+    st = write_error(errno, written);
   }
   if (st.ok()) {
     DeferInterrupts defer;
@@ -142,7 +146,7 @@ Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string&
     // The file written (a symbolic link's target), not the link.
     if (keep) remove_final = std::make_unique<RemoveOnInterrupt>(path);
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      st = io_error("cannot write \"" + path_in + "\": " + write_failure_reason(errno, path_in), path_in);
+      st = write_error(errno);
     } else {
       remove_tmp->release();
       if (keep) *keep = std::move(remove_final);

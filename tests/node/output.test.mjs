@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { unzipSync, zipSync } from 'fflate';
 
-import { CLI, pteforge, repo } from './helpers.mjs';
+import { CLI, pteforge, repo, runCli } from './helpers.mjs';
 
 const PT2 = repo('tests/fixtures/corpus/linear_tanh/linear_tanh.pt2');
 
@@ -134,14 +134,9 @@ test('convertToFile into a missing folder: the CLI\'s words, nothing written', a
       assert.deepEqual(e.where, { entry: out });
       return true;
     });
-    let cli = null;
-    try {
-      execFileSync(CLI, ['convert', PT2, '-o', out], { stdio: 'pipe' });
-    } catch (e) {
-      cli = e;
-    }
-    assert.ok(cli, 'the CLI wrote into a missing folder');
-    assert.equal(String(cli.stderr), `IO_ERROR: cannot write "${out}": its folder does not exist (entry=${out})\n`);
+    const cli = runCli(['convert', PT2, '-o', out]);
+    assert.equal(cli.status, 1, 'the CLI wrote into a missing folder');
+    assert.equal(cli.stderr, `IO_ERROR: cannot write "${out}": its folder does not exist (entry=${out})\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -169,14 +164,9 @@ test('an unpacked folder: a weight linked to a file is read through the link; a 
       assert.deepEqual(e.where, { entry: 'data/weights/weight_0', method: 'forward' });
       return true;
     });
-    let cli = null;
-    try {
-      execFileSync(CLI, ['convert', folder, '-o', join(dir, 'o.pte')], { stdio: 'pipe' });
-    } catch (e) {
-      cli = e;
-    }
-    assert.ok(cli, 'the CLI converted a FIFO weight');
-    assert.equal(String(cli.stderr), `IO_ERROR: ${message} (method=forward entry=data/weights/weight_0)\n`);
+    const cli = runCli(['convert', folder, '-o', join(dir, 'o.pte')]);
+    assert.equal(cli.status, 1, 'the CLI converted a FIFO weight');
+    assert.equal(cli.stderr, `IO_ERROR: ${message} (method=forward entry=data/weights/weight_0)\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
