@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { unzipSync, zipSync } from 'fflate';
 
-import { CLI, pteforge, repo, runCli } from './helpers.mjs';
+import { pteforge, repo, runCli } from './helpers.mjs';
 
 const PT2 = repo('tests/fixtures/corpus/linear_tanh/linear_tanh.pt2');
 
@@ -46,17 +46,9 @@ test('convertToFile never overwrites its input: the .pt2, a file in an input fol
       (e) => e.code === 'OPTION_INVALID' && /would overwrite the input/.test(e.message));
     assert.deepEqual(readFileSync(replacement), before);
     // The CLI refuses the same.
-    const r = (() => {
-      try {
-        execFileSync(CLI, ['convert', pt2, '-o', pt2], { stdio: 'pipe' });
-        return null;
-      } catch (e) {
-        return e;
-      }
-    })();
-    assert.ok(r, 'the CLI overwrote its input');
-    assert.equal(r.status, 1);
-    assert.match(String(r.stderr), /^OPTION_INVALID: -o '.*m\.pt2' would overwrite the input/);
+    const r = runCli(['convert', pt2, '-o', pt2]);
+    assert.equal(r.status, 1, 'the CLI overwrote its input');
+    assert.match(r.stderr, /^OPTION_INVALID: -o '.*m\.pt2' would overwrite the input/);
     assert.deepEqual(readFileSync(pt2), before);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -94,14 +86,9 @@ test('a FIFO as input is IO_ERROR at once (CLI and package), never a blocked rea
     await assert.rejects(pf.convert({ path: fifo }),
       (e) => e.code === 'IO_ERROR' && e.where.entry === fifo && /not a regular file/.test(e.message));
     for (const args of [['convert', fifo, '-o', join(dir, 'x.pte')], ['inspect', fifo], ['decode', fifo]]) {
-      let err = null;
-      try {
-        execFileSync(CLI, args, { stdio: 'pipe', timeout: 20_000 });
-      } catch (e) {
-        err = e;
-      }
-      assert.ok(err && err.status === 1, `${args[0]}: expected exit 1, got ${err?.status ?? 0} ${err?.signal ?? ''}`);
-      assert.match(String(err.stderr), /^IO_ERROR: .*not a regular file/);
+      const r = runCli(args, { timeout: 20_000 });
+      assert.equal(r.status, 1, `${args[0]}: expected exit 1`);
+      assert.match(r.stderr, /^IO_ERROR: .*not a regular file/);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
