@@ -11,10 +11,11 @@
 // spelling the op table accepts (aten.linear.default, aten::linear).
 //
 // IN is a .pt2 archive, an unpacked archive folder, or a program JSON. The
-// .pte (and the metadata / report JSON) are written through a temporary file
-// renamed into place, so nothing half-written is left behind; an interrupt
-// (Ctrl-C, SIGTERM, SIGHUP) before the .pte is in place removes the temporary
-// file and the side files already written (support/interrupt_cleanup.h). Warnings go to
+// .pte and the side files (metadata, report, exported programs) are each
+// written to a temporary file, then all renamed into place in one
+// uninterruptible step (emit::commit_outputs), so nothing half-written is left
+// behind and a failed or interrupted run (Ctrl-C, SIGTERM, SIGHUP) leaves the
+// previous outputs as they were (support/interrupt_cleanup.h). Warnings go to
 // stderr; one line "OUT: N bytes, M methods" to stdout. Exit 0 on success, 1
 // with the error on stderr on failure, 2 for usage errors.
 #include <rapidjson/document.h>
@@ -32,7 +33,6 @@
 #include "passes/module_swap_api.h"
 #include "pteforge/pteforge.h"
 #include "serde/archive_native.h"
-#include "support/interrupt_cleanup.h"
 
 namespace pteforge::cli {
 namespace {
@@ -53,9 +53,8 @@ struct ConvertArgs {
   int bench = 0;
 };
 
-Status write_text(const std::string& text, const std::string& path,
-                  std::unique_ptr<RemoveOnInterrupt>* keep = nullptr) {
-  return emit::write_chunks_to_file({emit::Chunk::from_string(text)}, path, {}, keep);
+Status write_text(const std::string& text, const std::string& path) {
+  return emit::write_chunks_to_file({emit::Chunk::from_string(text)}, path);
 }
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -188,32 +187,24 @@ Status run_convert(const ConvertArgs& args) {
   if (args.bench > 0) return run_bench(args, options);
   PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(args.input));
   PTEFORGE_ASSIGN_OR_RETURN(ConvertResult result, convert(*in.archive, in.layout, options));
-  // The side files first, the .pte last; when one fails, those already
-  // written in this run are removed, so a failed run leaves no output.
-  std::vector<std::string> written;
-  // An interrupt before the .pte is in place removes the side files too.
-  std::vector<std::unique_ptr<RemoveOnInterrupt>> remove_written;
-  auto write_all = [&]() -> Status {
-    const std::pair<const std::string*, std::string> texts[] = {
-        {&args.metadata, result.metadata_json},
-        {&args.report, result.report_json + "\n"},
-        {&args.export_program, result.programs_json + "\n"},
-    };
-    for (const auto& [path, text] : texts) {
-      if (path->empty()) continue;
-      std::unique_ptr<RemoveOnInterrupt> keep;
-      PTEFORGE_TRY(write_text(text, *path, &keep));
-      written.push_back(*path);
-      remove_written.push_back(std::move(keep));
-    }
-    // The side files' registrations end in the same uninterruptible step as the .pte's rename.
-    return emit::write_chunks_to_file(result.pte.chunks, args.output, archive_range_reader(*in.archive, options.swaps),
-                                      nullptr, [&] { remove_written.clear(); });
+  // Every output is staged (written to a temporary file) before any is
+  // renamed into place, and the renames are one uninterruptible step: a run
+  // that fails or is interrupted leaves the previous outputs as they were.
+  std::vector<std::unique_ptr<emit::StagedOutput>> staged_outputs;
+  const std::pair<const std::string*, std::string> texts[] = {
+      {&args.metadata, result.metadata_json},
+      {&args.report, result.report_json + "\n"},
+      {&args.export_program, result.programs_json + "\n"},
   };
-  if (Status st = write_all(); !st.ok()) {
-    for (const std::string& path : written) std::remove(path.c_str());
-    return st;
+  for (const auto& [path, text] : texts) {
+    if (path->empty()) continue;
+    PTEFORGE_ASSIGN_OR_RETURN(auto staged, emit::StagedOutput::write({emit::Chunk::from_string(text)}, *path));
+    staged_outputs.push_back(std::move(staged));
   }
+  PTEFORGE_ASSIGN_OR_RETURN(auto pte, emit::StagedOutput::write(result.pte.chunks, args.output,
+                                                                archive_range_reader(*in.archive, options.swaps)));
+  staged_outputs.push_back(std::move(pte));
+  PTEFORGE_TRY(emit::commit_outputs(staged_outputs));
   std::printf("%s: %llu bytes, %zu methods\n", args.output.c_str(),
               static_cast<unsigned long long>(result.pte.layout.file_size), result.pte.program.execution_plan.size());
   return Status::Ok();

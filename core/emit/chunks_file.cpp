@@ -40,6 +40,11 @@ Error io_error(std::string message, const std::string& file, std::optional<uint6
   return make_error(ErrorCode::IO_ERROR, std::move(message), where);
 }
 
+/// Every failure to write `path` (as given) says the same.
+Error write_error(int err, const std::string& path, std::optional<uint64_t> offset = std::nullopt) {
+  return io_error("cannot write \"" + path + "\": " + write_failure_reason(err, path), path, offset);
+}
+
 struct FileCloser {
   void operator()(std::FILE* f) const {
     if (f) std::fclose(f);
@@ -81,12 +86,18 @@ RangeReader file_range_reader(std::map<std::string, std::string> paths) {
   };
 }
 
-Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string& path_in,
-                            const RangeReader& reader, std::unique_ptr<RemoveOnInterrupt>* keep,
-                            const std::function<void()>& on_renamed) {
+StagedOutput::StagedOutput(std::string path, std::string target, std::string tmp)
+    : path_(std::move(path)), target_(std::move(target)), tmp_(std::move(tmp)) {}
+
+StagedOutput::~StagedOutput() {
+  if (!tmp_.empty()) std::remove(tmp_.c_str());
+}
+
+Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chunk>& chunks, const std::string& path_in,
+                                                          const RangeReader& reader) {
   // A symbolic link is written through (the link stays); anything that
   // exists and is not a regular file (a device, a folder) is refused, never
-  // replaced by the rename below.
+  // replaced by the rename.
   std::string path = path_in;
   struct stat link_info;
   if (::lstat(path_in.c_str(), &link_info) == 0 && S_ISLNK(link_info.st_mode)) {
@@ -102,59 +113,59 @@ Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string&
     return io_error("'" + path_in + "' exists and is not a regular file (a folder or a device); refusing to replace it",
                     path_in);
   }
-  // Every failure to write says the same, naming the path as given.
-  auto write_error = [&](int err, std::optional<uint64_t> offset = std::nullopt) {
-    return io_error("cannot write \"" + path_in + "\": " + write_failure_reason(err, path_in), path_in, offset);
-  };
   std::string tmp = path + ".tmp-XXXXXX";
   // An interrupted write (Ctrl-C in the CLI) removes the temporary file too:
   // registered in the same uninterruptible step that creates it.
-  std::optional<RemoveOnInterrupt> remove_tmp;
+  std::unique_ptr<RemoveOnInterrupt> remove_tmp;
   int fd;
   {
     DeferInterrupts defer;
     fd = mkstemp(tmp.data());
-    if (fd >= 0) remove_tmp.emplace(tmp);
+    if (fd >= 0) remove_tmp = std::make_unique<RemoveOnInterrupt>(tmp);
   }
-  if (fd < 0) return write_error(errno);
+  if (fd < 0) return write_error(errno, path_in);
+  // From here the object owns the temporary: an early return removes it.
+  std::unique_ptr<StagedOutput> staged(new StagedOutput(path_in, path, tmp));
+  staged->remove_tmp_ = std::move(remove_tmp);
   // mkstemp creates the file 0600; a .pte is an ordinary data file.
   (void)::fchmod(fd, 0644);
   FilePtr f(fdopen(fd, "wb"));
   if (!f) {
     ::close(fd);
-    std::remove(tmp.c_str());
     return io_error("cannot open the temporary file for '" + path + "'", path);
   }
   uint64_t written = 0;
-  Status st = stream_chunks(chunks, reader, [&](const uint8_t* data, uint64_t size) -> Status {
+  PTEFORGE_TRY(stream_chunks(chunks, reader, [&](const uint8_t* data, uint64_t size) -> Status {
     if (std::fwrite(data, 1, static_cast<size_t>(size), f.get()) != size) {
-      return write_error(errno, written);
+      return write_error(errno, path_in, written);
     }
     written += size;
     return Status::Ok();
-  });
-  if (st.ok() && std::fflush(f.get()) != 0) {
-    st = write_error(errno, written);
-  }
-  std::FILE* raw = f.release();
-  if (std::fclose(raw) != 0 && st.ok()) {
-    st = write_error(errno, written);
-  }
-  if (st.ok()) {
-    DeferInterrupts defer;
-    std::unique_ptr<RemoveOnInterrupt> remove_final;
-    // The file written (a symbolic link's target), not the link.
-    if (keep) remove_final = std::make_unique<RemoveOnInterrupt>(path);
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      st = write_error(errno);
-    } else {
-      remove_tmp->release();
-      if (keep) *keep = std::move(remove_final);
-      if (on_renamed) on_renamed();
+  }));
+  if (std::fflush(f.get()) != 0) return write_error(errno, path_in, written);
+  if (std::fclose(f.release()) != 0) return write_error(errno, path_in, written);
+  return staged;
+}
+
+Status commit_outputs(std::vector<std::unique_ptr<StagedOutput>>& outputs) {
+  DeferInterrupts defer;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    StagedOutput& out = *outputs[i];
+    if (std::rename(out.tmp_.c_str(), out.target_.c_str()) != 0) {
+      Status st = write_error(errno, out.path_);
+      for (size_t j = 0; j < i; ++j) std::remove(outputs[j]->target_.c_str());
+      return st;
     }
+    out.tmp_.clear();
+    out.remove_tmp_.reset();
   }
-  if (!st.ok()) std::remove(tmp.c_str());
-  return st;
+  return Status::Ok();
+}
+
+Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string& path, const RangeReader& reader) {
+  std::vector<std::unique_ptr<StagedOutput>> outputs(1);
+  PTEFORGE_ASSIGN_OR_RETURN(outputs[0], StagedOutput::write(chunks, path, reader));
+  return commit_outputs(outputs);
 }
 
 }  // namespace pteforge::emit

@@ -3,7 +3,6 @@
 // browser turns chunks into a Blob instead).
 #pragma once
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,22 +21,50 @@ namespace pteforge::emit {
 /// it cannot be opened or is shorter than the range.
 RangeReader file_range_reader(std::map<std::string, std::string> paths = {});
 
-/// Writes the concatenated chunks to `path`: first to a temporary file next
-/// to it, then renamed over `path`, so nothing half-written is left behind.
-/// Ranges are read through `reader` in pieces of at most kRangeReadPiece bytes.
-/// A symbolic link is written through; a path that exists and is not a
-/// regular file (a folder, a device) is refused and left as it is.
-/// The temporary file is removed if the process is interrupted meanwhile
-/// (support/interrupt_cleanup.h). The rename runs with interrupts deferred,
-/// together with two optional steps: when `keep` is given, `path` itself is
-/// registered for removal on interrupt and *keep holds that registration on
-/// success (for a file that must not outlive a later one: the caller releases
-/// it); `on_renamed` runs right after a successful rename (the caller releases
-/// such registrations there). So no interrupt falls between them.
-/// Errors: IO_ERROR (entry = path) when writing fails; the reader's errors.
+/// One output file written to a temporary file next to its path and not yet
+/// in place: a run that writes several files (the .pte and its side files)
+/// stages them all, then commit_outputs() renames them together, so a failed
+/// or interrupted run leaves the previous outputs as they were, never a mix of
+/// old and new files. The temporary is removed when the object is destroyed
+/// uncommitted, and if the process is interrupted meanwhile
+/// (support/interrupt_cleanup.h).
+class StagedOutput {
+ public:
+  /// Writes the concatenated chunks to a temporary file next to `path`
+  /// (mode 0644). Ranges are read through `reader` in pieces of at most
+  /// kRangeReadPiece bytes. A symbolic link is written through (its target is
+  /// staged; the link stays); a path that exists and is not a regular file (a
+  /// folder, a device) is refused and left as it is.
+  /// Errors: IO_ERROR (entry = path) when writing fails; the reader's errors.
+  static Result<std::unique_ptr<StagedOutput>> write(const std::vector<Chunk>& chunks, const std::string& path,
+                                                     const RangeReader& reader = {});
+  ~StagedOutput();
+  StagedOutput(const StagedOutput&) = delete;
+  StagedOutput& operator=(const StagedOutput&) = delete;
+
+  /// The path as given.
+  const std::string& path() const { return path_; }
+
+ private:
+  friend Status commit_outputs(std::vector<std::unique_ptr<StagedOutput>>& outputs);
+  StagedOutput(std::string path, std::string target, std::string tmp);
+
+  std::string path_;    // as given (messages)
+  std::string target_;  // the file renamed over: a symbolic link's target
+  std::string tmp_;     // the temporary file; empty once committed
+  std::unique_ptr<RemoveOnInterrupt> remove_tmp_;
+};
+
+/// Renames every staged output over its path, in order, in one step with
+/// interrupts held back (DeferInterrupts). When a rename fails, the outputs
+/// this call already put in place are removed (a failed run leaves none of
+/// its outputs) and the others stay temporaries, removed with their objects.
+/// Errors: IO_ERROR (entry = the path whose rename failed).
+Status commit_outputs(std::vector<std::unique_ptr<StagedOutput>>& outputs);
+
+/// Writes one file: StagedOutput::write, then commit_outputs, so nothing
+/// half-written is left behind. Errors: those two's.
 Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string& path,
-                            const RangeReader& reader = {},
-                            std::unique_ptr<RemoveOnInterrupt>* keep = nullptr,
-                            const std::function<void()>& on_renamed = {});
+                            const RangeReader& reader = {});
 
 }  // namespace pteforge::emit

@@ -1,7 +1,7 @@
 // Files to remove when the process is interrupted: the CLI writes each output
-// through a temporary file renamed into place, and writes the side files
-// (metadata, report) before the .pte. Without this, Ctrl-C during a long
-// write left a `.pte.tmp-XXXXXX` and side files without their .pte.
+// to a temporary file and renames them all into place at the end
+// (emit::commit_outputs). Without this, Ctrl-C during a long write left a
+// `.pte.tmp-XXXXXX` behind.
 //
 // Registration is lock-free (a fixed table of atomic pointers), so the signal
 // handler only reads it and calls unlink(2), both async-signal-safe.

@@ -2,9 +2,11 @@
 # Ctrl-C during convert leaves nothing behind: SIGINT delivered right after
 # each write(2) and rename(2) the CLI makes (strace's signal injection, so
 # every point of the output sequence is hit, not a lucky timing). After each
-# run the output folder holds either nothing (interrupted before the .pte was
-# in place; exit 130) or the finished .pte and metadata, byte-identical to an
-# uninterrupted run. Never a temporary file, never metadata without its .pte.
+# run the output folder holds either nothing (interrupted before the outputs
+# were in place; exit 130) or the finished .pte and metadata, byte-identical to
+# an uninterrupted run. Never a temporary file, never metadata without its .pte.
+# Run again over an earlier run's outputs, an interrupted run leaves those as
+# they were: never new metadata beside the old .pte, or the reverse.
 # Exit 77 (skipped) where ptrace is not permitted (strace cannot run).
 # Usage: interrupt.sh <pteforge binary> <source dir>
 set -euo pipefail
@@ -21,26 +23,35 @@ mkdir "$work/ref" "$work/out"
 "$bin" convert "$input" -o "$work/ref/m.pte" --metadata "$work/ref/m.json" >/dev/null
 no_times() { sed -E 's/"ms": ?[0-9.eE+-]+//g' "$1"; }
 grep -q '"ms"' "$work/ref/m.json" || { echo "the metadata has no pass times: update no_times" >&2; exit 1; }
+# Converts into $work/out with SIGINT injected after the n-th call of kind $1;
+# sets rc (exit status) and left (the folder's names, space-separated).
+interrupted_run() {
+  rc=0
+  # LeakSanitizer cannot run under ptrace (the ASan build's finished runs would abort at exit).
+  # SIGINT is reset to its default for the run: a background job inherits it ignored (and the CLI keeps it so).
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" env --default-signal=INT strace -f -o /dev/null -e trace="$1" -e inject="$1:signal=SIGINT:when=$2" \
+    "$bin" convert "$input" -o "$work/out/m.pte" --metadata "$work/out/m.json" >/dev/null 2>&1 || rc=$?
+  left="$(ls -A "$work/out" | tr '\n' ' ')"
+}
+# True when $work/out holds the outputs of an uninterrupted run.
+finished_outputs() {
+  cmp -s "$work/ref/m.pte" "$work/out/m.pte" || { echo "$1: the .pte differs from an uninterrupted run" >&2; return 1; }
+  # The pass report in the metadata times each pass ("ms"): compared without those.
+  [[ "$(no_times "$work/ref/m.json")" == "$(no_times "$work/out/m.json")" ]] ||
+    { echo "$1: the metadata differs from an uninterrupted run" >&2; return 1; }
+}
 removed=0
 kept=0
 for call in write rename; do
   for n in 1 2 3 4 5 6; do
-    rc=0
-    # LeakSanitizer cannot run under ptrace (the ASan build's finished runs would abort at exit).
-    # SIGINT is reset to its default for the run: a background job inherits it ignored (and the CLI keeps it so).
-    ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" env --default-signal=INT strace -f -o /dev/null -e trace="$call" -e inject="$call:signal=SIGINT:when=$n" \
-      "$bin" convert "$input" -o "$work/out/m.pte" --metadata "$work/out/m.json" >/dev/null 2>&1 || rc=$?
-    left="$(ls -A "$work/out" | tr '\n' ' ')"
+    interrupted_run "$call" "$n"
     case "$left" in
       "")
         [[ "$rc" == 130 ]] || { echo "$call #$n: nothing written but exit $rc (expected 130)" >&2; exit 1; }
         removed=$((removed + 1)) ;;
       "m.json m.pte ")
         [[ "$rc" == 0 || "$rc" == 130 ]] || { echo "$call #$n: exit $rc" >&2; exit 1; }
-        cmp -s "$work/ref/m.pte" "$work/out/m.pte" || { echo "$call #$n: the .pte differs from an uninterrupted run" >&2; exit 1; }
-        # The pass report in the metadata times each pass ("ms"): compared without those.
-        [[ "$(no_times "$work/ref/m.json")" == "$(no_times "$work/out/m.json")" ]] ||
-          { echo "$call #$n: the metadata differs from an uninterrupted run" >&2; exit 1; }
+        finished_outputs "$call #$n" || exit 1
         kept=$((kept + 1)) ;;
       *)
         echo "SIGINT after $call #$n (exit $rc) left: $left" >&2
@@ -49,7 +60,33 @@ for call in write rename; do
     rm -f "$work/out/"*
   done
 done
-# The metadata's write(s) and rename, and the .pte's write, come before the .pte is in place.
+# The metadata's and the .pte's writes come before the outputs are in place.
 ((removed >= 3)) || { echo "only $removed interrupted runs removed their output (expected >= 3)" >&2; exit 1; }
 ((kept >= 1)) || { echo "no run finished" >&2; exit 1; }
-echo "ok: interrupt ($removed interrupted runs left nothing, $kept finished)"
+
+# Over an earlier run's outputs: the old pair, or the new one, never a mix.
+mkdir "$work/old"
+printf 'old pte' >"$work/old/m.pte"
+printf 'old json' >"$work/old/m.json"
+old=0
+new=0
+for call in write rename; do
+  for n in 1 2 3 4 5 6; do
+    cp "$work/old/m.pte" "$work/old/m.json" "$work/out/"
+    interrupted_run "$call" "$n"
+    [[ "$left" == "m.json m.pte " ]] || { echo "re-run, SIGINT after $call #$n (exit $rc) left: $left" >&2; exit 1; }
+    if cmp -s "$work/old/m.pte" "$work/out/m.pte"; then
+      cmp -s "$work/old/m.json" "$work/out/m.json" ||
+        { echo "re-run, $call #$n: new metadata beside the old .pte" >&2; exit 1; }
+      [[ "$rc" == 130 ]] || { echo "re-run, $call #$n: old outputs kept but exit $rc (expected 130)" >&2; exit 1; }
+      old=$((old + 1))
+    else
+      finished_outputs "re-run, $call #$n" || exit 1
+      new=$((new + 1))
+    fi
+    rm -f "$work/out/"*
+  done
+done
+((old >= 3)) || { echo "only $old interrupted re-runs kept the earlier outputs (expected >= 3)" >&2; exit 1; }
+((new >= 1)) || { echo "no re-run finished" >&2; exit 1; }
+echo "ok: interrupt ($removed interrupted runs left nothing, $kept finished; re-runs: $old kept the earlier outputs, $new finished)"

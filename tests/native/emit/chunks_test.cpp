@@ -2,8 +2,10 @@
 #include <doctest/doctest.h>
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -33,6 +35,7 @@ std::vector<std::string> list_dir(const std::string& dir) {
     if (n != "." && n != "..") names.push_back(n);
   }
   closedir(d);
+  std::sort(names.begin(), names.end());
   return names;
 }
 
@@ -122,26 +125,62 @@ TEST_CASE("writing chunks to a file natively, with ranges from another file") {
   REQUIRE(!nodir.ok());
   CHECK(nodir.error().code == ErrorCode::IO_ERROR);
 
-  // The rename's companions: `keep` receives the final path's interrupt
-  // registration and `on_renamed` runs once, after the file is in place; on
-  // failure neither happens.
-  std::unique_ptr<RemoveOnInterrupt> keep;
-  int renamed = 0;
-  bool in_place = false;
-  Status kept = write_chunks_to_file({Chunk::from_string("side")}, dir + "/side.json", {}, &keep, [&] {
-    ++renamed;
-    in_place = read_file(dir + "/side.json") == "side";
-  });
-  REQUIRE(kept.ok());
-  CHECK(keep != nullptr);
-  CHECK(renamed == 1);
-  CHECK(in_place);
-  keep.reset();
-  Status not_kept = write_chunks_to_file(chunks, dir + "/no/such/dir/y.pte", reader, &keep, [&] { ++renamed; });
-  REQUIRE(!not_kept.ok());
-  CHECK(keep == nullptr);
-  CHECK(renamed == 1);
+  for (const auto& n : list_dir(dir)) std::remove((dir + "/" + n).c_str());
+  rmdir(dir.c_str());
+}
 
+TEST_CASE("staged outputs: nothing is in place before commit_outputs, then all are, a failed commit removes what it renamed") {
+  std::string dir = temp_dir();
+  write_file(dir + "/m.json", "old json");
+  write_file(dir + "/m.pte", "old pte");
+  {
+    // Staged but never committed (a later output failed): the old files stay, no temporary is left.
+    auto json = StagedOutput::write({Chunk::from_string("new json")}, dir + "/m.json");
+    REQUIRE(json.ok());
+    CHECK((*json)->path() == dir + "/m.json");
+    CHECK(list_dir(dir).size() == 3);  // m.json, m.pte and the temporary
+    CHECK(read_file(dir + "/m.json") == "old json");
+  }
+  CHECK(list_dir(dir) == std::vector<std::string>{"m.json", "m.pte"});
+  CHECK(read_file(dir + "/m.json") == "old json");
+
+  std::vector<std::unique_ptr<StagedOutput>> outputs;
+  for (const auto& [name, text] : {std::pair<std::string, std::string>{"m.json", "new json"}, {"m.pte", "new pte"}}) {
+    auto staged = StagedOutput::write({Chunk::from_string(text)}, dir + "/" + name);
+    REQUIRE(staged.ok());
+    outputs.push_back(std::move(*staged));
+  }
+  CHECK(read_file(dir + "/m.json") == "old json");
+  CHECK(read_file(dir + "/m.pte") == "old pte");
+  REQUIRE(commit_outputs(outputs).ok());
+  CHECK(read_file(dir + "/m.json") == "new json");
+  CHECK(read_file(dir + "/m.pte") == "new pte");
+  outputs.clear();
+  CHECK(list_dir(dir) == std::vector<std::string>{"m.json", "m.pte"});
+
+  // The second rename fails (its path became a non-empty folder after it was
+  // staged): the first output, already renamed, is removed; the second's
+  // temporary goes with its object.
+  mkdir((dir + "/sub").c_str(), 0755);
+  for (const std::string name : {"a.json", "sub/b.pte"}) {
+    auto staged = StagedOutput::write({Chunk::from_string("x")}, dir + "/" + name);
+    REQUIRE(staged.ok());
+    outputs.push_back(std::move(*staged));
+  }
+  mkdir((dir + "/sub/b.pte").c_str(), 0755);
+  write_file(dir + "/sub/b.pte/keep", "k");
+  Status st = commit_outputs(outputs);
+  REQUIRE(!st.ok());
+  CHECK(st.error().code == ErrorCode::IO_ERROR);
+  CHECK(st.error().where.entry == std::optional<std::string>(dir + "/sub/b.pte"));
+  CHECK(st.error().message.rfind("cannot write \"" + dir + "/sub/b.pte\": ", 0) == 0);
+  outputs.clear();
+  CHECK(list_dir(dir) == std::vector<std::string>{"m.json", "m.pte", "sub"});
+  CHECK(list_dir(dir + "/sub") == std::vector<std::string>{"b.pte"});
+
+  std::remove((dir + "/sub/b.pte/keep").c_str());
+  rmdir((dir + "/sub/b.pte").c_str());
+  rmdir((dir + "/sub").c_str());
   for (const auto& n : list_dir(dir)) std::remove((dir + "/" + n).c_str());
   rmdir(dir.c_str());
 }
