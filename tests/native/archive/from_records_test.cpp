@@ -74,7 +74,7 @@ TEST_CASE("from_records: the same entries, offsets and bytes as open()") {
   CHECK(layout->models[0].method == "forward");
 }
 
-TEST_CASE("from_records: stored entries keep their CRC check; deflated ones are ARCHIVE_COMPRESSED here") {
+TEST_CASE("from_records: stored entries keep their CRC check, deflated ones are ARCHIVE_COMPRESSED here") {
   auto specs = minimal_pt2("m");
   specs[4].deflate = true;  // m/archive_format
   std::string bytes = build_zip(specs);

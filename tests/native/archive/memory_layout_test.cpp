@@ -94,7 +94,7 @@ TEST_CASE("layout: flat records (an unpacked folder handed over as memory entrie
   CHECK(archive->read_range(**payload, 1, 2).value() == "bc");
 }
 
-TEST_CASE("layout: method names follow models/<name>.json; a lone model.json is forward") {
+TEST_CASE("layout: method names follow models/<name>.json, a lone model.json is forward") {
   auto two = memory({{"r/models/model.json", "{}"},
                      {"r/models/encode.json", "{}"},
                      {"r/models/sub/ignored.json", "{}"},

@@ -35,7 +35,7 @@ TEST_CASE("conformance: ref_arduino_add gives arduino_add_model.pte byte for byt
   CHECK(c.pte == testing::read_bytes(test_path("data/reference/pte/arduino_add_model.pte")));
 }
 
-TEST_CASE("conformance: ref_module_linear gives module_linear_no_constant_segment.pte's plan; constants in segment 0 (§7.3)") {
+TEST_CASE("conformance: ref_module_linear gives module_linear_no_constant_segment.pte's plan, constants in segment 0 (§7.3)") {
   auto c = convert_ok(test_path("fixtures/programs/ref_module_linear"));
   emit::DecodedPte want = reference("module_linear_no_constant_segment.pte");
   const emit::ExecutionPlan& p = c.decoded.program.execution_plan.at(0);
@@ -65,7 +65,7 @@ TEST_CASE("conformance: ref_module_linear gives module_linear_no_constant_segmen
   CHECK(segment == std::string(expected.begin(), expected.end()));
 }
 
-TEST_CASE("conformance: ref_add gives add.pte's values and instructions; naive planning gives its offsets (§7.2)") {
+TEST_CASE("conformance: ref_add gives add.pte's values and instructions, naive planning gives its offsets (§7.2)") {
   emit::DecodedPte want = reference("add.pte");
   const emit::ExecutionPlan& w = want.program.execution_plan.at(0);
   SUBCASE("default (current greedy): same table and sizes, current offsets") {

@@ -56,7 +56,7 @@ TEST_CASE("façade: convert_bytes on a program JSON gives arduino_add_model.pte"
   CHECK(flatc->find("\"memory_offset_low\": 16") != std::string::npos);
 }
 
-TEST_CASE("façade: convert_bytes on a .pt2 resolves the weight ranges; options reach the pipeline") {
+TEST_CASE("façade: convert_bytes on a .pt2 resolves the weight ranges, options reach the pipeline") {
   std::string pt2 = read_bytes("fixtures/corpus/linear_tanh/linear_tanh.pt2");
   REQUIRE(!pt2.empty());
   ConvertOptions options;

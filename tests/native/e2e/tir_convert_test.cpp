@@ -94,7 +94,7 @@ std::string joined(const OpList& ops) {
 
 }  // namespace
 
-TEST_CASE("tir fixtures: each converts; operators are exactly the golden out variants, all in the portable runtime") {
+TEST_CASE("tir fixtures: each converts, operators are exactly the golden out variants, all in the portable runtime") {
   std::vector<fs::path> dirs;
   for (const auto& e : fs::directory_iterator(test_path("fixtures/tir"))) {
     if (e.is_directory()) dirs.push_back(e.path());

@@ -215,7 +215,7 @@ TEST_CASE("training metadata: positions in the output-spec list and the gradient
   CHECK(err.error().where.method == "train");
 }
 
-TEST_CASE("emit_program: methods by name, then training getters, then constant methods; constants shared") {
+TEST_CASE("emit_program: methods by name, then training getters, then constant methods, constants shared") {
   SmallMethod fwd = small_method(1.0f);
   SmallMethod enc = small_method(1.0f);  // same constant bytes: one entry program-wide
   SmallMethod dec = small_method(2.0f);

@@ -250,7 +250,7 @@ TEST_CASE("emitter: every argument kind, defaults filled in, values in schema or
   CHECK(plan.non_const_buffer_sizes == std::vector<int64_t>{0});
 }
 
-TEST_CASE("emitter: several outs return through a TensorList; a Tensor(a!)[] out is repeated as a new list (§3.5)") {
+TEST_CASE("emitter: several outs return through a TensorList, a Tensor(a!)[] out is repeated as a new list (§3.5)") {
   ProgramBuilder b;
   b.input("x", ScalarType::Float, {4, 2});
   alloc(b, "am", ScalarType::Float, {4});
@@ -297,7 +297,7 @@ TEST_CASE("emitter: several outs return through a TensorList; a Tensor(a!)[] out
   CHECK(plan.outputs == std::vector<int32_t>{1, 7});
 }
 
-TEST_CASE("emitter: symbolic ops return a new Int(0); SymInts are reused inside int lists; prim ops (§3.8)") {
+TEST_CASE("emitter: symbolic ops return a new Int(0), SymInts are reused inside int lists, prim ops (§3.8)") {
   ProgramBuilder b;
   b.input("x", ScalarType::Float, {2, 3});
   append(b, "torch.ops.aten.sym_size.int", {positional("self", arg_tensor("x")), positional("dim", arg_int(1))},
@@ -337,7 +337,7 @@ TEST_CASE("emitter: symbolic ops return a new Int(0); SymInts are reused inside 
   CHECK(plan.outputs == std::vector<int32_t>{5, 4});
 }
 
-TEST_CASE("emitter: buffer mutation is copy_(buf, src, false, buf), not an output; --init-buffers stores its data (§3.11, §2.6)") {
+TEST_CASE("emitter: buffer mutation is copy_(buf, src, false, buf), not an output, --init-buffers stores its data (§3.11, §2.6)") {
   for (bool init : {false, true}) {
     CAPTURE(init);
     ProgramBuilder b;
@@ -380,7 +380,7 @@ TEST_CASE("emitter: buffer mutation is copy_(buf, src, false, buf), not an outpu
   }
 }
 
-TEST_CASE("emitter: a static planned memory.view is elided; a dynamic one calls et_view (§3.7)") {
+TEST_CASE("emitter: a static planned memory.view is elided, a dynamic one calls et_view (§3.7)") {
   for (bool dynamic : {false, true}) {
     CAPTURE(dynamic);
     ProgramBuilder b;
@@ -431,7 +431,7 @@ TEST_CASE("emitter: a static planned memory.view is elided; a dynamic one calls 
   }
 }
 
-TEST_CASE("emitter: constants dedup by bytes program-wide; dense payloads are referenced, others made contiguous (§2.5, §3.4)") {
+TEST_CASE("emitter: constants dedup by bytes program-wide, dense payloads are referenced, others made contiguous (§2.5, §3.4)") {
   // Payloads: w0 and w1 hold the same 16 bytes, w2 holds 0,1,2,3, w3 is 8 floats.
   std::vector<std::pair<std::string, std::string>> inputs = {
       {"data/weights/w0", emit::testing::to_string(f32_bytes({3, 3, 3, 3}))},
@@ -577,7 +577,7 @@ TEST_CASE("emitter: user_outputs flattens like pytree and zips with the output s
   CHECK(user[0] == arg_tensor("b_n"));
 }
 
-TEST_CASE("emitter: stack traces become frames; a trace per kernel call with --emit-stacktrace (§3.15)") {
+TEST_CASE("emitter: stack traces become frames, a trace per kernel call with --emit-stacktrace (§3.15)") {
   emit::FrameList f = emit::stacktrace_to_frames(
       "  File \"/m/model.py\", line 12, in forward\n"
       "    return x + 1.0\n"

@@ -251,7 +251,7 @@ TEST_CASE("mutable data: one packed segment after the constants") {
   CHECK(file.substr(d.info.segment_base_offset + 128 + 8, 3) == "\x07\x08\x09");
 }
 
-TEST_CASE("delegate blobs move to segments once each; empty blobs stay inline") {
+TEST_CASE("delegate blobs move to segments once each, empty blobs stay inline") {
   Program p = arduino_add_model();
   CompileSpec spec{"max_value", {4, 0}};
   p.execution_plan[0].delegates = {BackendDelegate{"TestBackend", {DataLocation::Inline, 1}, {spec}},

@@ -186,7 +186,7 @@ TEST_CASE("graph: set_input and set_outputs keep users current") {
   CHECK(verify_graph(g).ok());
 }
 
-TEST_CASE("graph: copies are deep and equal; moves keep node pointers valid") {
+TEST_CASE("graph: copies are deep and equal, moves keep node pointers valid") {
   Graph g = test::make_chain();
   Graph copy = g;
   CHECK(copy == g);

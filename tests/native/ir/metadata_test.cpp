@@ -10,7 +10,7 @@
 
 using namespace pteforge::ir;
 
-TEST_CASE("metadata: nn_module_stack splits on ';' and on commas outside brackets") {
+TEST_CASE("metadata: nn_module_stack splits on semicolons and on commas outside brackets") {
   std::string text =
       "L__self__,,__main__.Model;L__self___block,block,__main__.Block;"
       "L__self___0,getattr(L['self'].layers, '0'),torch.nn.modules.linear.Linear";

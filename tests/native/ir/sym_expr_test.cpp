@@ -73,7 +73,7 @@ TEST_CASE("sym_expr: free symbols in first-appearance order") {
   CHECK(free_symbols(*e) == std::vector<std::string>{"s1", "s0"});
 }
 
-TEST_CASE("sym_expr: malformed text is INPUT_SCHEMA; display falls back to the text") {
+TEST_CASE("sym_expr: malformed text is INPUT_SCHEMA, display falls back to the text") {
   auto bad = parse_sym_expr("Mul(Integer(8), ");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().code == ErrorCode::INPUT_SCHEMA);

@@ -128,7 +128,7 @@ TEST_CASE("ops: addmm, convolution (Tensor? bias without default)") {
   CHECK(conv.num_positional() == 9);
 }
 
-TEST_CASE("ops: native_layer_norm returns three tensors; its autogen out has out0..out2") {
+TEST_CASE("ops: native_layer_norm returns three tensors, its autogen out has out0..out2") {
   const OpSchema& s = get("aten.native_layer_norm.default");
   CHECK(s.returns.size() == 3);
   for (const Return& r : s.returns) {

@@ -42,7 +42,7 @@ TEST_CASE("functionalize: add_ on a buffer -> add.Tensor, later readers see it, 
   CHECK(verify_program(ep).ok());
 }
 
-TEST_CASE("functionalize: in-place ops on intermediates need no outputs; in-place results are renamed") {
+TEST_CASE("functionalize: in-place ops on intermediates need no outputs, in-place results are renamed") {
   ProgramBuilder b;
   auto x = b.input("x", F, {2, 3});
   auto y = b.call("aten.mul.Tensor", {arg_tensor(x), arg_int(3)}, {F, {2, 3}});

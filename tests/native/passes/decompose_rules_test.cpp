@@ -592,7 +592,7 @@ TEST_CASE("decompose reshape / contiguous of a transposed tensor -> clone(contig
   CHECK(c->concrete_strides() == std::vector<int64_t>{12, 3, 1});
 }
 
-TEST_CASE("decompose chunk / split.Tensor -> split_with_sizes; unbind -> slices + squeeze.dims") {
+TEST_CASE("decompose chunk / split.Tensor -> split_with_sizes, unbind -> slices + squeeze.dims") {
   ProgramBuilder b;
   auto x = b.input("x", F, {2, 10});
   ExportedProgram& ep0 = b.program();
@@ -914,7 +914,7 @@ TEST_CASE("decompose scaled_dot_product_attention: is_causal builds ones().tril(
       "  return (%permute_2)\n");
 }
 
-TEST_CASE("decompose scaled_dot_product_attention: 3-d inputs take the math path only; dropout is refused") {
+TEST_CASE("decompose scaled_dot_product_attention: 3-d inputs take the math path only, dropout is refused") {
   ProgramBuilder b;
   auto q = b.input("q", F, {2, 3, 4});
   b.output(b.call("aten.scaled_dot_product_attention.default", {arg_tensor(q), arg_tensor(q), arg_tensor(q)},

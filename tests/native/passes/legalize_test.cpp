@@ -93,7 +93,7 @@ TEST_CASE("legalize: Fx order puts prioritized ops first and reads multi-output 
   CHECK(order(ep.graph()) == "scalar_tensor split_copy relu exp neg mul ");
 }
 
-TEST_CASE("legalize: a dependency cycle is INVALID_GRAPH naming a node on it; nothing moves") {
+TEST_CASE("legalize: a dependency cycle is INVALID_GRAPH naming a node on it, nothing moves") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {2});
   auto r = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {2}});

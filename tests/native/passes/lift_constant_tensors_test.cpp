@@ -9,7 +9,7 @@ using namespace pteforge::ir;
 using pteforge::testing::ProgramBuilder;
 using pteforge::testing::run_passes;
 
-TEST_CASE("lift_constant_tensors: N counts buffers; order of first use; before the first user input") {
+TEST_CASE("lift_constant_tensors: N counts buffers, order of first use, before the first user input") {
   ProgramBuilder b;
   b.parameter("p_w", "w", ScalarType::Float, {3});
   auto buf = b.buffer("b_mean", "mean", ScalarType::Float, {3});
@@ -58,7 +58,7 @@ TEST_CASE("lift_constant_tensors: N counts buffers; order of first use; before t
   CHECK(ep.signature().input_specs[4].persistent);
 }
 
-TEST_CASE("lift_constant_tensors: lifting order follows first use, not creation; unused ones are dropped") {
+TEST_CASE("lift_constant_tensors: lifting order follows first use, not creation, unused ones are dropped") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {3});
   auto a = b.call("aten.add.Tensor", {arg_tensor(x), arg_float(1.0)}, {ScalarType::Float, {3}});
@@ -92,7 +92,7 @@ TEST_CASE("lift_constant_tensors: lifting order follows first use, not creation;
   CHECK(ep.graph().find_value("_tensor_constant0") == nullptr);
 }
 
-TEST_CASE("lift_constant_tensors: without user inputs the constants go first; name clashes get _1") {
+TEST_CASE("lift_constant_tensors: without user inputs the constants go first, name clashes get _1") {
   ProgramBuilder b;
   auto buf = b.buffer("_lifted_tensor_constant1", "buf", ScalarType::Float, {2});
   auto a = b.call("aten.add.Tensor", {arg_tensor(buf), arg_float(1.0)}, {ScalarType::Float, {2}});

@@ -107,7 +107,7 @@ TEST_CASE("eliminate_dead_code: a multi-output node stays while any of its resul
   }
 }
 
-TEST_CASE("pass_manager: explicitly requested unimplemented pass is an error; default skips it") {
+TEST_CASE("pass_manager: explicitly requested unimplemented pass is an error, default skips it") {
   passes::PipelineOptions options;
   options.passes = {"eliminate_dead_code", "no_such"};
   auto bad = passes::PassManager::create(options);

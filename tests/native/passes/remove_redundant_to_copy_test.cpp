@@ -9,7 +9,7 @@ using namespace pteforge::ir;
 using pteforge::testing::ProgramBuilder;
 using pteforge::testing::run_pass;
 
-TEST_CASE("remove_redundant_to_copy: a _to_copy that changes nothing is removed; real casts stay") {
+TEST_CASE("remove_redundant_to_copy: a _to_copy that changes nothing is removed, real casts stay") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {2, 3});
   auto xt = b.input("xt", ScalarType::Float, {2, 3});

@@ -32,7 +32,7 @@ void bind(ExportedProgram& ep, const std::string& placeholder, InputKind kind, i
 
 }  // namespace
 
-TEST_CASE("remove_unused_parameters: unused parameters leave graph, signature and state; buffers stay") {
+TEST_CASE("remove_unused_parameters: unused parameters leave graph, signature and state, buffers stay") {
   ProgramBuilder b;
   auto w = b.parameter("p_w", "w", ScalarType::Float, {2});
   b.parameter("p_unused", "unused", ScalarType::Float, {2});

@@ -57,7 +57,7 @@ TEST_CASE("scalar_to_tensor: scalars passed to Tensor arguments become 0-d const
   CHECK(*ep.state.tensors[2].inline_data == std::vector<uint8_t>{1});
 }
 
-TEST_CASE("scalar_to_tensor: keyword Tensor arguments too; Tensor? arguments are left alone") {
+TEST_CASE("scalar_to_tensor: keyword Tensor arguments too, Tensor? arguments are left alone") {
   ProgramBuilder b;
   auto c = b.input("c", ScalarType::Bool, {2});
   auto x = b.input("x", ScalarType::Float, {2});

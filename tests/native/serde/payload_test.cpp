@@ -188,7 +188,7 @@ TEST_CASE("binding: every corpus program binds its state to the payload files") 
   CHECK(r->storage_of(r->tensors[0]).store == ir::PayloadStore::Constants);
 }
 
-TEST_CASE("binding: shared storages stay shared; views get their byte range") {
+TEST_CASE("binding: shared storages stay shared, views get their byte range") {
   ir::ExportedProgram ep = shared_program();
   serde::PayloadConfig empty;
   auto b = serde::bind_state(ep, shared_config(), empty, sizes({{"weight_0", 48}}));

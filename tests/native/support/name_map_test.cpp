@@ -25,7 +25,7 @@ TEST_CASE("name_map: NameEqual agrees with == at every length and every differin
   }
 }
 
-TEST_CASE("name_map: lookups by view, literal and string find the same entry; erase frees the name") {
+TEST_CASE("name_map: lookups by view, literal and string find the same entry, erase frees the name") {
   NameMap<int, std::string> owned;
   owned.emplace("linear_weight", 1);
   owned.emplace("linear_bias", 2);
