@@ -5,7 +5,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "ir/argument.h"
@@ -14,6 +13,7 @@
 #include "ir/tensor_meta.h"
 #include "serde/import_exported_program.h"
 #include "serde/json_cursor.h"
+#include "support/name_map.h"
 
 namespace pteforge::serde::detail {
 
@@ -63,11 +63,11 @@ class ImportContext {
   const ImportOptions& options_;
   std::vector<PendingWarning> pending_;
   size_t suppressed_ = 0;
-  std::unordered_map<std::string_view, std::shared_ptr<const std::string>> stack_traces_;
-  std::unordered_map<std::string_view, std::shared_ptr<const ir::ModuleStack>> module_stacks_;
-  std::unordered_map<std::string_view, std::shared_ptr<const ir::SourceFnStack>> source_fns_;
-  std::unordered_map<std::string_view, std::shared_ptr<const ir::TorchFn>> torch_fns_;
-  std::unordered_map<std::string_view, std::shared_ptr<const ir::SymExpr>> sym_exprs_;
+  NameMap<std::shared_ptr<const std::string>> stack_traces_;
+  NameMap<std::shared_ptr<const ir::ModuleStack>> module_stacks_;
+  NameMap<std::shared_ptr<const ir::SourceFnStack>> source_fns_;
+  NameMap<std::shared_ptr<const ir::TorchFn>> torch_fns_;
+  NameMap<std::shared_ptr<const ir::SymExpr>> sym_exprs_;
 };
 
 /// Slots of a struct's known members (nullptr = absent).
