@@ -118,7 +118,11 @@ Status check_entry_name(std::string_view name) {
   return Status::Ok();
 }
 
-std::optional<std::string> Archive::why_unlisted(std::string_view) const { return std::nullopt; }
+std::optional<std::string> Archive::why_unlisted(std::string_view name) const {
+  auto it = unlisted_.find(name);
+  if (it == unlisted_.end()) return std::nullopt;
+  return it->second;
+}
 
 Error explain_missing_entry(const Archive& archive, Error error) {
   if (error.code != ErrorCode::ARCHIVE_ENTRY_MISSING && error.code != ErrorCode::WEIGHTS_MISSING) return error;

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,7 +60,7 @@ class Archive {
   /// Why `name` is not an entry although the input holds something by that
   /// name (an unpacked folder's FIFO, device or dangling symbolic link:
   /// "it is a FIFO"), or nullopt. Errors about a missing entry use it.
-  virtual std::optional<std::string> why_unlisted(std::string_view name) const;
+  std::optional<std::string> why_unlisted(std::string_view name) const;
 
   /// Reads a whole entry. Errors: ARCHIVE_INVALID (where.entry) when the
   /// entry is larger than `max_bytes` or its bytes are corrupt (CRC, short
@@ -77,6 +79,12 @@ class Archive {
   /// duplicates (ARCHIVE_INVALID naming the entry) and builds the name index.
   Status set_entries(std::vector<ArchiveEntry> entries);
 
+  /// Installs the names the input holds that are not entries, each with why
+  /// (what why_unlisted answers).
+  void set_unlisted(const std::map<std::string, std::string>& unlisted) {
+    unlisted_ = std::map<std::string, std::string, std::less<>>(unlisted.begin(), unlisted.end());
+  }
+
   /// Position of `entry` in entries() (the entry may be one of ours or a copy
   /// with the same name); ARCHIVE_ENTRY_MISSING otherwise.
   Result<size_t> index_of(const ArchiveEntry& entry) const;
@@ -89,6 +97,7 @@ class Archive {
  private:
   std::vector<ArchiveEntry> entries_;
   std::vector<uint32_t> by_name_;  // indices into entries_, sorted by name
+  std::map<std::string, std::string, std::less<>> unlisted_;  // name -> why it is not an entry
 };
 
 /// Checks that an entry name is safe to use as a relative path: not empty, not

@@ -26,14 +26,10 @@ Error io_error(const std::string& path, const std::string& what) {
 class DirectoryArchive final : public Archive {
  public:
   explicit DirectoryArchive(std::string base, std::map<std::string, std::string> unlisted = {})
-      : base_(std::move(base)), unlisted_(std::move(unlisted)) {}
-  Status install(std::vector<ArchiveEntry> entries) { return set_entries(std::move(entries)); }
-
-  std::optional<std::string> why_unlisted(std::string_view name) const override {
-    auto it = unlisted_.find(std::string(name));
-    if (it == unlisted_.end()) return std::nullopt;
-    return it->second;
+      : base_(std::move(base)) {
+    set_unlisted(unlisted);
   }
+  Status install(std::vector<ArchiveEntry> entries) { return set_entries(std::move(entries)); }
 
   Result<std::string> read(const ArchiveEntry& entry, uint64_t max_bytes) override {
     PTEFORGE_ASSIGN_OR_RETURN(size_t index, index_of(entry));
@@ -73,7 +69,6 @@ class DirectoryArchive final : public Archive {
   }
 
   std::string base_;
-  std::map<std::string, std::string> unlisted_;  // name -> why it is not an entry
 };
 
 /// Why a folder item that is not a regular file (nor a folder) cannot be an entry.

@@ -128,19 +128,13 @@ Result<std::unique_ptr<serde::Archive>> open_js_zip(const JsReader& reader, uint
   return std::unique_ptr<serde::Archive>(std::move(archive));
 }
 
-std::optional<std::string> JsFilesArchive::why_unlisted(std::string_view name) const {
-  auto it = unlisted_.find(std::string(name));
-  if (it == unlisted_.end()) return std::nullopt;
-  return it->second;
-}
-
 Result<std::unique_ptr<JsFilesArchive>> JsFilesArchive::create(JsReader reader, std::vector<JsFile> files,
                                                                std::map<std::string, std::string> unlisted) {
   // Sorted by name, as the CLI lists a folder (serde::open_directory).
   std::stable_sort(files.begin(), files.end(),
                    [](const JsFile& a, const JsFile& b) { return a.name < b.name; });
   std::unique_ptr<JsFilesArchive> archive(new JsFilesArchive(std::move(reader)));
-  archive->unlisted_ = std::move(unlisted);
+  archive->set_unlisted(unlisted);
   std::vector<serde::ArchiveEntry> entries;
   entries.reserve(files.size());
   for (const JsFile& file : files) {

@@ -98,8 +98,6 @@ class JsFilesArchive final : public serde::Archive {
   static Result<std::unique_ptr<JsFilesArchive>> create(JsReader reader, std::vector<JsFile> files,
                                                         std::map<std::string, std::string> unlisted = {});
 
-  std::optional<std::string> why_unlisted(std::string_view name) const override;
-
   Result<std::string> read(const serde::ArchiveEntry& entry, uint64_t max_bytes) override;
   Result<std::string> read_range(const serde::ArchiveEntry& entry, uint64_t offset,
                                  uint64_t length) override;
@@ -112,7 +110,6 @@ class JsFilesArchive final : public serde::Archive {
   explicit JsFilesArchive(JsReader reader) : reader_(std::move(reader)) {}
   JsReader reader_;
   std::vector<uint32_t> sources_;  // parallel to entries()
-  std::map<std::string, std::string> unlisted_;
 };
 
 }  // namespace pteforge::wasm
