@@ -40,53 +40,48 @@ finished_outputs() {
   [[ "$(no_times "$work/ref/m.json")" == "$(no_times "$work/out/m.json")" ]] ||
     { echo "$1: the metadata differs from an uninterrupted run" >&2; return 1; }
 }
-removed=0
-kept=0
-for call in write rename; do
-  for n in 1 2 3 4 5 6; do
-    interrupted_run "$call" "$n"
-    case "$left" in
-      "")
-        [[ "$rc" == 130 ]] || { echo "$call #$n: nothing written but exit $rc (expected 130)" >&2; exit 1; }
-        removed=$((removed + 1)) ;;
-      "m.json m.pte ")
-        [[ "$rc" == 0 || "$rc" == 130 ]] || { echo "$call #$n: exit $rc" >&2; exit 1; }
-        finished_outputs "$call #$n" || exit 1
-        kept=$((kept + 1)) ;;
-      *)
-        echo "SIGINT after $call #$n (exit $rc) left: $left" >&2
-        exit 1 ;;
-    esac
-    rm -f "$work/out/"*
-  done
-done
-# The metadata's and the .pte's writes come before the outputs are in place.
-((removed >= 3)) || { echo "only $removed interrupted runs removed their output (expected >= 3)" >&2; exit 1; }
-((kept >= 1)) || { echo "no run finished" >&2; exit 1; }
-
-# Over an earlier run's outputs: the old pair, or the new one, never a mix.
+# Every point is tried twice: into an empty folder (left: nothing, or the new
+# outputs) and over an earlier run's outputs (left: that pair as it was, or
+# the new pair; never a mix).
 mkdir "$work/old"
 printf 'old pte' >"$work/old/m.pte"
 printf 'old json' >"$work/old/m.json"
+removed=0
+kept=0
 old=0
 new=0
-for call in write rename; do
-  for n in 1 2 3 4 5 6; do
-    cp "$work/old/m.pte" "$work/old/m.json" "$work/out/"
-    interrupted_run "$call" "$n"
-    [[ "$left" == "m.json m.pte " ]] || { echo "re-run, SIGINT after $call #$n (exit $rc) left: $left" >&2; exit 1; }
-    if cmp -s "$work/old/m.pte" "$work/out/m.pte"; then
-      cmp -s "$work/old/m.json" "$work/out/m.json" ||
-        { echo "re-run, $call #$n: new metadata beside the old .pte" >&2; exit 1; }
-      [[ "$rc" == 130 ]] || { echo "re-run, $call #$n: old outputs kept but exit $rc (expected 130)" >&2; exit 1; }
-      old=$((old + 1))
-    else
-      finished_outputs "re-run, $call #$n" || exit 1
-      new=$((new + 1))
-    fi
-    rm -f "$work/out/"*
+for start in empty earlier; do
+  for call in write rename; do
+    for n in 1 2 3 4 5 6; do
+      at="$start folder, SIGINT after $call #$n"
+      [[ "$start" == empty ]] || cp "$work/old/m.pte" "$work/old/m.json" "$work/out/"
+      interrupted_run "$call" "$n"
+      case "$left" in
+        "")
+          [[ "$start" == empty ]] || { echo "$at: the earlier outputs were removed (exit $rc)" >&2; exit 1; }
+          [[ "$rc" == 130 ]] || { echo "$at: nothing written but exit $rc (expected 130)" >&2; exit 1; }
+          removed=$((removed + 1)) ;;
+        "m.json m.pte ")
+          if [[ "$start" == earlier ]] && cmp -s "$work/old/m.pte" "$work/out/m.pte"; then
+            cmp -s "$work/old/m.json" "$work/out/m.json" || { echo "$at: new metadata beside the old .pte" >&2; exit 1; }
+            [[ "$rc" == 130 ]] || { echo "$at: the earlier outputs kept but exit $rc (expected 130)" >&2; exit 1; }
+            old=$((old + 1))
+          else
+            # A new .pte beside old metadata fails here too (the metadata differs).
+            [[ "$rc" == 0 || "$rc" == 130 ]] || { echo "$at: exit $rc" >&2; exit 1; }
+            finished_outputs "$at" || exit 1
+            if [[ "$start" == empty ]]; then kept=$((kept + 1)); else new=$((new + 1)); fi
+          fi ;;
+        *)
+          echo "$at (exit $rc) left: $left" >&2
+          exit 1 ;;
+      esac
+      rm -f "$work/out/"*
+    done
   done
 done
-((old >= 3)) || { echo "only $old interrupted re-runs kept the earlier outputs (expected >= 3)" >&2; exit 1; }
-((new >= 1)) || { echo "no re-run finished" >&2; exit 1; }
-echo "ok: interrupt ($removed interrupted runs left nothing, $kept finished; re-runs: $old kept the earlier outputs, $new finished)"
+# The metadata's and the .pte's writes come before the outputs are in place.
+((removed >= 3 && old >= 3)) ||
+  { echo "interrupted runs: $removed left nothing, $old kept the earlier outputs (expected >= 3 each)" >&2; exit 1; }
+((kept >= 1 && new >= 1)) || { echo "finished runs: $kept into an empty folder, $new over earlier outputs (expected >= 1 each)" >&2; exit 1; }
+echo "ok: interrupt (empty folder: $removed interrupted runs left nothing, $kept finished; over earlier outputs: $old kept them, $new finished)"
