@@ -102,6 +102,19 @@ Status run_bench(const ConvertArgs& args, const ConvertOptions& options) {
   return Status::Ok();
 }
 
+/// True when output paths `a` and `b` name one file: the same path once made
+/// absolute and its links resolved ("./o.pte", "sub/../o.pte", a link to
+/// o.pte), or one existing file (hard links).
+bool same_output_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec)) return true;
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec), ec);
+  if (ec) return false;
+  const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec), ec);
+  return !ec && ca == cb;
+}
+
 /// True when writing `output` would replace `input` or a file inside it (an
 /// input folder): the same file through any path or link. Paths that do not
 /// exist yet never overwrite anything.
@@ -165,6 +178,11 @@ Status run_convert(const ConvertArgs& args) {
       if (outputs[i].second == outputs[j].second) {
         return make_error(ErrorCode::OPTION_INVALID, outputs[j].first + " and " + outputs[i].first +
                                                          " name the same file '" + outputs[i].second + "'");
+      }
+      if (same_output_file(outputs[i].second, outputs[j].second)) {
+        return make_error(ErrorCode::OPTION_INVALID, outputs[j].first + " '" + outputs[j].second + "' and " +
+                                                         outputs[i].first + " '" + outputs[i].second +
+                                                         "' name the same file");
       }
     }
   }

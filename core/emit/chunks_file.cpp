@@ -113,7 +113,17 @@ Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chun
     return io_error("'" + path_in + "' exists and is not a regular file (a folder or a device); refusing to replace it",
                     path_in);
   }
-  std::string tmp = path + ".tmp-XXXXXX";
+  // The temporary lives in the target's folder (a rename never crosses file
+  // systems) under a short name of its own, so a target name near the 255-byte
+  // limit still gets one. Its mode is what a new file would get (0666 less the
+  // umask), or the replaced file's own.
+  const size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::string tmp = folder + ".pteforge-XXXXXX";
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  mode_t mode = 0666 & ~mask;
+  if (::stat(path.c_str(), &info) == 0) mode = info.st_mode & 07777;
   // An interrupted write (Ctrl-C in the CLI) removes the temporary file too:
   // registered in the same uninterruptible step that creates it.
   std::unique_ptr<RemoveOnInterrupt> remove_tmp;
@@ -127,8 +137,8 @@ Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chun
   // From here the object owns the temporary: an early return removes it.
   std::unique_ptr<StagedOutput> staged(new StagedOutput(path_in, path, tmp));
   staged->remove_tmp_ = std::move(remove_tmp);
-  // mkstemp creates the file 0600; a .pte is an ordinary data file.
-  (void)::fchmod(fd, 0644);
+  // mkstemp creates the file 0600.
+  (void)::fchmod(fd, mode);
   FilePtr f(fdopen(fd, "wb"));
   if (!f) {
     ::close(fd);
@@ -149,16 +159,40 @@ Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chun
 
 Status commit_outputs(std::vector<std::unique_ptr<StagedOutput>>& outputs) {
   DeferInterrupts defer;
+  // The earlier version of each output is kept as a hard link beside it until
+  // every rename succeeded, so a rename that fails can put the earlier ones
+  // back (where links are not possible, an output renamed before the failure
+  // is removed instead).
+  std::vector<std::string> earlier(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const StagedOutput& out = *outputs[i];
+    std::string link = out.tmp_ + ".earlier";
+    if (::link(out.target_.c_str(), link.c_str()) == 0) earlier[i] = std::move(link);
+  }
+  auto drop_earlier = [&] {
+    for (const std::string& link : earlier) {
+      if (!link.empty()) std::remove(link.c_str());
+    }
+  };
   for (size_t i = 0; i < outputs.size(); ++i) {
     StagedOutput& out = *outputs[i];
     if (std::rename(out.tmp_.c_str(), out.target_.c_str()) != 0) {
       Status st = write_error(errno, out.path_);
-      for (size_t j = 0; j < i; ++j) std::remove(outputs[j]->target_.c_str());
+      for (size_t j = 0; j < i; ++j) {
+        const std::string& target = outputs[j]->target_;
+        if (earlier[j].empty() || std::rename(earlier[j].c_str(), target.c_str()) != 0) {
+          std::remove(target.c_str());
+        } else {
+          earlier[j].clear();
+        }
+      }
+      drop_earlier();
       return st;
     }
     out.tmp_.clear();
     out.remove_tmp_.reset();
   }
+  drop_earlier();
   return Status::Ok();
 }
 

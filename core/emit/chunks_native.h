@@ -30,8 +30,9 @@ RangeReader file_range_reader(std::map<std::string, std::string> paths = {});
 /// (support/interrupt_cleanup.h).
 class StagedOutput {
  public:
-  /// Writes the concatenated chunks to a temporary file next to `path`
-  /// (mode 0644). Ranges are read through `reader` in pieces of at most
+  /// Writes the concatenated chunks to a temporary file in `path`'s folder
+  /// (".pteforge-XXXXXX"; mode 0666 less the umask, or that of the file it
+  /// will replace). Ranges are read through `reader` in pieces of at most
   /// kRangeReadPiece bytes. A symbolic link is written through (its target is
   /// staged; the link stays); a path that exists and is not a regular file (a
   /// folder, a device) is refused and left as it is.
@@ -57,8 +58,10 @@ class StagedOutput {
 
 /// Renames every staged output over its path, in order, in one step with
 /// interrupts held back (DeferInterrupts). When a rename fails, the outputs
-/// this call already put in place are removed (a failed run leaves none of
-/// its outputs) and the others stay temporaries, removed with their objects.
+/// this call already renamed get their earlier version back (kept meanwhile
+/// as a hard link; an output that did not exist before is removed), so a
+/// failed run leaves the previous outputs as they were; the staged ones not
+/// yet renamed stay temporaries, removed with their objects.
 /// Errors: IO_ERROR (entry = the path whose rename failed).
 Status commit_outputs(std::vector<std::unique_ptr<StagedOutput>>& outputs);
 

@@ -94,6 +94,20 @@ set -e
 test "$rc" -eq 1
 grep -qx "OPTION_INVALID: -o and --metadata name the same file '$work/same.pte'" "$work/err.txt"
 test ! -e "$work/same.pte"
+# The same file through another spelling or a link: refused too (one output would be lost).
+mkdir "$work/sub"
+printf 'earlier' > "$work/same.json"
+ln -s same.json "$work/same-link.json"
+for other in "$work/./same.json" "$work/sub/../same.json" "$work/same-link.json"; do
+  set +e
+  "$bin" convert "$fx/ref_arduino_add" -o "$work/same.pte" --report "$work/same.json" --metadata "$other" > /dev/null 2> "$work/err.txt"
+  rc=$?
+  set -e
+  test "$rc" -eq 1
+  grep -qx "OPTION_INVALID: --metadata '$other' and --report '$work/same.json' name the same file" "$work/err.txt"
+  test ! -e "$work/same.pte"
+  test "$(cat "$work/same.json")" = earlier
+done
 set +e
 "$bin" convert "$fx/ref_arduino_add" -o "$work/kept.pte" --metadata "$work/kept.json" --export-program "$work/no/such/dir/p.json" > /dev/null 2> "$work/err.txt"
 rc=$?

@@ -129,7 +129,7 @@ TEST_CASE("writing chunks to a file natively, with ranges from another file") {
   rmdir(dir.c_str());
 }
 
-TEST_CASE("staged outputs: nothing is in place before commit_outputs, then all are, a failed commit removes what it renamed") {
+TEST_CASE("staged outputs: nothing is in place before commit_outputs, then all are, a failed commit puts the earlier ones back") {
   std::string dir = temp_dir();
   write_file(dir + "/m.json", "old json");
   write_file(dir + "/m.pte", "old pte");
@@ -139,11 +139,14 @@ TEST_CASE("staged outputs: nothing is in place before commit_outputs, then all a
     REQUIRE(json.ok());
     CHECK((*json)->path() == dir + "/m.json");
     CHECK(list_dir(dir).size() == 3);  // m.json, m.pte and the temporary
+    CHECK(list_dir(dir)[0].rfind(".pteforge-", 0) == 0);
     CHECK(read_file(dir + "/m.json") == "old json");
   }
   CHECK(list_dir(dir) == std::vector<std::string>{"m.json", "m.pte"});
   CHECK(read_file(dir + "/m.json") == "old json");
 
+  // The temporary takes the mode of the file it replaces.
+  chmod((dir + "/m.pte").c_str(), 0600);
   std::vector<std::unique_ptr<StagedOutput>> outputs;
   for (const auto& [name, text] : {std::pair<std::string, std::string>{"m.json", "new json"}, {"m.pte", "new pte"}}) {
     auto staged = StagedOutput::write({Chunk::from_string(text)}, dir + "/" + name);
@@ -155,14 +158,18 @@ TEST_CASE("staged outputs: nothing is in place before commit_outputs, then all a
   REQUIRE(commit_outputs(outputs).ok());
   CHECK(read_file(dir + "/m.json") == "new json");
   CHECK(read_file(dir + "/m.pte") == "new pte");
+  struct stat mode;
+  REQUIRE(stat((dir + "/m.pte").c_str(), &mode) == 0);
+  CHECK((mode.st_mode & 0777) == 0600);
   outputs.clear();
   CHECK(list_dir(dir) == std::vector<std::string>{"m.json", "m.pte"});
 
-  // The second rename fails (its path became a non-empty folder after it was
-  // staged): the first output, already renamed, is removed; the second's
-  // temporary goes with its object.
+  // The third rename fails (its path became a non-empty folder after it was
+  // staged): of the outputs already renamed, m.json gets its earlier version
+  // back and a.json, new in this run, is removed; the third's temporary goes
+  // with its object.
   mkdir((dir + "/sub").c_str(), 0755);
-  for (const std::string name : {"a.json", "sub/b.pte"}) {
+  for (const std::string name : {"m.json", "a.json", "sub/b.pte"}) {
     auto staged = StagedOutput::write({Chunk::from_string("x")}, dir + "/" + name);
     REQUIRE(staged.ok());
     outputs.push_back(std::move(*staged));
@@ -176,6 +183,7 @@ TEST_CASE("staged outputs: nothing is in place before commit_outputs, then all a
   CHECK(st.error().message.rfind("cannot write \"" + dir + "/sub/b.pte\": ", 0) == 0);
   outputs.clear();
   CHECK(list_dir(dir) == std::vector<std::string>{"m.json", "m.pte", "sub"});
+  CHECK(read_file(dir + "/m.json") == "new json");
   CHECK(list_dir(dir + "/sub") == std::vector<std::string>{"b.pte"});
 
   std::remove((dir + "/sub/b.pte/keep").c_str());
