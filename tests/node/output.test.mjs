@@ -6,7 +6,7 @@
 // A deflated entry nothing reads is not inflated ahead of the call.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -154,6 +154,36 @@ test('an unpacked folder: a weight linked to a file is read through the link; a 
     const cli = runCli(['convert', folder, '-o', join(dir, 'o.pte')]);
     assert.equal(cli.status, 1, 'the CLI converted a FIFO weight');
     assert.equal(cli.stderr, `IO_ERROR: ${message} (method=forward entry=data/weights/weight_0)\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('convertToFile: a name near the 255-byte limit, the replaced file\'s mode kept, as the CLI does', async () => {
+  const pf = await pteforge();
+  const dir = scratch();
+  try {
+    const { pte } = await pf.convert({ path: PT2 });
+    // 250 bytes: a temporary named after it ("NAME.123.tmp") would pass the limit.
+    const long = join(dir, `${'x'.repeat(246)}.pte`);
+    await pf.convertToFile({ path: PT2 }, long);
+    assert.deepEqual(new Uint8Array(readFileSync(long)), pte);
+    const cliLong = join(dir, `${'y'.repeat(246)}.pte`);
+    assert.equal(runCli(['convert', PT2, '-o', cliLong]).status, 0, 'the CLI refused a 250-byte name');
+    // A private file stays private.
+    const out = join(dir, 'm.pte');
+    writeFileSync(out, 'earlier');
+    chmodSync(out, 0o600);
+    await pf.convertToFile({ path: PT2 }, out);
+    assert.equal(statSync(out).mode & 0o777, 0o600);
+    assert.deepEqual(new Uint8Array(readFileSync(out)), pte);
+    const cliOut = join(dir, 'c.pte');
+    writeFileSync(cliOut, 'earlier');
+    chmodSync(cliOut, 0o600);
+    assert.equal(runCli(['convert', PT2, '-o', cliOut]).status, 0);
+    assert.equal(statSync(cliOut).mode & 0o777, 0o600);
+    // No temporary is left.
+    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

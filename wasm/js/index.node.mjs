@@ -8,7 +8,7 @@
 // asynchronous; see zip.mjs). Inputs may also be {path}: the file is read by
 // range, never whole, and convertToFile streams the .pte to disk.
 
-import { closeSync, existsSync, fstatSync, lstatSync, openSync, readSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fstatSync, lstatSync, openSync, readSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
 
@@ -263,12 +263,27 @@ function inputPaths(value) {
   return [];
 }
 
-/** Streams the chunks to `path` through a temporary file renamed at the end. */
+let temporaries = 0;
+
+/**
+ * Streams the chunks to `path` through a temporary file renamed at the end.
+ * The temporary lives in the target's folder under a short name of its own
+ * (a target name near the 255-byte limit still gets one) and takes the mode
+ * of the file it replaces (a new file gets 0666 less the umask), as the
+ * CLI's (core/emit/chunks_file.cpp).
+ */
 function writeChunks(chunks, sources, path) {
-  const tmp = `${path}.${process.pid}.tmp`;
+  const tmp = join(dirname(path), `.pteforge-${process.pid}-${++temporaries}`);
+  let mode;
+  try {
+    mode = statSync(path).mode & 0o7777;
+  } catch {
+    mode = undefined;
+  }
   let fd;
   try {
     fd = openSync(tmp, 'w');
+    if (mode !== undefined) fchmodSync(fd, mode);
     // Chunks are gathered in one buffer and written COPY_PIECE bytes at a
     // time: a .pte of thousands of small weights would otherwise cost a
     // write call per weight.
