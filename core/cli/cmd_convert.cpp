@@ -102,11 +102,12 @@ Status run_bench(const ConvertArgs& args, const ConvertOptions& options) {
   return Status::Ok();
 }
 
-/// True when output paths `a` and `b` name one file: the same path once made
-/// absolute and its links resolved ("./o.pte", "sub/../o.pte", a link to
-/// o.pte), or one existing file (hard links).
-bool same_output_file(const std::string& a, const std::string& b) {
+/// True when paths `a` and `b` name one file: the same text, the same path
+/// once made absolute and its links resolved ("./o.pte", "sub/../o.pte", a
+/// link to o.pte), or one existing file (hard links).
+bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
+  if (a == b) return true;
   std::error_code ec;
   if (fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec)) return true;
   const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec), ec);
@@ -175,15 +176,14 @@ Status run_convert(const ConvertArgs& args) {
   if (!args.export_program.empty()) outputs.emplace_back("--export-program", args.export_program);
   for (size_t i = 0; i < outputs.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
-      if (outputs[i].second == outputs[j].second) {
-        return make_error(ErrorCode::OPTION_INVALID, outputs[j].first + " and " + outputs[i].first +
-                                                         " name the same file '" + outputs[i].second + "'");
-      }
-      if (same_output_file(outputs[i].second, outputs[j].second)) {
-        return make_error(ErrorCode::OPTION_INVALID, outputs[j].first + " '" + outputs[j].second + "' and " +
-                                                         outputs[i].first + " '" + outputs[i].second +
-                                                         "' name the same file");
-      }
+      const auto& [flag, path] = outputs[i];
+      const auto& [earlier_flag, earlier_path] = outputs[j];
+      if (!same_file(path, earlier_path)) continue;
+      // Spelled alike, the path is named once; spelled apart, both are.
+      return make_error(ErrorCode::OPTION_INVALID,
+                        path == earlier_path
+                            ? earlier_flag + " and " + flag + " name the same file '" + path + "'"
+                            : earlier_flag + " '" + earlier_path + "' and " + flag + " '" + path + "' name the same file");
     }
   }
 

@@ -109,7 +109,8 @@ Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chun
     std::free(real);
   }
   struct stat info;
-  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+  const bool exists = ::stat(path.c_str(), &info) == 0;
+  if (exists && !S_ISREG(info.st_mode)) {
     return io_error("'" + path_in + "' exists and is not a regular file (a folder or a device); refusing to replace it",
                     path_in);
   }
@@ -120,10 +121,12 @@ Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chun
   const size_t slash = path.rfind('/');
   const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   std::string tmp = folder + ".pteforge-XXXXXX";
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  mode_t mode = 0666 & ~mask;
-  if (::stat(path.c_str(), &info) == 0) mode = info.st_mode & 07777;
+  mode_t mode = info.st_mode & 07777;
+  if (!exists) {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
   // An interrupted write (Ctrl-C in the CLI) removes the temporary file too:
   // registered in the same uninterruptible step that creates it.
   std::unique_ptr<RemoveOnInterrupt> remove_tmp;

@@ -209,7 +209,8 @@ function assembleBytes(chunks, sources) {
  * (core/emit/chunks_file.cpp): a symbolic link is written through (the link
  * stays), anything that exists and is not a regular file (a folder, a device,
  * a FIFO) is refused, and no input may be overwritten (`inputs`: paths the
- * call reads; a folder covers every file below it).
+ * call reads; a folder covers every file below it). Returns {target, mode}:
+ * the file to write and the mode of the one it replaces (undefined when new).
  */
 function outputTarget(path, inputs) {
   let target = path;
@@ -249,7 +250,7 @@ function outputTarget(path, inputs) {
       throw new PteforgeError('OPTION_INVALID', `the output '${path}' would overwrite the input '${input}'`, { entry: path });
     }
   }
-  return target;
+  return { target, mode: info ? info.mode & 0o7777 : undefined };
 }
 
 /** The file paths an input (or swap) reads: {path} inputs, and {files} entries given as {path}. */
@@ -268,18 +269,12 @@ let temporaries = 0;
 /**
  * Streams the chunks to `path` through a temporary file renamed at the end.
  * The temporary lives in the target's folder under a short name of its own
- * (a target name near the 255-byte limit still gets one) and takes the mode
- * of the file it replaces (a new file gets 0666 less the umask), as the
- * CLI's (core/emit/chunks_file.cpp).
+ * (a target name near the 255-byte limit still gets one) and takes `mode`,
+ * the mode of the file it replaces (undefined for a new file: 0666 less the
+ * umask), as the CLI's (core/emit/chunks_file.cpp).
  */
-function writeChunks(chunks, sources, path) {
+function writeChunks(chunks, sources, path, mode) {
   const tmp = join(dirname(path), `.pteforge-${process.pid}-${++temporaries}`);
-  let mode;
-  try {
-    mode = statSync(path).mode & 0o7777;
-  } catch {
-    mode = undefined;
-  }
   let fd;
   try {
     fd = openSync(tmp, 'w');
@@ -356,10 +351,10 @@ export async function createPteforge(options = {}) {
         }
         const inputs = [...inputPaths(input)];
         for (const swap of Object.values(opts?.swaps ?? {})) inputs.push(...inputPaths(swap));
-        const target = outputTarget(path, inputs);
+        const { target, mode } = outputTarget(path, inputs);
         const { chunks, sources, metadata, report, program } = core.convertChunks(input, opts, 'convertToFile');
         try {
-          writeChunks(chunks, sources, target);
+          writeChunks(chunks, sources, target, mode);
           return { path, size: chunksSize(chunks), metadata, report, ...(program === undefined ? {} : { program }) };
         } finally {
           closeSources(sources);
