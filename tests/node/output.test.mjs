@@ -188,3 +188,28 @@ test('convertToFile: a name near the 255-byte limit, the replaced file\'s mode k
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('convertToFile where no temporary can be created: IO_ERROR in the CLI\'s words, not a bare Node error', async () => {
+  const pf = await pteforge();
+  const dir = scratch();
+  try {
+    const file = join(dir, 'plain.txt');
+    writeFileSync(file, 'x');
+    const inside = join(file, 'm.pte');
+    const long = join(dir, `${'n'.repeat(300)}`, 'm.pte');
+    for (const [out, words] of [[inside, 'a part of the path is not a folder'], [long, 'file name too long']]) {
+      await assert.rejects(pf.convertToFile({ path: PT2 }, out), (e) => {
+        assert.equal(e.code, 'IO_ERROR');
+        assert.equal(e.message, `cannot write "${out}": ${words}`);
+        assert.deepEqual(e.where, { entry: out });
+        return true;
+      });
+      const cli = runCli(['convert', PT2, '-o', out]);
+      assert.equal(cli.status, 1);
+      assert.equal(cli.stderr, `IO_ERROR: cannot write "${out}": ${words} (entry=${out})\n`);
+    }
+    assert.deepEqual(readdirSync(dir), ['plain.txt']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -30,6 +30,7 @@ function openFailureReason(e) {
     ENOTDIR: 'a part of the path is not a folder',
     ELOOP: 'too many levels of symbolic links',
     EACCES: 'permission denied',
+    ENAMETOOLONG: 'file name too long',
   };
   return words[e?.code] ?? e?.code ?? String(e?.message ?? e);
 }
@@ -320,7 +321,11 @@ function writeChunks(chunks, sources, path, mode) {
     renameSync(tmp, path);
   } catch (e) {
     if (fd !== undefined) closeSync(fd);
-    rmSync(tmp, { force: true });
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // the temporary could not even be created (its folder is no folder, the path is too long)
+    }
     if (e instanceof PteforgeError) throw e;
     throw new PteforgeError('IO_ERROR', `cannot write "${path}": ${writeFailureReason(e, path)}`, { entry: path });
   }
