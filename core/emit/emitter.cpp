@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <unordered_set>
+#include <tsl/robin_map.h>
 
 #include "emit/emitter_constants.h"
 #include "emit/emitter_impl.h"
@@ -401,7 +402,7 @@ Status MethodEmitter::emit_outputs(const std::vector<ir::Argument>& outputs) {
 
 void MethodEmitter::collect_plan_info() {
   // Graph values sharing each emitted, planned, non-view spec, in graph order.
-  std::unordered_map<const passes::TensorSpec*, size_t> slot;
+  tsl::robin_map<const passes::TensorSpec*, size_t> slot;
   std::vector<PlannedTensorInfo> infos;
   for (const auto& [name, spec] : named_specs_) {
     if (spec->is_view() || !spec->planned()) continue;

@@ -17,7 +17,6 @@
 // reproduces the Python rule for the ObjectApi layout.
 #include <algorithm>
 #include <cstring>
-#include <functional>
 #include <initializer_list>
 #include <iterator>
 #include <string>
@@ -180,10 +179,17 @@ class FlatbufferWriter {
 
  private:
   // One field of a table being written: its width on the wire (offsets are
-  // 4 bytes) and the call that adds it.
+  // 4 bytes) and the call that adds it. The call is borrowed, not owned
+  // (a std::function could allocate for every field of every table): the
+  // lambdas live until add_fields returns, as temporaries of its call.
   struct FieldAdd {
+    template <typename F>
+    FieldAdd(int w, const F& f)
+        : width(w), call([](const void* fn) { (*static_cast<const F*>(fn))(); }), fn(&f) {}
+    void add() const { call(fn); }
     int width;
-    std::function<void()> add;
+    void (*call)(const void*);
+    const void* fn;
   };
 
   // Adds a table's fields, given in schema order, in the order of the chosen

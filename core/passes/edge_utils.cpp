@@ -99,31 +99,48 @@ std::vector<ir::SymInt> contiguous_sym_strides(const std::vector<ir::SymInt>& si
   return strides;
 }
 
-ir::TensorMeta with_contiguous_strides(ir::TensorMeta meta) {
-  auto size_hints = hints(meta.sizes);
-  auto stride_hints = hints(meta.strides);
-  auto offset_hint = meta.storage_offset.hint();
-  if (size_hints && stride_hints && offset_hint && *offset_hint == 0 &&
-      *stride_hints == ir::contiguous_strides(*size_hints)) {
-    return meta;  // already contiguous
+namespace {
+
+/// True when every size and stride of `meta` has a hint and the same count,
+/// without building the hint vectors (these checks run for every node).
+bool all_hinted(const ir::TensorMeta& meta) {
+  if (meta.sizes.size() != meta.strides.size()) return false;
+  for (size_t d = 0; d < meta.sizes.size(); ++d) {
+    if (!meta.sizes[d].hint() || !meta.strides[d].hint()) return false;
   }
+  return true;
+}
+
+}  // namespace
+
+ir::TensorMeta with_contiguous_strides(ir::TensorMeta meta) {
+  // Already contiguous: hinted strides equal ir::contiguous_strides of the
+  // hinted sizes, at storage offset 0.
+  auto offset_hint = meta.storage_offset.hint();
+  bool contiguous = offset_hint && *offset_hint == 0 && all_hinted(meta);
+  int64_t expected = 1;
+  for (size_t d = meta.sizes.size(); contiguous && d-- > 0;) {
+    const int64_t size = *meta.sizes[d].hint();
+    contiguous = *meta.strides[d].hint() == expected;
+    expected *= size > 0 ? size : 1;
+  }
+  if (contiguous) return meta;
   meta.strides = contiguous_sym_strides(meta.sizes);
   meta.storage_offset = ir::SymInt(int64_t{0});
   return meta;
 }
 
 std::optional<bool> is_contiguous_layout(const ir::TensorMeta& meta) {
-  auto sizes = hints(meta.sizes);
-  auto strides = hints(meta.strides);
-  if (!sizes || !strides || sizes->size() != strides->size()) return std::nullopt;
-  for (int64_t s : *sizes) {
-    if (s == 0) return true;
+  if (!all_hinted(meta)) return std::nullopt;
+  for (const ir::SymInt& s : meta.sizes) {
+    if (*s.hint() == 0) return true;
   }
   int64_t expected = 1;
-  for (size_t d = sizes->size(); d-- > 0;) {
-    if ((*sizes)[d] == 1) continue;
-    if ((*strides)[d] != expected) return false;
-    expected *= (*sizes)[d];
+  for (size_t d = meta.sizes.size(); d-- > 0;) {
+    const int64_t size = *meta.sizes[d].hint();
+    if (size == 1) continue;
+    if (*meta.strides[d].hint() != expected) return false;
+    expected *= size;
   }
   return true;
 }

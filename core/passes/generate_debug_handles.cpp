@@ -26,8 +26,10 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
+#include <tsl/robin_map.h>
 
 #include "ir/graph.h"
 #include "passes/edge_utils.h"
@@ -73,14 +75,41 @@ std::string oldest_from_node(const std::string& json) {
   return key;
 }
 
-/// Identity of a node's oldest ancestor (see the header comment).
-std::string ancestor_key(const ir::Graph& graph, const ir::Node& node) {
+/// Identity of a node's oldest ancestor (see the header comment): the text
+/// key of its `from_node` chain, else its origin (graph pointer text, node
+/// index), else the node itself. Kept as views and numbers: building a
+/// string per node cost several allocations per node.
+struct AncestorKey {
+  enum class Kind : uint8_t { FromNode, Origin, Node };
+  Kind kind;
+  std::string text;            ///< FromNode: oldest_from_node's key
+  std::string_view graph;      ///< Origin: the graph's JSON pointer
+  const void* node = nullptr;  ///< Node: the node itself
+  int64_t index = 0;           ///< Origin: the node's index in that graph
+
+  bool operator==(const AncestorKey& o) const {
+    return kind == o.kind && text == o.text && graph == o.graph && node == o.node && index == o.index;
+  }
+};
+
+struct AncestorKeyHash {
+  size_t operator()(const AncestorKey& k) const {
+    const size_t h = k.kind == AncestorKey::Kind::FromNode ? std::hash<std::string>{}(k.text)
+                     : k.kind == AncestorKey::Kind::Origin  ? std::hash<std::string_view>{}(k.graph)
+                                                            : std::hash<const void*>{}(k.node);
+    return h ^ (static_cast<size_t>(k.index) * 0x9e3779b97f4a7c15ull) ^ static_cast<size_t>(k.kind);
+  }
+};
+
+AncestorKey ancestor_key(const ir::Node& node) {
   if (const std::string* from = node.metadata().find_other("from_node")) {
     std::string key = oldest_from_node(*from);
-    if (!key.empty()) return "from_node:" + key;
+    if (!key.empty()) return {AncestorKey::Kind::FromNode, std::move(key), {}, nullptr, 0};
   }
-  if (node.origin().known()) return "origin:" + node.origin().pointer();
-  return "node:" + std::to_string(reinterpret_cast<uintptr_t>(&graph)) + ":" + node.name();
+  if (node.origin().known()) {
+    return {AncestorKey::Kind::Origin, {}, *node.origin().graph_pointer, nullptr, node.origin().index};
+  }
+  return {AncestorKey::Kind::Node, {}, {}, &node, 0};
 }
 
 class GenerateDebugHandles final : public Pass {
@@ -93,7 +122,7 @@ class GenerateDebugHandles final : public Pass {
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
     auto& handles = ctx.state().debug_handles;
     handles.clear();
-    std::unordered_map<std::string, int64_t> by_ancestor;
+    tsl::robin_map<AncestorKey, int64_t, AncestorKeyHash> by_ancestor;
     const std::vector<ir::Graph*> graphs = edge::graphs_bfs(ep.graph());
     size_t nodes = 0;
     for (const ir::Graph* graph : graphs) nodes += graph->num_nodes();
@@ -102,7 +131,7 @@ class GenerateDebugHandles final : public Pass {
     for (ir::Graph* graph : graphs) {
       for (const ir::Node& node : *graph) {
         auto [it, inserted] =
-            by_ancestor.emplace(ancestor_key(*graph, node), static_cast<int64_t>(by_ancestor.size()) + 1);
+            by_ancestor.emplace(ancestor_key(node), static_cast<int64_t>(by_ancestor.size()) + 1);
         (void)inserted;
         handles[&node] = it->second;
       }

@@ -84,7 +84,10 @@ class LegalizePortableDimOrder final : public Pass {
       ir::Node& inserted_node = graph.insert_before(*node, std::move(copy));
       if (source) {
         auto h = ctx.state().debug_handles.find(source);
-        if (h != ctx.state().debug_handles.end()) ctx.state().debug_handles[&inserted_node] = h->second;
+        if (h != ctx.state().debug_handles.end()) {
+          const int64_t handle = h->second;  // read before the insertion may rehash
+          ctx.state().debug_handles[&inserted_node] = handle;
+        }
       }
 
       ir::TensorMeta out = *meta;

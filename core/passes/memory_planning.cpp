@@ -44,6 +44,7 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
+#include <tsl/robin_set.h>
 
 #include "ir/graph.h"
 #include "ops/op_table.h"
@@ -239,13 +240,13 @@ class MemoryPlanning final : public Pass {
     }
 
     // ---- planned specs, in encounter order ----
-    std::unordered_set<const TensorSpec*> graph_inputs, graph_outputs;
+    tsl::robin_set<const TensorSpec*> graph_inputs, graph_outputs;
     for (const Slot& s : slots) {
       if (s.kind == Slot::Kind::Placeholder && !s.mutable_buffer) graph_inputs.insert(s.own.begin(), s.own.end());
       if (s.kind == Slot::Kind::Output) graph_outputs.insert(s.own.begin(), s.own.end());
     }
     std::vector<TensorSpec*> planned;
-    std::unordered_set<const TensorSpec*> seen;
+    tsl::robin_set<const TensorSpec*> seen;
     for (const Slot& s : slots) {
       if (s.skip_collect) continue;
       for (TensorSpec* spec : s.own) {

@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <tsl/robin_map.h>
+
 #include "ir/exported_program.h"
 #include "passes/pipeline_options.h"
 #include "passes/tensor_spec.h"
@@ -37,8 +39,9 @@ struct MethodState {
   /// and to_out_variant; planned by memory_planning; read by the emitter).
   /// See tensor_spec.h for which names share a spec object.
   SpecTable specs;
-  /// Node → debug handle (generate_debug_handles, §1.2 step 11).
-  std::unordered_map<const ir::Node*, int64_t> debug_handles;
+  /// Node → debug handle (generate_debug_handles, §1.2 step 11). Open
+  /// addressing (one entry per node, no allocation per entry).
+  tsl::robin_map<const ir::Node*, int64_t> debug_handles;
   /// Arena sizes per mem_id (index 0 reserved), set by memory_planning (§6.5):
   /// ExecutionPlan.non_const_buffer_sizes, e.g. {0, 32}; {0, 0} when nothing is planned.
   std::vector<uint64_t> non_const_buffer_sizes;

@@ -2,7 +2,6 @@
 #include "passes/tensor_spec.h"
 
 #include <algorithm>
-#include <numeric>
 
 namespace pteforge::passes {
 
@@ -31,10 +30,15 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
 }
 
 std::vector<uint8_t> dim_order_from_strides(const std::vector<int64_t>& strides) {
+  // A stable insertion sort: ranks are small, and std::stable_sort would
+  // allocate a scratch buffer for every tensor.
   std::vector<uint8_t> order(strides.size());
-  std::iota(order.begin(), order.end(), uint8_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint8_t a, uint8_t b) { return strides[a] > strides[b]; });
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto dim = static_cast<uint8_t>(i);
+    size_t j = i;
+    for (; j > 0 && strides[order[j - 1]] < strides[dim]; --j) order[j] = order[j - 1];
+    order[j] = dim;
+  }
   return order;
 }
 

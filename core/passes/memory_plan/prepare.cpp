@@ -44,10 +44,11 @@ Error option_error(std::string message) {
 }
 
 // Follows alias_of links from `start`; fills root[] for every tensor on the way.
-// state: 0 = not seen, 1 = on the current chain, 2 = resolved.
+// state: 0 = not seen, 1 = on the current chain, 2 = resolved. `chain` is
+// scratch space, reused between calls (one allocation, not one per tensor).
 Status resolve_root(const std::vector<PlannedTensor>& tensors, size_t start,
-                    std::vector<uint8_t>& state, std::vector<size_t>& root) {
-  std::vector<size_t> chain;
+                    std::vector<uint8_t>& state, std::vector<size_t>& root, std::vector<size_t>& chain) {
+  chain.clear();
   size_t cur = start;
   while (state[cur] == 0) {
     state[cur] = 1;
@@ -107,8 +108,9 @@ Result<Prepared> prepare(const std::vector<PlannedTensor>& tensors, const PlanOp
     PTEFORGE_ASSIGN_OR_RETURN(p.aligned[i], round_up(t.nbytes, options.alignment));
   }
   std::vector<uint8_t> state(n, 0);
+  std::vector<size_t> chain;
   for (size_t i = 0; i < n; ++i) {
-    if (state[i] == 0) PTEFORGE_TRY(resolve_root(tensors, i, state, p.root));
+    if (state[i] == 0) PTEFORGE_TRY(resolve_root(tensors, i, state, p.root, chain));
   }
   for (size_t i = 0; i < n; ++i) {
     const uint32_t root_id = tensors[p.root[i]].mem_id;

@@ -122,3 +122,29 @@ TEST_CASE("generate_debug_handles: nested graphs are numbered after their parent
   CHECK(h.at(f.find_node("exp")) == 4);
   CHECK(h.size() == 4);
 }
+
+TEST_CASE("generate_debug_handles: an origin is its pointer text and node index") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {3});
+  auto r = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {3}});
+  auto n = b.call("aten.neg.default", {arg_tensor(r)}, {ScalarType::Float, {3}});
+  auto e = b.call("aten.exp.default", {arg_tensor(n)}, {ScalarType::Float, {3}});
+  auto t = b.call("aten.tanh.default", {arg_tensor(e)}, {ScalarType::Float, {3}});
+  b.output(t);
+  ExportedProgram ep = b.build();
+  // relu and neg: the same text in two string objects, same index: one
+  // ancestor. exp: same index, another graph. tanh: no origin, its own.
+  auto set = [&](const std::string& name, const char* graph, int64_t index) {
+    Node* node = ep.graph().find_node(name);
+    REQUIRE(node != nullptr);
+    node->origin().graph_pointer = std::make_shared<const std::string>(graph);
+    node->origin().index = index;
+  };
+  set(r, "/graph_module/graph", 4);
+  set(n, "/graph_module/graph", 4);
+  set(e, "/graph_module/graph/nodes/0", 4);
+  auto run = run_passes(ep, {"generate_debug_handles"});
+  REQUIRE(run.status.ok());
+  CHECK(handles(ep, run.state) == "relu=1 neg=1 exp=2 tanh=3 ");
+  CHECK(run.report.passes[0].stats.at("handles") == 3);
+}

@@ -1,0 +1,81 @@
+// Layout helpers every pass calls per tensor: dim_order_from_strides (§5.2),
+// is_contiguous_layout and with_contiguous_strides (passes/edge_utils.h).
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "passes/edge_utils.h"
+#include "passes/tensor_spec.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+
+namespace {
+
+using Order = std::vector<uint8_t>;
+
+TensorMeta meta(std::vector<SymInt> sizes, std::vector<SymInt> strides, SymInt offset = SymInt(int64_t{0})) {
+  TensorMeta m;
+  m.sizes = std::move(sizes);
+  m.strides = std::move(strides);
+  m.storage_offset = std::move(offset);
+  return m;
+}
+
+SymInt sym(const char* name, std::optional<int64_t> hint) {
+  SymExpr e;
+  e.expr_str = name;
+  if (hint) e.hint = SymExprHint::of_int(*hint);
+  return SymInt(std::move(e));
+}
+
+}  // namespace
+
+TEST_CASE("dim_order_from_strides: largest stride first, ties keep dimension order") {
+  CHECK(passes::dim_order_from_strides({}) == Order{});
+  CHECK(passes::dim_order_from_strides({1}) == Order{0});
+  CHECK(passes::dim_order_from_strides({12, 4, 1}) == Order{0, 1, 2});
+  // Channels last (NHWC strides of a [2, 3, 4, 5] tensor).
+  CHECK(passes::dim_order_from_strides({60, 1, 15, 3}) == Order{0, 2, 3, 1});
+  // Size-1 dims give equal strides: the earlier dimension stays first.
+  CHECK(passes::dim_order_from_strides({4, 4, 1, 1}) == Order{0, 1, 2, 3});
+  CHECK(passes::dim_order_from_strides({1, 4, 4, 1}) == Order{1, 2, 0, 3});
+  // Transposed: strides ascending.
+  CHECK(passes::dim_order_from_strides({1, 2, 6}) == Order{2, 1, 0});
+}
+
+TEST_CASE("is_contiguous_layout: hints decide, unknown without them") {
+  using passes::edge::is_contiguous_layout;
+  CHECK(is_contiguous_layout(meta({2, 3}, {3, 1})) == true);
+  CHECK(is_contiguous_layout(meta({2, 3}, {1, 2})) == false);
+  // Size-1 dims may have any stride; a 0-size tensor is contiguous.
+  CHECK(is_contiguous_layout(meta({2, 1, 3}, {3, 99, 1})) == true);
+  CHECK(is_contiguous_layout(meta({0, 3}, {1, 7})) == true);
+  CHECK(is_contiguous_layout(meta({}, {})) == true);
+  // Symbolic with hints counts as its hints; without a hint: unknown.
+  CHECK(is_contiguous_layout(meta({sym("s0", 4), 3}, {3, 1})) == true);
+  CHECK(is_contiguous_layout(meta({sym("u0", std::nullopt), 3}, {3, 1})) == std::nullopt);
+  CHECK(is_contiguous_layout(meta({2, 3}, {sym("u1", std::nullopt), 1})) == std::nullopt);
+  // Strides of another rank: unknown.
+  CHECK(is_contiguous_layout(meta({2, 3}, {1})) == std::nullopt);
+}
+
+TEST_CASE("with_contiguous_strides: keeps contiguous metadata, rewrites the rest") {
+  using passes::edge::with_contiguous_strides;
+  const TensorMeta same = with_contiguous_strides(meta({2, 3}, {3, 1}));
+  CHECK(same.strides == std::vector<SymInt>{3, 1});
+  // A 0-size dim counts as 1 in the expected strides.
+  CHECK(with_contiguous_strides(meta({2, 0}, {1, 1})).strides == std::vector<SymInt>{1, 1});
+  const TensorMeta t = with_contiguous_strides(meta({2, 3}, {1, 2}));
+  CHECK(t.strides == std::vector<SymInt>{3, 1});
+  // A storage offset makes it non-contiguous: the offset becomes 0.
+  const TensorMeta off = with_contiguous_strides(meta({2, 3}, {3, 1}, SymInt(int64_t{5})));
+  CHECK(off.storage_offset == SymInt(int64_t{0}));
+  CHECK(off.strides == std::vector<SymInt>{3, 1});
+  // Missing strides (another rank): contiguous strides of the sizes.
+  CHECK(with_contiguous_strides(meta({4, 5}, {})).strides == std::vector<SymInt>{5, 1});
+  // A size without a hint: strides follow the sizes symbolically (not kept as they were).
+  const TensorMeta s = with_contiguous_strides(meta({sym("u0", std::nullopt), 3}, {3, 1}));
+  REQUIRE(s.strides.size() == 2);
+  CHECK(s.strides[1] == SymInt(int64_t{1}));
+}
