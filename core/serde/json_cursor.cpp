@@ -6,6 +6,10 @@
 #include <cmath>
 #include <unordered_map>
 
+#if defined(RAPIDJSON_SSE2) && defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
 namespace pteforge::serde {
 namespace {
 
@@ -15,6 +19,40 @@ namespace {
 // In situ: strings are decoded inside our copy of the text instead of being copied one by one.
 constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag |
                                  rapidjson::kParseFullPrecisionFlag | rapidjson::kParseInsituFlag;
+
+#if defined(RAPIDJSON_SSE2)
+// The WASM build compiles this file with RapidJSON's SSE2 string scanning
+// (core/CMakeLists.txt). RapidJSON 1.1.0's SIMD test for a control character
+// is `byte <= 0x19`, so a raw 0x1A..0x1F inside a string goes through
+// unreported, where the scalar parser (and the native CLI) report "Invalid
+// escape character in string". Text holding such a byte anywhere is parsed
+// by the scalar code instead, so both builds accept and reject the same
+// documents with the same errors.
+
+/// An in-situ stream that RapidJSON's SIMD overloads (which take
+/// InsituStringStream exactly) do not match: its parse is the scalar one.
+struct ScalarInsituStream : rapidjson::InsituStringStream {
+  explicit ScalarInsituStream(char* text) : rapidjson::InsituStringStream(text) {}
+};
+
+/// True when `text` holds a byte in 0x1A..0x1F (16 bytes per step under WebAssembly SIMD).
+bool has_byte_simd_scan_misses(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  size_t n = text.size();
+#if defined(__wasm_simd128__)
+  const v128_t low = wasm_i8x16_splat(0x1A);
+  const v128_t span = wasm_i8x16_splat(6);  // 0x1A..0x1F
+  for (; n >= 16; n -= 16, p += 16) {
+    const v128_t v = wasm_i8x16_sub(wasm_v128_load(p), low);
+    if (wasm_v128_any_true(wasm_u8x16_lt(v, span))) return true;
+  }
+#endif
+  for (; n > 0; --n, ++p) {
+    if (*p >= 0x1A && *p <= 0x1F) return true;
+  }
+  return false;
+}
+#endif
 
 std::string describe(const rapidjson::Value& v) {
   std::string out(json_type_name(v));
@@ -109,7 +147,16 @@ Result<std::unique_ptr<JsonDocument>> JsonDocument::parse(std::string text) {
   if (i == text.size()) return make_error(ErrorCode::INPUT_EMPTY, "the input is empty");
   auto doc = std::make_unique<JsonDocument>();
   doc->buffer_ = std::move(text);  // NUL-terminated: the in-situ parser's end marker
+#if defined(RAPIDJSON_SSE2)
+  if (has_byte_simd_scan_misses(doc->buffer_)) {
+    ScalarInsituStream stream(doc->buffer_.data());
+    doc->doc_.ParseStream<kParseFlags, rapidjson::UTF8<>>(stream);
+  } else {
+    doc->doc_.ParseInsitu<kParseFlags>(doc->buffer_.data());
+  }
+#else
   doc->doc_.ParseInsitu<kParseFlags>(doc->buffer_.data());
+#endif
   if (doc->doc_.HasParseError()) {
     Location where;
     where.byte_offset = doc->doc_.GetErrorOffset();

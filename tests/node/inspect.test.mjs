@@ -104,6 +104,36 @@ test('inspect errors: the CLI\'s line, and the converter stays usable', async ()
   }
 });
 
+test('raw control characters in strings: the CLI\'s error at every position (the WASM build scans strings with SIMD)', async () => {
+  const pf = await pteforge();
+  const good = 'tests/fixtures/corpus/linear_tanh/json/models/model.json';
+  const text = readFileSync(repo(good), 'utf8');
+  // A long string (the first stack trace), so 16-byte blocks of it are
+  // scanned at once; the byte goes at several offsets of it and of a short one.
+  const long = text.indexOf('"stack_trace": "') + '"stack_trace": "'.length;
+  const short = text.indexOf('"x"') + 1;
+  assert.ok(long > 100 && short > 0);
+  const dir = mkdtempSync(join(tmpdir(), 'pteforge-control-'));
+  try {
+    for (const byte of [0x19, 0x1a, 0x1c, 0x1f, 0x01]) {
+      for (const at of [short, long, long + 17, long + 40, long + 63]) {
+        const bad = text.slice(0, at) + String.fromCharCode(byte) + text.slice(at);
+        const path = join(dir, `c${byte}-${at}.json`);
+        writeFileSync(path, bad);
+        const native = runCli(['inspect', path]);
+        assert.equal(native.status, 1, `0x${byte.toString(16)} at ${at}: the CLI accepted it`);
+        assert.match(native.stderr, /Invalid escape character in string/);
+        await assert.rejects(pf.inspect(bad, { name: path }), (e) => {
+          assert.equal(`${e}\n`, native.stderr, `0x${byte.toString(16)} at ${at}`);
+          return true;
+        });
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('inspect options are checked with JSON pointers', async () => {
   const pf = await pteforge();
   const good = readFileSync(repo('tests/fixtures/corpus/linear_tanh/json/models/model.json'));
