@@ -115,6 +115,26 @@ test('a converted .pte decodes as the CLI decodes it', async () => {
   assert.equal(await pf.decodePte(pte, { text: true }), runCli(['decode', path, '--json']).stdout.toString());
 });
 
+test('metadata is parsed when first read, and behaves as a plain property', async () => {
+  const pf = await pteforge();
+  const input = 'tests/fixtures/corpus/linear_tanh/linear_tanh.pt2';
+  const expected = native('lazy', input);
+  for (const result of [await pf.convert({ path: input }), await pf.convertToFile({ path: input }, join(work, 'lazy.pte'))]) {
+    const keys = Object.keys(result);
+    assert.ok(keys.includes('metadata') && keys.indexOf('metadata') < keys.indexOf('report'), keys.join());
+    // An accessor until read: converting does not parse the metadata JSON.
+    assert.equal(typeof Object.getOwnPropertyDescriptor(result, 'metadata').get, 'function');
+    const first = result.metadata;
+    assert.equal(result.metadata, first, 'parsed once, then the same object');
+    assert.deepEqual(withoutTimes(first), withoutTimes(expected.metadata));
+    // Spreading and JSON see the parsed value; assigning replaces it.
+    assert.equal({ ...result }.metadata, first);
+    assert.deepEqual(JSON.parse(JSON.stringify(result)).metadata, JSON.parse(JSON.stringify(first)));
+    result.metadata = 'replaced';
+    assert.equal(result.metadata, 'replaced');
+  }
+});
+
 test('options mirror the CLI flags', async () => {
   const pf = await pteforge();
   const input = 'tests/fixtures/corpus/buffer_running_sum/buffer_running_sum.pt2';

@@ -12,7 +12,7 @@ import { closeSync, existsSync, fchmodSync, fstatSync, lstatSync, openSync, read
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
 
-import { Core, chunksSize, closeSources } from './api.mjs';
+import { Core, chunksSize, closeSources, lazyJson } from './api.mjs';
 import { PteforgeError } from './errors.mjs';
 import { makeConverter } from './instance.mjs';
 import { ReadAheadWindow, SMALL_READ, isBlob } from './sources.mjs';
@@ -357,10 +357,11 @@ export async function createPteforge(options = {}) {
         const inputs = [...inputPaths(input)];
         for (const swap of Object.values(opts?.swaps ?? {})) inputs.push(...inputPaths(swap));
         const { target, mode } = outputTarget(path, inputs);
-        const { chunks, sources, metadata, report, program } = core.convertChunks(input, opts, 'convertToFile');
+        const { chunks, sources, metadataText, report, program } = core.convertChunks(input, opts, 'convertToFile');
         try {
           writeChunks(chunks, sources, target, mode);
-          return { path, size: chunksSize(chunks), metadata, report, ...(program === undefined ? {} : { program }) };
+          const out = { path, size: chunksSize(chunks), metadata: null, report, ...(program === undefined ? {} : { program }) };
+          return lazyJson(out, 'metadata', metadataText);
         } finally {
           closeSources(sources);
         }

@@ -4,7 +4,7 @@
 // methods to a worker holding one of these.
 
 import { PteforgeError } from './errors.mjs';
-import { closeSources } from './api.mjs';
+import { closeSources, lazyJson } from './api.mjs';
 
 /** options.name when it is a string (checked by the method itself otherwise). */
 function optionName(options) {
@@ -41,7 +41,7 @@ export function makeConverter(core, env) {
   };
 
   const convertSync = (input, options = {}) => {
-    const { chunks, sources, metadata, report, program } = core.convertChunks(input, options);
+    const { chunks, sources, metadataText, report, program } = core.convertChunks(input, options);
     try {
       const progress = (done) => {
         if (typeof options?.onProgress !== 'function') return;
@@ -54,7 +54,8 @@ export function makeConverter(core, env) {
       progress(0);
       const pte = env.assemble(chunks, sources, options);
       progress(chunks.length);
-      return program === undefined ? { pte, metadata, report } : { pte, metadata, report, program };
+      const out = program === undefined ? { pte, metadata: null, report } : { pte, metadata: null, report, program };
+      return lazyJson(out, 'metadata', metadataText);
     } finally {
       closeSources(sources);
     }
