@@ -139,6 +139,10 @@ export type PassReport = Record<string, unknown>;
 export interface ConvertResult<Pte> {
   /** The .pte file. In browsers and workers a Blob whose weight parts are slices of the input. */
   pte: Pte;
+  /**
+   * What `pteforge convert --metadata` writes. Parsed from its JSON when first
+   * read (tens of MB for a large program), then kept; assignable.
+   */
   metadata: PteMetadata;
   report: PassReport;
   /** With options.exportProgram: method name → its program JSON after the passes. */

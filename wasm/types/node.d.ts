@@ -52,6 +52,7 @@ export interface ConvertToFileResult {
   path: string;
   /** Its size in bytes. */
   size: number;
+  /** As ConvertResult.metadata: parsed from its JSON when first read. */
   metadata: PteMetadata;
   report: PassReport;
 }
