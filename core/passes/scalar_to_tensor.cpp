@@ -70,6 +70,11 @@ std::optional<ScalarConstant> scalar_constant(const ir::Argument& a) {
 }
 
 /// Positions (in node.inputs()) of scalars passed to plain Tensor arguments, in schema order.
+/// True when scalar_constant(a) has a value (without building its bytes).
+bool is_scalar_constant(const ir::Argument& a) {
+  return a.get_if<ir::ArgTag::Float>() || a.get_if<ir::ArgTag::Int>() || a.get_if<ir::ArgTag::Bool>();
+}
+
 std::vector<size_t> scalar_tensor_args(const ir::Node& node) {
   std::vector<size_t> out;
   const ops::OpSchema* op = node_schema(node);
@@ -78,7 +83,7 @@ std::vector<size_t> scalar_tensor_args(const ir::Node& node) {
     if (!is_plain_tensor(arg.type)) continue;
     int idx = node.input_index(arg.name);
     if (idx < 0) continue;
-    if (scalar_constant(node.inputs()[static_cast<size_t>(idx)].arg)) out.push_back(static_cast<size_t>(idx));
+    if (is_scalar_constant(node.inputs()[static_cast<size_t>(idx)].arg)) out.push_back(static_cast<size_t>(idx));
   }
   return out;
 }
