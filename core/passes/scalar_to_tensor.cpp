@@ -69,12 +69,12 @@ std::optional<ScalarConstant> scalar_constant(const ir::Argument& a) {
   return std::nullopt;
 }
 
-/// Positions (in node.inputs()) of scalars passed to plain Tensor arguments, in schema order.
 /// True when scalar_constant(a) has a value (without building its bytes).
 bool is_scalar_constant(const ir::Argument& a) {
   return a.get_if<ir::ArgTag::Float>() || a.get_if<ir::ArgTag::Int>() || a.get_if<ir::ArgTag::Bool>();
 }
 
+/// Positions (in node.inputs()) of scalars passed to plain Tensor arguments, in schema order.
 std::vector<size_t> scalar_tensor_args(const ir::Node& node) {
   std::vector<size_t> out;
   const ops::OpSchema* op = node_schema(node);
