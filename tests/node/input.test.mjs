@@ -238,3 +238,28 @@ test('{path} to a folder of hundreds of weight files converts with few file desc
     rmSync(work, { recursive: true, force: true });
   }
 });
+
+test('an input name that is not a string is OPTION_INVALID, in every method, and the converter stays usable', async () => {
+  const pf = await pteforge();
+  const pt2 = repo('tests/fixtures/corpus/linear_tanh/linear_tanh.pt2');
+  const json = readFileSync(repo('tests/fixtures/corpus/linear_tanh/json/models/model.json'), 'utf8');
+  const expectInvalid = async (promise, message, pointer) => {
+    await assert.rejects(promise, (e) => {
+      assert.equal(e.name, 'PteforgeError', String(e));
+      assert.equal(e.code, 'OPTION_INVALID');
+      assert.equal(e.message, message);
+      assert.deepEqual(e.where, { pointer });
+      return true;
+    });
+  };
+  await expectInvalid(pf.convert({ path: pt2 }, { name: 42 }), 'options.name must be a string; got number 42', '/name');
+  await expectInvalid(pf.inspect(json, { name: ['a'] }), 'options.name must be a string; got an array', '/name');
+  await expectInvalid(pf.layout({ path: pt2 }, { name: {} }), 'options.name must be a string; got an object (Object)', '/name');
+  await expectInvalid(pf.convert({ data: readFileSync(pt2), name: 7 }), 'input.name must be a string; got number 7', '');
+  await expectInvalid(pf.inspect({ files: { 'model.json': json }, name: true }), 'input.name must be a string; got boolean true', '');
+  const pte = (await pf.convert({ path: pt2 })).pte;
+  await expectInvalid(pf.decodePte(pte, { name: 1n }), 'options.name must be a string; got bigint 1', '/name');
+  // null means "no name", as before.
+  assert.equal((await pf.layout({ path: pt2 }, { name: null })).models.length, 1);
+  assert.equal((await pf.decodePte(pte, { name: 'x.pte' })).execution_plan.length, 1);
+});

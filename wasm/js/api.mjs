@@ -31,6 +31,18 @@ function checkObject(value, what) {
 }
 
 /**
+ * `value` when it is a string (null and undefined: absent); else
+ * OPTION_INVALID naming `what`. Input names travel to the core as text.
+ */
+function checkName(value, what, pointer) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') {
+    throw new PteforgeError('OPTION_INVALID', `${what} must be a string; got ${describe(value)}`, { pointer });
+  }
+  return value;
+}
+
+/**
  * A loaded module plus everything to use it synchronously. `env` supplies
  * what differs between Node, workers and main threads:
  *   loadModule(): Promise<EmscriptenModule>
@@ -172,6 +184,7 @@ export class Core {
    * the bytes are not an archive). On error the sources opened so far are closed.
    */
   openInput(input, name, sources, { method = 'convert', raw = false } = {}) {
+    name = checkName(name, 'options.name', '/name');
     if (input instanceof ZipInput) {
       input.source.inflated = input.inflated;
       return input.description(sources.push(input.source) - 1);
@@ -190,7 +203,7 @@ export class Core {
           const source = open(value, `input.files["${path}"]`);
           return { name: path, source: add(source), size: source.size };
         });
-        const description = { kind: 'files', name: input.name ?? name ?? 'files', files };
+        const description = { kind: 'files', name: checkName(input.name, 'input.name', '') ?? name ?? 'files', files };
         if (typeof input.program === 'string') description.program = input.program;
         // A folder's items that are no files, with why (index.node.mjs folderFiles).
         if (input.unlisted && typeof input.unlisted === 'object') description.unlisted = input.unlisted;
@@ -387,7 +400,7 @@ export class Core {
 /** {value, inputName}: the bytes-like value of a single input and its given name ({data, name} or options.name). */
 function splitInput(input, name) {
   if (input && typeof input === 'object' && 'data' in input && !isBlob(input)) {
-    return { value: input.data, inputName: input.name ?? name };
+    return { value: input.data, inputName: checkName(input.name, 'input.name', '') ?? name };
   }
   return { value: input, inputName: name };
 }
@@ -466,6 +479,9 @@ export function describe(value) {
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'Object'})`;
+  if (typeof value === 'bigint' || typeof value === 'symbol' || typeof value === 'function') {
+    return `${typeof value} ${String(value).slice(0, 40)}`;
+  }
   return `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`;
 }
 
