@@ -263,3 +263,23 @@ test('an input name that is not a string is OPTION_INVALID, in every method, and
   assert.equal((await pf.layout({ path: pt2 }, { name: null })).models.length, 1);
   assert.equal((await pf.decodePte(pte, { name: 'x.pte' })).execution_plan.length, 1);
 });
+
+test('a path with a NUL byte is IO_ERROR saying so, for inputs and the output', async () => {
+  const pf = await pteforge();
+  const pt2 = repo('tests/fixtures/corpus/linear_tanh/linear_tanh.pt2');
+  const cases = [
+    [() => pf.convert({ path: 'in\0.pt2' }), 'cannot open "in\0.pt2": the path contains a NUL byte', 'in\0.pt2'],
+    [() => pf.decodePte({ path: 'in\0.pte' }), 'cannot open "in\0.pte": the path contains a NUL byte', 'in\0.pte'],
+    [() => pf.convertToFile({ path: pt2 }, 'out\0.pte'), 'cannot write "out\0.pte": the path contains a NUL byte', 'out\0.pte'],
+  ];
+  for (const [call, message, entry] of cases) {
+    await assert.rejects(call(), (e) => {
+      assert.equal(e.name, 'PteforgeError', String(e));
+      assert.equal(e.code, 'IO_ERROR');
+      assert.equal(e.message, message);
+      assert.equal(e.where.entry, entry);
+      return true;
+    });
+  }
+  assert.equal((await pf.layout({ path: pt2 })).models.length, 1);
+});

@@ -31,6 +31,8 @@ function openFailureReason(e) {
     ELOOP: 'too many levels of symbolic links',
     EACCES: 'permission denied',
     ENAMETOOLONG: 'file name too long',
+    // Node refuses a path holding a NUL byte before asking the system (no C path can hold one).
+    ERR_INVALID_ARG_VALUE: 'the path contains a NUL byte',
   };
   return words[e?.code] ?? e?.code ?? String(e?.message ?? e);
 }
