@@ -283,3 +283,26 @@ test('a path with a NUL byte is IO_ERROR saying so, for inputs and the output', 
   }
   assert.equal((await pf.layout({ path: pt2 })).models.length, 1);
 });
+
+test('a folder input nesting deeper than the CLI allows: the CLI\'s error', async () => {
+  const pf = await pteforge();
+  const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const root = mkdtempSync(join(tmpdir(), 'pteforge-deep-'));
+  try {
+    let d = root;
+    for (let i = 0; i < 66; ++i) d = join(d, 'd');
+    mkdirSync(d, { recursive: true });
+    writeFileSync(join(d, 'f'), 'x');
+    const native = runCli(['inspect', root]);
+    assert.equal(native.status, 1);
+    assert.match(native.stderr, /nests deeper than 64 folders/);
+    await assert.rejects(pf.inspect({ path: root }), (e) => {
+      assert.equal(e.code, 'IO_ERROR');
+      assert.equal(`${e}\n`, native.stderr);
+      return true;
+    });
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -125,16 +125,51 @@ function isPathInput(value) {
   return value !== null && typeof value === 'object' && typeof value.path === 'string' && !isBlob(value);
 }
 
-/** Every regular file below `dir`, as {path relative to dir ('/'-separated): {path}}. */
+/** The CLI's limits on an unpacked archive folder (core/serde/archive_dir.cpp). */
+const MAX_FOLDER_FILES = 1000000;
+const MAX_FOLDER_DEPTH = 64;
+
+/** A folder that cannot be listed, in the CLI's words (serde::open_directory's io_error). */
+function folderError(dir, what) {
+  return new PteforgeError('IO_ERROR', `cannot read folder "${dir}": ${what}`, { entry: dir });
+}
+
+/** The system's text for a listing failure, as std::error_code::message() gives it. */
+function listFailureText(e) {
+  const words = {
+    EACCES: 'Permission denied',
+    ENOENT: 'No such file or directory',
+    ENOTDIR: 'Not a directory',
+    ELOOP: 'Too many levels of symbolic links',
+    EMFILE: 'Too many open files',
+    EIO: 'Input/output error',
+  };
+  return words[e?.code] ?? e?.code ?? String(e?.message ?? e);
+}
+
+/**
+ * Every regular file below `dir`, as {path relative to dir ('/'-separated): {path}}.
+ * Errors, as the CLI's: IO_ERROR when a folder cannot be listed, when the
+ * folders nest deeper than MAX_FOLDER_DEPTH or hold more than MAX_FOLDER_FILES files.
+ */
 function folderFiles(dir) {
   const files = {};
   const unlisted = {};
-  const walk = (d) => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
+  let count = 0;
+  let unlistedCount = 0;
+  const walk = (d, depth) => {
+    let items;
+    try {
+      items = readdirSync(d, { withFileTypes: true });
+    } catch (e) {
+      throw folderError(dir, listFailureText(e));
+    }
+    for (const entry of items) {
       const p = join(d, entry.name);
       const name = relative(dir, p).split('\\').join('/');
+      if (depth >= MAX_FOLDER_DEPTH) throw folderError(dir, `it nests deeper than ${MAX_FOLDER_DEPTH} folders`);
       if (entry.isDirectory()) {
-        walk(p);
+        walk(p, depth + 1);
         continue;
       }
       // As serde::open_directory: a symbolic link to a file is a file, one to
@@ -152,14 +187,20 @@ function folderFiles(dir) {
         }
         if (kind.isDirectory()) continue;
       }
-      if (kind.isFile()) files[name] = { path: p, transient: true };
-      else unlisted[name] = kind.isFIFO() ? 'it is a FIFO, not a regular file'
-        : kind.isSocket() ? 'it is a socket, not a regular file'
-          : kind.isBlockDevice() || kind.isCharacterDevice() ? 'it is a device, not a regular file'
-            : 'it is not a regular file';
+      if (kind.isFile()) {
+        if (count >= MAX_FOLDER_FILES) throw folderError(dir, `it holds more than ${MAX_FOLDER_FILES} files`);
+        ++count;
+        files[name] = { path: p, transient: true };
+      } else if (unlistedCount < MAX_FOLDER_FILES) {
+        ++unlistedCount;
+        unlisted[name] = kind.isFIFO() ? 'it is a FIFO, not a regular file'
+          : kind.isSocket() ? 'it is a socket, not a regular file'
+            : kind.isBlockDevice() || kind.isCharacterDevice() ? 'it is a device, not a regular file'
+              : 'it is not a regular file';
+      }
     }
   };
-  walk(dir);
+  walk(dir, 0);
   return { files, unlisted };
 }
 
