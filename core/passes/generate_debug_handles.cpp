@@ -27,12 +27,12 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 #include <tsl/robin_map.h>
 
 #include "ir/graph.h"
 #include "passes/edge_utils.h"
+#include "support/name_map.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
 
@@ -94,8 +94,8 @@ struct AncestorKey {
 
 struct AncestorKeyHash {
   size_t operator()(const AncestorKey& k) const {
-    const size_t h = k.kind == AncestorKey::Kind::FromNode ? std::hash<std::string>{}(k.text)
-                     : k.kind == AncestorKey::Kind::Origin  ? std::hash<std::string_view>{}(k.graph)
+    const size_t h = k.kind == AncestorKey::Kind::FromNode ? NameHash{}(k.text)
+                     : k.kind == AncestorKey::Kind::Origin  ? NameHash{}(k.graph)
                                                             : std::hash<const void*>{}(k.node);
     return h ^ (static_cast<size_t>(k.index) * 0x9e3779b97f4a7c15ull) ^ static_cast<size_t>(k.kind);
   }
