@@ -164,10 +164,12 @@ function folderFiles(dir) {
     } catch (e) {
       throw folderError(dir, listFailureText(e));
     }
+    if (depth >= MAX_FOLDER_DEPTH && items.length > 0) {
+      throw folderError(dir, `it nests deeper than ${MAX_FOLDER_DEPTH} folders`);
+    }
     for (const entry of items) {
       const p = join(d, entry.name);
       const name = relative(dir, p).split('\\').join('/');
-      if (depth >= MAX_FOLDER_DEPTH) throw folderError(dir, `it nests deeper than ${MAX_FOLDER_DEPTH} folders`);
       if (entry.isDirectory()) {
         walk(p, depth + 1);
         continue;
