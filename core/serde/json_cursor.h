@@ -26,15 +26,23 @@ std::string escape_pointer_token(std::string_view token);
 /// JSON type of a value for messages: "an object", "an array", "a string", "a number", "a boolean", "null".
 std::string_view json_type_name(const rapidjson::Value& v);
 
+/// Deepest nesting of objects and arrays that JsonDocument::parse accepts.
+/// A torch.export program at the importer's own limit of 64 nested subgraphs
+/// is under 500 levels deep; the bound keeps the recursive parser's stack
+/// small, natively and under WebAssembly.
+inline constexpr size_t kMaxJsonDepth = 1024;
+
 /// A parsed JSON document.
 class JsonDocument {
  public:
-  /// Parses UTF-8 JSON text with RapidJSON's iterative parser (no recursion),
-  /// full-precision doubles, and the non-standard tokens NaN / Infinity /
+  /// Parses UTF-8 JSON text with RapidJSON's recursive parser, bounded to
+  /// kMaxJsonDepth levels, full-precision doubles, and the non-standard tokens NaN / Infinity /
   /// -Infinity accepted as numbers. UTF-8 is not validated. The text is
   /// parsed in place (faster than copying every string into the DOM).
   /// Errors: INPUT_EMPTY (empty or whitespace only), INPUT_NOT_JSON (message
-  /// from RapidJSON, where.byte_offset = offset of the error).
+  /// from RapidJSON, where.byte_offset = offset of the error), INPUT_SCHEMA
+  /// "JSON nested deeper than 1024 levels" (where.byte_offset = the opening
+  /// bracket that goes too deep).
   /// Pass the text by std::move when the caller no longer needs it (no copy then).
   static Result<std::unique_ptr<JsonDocument>> parse(std::string text);
 

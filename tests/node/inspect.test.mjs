@@ -122,12 +122,44 @@ test('raw control characters in strings: the CLI\'s error at every position (the
         writeFileSync(path, bad);
         const native = runCli(['inspect', path]);
         assert.equal(native.status, 1, `0x${byte.toString(16)} at ${at}: the CLI accepted it`);
-        assert.match(native.stderr, /Invalid escape character in string/);
+        assert.match(native.stderr, new RegExp(`unescaped control character 0x${byte.toString(16).toUpperCase().padStart(2, '0')} in a string`));
         await assert.rejects(pf.inspect(bad, { name: path }), (e) => {
           assert.equal(`${e}\n`, native.stderr, `0x${byte.toString(16)} at ${at}`);
           return true;
         });
       }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('deeply nested JSON: 1024 levels parse in WASM as natively, a 1025th is refused at its bracket', async () => {
+  const pf = await pteforge();
+  const text = readFileSync(repo('tests/fixtures/corpus/linear_tanh/json/models/model.json'), 'utf8');
+  // The first size of the first tensor_values entry becomes a list of nested
+  // arrays: the root object is level 1, that list level 8, so `extra` more
+  // levels make 8 + extra in all.
+  const at = text.indexOf('{"as_int":');
+  assert.ok(at > 0);
+  const dir = mkdtempSync(join(tmpdir(), 'pteforge-deep-'));
+  try {
+    for (const extra of [1016, 1017, 100000]) {
+      const bad = `${text.slice(0, at)}{"as_ints": [${'['.repeat(extra)}${']'.repeat(extra)}]}${text.slice(text.indexOf('}', at) + 1)}`;
+      const path = join(dir, `deep-${extra}.json`);
+      writeFileSync(path, bad);
+      const native = runCli(['inspect', path]);
+      assert.equal(native.status, 1, `${extra}: the CLI accepted it`);
+      if (extra === 1016) {
+        assert.doesNotMatch(native.stderr, /nested deeper/);
+      } else {
+        assert.match(native.stderr, /JSON nested deeper than 1024 levels/);
+      }
+      await assert.rejects(pf.inspect(bad, { name: path }), (e) => {
+        assert.equal(`${e}\n`, native.stderr, `${extra} levels`);
+        if (extra !== 1016) assert.equal(e.where.byte_offset, at + '{"as_ints": ['.length + 1016);
+        return true;
+      });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

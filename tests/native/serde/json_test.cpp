@@ -78,20 +78,49 @@ TEST_CASE("json: empty input, syntax errors with byte offsets, deep nesting") {
   CHECK(bad.error().code == ErrorCode::INPUT_NOT_JSON);
   CHECK(bad.error().where.byte_offset == 12);
   CHECK(bad.error().message == "JSON syntax error: Invalid value.");
+  // A raw control character in a string is named as such (RapidJSON calls it an invalid escape).
+  auto control = JsonDocument::parse(std::string("{\"a\": \"x\x1f\"}"));
+  REQUIRE_FALSE(control.ok());
+  CHECK(control.error().code == ErrorCode::INPUT_NOT_JSON);
+  CHECK(control.error().where.byte_offset == 8);
+  CHECK(control.error().message == "JSON syntax error: unescaped control character 0x1F in a string (write it as \\u001F).");
+  auto escape = JsonDocument::parse(R"({"a": "x\q"})");
+  REQUIRE_FALSE(escape.ok());
+  CHECK(escape.error().where.byte_offset == 8);
+  CHECK(escape.error().message == "JSON syntax error: Invalid escape character in string.");
   auto truncated = JsonDocument::parse(R"({"a": [1, 2)");
   REQUIRE_FALSE(truncated.ok());
   CHECK(truncated.error().where.byte_offset == 11);
-  // 200000 nested arrays: the iterative parser and the iterative pointer search do not recurse.
-  std::string deep(200000, '[');
-  deep += "7";
-  deep += std::string(200000, ']');
-  auto d = JsonDocument::parse(deep);
+  // Nesting: 1024 levels parse (and the iterative pointer search names the
+  // innermost value); the 1025th opening bracket is refused at its offset, so
+  // 200000 levels cannot exhaust the recursive parser's stack.
+  auto nested = [](size_t levels, char open, char close) {
+    std::string text;
+    for (size_t i = 0; i < levels; ++i) text += open == '[' ? "[" : "{\"k\":";
+    text += "7";
+    text += std::string(levels, close);
+    return text;
+  };
+  auto d = JsonDocument::parse(nested(1024, '[', ']'));
   REQUIRE(d.ok());
   const rapidjson::Value* v = &(*d)->root();
-  for (int i = 0; i < 200000; ++i) v = &(*v)[0];
-  std::string p = (*d)->pointer_of(v);
-  CHECK(p.size() == 400000);
+  for (int i = 0; i < 1023; ++i) v = &(*v)[0];
+  CHECK((*v)[0].GetInt() == 7);
+  std::string p = (*d)->pointer_of(&(*v)[0]);
+  CHECK(p.size() == 2048);
   CHECK(p.substr(0, 6) == "/0/0/0");
+  for (size_t levels : {size_t{1025}, size_t{200000}}) {
+    auto too_deep = JsonDocument::parse(nested(levels, '[', ']'));
+    REQUIRE_FALSE(too_deep.ok());
+    CHECK(too_deep.error().code == ErrorCode::INPUT_SCHEMA);
+    CHECK(too_deep.error().message == "JSON nested deeper than 1024 levels");
+    CHECK(too_deep.error().where.byte_offset == 1024);
+  }
+  auto deep_objects = JsonDocument::parse(nested(1025, '{', '}'));
+  REQUIRE_FALSE(deep_objects.ok());
+  CHECK(deep_objects.error().code == ErrorCode::INPUT_SCHEMA);
+  CHECK(deep_objects.error().where.byte_offset == 1024 * 5);
+  CHECK(JsonDocument::parse(nested(1024, '{', '}')).ok());
 }
 
 TEST_CASE("py_json: json.dumps style strings, numbers and separators") {
