@@ -6,7 +6,8 @@
 // (zip.js is asynchronous); the converter stays usable after every error.
 // (fflate writes the test archives: a zip writer independent of the reader.)
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { unzipSync, zipSync } from 'fflate';
@@ -141,12 +142,17 @@ test('bad inputs: code, message and where, and the converter stays usable', asyn
       '"empty.pt2" is empty (0 bytes); expected a .pt2 archive or a program JSON'],
     [new TextEncoder().encode('not a model'), 'x.bin', 'ARCHIVE_INVALID', { entry: 'x.bin' },
       '"x.bin" is neither a zip archive (.pt2) nor a program JSON'],
-    // zip.js reads the zip structure, so its message (and no byte_offset:
+    // A zip without its end record (truncated) gets the CLI's words (test below), not zip.js's.
+    [good.subarray(0, good.length >> 1), 'half.pt2', 'ARCHIVE_INVALID', { entry: 'half.pt2', byte_offset: undefined },
+      'the zip archive is truncated: its end-of-central-directory record is missing'],
+    // With an end record found, zip.js reads the rest: its message (and no byte_offset:
     // zip.js gives none) replaces the native reader's; code and entry are the CLI's.
     [good.subarray(0, good.length - 10), 'cut.pt2', 'ARCHIVE_INVALID', { entry: 'cut.pt2', byte_offset: undefined },
       '"cut.pt2" is not a readable zip archive: Central directory header not found (zip.js)'],
     [new TextEncoder().encode('PK\x03\x04 and then nothing of a zip'), 'junk.pt2', 'ARCHIVE_INVALID', { entry: 'junk.pt2', byte_offset: undefined },
-      '"junk.pt2" is not a readable zip archive: End of central directory not found (zip.js)'],
+      'the zip archive is truncated: its end-of-central-directory record is missing'],
+    [Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(30), Buffer.from([0x50, 0x4b, 5, 6, 0, 0, 0, 0, 1, 0, 1, 0, 46, 0, 0, 0, 200, 0, 0, 0, 0, 0])]),
+      'cd.pt2', 'ARCHIVE_INVALID', { entry: 'cd.pt2', byte_offset: undefined }, null],
     [zipSync({ '../evil': new Uint8Array(1) }, { level: 0 }), 'evil.pt2', 'ARCHIVE_ENTRY_NAME', { entry: '../evil' }, null],
     // A layout error names the input when no entry is at fault (as the CLI's do).
     [zipSync({ 'a/b.txt': new Uint8Array(1) }, { level: 0 }), 'nomodel.pt2', 'ARCHIVE_INVALID', { entry: 'nomodel.pt2' }, null],
@@ -161,6 +167,31 @@ test('bad inputs: code, message and where, and the converter stays usable', asyn
       return true;
     });
     assert.equal((await pf.layout(good)).models[0].method, 'forward', `usable after ${name}`);
+  }
+});
+
+test('a truncated or foreign zip: the CLI\'s error, word for word', async () => {
+  const pf = await pteforge();
+  const good = readFileSync(repo(CORPUS, 'linear_tanh/linear_tanh.pt2'));
+  const dir = mkdtempSync(join(tmpdir(), 'pteforge-zipend-'));
+  try {
+    const cases = {
+      'half.pt2': good.subarray(0, good.length >> 1),
+      'tiny.pt2': Buffer.from('PK\x03\x04\x14\x00'),
+      'end-only.pt2': Buffer.from([0x50, 0x4b, 5, 6, ...new Array(16).fill(0), 9, 0]),
+    };
+    for (const [name, bytes] of Object.entries(cases)) {
+      const path = join(dir, name);
+      writeFileSync(path, bytes);
+      const native = runCli(['inspect', path]);
+      assert.equal(native.status, 1, `${name}: the CLI accepted it`);
+      await assert.rejects(pf.inspect(bytes, { name: path }), (e) => {
+        assert.equal(`${e}\n`, native.stderr.toString(), `${name}: ${e}`);
+        return true;
+      });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -157,6 +157,44 @@ function invalid(message, where, notes = []) {
   return new PteforgeError('ARCHIVE_INVALID', message, where, notes);
 }
 
+const END_RECORD_SIZE = 22;
+const END_RECORD_SIGNATURE = 0x06054b50;
+const LOCAL_HEADER_SIGNATURE = 0x04034b50;
+
+/**
+ * Looks for the zip end-of-central-directory record as the core's own reader
+ * does (core/serde/archive_zip.cpp, read_end_records): a record whose comment
+ * fits in the file, within the last 22 + 65,535 bytes. When there is none the
+ * error is the CLI's (ARCHIVE_INVALID naming `name`), so a truncated .pt2 is
+ * reported in the same words by both; zip.js would say "End of central
+ * directory not found" or "Central directory header not found".
+ */
+function checkEndRecord(source, name) {
+  const size = source.size;
+  const read = (offset, length) => {
+    const out = new Uint8Array(length);
+    try {
+      source.read(offset, out);
+    } catch (e) {
+      throw new PteforgeError('IO_ERROR', `cannot read ${length} bytes at offset ${offset}: ${e?.message ?? e}`, { entry: name, byte_offset: offset });
+    }
+    return new DataView(out.buffer);
+  };
+  if (size < END_RECORD_SIZE) {
+    throw invalid(`not a zip archive: ${size} bytes is too short for a zip end record`, { entry: name });
+  }
+  const tailLength = Math.min(size, END_RECORD_SIZE + 0xffff);
+  const tail = read(size - tailLength, tailLength);
+  for (let i = tailLength - END_RECORD_SIZE; i >= 0; --i) {
+    if (tail.getUint32(i, true) !== END_RECORD_SIGNATURE) continue;
+    if (i + END_RECORD_SIZE + tail.getUint16(i + 20, true) <= tailLength) return;
+  }
+  const localFirst = size >= 4 && read(0, 4).getUint32(0, true) === LOCAL_HEADER_SIGNATURE;
+  throw invalid(localFirst
+    ? 'the zip archive is truncated: its end-of-central-directory record is missing'
+    : 'not a zip archive (no end-of-central-directory record); a .pt2 file is a zip archive', { entry: name });
+}
+
 /**
  * A .pt2 read by zip.js: its source, the entry table for the core, and the
  * deflated entries inflated (Map data offset → bytes). Opened (and closed)
@@ -179,13 +217,15 @@ export class ZipInput {
 /**
  * Reads the directory of the zip in `source` (named `name` in errors) with
  * zip.js and inflates its deflated entries. Errors: PteforgeError
- * ARCHIVE_INVALID (where.entry = `name`, or the entry at fault) naming what
- * zip.js said; IO_ERROR from the source; UNSUPPORTED_FEATURE when zip.js
+ * ARCHIVE_INVALID (where.entry = `name`, or the entry at fault): the CLI's
+ * words when the end-of-central-directory record is missing (truncated), else
+ * naming what zip.js said; IO_ERROR from the source; UNSUPPORTED_FEATURE when zip.js
  * cannot be loaded. Rules the core applies to every entry (encryption,
  * methods, sizes, names, duplicates) are left to it, so it reports them as
  * the native CLI does; entries those rules reject are not inflated.
  */
 export async function readZip(source, name) {
+  checkEndRecord(source, name);
   let zip;
   try {
     zip = await loadZipJs();
