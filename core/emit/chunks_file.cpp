@@ -28,6 +28,7 @@ std::string write_failure_reason(int err, const std::string& path) {
       return "no such file or folder";
     }
     case ENOSPC: return "no space left on the device";
+    case EFBIG: return "file too large for the file system or the file-size limit (ulimit -f)";
     case EROFS: return "the file system is read-only";
     default: return serde::open_failure_reason(err);  // same words for ENOTDIR, EACCES and the rest
   }

@@ -9,6 +9,9 @@ namespace pteforge {
 namespace {
 
 constexpr int kSlots = 32;
+/// The signals whose default action ends the process and that a user or a
+/// supervisor sends to stop a run (Ctrl-C, kill, a closed terminal, Ctrl-\\).
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 std::atomic<const char*> g_paths[kSlots];
 
 extern "C" void remove_registered_and_reraise(int sig) {
@@ -41,14 +44,19 @@ void RemoveOnInterrupt::release() {
 DeferInterrupts::DeferInterrupts() {
   sigset_t held;
   sigemptyset(&held);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, sig);
+  for (int sig : kStopSignals) sigaddset(&held, sig);
   sigprocmask(SIG_BLOCK, &held, &previous_);
 }
 
 DeferInterrupts::~DeferInterrupts() { sigprocmask(SIG_SETMASK, &previous_, nullptr); }
 
 void install_interrupt_cleanup() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  // Past the file-size limit (ulimit -f) a write raises SIGXFSZ, whose default
+  // action kills the process and leaves the partial file behind. Ignored, the
+  // write fails with EFBIG instead: an IO_ERROR ("File too large") that the
+  // writer reports after removing what it wrote.
+  std::signal(SIGXFSZ, SIG_IGN);
+  for (int sig : kStopSignals) {
     // A signal the caller's parent set to be ignored (nohup, a background
     // job's SIGINT) stays ignored: asked first, so it is never briefly handled.
     struct sigaction current {};

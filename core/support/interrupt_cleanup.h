@@ -14,7 +14,7 @@
 namespace pteforge {
 
 /// Registers `path` (a copy, owned here) for removal if the process gets
-/// SIGINT, SIGTERM or SIGHUP while this object lives (once
+/// SIGINT, SIGTERM, SIGHUP or SIGQUIT while this object lives (once
 /// install_interrupt_cleanup() has run); the destructor unregisters it.
 /// At most 32 paths are registered at once; beyond that a path is not
 /// registered (it is then left behind by an interrupt, as without this).
@@ -33,7 +33,7 @@ class RemoveOnInterrupt {
   int slot_ = -1;
 };
 
-/// While it lives, SIGINT, SIGTERM and SIGHUP are held back (blocked) and
+/// While it lives, SIGINT, SIGTERM, SIGHUP and SIGQUIT are held back (blocked) and
 /// delivered when it ends: for steps that must not be cut in two, such as
 /// renaming a finished file into place and moving its registration.
 class DeferInterrupts {
@@ -47,9 +47,11 @@ class DeferInterrupts {
   sigset_t previous_;
 };
 
-/// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every
+/// Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove every
 /// registered path and then end the process by the same signal (default
 /// action re-raised, so the exit status is what the shell expects, e.g. 130).
+/// Also ignores SIGXFSZ, so a write past the file-size limit (ulimit -f) fails
+/// with EFBIG and is reported as an error instead of killing the process.
 /// Meant for programs (the CLI), not for the library: call it once from main.
 void install_interrupt_cleanup();
 

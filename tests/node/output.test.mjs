@@ -5,14 +5,14 @@
 // FIFO as input is refused at once (opening it would block the event loop).
 // A deflated entry nothing reads is not inflated ahead of the call.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { unzipSync, zipSync } from 'fflate';
 
-import { pteforge, repo, runCli } from './helpers.mjs';
+import { CLI, PACKAGE_DIR, pteforge, repo, runCli } from './helpers.mjs';
 
 const PT2 = repo('tests/fixtures/corpus/linear_tanh/linear_tanh.pt2');
 
@@ -209,6 +209,31 @@ test('convertToFile where no temporary can be created: IO_ERROR in the CLI\'s wo
       assert.equal(cli.stderr, `IO_ERROR: cannot write "${out}": ${words} (entry=${out})\n`);
     }
     assert.deepEqual(readdirSync(dir), ['plain.txt']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('past the file-size limit (ulimit -f): IO_ERROR in the same words from the CLI and the package, nothing left behind', async () => {
+  const dir = scratch();
+  try {
+    const out = join(dir, 'out.pte');
+    // bash sets the limit (2 KiB; the .pte is 2,536 bytes) and then becomes the CLI.
+    const r = spawnSync('bash', ['-c', 'ulimit -f 2 && exec "$@"', 'bash', CLI, 'convert', PT2, '-o', out]);
+    assert.equal(r.signal, null, 'the CLI was killed (SIGXFSZ)');
+    assert.equal(r.status, 1);
+    const expected = `cannot write "${out}": file too large for the file system or the file-size limit (ulimit -f)`;
+    assert.ok(r.stderr.toString().startsWith(`IO_ERROR: ${expected}`), r.stderr.toString());
+    assert.deepEqual(readdirSync(dir), []);
+    // The package under the same limit, in a Node process of its own.
+    const script = `const { createPteforge } = await import(${JSON.stringify(join(PACKAGE_DIR, 'dist/index.node.mjs'))});
+      const pf = await createPteforge();
+      try { await pf.convertToFile({ path: ${JSON.stringify(PT2)} }, ${JSON.stringify(out)}); console.log('written'); }
+      catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message, entry: e.where.entry })); }`;
+    const n = spawnSync('bash', ['-c', 'ulimit -f 2 && exec "$@"', 'bash', process.execPath, '--input-type=module', '-e', script]);
+    assert.equal(n.status, 0, n.stderr.toString());
+    assert.deepEqual(JSON.parse(n.stdout.toString()), { code: 'IO_ERROR', message: expected, entry: out });
+    assert.deepEqual(readdirSync(dir), []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

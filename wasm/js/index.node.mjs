@@ -41,6 +41,7 @@ function openFailureReason(e) {
 function writeFailureReason(e, path) {
   if (e?.code === 'ENOENT') return existsSync(dirname(path)) ? 'no such file or folder' : 'its folder does not exist';
   if (e?.code === 'ENOSPC') return 'no space left on the device';
+  if (e?.code === 'EFBIG') return 'file too large for the file system or the file-size limit (ulimit -f)';
   if (e?.code === 'EROFS') return 'the file system is read-only';
   return openFailureReason(e); // same words for ENOTDIR, EACCES and the rest
 }

@@ -5,10 +5,12 @@
 #include "support/interrupt_cleanup.h"
 
 #ifndef __EMSCRIPTEN__  // fork(2) and signals to a child: native only
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +38,7 @@ int in_child(F&& child) {
   if (pid == 0) {
     // Whatever the test runner inherited (nohup ignores SIGHUP), the child
     // starts from the default actions, as an interactive CLI run does.
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_DFL);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ}) std::signal(sig, SIG_DFL);
     child();
     std::_Exit(0);
   }
@@ -60,7 +62,7 @@ TEST_CASE("interrupt_cleanup: a signal removes the registered files, keeps relea
   touch(done);
   touch(other);
 
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
     CAPTURE(sig);
     touch(partial);
     touch(side);
@@ -89,6 +91,26 @@ TEST_CASE("interrupt_cleanup: a signal removes the registered files, keeps relea
     });
     CHECK(WIFSIGNALED(status));
     CHECK(exists(partial));
+  }
+
+  SUBCASE("past the file-size limit a write fails with EFBIG instead of killing the process") {
+    const int status = in_child([&] {
+      install_interrupt_cleanup();
+      struct rlimit limit {};
+      limit.rlim_cur = 4096;
+      limit.rlim_max = 4096;
+      if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) std::_Exit(3);
+      std::FILE* f = std::fopen(partial.c_str(), "w");
+      if (!f) std::_Exit(4);
+      std::setvbuf(f, nullptr, _IONBF, 0);
+      const std::string block(8192, 'x');
+      const size_t written = std::fwrite(block.data(), 1, block.size(), f);
+      const int err = errno;
+      std::fclose(f);
+      std::_Exit(written < block.size() && err == EFBIG ? 0 : 5);
+    });
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
   }
 
   for (const std::string& p : {partial, side, done, other}) std::remove(p.c_str());
