@@ -71,7 +71,9 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
 
 Result<rapidjson::Document> parse_json(const std::string& method, std::string_view json) {
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag>(json.data(), json.size());
+  // Iterative: no recursion on deeply nested values (flatten() then stops at 64 levels).
+  doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag | rapidjson::kParseIterativeFlag>(
+      json.data(), json.size());
   if (doc.HasParseError()) {
     Error e = option_error(method, std::string("value is not JSON (") +
                                        rapidjson::GetParseError_En(doc.GetParseError()) + " at byte " +

@@ -43,7 +43,8 @@ namespace {
 /// text is not a non-empty list of records.
 std::string oldest_from_node(const std::string& json) {
   rapidjson::Document doc;
-  doc.Parse(json.c_str(), json.size());
+  // Iterative: metadata text is input, and nesting must not recurse.
+  doc.Parse<rapidjson::kParseIterativeFlag>(json.c_str(), json.size());
   if (doc.HasParseError() || !doc.IsArray() || doc.Empty()) return {};
   const rapidjson::Value* rec = &doc[doc.Size() - 1];
   for (int depth = 0; depth < 10000; ++depth) {

@@ -175,6 +175,11 @@ test('bad options and inputs: PteforgeError with code and where; converting agai
   const pf = await pteforge();
   const input = { path: 'tests/fixtures/corpus/linear_tanh/linear_tanh.pt2' };
   const good = (await pf.convert(input)).pte;
+  const nested = (levels) => {
+    let v = 1;
+    for (let i = 0; i < levels; ++i) v = [v];
+    return v;
+  };
   const cases = [
     [input, { passes: ['memory_planning', 7] }, 'OPTION_INVALID', { pointer: '/passes/1' }],
     [input, { preserveOps: ['aten.linear.default', 3] }, 'OPTION_INVALID', { pointer: '/preserveOps/1' }],
@@ -183,18 +188,25 @@ test('bad options and inputs: PteforgeError with code and where; converting agai
     [input, { initBuffers: 'yes' }, 'OPTION_INVALID', { pointer: '/initBuffers' }],
     [input, { constantMethods: [1] }, 'OPTION_INVALID', { pointer: '/constantMethods' }],
     [input, { frobnicate: true }, 'OPTION_INVALID', { pointer: '/frobnicate' }],
+    // Nested values: past 64 levels the CLI's error (its method named); past
+    // the JSON reader's 1,024 levels the options as a whole, without an offset.
+    [input, { constantMethods: { get_x: nested(100) } }, 'OPTION_INVALID', { method: 'get_x' },
+      "constant method 'get_x': value nested deeper than 64 levels"],
+    [input, { constantMethods: { get_x: nested(1500) } }, 'OPTION_INVALID', { byte_offset: undefined, pointer: undefined },
+      'options are nested deeper than 1024 levels'],
     [input, { passes: ['no_such_pass'] }, 'UNKNOWN_PASS', {}],
     [input, { onProgress: 'loud' }, 'OPTION_INVALID', { pointer: '/onProgress' }],
     [new Uint8Array(0), {}, 'INPUT_EMPTY', { entry: 'input' }],
     ['{"not": "a program"}', { name: 'p.json' }, null, { method: 'forward' }],
   ];
-  for (const [value, options, code, where] of cases) {
+  for (const [value, options, code, where, message] of cases) {
     await assert.rejects(pf.convert(value, options), (e) => {
       assert.equal(e.name, 'PteforgeError', String(e));
       if (code) assert.equal(e.code, code, String(e));
+      if (message) assert.equal(e.message, message);
       for (const [k, v] of Object.entries(where)) assert.equal(e.where[k], v, String(e));
       return true;
-    }, JSON.stringify(options));
+    }, JSON.stringify(options).slice(0, 200));
     const again = await pf.convert(input);
     assert.equal(Buffer.compare(Buffer.from(again.pte), Buffer.from(good)), 0, 'usable after the error');
   }

@@ -121,7 +121,7 @@ Result<JsLocation> JsInput::locate(std::string_view entry, uint64_t offset) cons
 
 Result<JsInput> open_js_input(std::string_view description, const JsReader& reader) {
   rapidjson::Document doc;
-  doc.Parse(description.data(), description.size());
+  doc.Parse<rapidjson::kParseIterativeFlag>(description.data(), description.size());
   if (doc.HasParseError() || !doc.IsObject()) return wrapper_bug("not a JSON object");
   std::optional<std::string> kind = get_string(doc, "kind");
   std::optional<std::string> name = get_string(doc, "name");

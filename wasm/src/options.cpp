@@ -14,6 +14,12 @@ Result<OptionsReader> OptionsReader::parse(std::string_view json) {
   if (!doc.ok()) {
     Error e = std::move(doc).error();
     e.code = ErrorCode::OPTION_INVALID;
+    if (e.message.rfind("JSON nested deeper than", 0) == 0) {
+      // The text is the wrapper's JSON.stringify of the options: its offset means nothing to the caller.
+      e.message = "options are nested deeper than " + std::to_string(serde::kMaxJsonDepth) + " levels";
+      e.where = Location();
+      return e;
+    }
     e.message = "options are not valid JSON: " + e.message;
     return e;
   }

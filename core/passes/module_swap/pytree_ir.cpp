@@ -131,11 +131,12 @@ const std::string* getitem_container(const ir::Node& n) {
 Result<std::vector<std::string>> dict_keys(const ir::TreeSpecNode& dict) {
   // The context is the JSON text of its value; PyTorch stores a dict's key
   // list as a JSON string holding JSON ("\"[\\\"a\\\"]\""), so unwrap once.
+  // Iterative: the context is input text, and nesting must not recurse.
   rapidjson::Document doc;
-  doc.Parse(dict.context.data(), dict.context.size());
+  doc.Parse<rapidjson::kParseIterativeFlag>(dict.context.data(), dict.context.size());
   if (!doc.HasParseError() && doc.IsString()) {
     std::string inner(doc.GetString(), doc.GetStringLength());
-    doc.Parse(inner.data(), inner.size());
+    doc.Parse<rapidjson::kParseIterativeFlag>(inner.data(), inner.size());
   }
   std::vector<std::string> keys;
   if (doc.HasParseError() || !doc.IsArray()) {

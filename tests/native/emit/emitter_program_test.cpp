@@ -118,6 +118,20 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == ErrorCode::OPTION_INVALID);
   }
+  // Nesting: 64 levels are a value, 65 are not; 200,000 are refused the same way (no recursion).
+  for (size_t levels : {size_t{65}, size_t{200000}}) {
+    CAPTURE(levels);
+    const std::string deep = std::string(levels, '[') + "1" + std::string(levels, ']');
+    auto r = emit::parse_constant_method_option("get_x=" + deep);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::OPTION_INVALID);
+    CHECK(r.error().message == "constant method 'get_x': value nested deeper than 64 levels");
+    CHECK(r.error().where.method == "get_x");
+    auto all_deep = emit::parse_constant_methods("{\"get_y\": " + deep + "}");
+    REQUIRE_FALSE(all_deep.ok());
+    CHECK(all_deep.error().message == "constant method 'get_y': value nested deeper than 64 levels");
+  }
+  CHECK(emit::parse_constant_method_option("get_x=" + std::string(64, '[') + "1" + std::string(64, ']')).ok());
   CHECK(emit::parse_constant_methods("[1]").error().code == ErrorCode::OPTION_INVALID);
   CHECK(emit::parse_constant_methods("{\"a\": 1, \"a\": 2}").error().code == ErrorCode::OPTION_INVALID);
 }

@@ -72,8 +72,8 @@ TEST_CASE("generate_debug_handles: from_node provenance decides the oldest ances
       R"([{"name": "linear", "target": "aten.linear.default", "graph_id": 3, "pass_name": "", "action": "create", "from_node": []}])";
   ep.graph().find_node(p)->metadata().other.emplace_back("from_node", linear);
   ep.graph().find_node(mm)->metadata().other.emplace_back("from_node", linear_mm);
-  ep.graph().find_node(t)->metadata().other.emplace_back("from_node",
-                                                         "not json");  // falls back to the origin
+  // Not JSON (here 200,000 open brackets: parsed without recursion): falls back to the origin.
+  ep.graph().find_node(t)->metadata().other.emplace_back("from_node", std::string(200000, '['));
   auto run = run_passes(ep, {"generate_debug_handles"});
   REQUIRE(run.status.ok());
   CHECK(handles(ep, run.state) == "permute=1 mm=1 tanh=2 ");
