@@ -91,6 +91,10 @@ def main():
     mutate("unknown_dtype_number", lambda p: graph(p)["tensor_values"]["x"].__setitem__("dtype", 14))
     mutate("unknown_layout_number", lambda p: graph(p)["tensor_values"]["x"].__setitem__("layout", 9))
     mutate("negative_size", lambda p: graph(p)["tensor_values"]["mul"]["sizes"].__setitem__(0, {"as_int": -3}))
+    mutate("dtype_minus_one", lambda p: graph(p)["tensor_values"]["x"].__setitem__("dtype", -1))
+    mutate("tensor_bytes_overflow", lambda p: graph(p)["tensor_values"]["mul"].update(
+        sizes=[{"as_int": 2147483647}, {"as_int": 2147483647}, {"as_int": 4}],
+        strides=[{"as_int": 8589934588}, {"as_int": 4}, {"as_int": 1}]))
 
     # --- graph structure (verifier)
     mutate("duplicate_node_name", lambda p: nodes(p)[1].__setitem__("name", "add"))

@@ -2,6 +2,8 @@
 // chosen subcommand. Exit codes: 0 success, 1 conversion/input error (one
 // message on stderr), 2 usage error. `--version` prints "pteforge X.Y.Z".
 #include <cstdio>
+#include <exception>
+#include <new>
 #include <string>
 
 #include "cli/commands.h"
@@ -39,5 +41,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  return action ? action() : 2;
+  // Errors are values (support/error.h); an exception here is a failed
+  // allocation or a broken invariant. One message and the usual exit code,
+  // and unwinding removes the temporary outputs (emit::StagedOutput).
+  try {
+    return action ? action() : 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "INTERNAL: out of memory: the conversion needs more memory than the system gave it\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "INTERNAL: %s (please report this with the input)\n", pteforge::control_escaped(e.what()).c_str());
+  }
+  return 1;
 }

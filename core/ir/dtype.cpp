@@ -79,6 +79,7 @@ bool representable_in_pte(ScalarType t) {
 }
 
 std::optional<ScalarType> scalar_type_from_export(int64_t serialized) {
+  if (serialized < 0) return std::nullopt;  // -1 in the table marks dtypes without an export number
   for (const auto& d : kDtypes) {
     if (d.export_number == serialized) return d.type;
   }

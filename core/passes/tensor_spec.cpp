@@ -2,20 +2,30 @@
 #include "passes/tensor_spec.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace pteforge::passes {
 
 uint64_t TensorSpec::numel() const {
   uint64_t n = 1;
-  for (int64_t s : sizes) n *= static_cast<uint64_t>(s < 0 ? 0 : s);
-  return n;
+  bool saturated = false;
+  for (int64_t s : sizes) {
+    if (s <= 0) return 0;
+    saturated |= __builtin_mul_overflow(n, static_cast<uint64_t>(s), &n);
+  }
+  return saturated ? UINT64_MAX : n;
 }
 
-uint64_t TensorSpec::nbytes() const { return numel() * static_cast<uint64_t>(ir::element_size(dtype)); }
+uint64_t TensorSpec::nbytes() const {
+  uint64_t n = 0;
+  if (__builtin_mul_overflow(numel(), static_cast<uint64_t>(ir::element_size(dtype)), &n)) return UINT64_MAX;
+  return n;
+}
 
 uint64_t TensorSpec::allocated_bytes(uint64_t alignment) const {
   uint64_t n = nbytes();
   if (alignment <= 1) return n;
+  if (n > UINT64_MAX - (alignment - 1)) return UINT64_MAX;  // saturates, as nbytes() does
   return (n + alignment - 1) / alignment * alignment;
 }
 

@@ -93,6 +93,8 @@ struct TensorSpec {
   /// Number of elements of `sizes` (1 for a 0-d tensor, 0 if a dim is 0).
   uint64_t numel() const;
   /// numel × element size, in bytes (ExecuTorch TensorSpec.nbytes()).
+  /// numel(), nbytes() and allocated_bytes() saturate at UINT64_MAX instead of
+  /// wrapping, so a size past 64 bits reaches memory planning's overflow error.
   uint64_t nbytes() const;
   /// nbytes rounded up to `alignment` (ExecuTorch allocated_memory).
   uint64_t allocated_bytes(uint64_t alignment) const;

@@ -1,5 +1,6 @@
 // Importer: tensor metadata, symbolic values, arguments, nodes and graphs
 // (torch-export-format.md §3.3–§3.5, §4, §5, §6).
+#include <cstdint>
 #include <unordered_map>
 
 #include "serde/import_context.h"
@@ -247,6 +248,18 @@ Result<ir::Device> read_device(ImportContext& ctx, const JsonCursor& c) {
   return d;
 }
 
+namespace {
+/// "[2, 3]" for concrete sizes (symbolic ones as "?"), for messages.
+std::string dims_text(const ir::TensorMeta& m) {
+  std::string s = "[";
+  for (size_t i = 0; i < m.sizes.size(); ++i) {
+    if (i) s += ", ";
+    s += m.sizes[i].is_concrete() ? std::to_string(m.sizes[i].value()) : "?";
+  }
+  return s + "]";
+}
+}  // namespace
+
 Result<ir::TensorMeta> read_tensor_meta(ImportContext& ctx, const JsonCursor& c) {
   static constexpr std::array<std::string_view, 7> kKeys = {"dtype",   "sizes",          "requires_grad", "device",
                                                             "strides", "storage_offset", "layout"};
@@ -291,6 +304,14 @@ Result<ir::TensorMeta> read_tensor_meta(ImportContext& ctx, const JsonCursor& c)
   if (m.layout == ir::Layout::Strided && m.strides.size() != m.sizes.size()) {
     return strides.error(ErrorCode::INPUT_SCHEMA, "strides has " + std::to_string(m.strides.size()) +
                                                       " entries but sizes has " + std::to_string(m.sizes.size()));
+  }
+  // PyTorch's sizes, numel and byte sizes are int64: a tensor past that cannot exist.
+  if (m.is_static()) {
+    const std::optional<uint64_t> bytes = m.nbytes();
+    if (!bytes || *bytes > static_cast<uint64_t>(INT64_MAX)) {
+      return sizes.error(ErrorCode::INPUT_SCHEMA,
+                         "the tensor's size in bytes overflows a 64-bit integer (sizes " + dims_text(m) + ")");
+    }
   }
   return m;
 }

@@ -1,6 +1,7 @@
 // State binding (see state_binding.h).
 #include "serde/state_binding.h"
 
+#include <cstdint>
 #include <map>
 
 #include "ir/printer.h"
@@ -138,6 +139,11 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
     overflow |= __builtin_mul_overflow(span, esize, &span);
     uint64_t end = 0;
     overflow |= __builtin_add_overflow(byte_offset, span, &end);
+    // Its contiguous copy (what the .pte stores) must be addressable too:
+    // overlapping strides make it larger than the span it reads.
+    uint64_t logical = esize;
+    for (int64_t s : ref.sizes) overflow |= __builtin_mul_overflow(logical, static_cast<uint64_t>(s), &logical);
+    overflow |= logical > static_cast<uint64_t>(INT64_MAX);
     if (overflow) {
       return entry_error(ErrorCode::PAYLOAD_INVALID, what + " spans more bytes than a 64-bit size can hold",
                          storage.entry());

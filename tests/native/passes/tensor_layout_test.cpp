@@ -79,3 +79,32 @@ TEST_CASE("with_contiguous_strides: keeps contiguous metadata, rewrites the rest
   REQUIRE(s.strides.size() == 2);
   CHECK(s.strides[1] == SymInt(int64_t{1}));
 }
+
+TEST_CASE("TensorSpec sizes: numel, nbytes and allocated_bytes saturate instead of wrapping") {
+  passes::TensorSpec s;
+  s.dtype = ScalarType::Float;
+  s.sizes = {2, 3};
+  CHECK(s.numel() == 6);
+  CHECK(s.nbytes() == 24);
+  CHECK(s.allocated_bytes(16) == 32);
+  s.sizes = {0, -1};
+  CHECK(s.numel() == 0);
+  // 2^62 elements fit in 64 bits, their 2^64 bytes do not; 2^93 elements do not either.
+  s.sizes = {int64_t{1} << 31, int64_t{1} << 31};
+  CHECK(s.numel() == uint64_t{1} << 62);
+  CHECK(s.nbytes() == UINT64_MAX);
+  CHECK(s.allocated_bytes(16) == UINT64_MAX);
+  s.sizes = {INT64_MAX, INT64_MAX, 4};
+  CHECK(s.numel() == UINT64_MAX);
+  CHECK(s.nbytes() == UINT64_MAX);
+  s.sizes = {INT64_MAX, 0};
+  CHECK(s.numel() == 0);
+  // (2^32 - 1)(2^32 + 1) bytes is exactly UINT64_MAX: rounding it up to the
+  // alignment would carry past 64 bits, so it saturates as well.
+  s.dtype = ScalarType::Byte;
+  s.sizes = {4294967295, 4294967297};
+  CHECK(s.nbytes() == UINT64_MAX);
+  CHECK(s.allocated_bytes(16) == UINT64_MAX);
+  s.sizes = {4294967295, 4294967295};
+  CHECK(s.allocated_bytes(16) == 18446744065119617040ull);
+}

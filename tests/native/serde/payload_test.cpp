@@ -274,4 +274,23 @@ TEST_CASE("binding: missing and invalid state") {
   auto ov = serde::bind_state(ep, huge, empty, sizes({{"weight_0", 48}}));
   REQUIRE_FALSE(ov.ok());
   CHECK(ov.error().code == ErrorCode::PAYLOAD_INVALID);
+
+  // Overlapping strides: the view reads 12 bytes, but its contiguous copy (what
+  // the .pte stores) would need 2^64 bytes. That wrapped to a small size and
+  // crashed the emitter; it is refused here.
+  ir::ExportedProgram wide = shared_program();
+  ir::TensorMeta wide_meta = ir::make_tensor_meta(ir::ScalarType::Float, {2147483647, 2147483647, 4});
+  wide_meta.strides = {ir::SymInt(int64_t{1}), ir::SymInt(int64_t{1}), ir::SymInt(int64_t{1})};
+  wide.graph().set_tensor_meta("b_part", wide_meta);
+  serde::PayloadConfig overlapping = shared_config();
+  serde::PayloadMeta w = *overlapping.find("part");
+  w.tensor_meta = wide_meta;
+  overlapping.set("part", w);
+  for (uint64_t payload : {uint64_t{48}, uint64_t{0}}) {  // 0 bytes: zero-filled
+    CAPTURE(payload);
+    auto wrapped = serde::bind_state(wide, overlapping, empty, sizes({{"weight_0", payload}}));
+    REQUIRE_FALSE(wrapped.ok());
+    CHECK(wrapped.error().code == ErrorCode::PAYLOAD_INVALID);
+    CHECK(wrapped.error().message == "buffer 'part' spans more bytes than a 64-bit size can hold");
+  }
 }
