@@ -115,6 +115,14 @@ Result<Tensor> MethodEmitter::tensor_of(const passes::TensorSpec& spec) {
     return error(ErrorCode::UNSUPPORTED_FEATURE, "tensors of dtype " + std::string(ir::scalar_type_name(spec.dtype)) +
                                                      " cannot be written to a .pte (ExecuTorch has no mapping)");
   }
+  // ExecuTorch's runtime refuses tensors of more dimensions
+  // (kTensorDimensionLimit; executorch-pipeline.md §8 rule 12).
+  constexpr size_t kMaxRank = 16;
+  if (spec.sizes.size() > kMaxRank) {
+    return error(ErrorCode::EMIT_LIMIT, "a tensor of rank " + std::to_string(spec.sizes.size()) +
+                                            ": ExecuTorch tensors have at most " + std::to_string(kMaxRank) +
+                                            " dimensions");
+  }
   Tensor t;
   t.scalar_type = spec.dtype;
   t.sizes.reserve(spec.sizes.size());

@@ -153,6 +153,11 @@ Result<ir::ExportedProgram> read_program(ImportContext& ctx) {
       if (rs[1]) {
         PTEFORGE_ASSIGN_OR_RETURN(range.max_val, read_bound(r.with(*rs[1])));
       }
+      if (range.min_val && range.max_val && *range.min_val > *range.max_val) {
+        return r.error(ErrorCode::INPUT_SCHEMA, "range of '" + std::string(m.name.GetString(), m.name.GetStringLength()) +
+                                                    "' is empty: min_val " + std::to_string(*range.min_val) +
+                                                    " is above max_val " + std::to_string(*range.max_val));
+      }
       ep.range_constraints.emplace_back(std::string(m.name.GetString(), m.name.GetStringLength()), range);
     }
   }

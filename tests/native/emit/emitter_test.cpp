@@ -505,6 +505,29 @@ TEST_CASE("emitter: errors name the node and method") {
     CHECK(e.code == ErrorCode::UNSUPPORTED_FEATURE);
     CHECK(e.where.node == "clone");
   }
+  SUBCASE("rank above 16") {
+    for (size_t rank : {size_t{16}, size_t{17}}) {
+      CAPTURE(rank);
+      ProgramBuilder b;
+      b.input("x", ScalarType::Float, std::vector<int64_t>(rank, 1));
+      b.call("aten.relu.default", {arg_tensor("x")}, {ScalarType::Float, std::vector<int64_t>(rank, 1)}, {}, "relu");
+      b.output("relu");
+      ExportedProgram ep = b.build();
+      passes::MethodState state;
+      default_specs(ep, state);
+      emit::ProgramState program;
+      auto r = emit_lowered(ep, state, program);
+      if (rank == 16) {
+        CHECK((r.ok() || r.error().code != ErrorCode::EMIT_LIMIT));
+        continue;
+      }
+      REQUIRE_FALSE(r.ok());
+      const Error& e = r.error();
+      CHECK(e.code == ErrorCode::EMIT_LIMIT);
+      CHECK(e.message == "a tensor of rank 17: ExecuTorch tensors have at most 16 dimensions");
+      CHECK(e.where.method == "forward");
+    }
+  }
   SUBCASE("no spec") {
     ProgramBuilder b;
     b.input("x", ScalarType::Float, {2});
