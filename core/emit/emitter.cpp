@@ -111,7 +111,9 @@ Result<int32_t> MethodEmitter::lookup(const std::string& name, ir::ValueKind kin
 }
 
 Result<Tensor> MethodEmitter::tensor_of(const passes::TensorSpec& spec) {
-  if (!emittable_dtype(spec.dtype)) {
+  // Also refused: dtypes the .pte schema's ScalarType lacks (complex, sub-byte
+  // types), here at the node rather than later by the serializer.
+  if (!emittable_dtype(spec.dtype) || !ir::representable_in_pte(spec.dtype)) {
     return error(ErrorCode::UNSUPPORTED_FEATURE, "tensors of dtype " + std::string(ir::scalar_type_name(spec.dtype)) +
                                                      " cannot be written to a .pte (ExecuTorch has no mapping)");
   }
@@ -245,7 +247,13 @@ Status MethodEmitter::emit_placeholder(size_t index) {
                       where);
   }
 
-  PTEFORGE_ASSIGN_OR_RETURN(Tensor t, tensor_of(*spec));
+  Result<Tensor> made = tensor_of(*spec);
+  if (!made.ok()) {  // placeholders are not nodes of the emitter's walk: name this one
+    Error e = std::move(made).error();
+    if (!e.where.node) e.where.node = name;
+    return e;
+  }
+  Tensor t = std::move(made).value();
   if (is_const) {
     if (!constants_indexed_) {
       for (const ir::ConstantRef& c : ep_.state.tensors) constants_by_placeholder_.emplace(c.placeholder, &c);

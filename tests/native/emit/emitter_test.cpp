@@ -505,6 +505,21 @@ TEST_CASE("emitter: errors name the node and method") {
     CHECK(e.code == ErrorCode::UNSUPPORTED_FEATURE);
     CHECK(e.where.node == "clone");
   }
+  SUBCASE("a dtype the .pte schema lacks (complex): at the node, not by the serializer") {
+    ProgramBuilder b;
+    b.input("x", ScalarType::ComplexFloat, {2});
+    b.call("aten.relu.default", {arg_tensor("x")}, {ScalarType::Float, {2}}, {}, "relu");
+    b.output("relu");
+    ExportedProgram ep = b.build();
+    passes::MethodState state;
+    default_specs(ep, state);
+    Error e = emit_error(ep, state);
+    CHECK(e.code == ErrorCode::UNSUPPORTED_FEATURE);
+    CHECK(e.message == "tensors of dtype complex64 cannot be written to a .pte (ExecuTorch has no mapping)");
+    CHECK(e.where.node == "x");
+    CHECK(e.where.method == "forward");
+    CHECK_FALSE(e.where.pointer.has_value());
+  }
   SUBCASE("rank above 16") {
     for (size_t rank : {size_t{16}, size_t{17}}) {
       CAPTURE(rank);
