@@ -55,6 +55,13 @@ std::vector<uint8_t> dim_order_from_strides(const std::vector<int64_t>& strides)
 std::optional<int64_t> sym_hint(const ir::SymInt& v) { return v.hint(); }
 
 Result<TensorSpec> spec_from_meta(const ir::TensorMeta& meta) {
+  // ExecuTorch tensors are dense: sizes, dim order and one data pointer.
+  // (Layout 0, "unknown", is what older files write for dense tensors.)
+  if (meta.layout != ir::Layout::Strided && meta.layout != ir::Layout::Unknown) {
+    return make_error(ErrorCode::UNSUPPORTED_FEATURE,
+                      "a tensor of layout " + std::string(ir::layout_name(meta.layout)) +
+                          "; ExecuTorch tensors are dense (torch.strided)");
+  }
   TensorSpec spec;
   spec.dtype = meta.dtype;
   spec.requires_grad = meta.requires_grad;

@@ -108,3 +108,18 @@ TEST_CASE("TensorSpec sizes: numel, nbytes and allocated_bytes saturate instead 
   s.sizes = {4294967295, 4294967295};
   CHECK(s.allocated_bytes(16) == 18446744065119617040ull);
 }
+
+TEST_CASE("spec_from_meta: dense layouts only, sparse and mkldnn tensors are UNSUPPORTED_FEATURE") {
+  TensorMeta m = make_tensor_meta(ScalarType::Float, {2, 3});
+  for (Layout dense : {Layout::Strided, Layout::Unknown}) {
+    m.layout = dense;
+    CHECK(passes::spec_from_meta(m).ok());
+  }
+  m.layout = Layout::SparseCoo;
+  auto sparse = passes::spec_from_meta(m);
+  REQUIRE_FALSE(sparse.ok());
+  CHECK(sparse.error().code == ErrorCode::UNSUPPORTED_FEATURE);
+  CHECK(sparse.error().message == "a tensor of layout torch.sparse_coo; ExecuTorch tensors are dense (torch.strided)");
+  m.layout = Layout::Mkldnn;
+  CHECK(passes::spec_from_meta(m).error().code == ErrorCode::UNSUPPORTED_FEATURE);
+}
