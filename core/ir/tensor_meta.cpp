@@ -1,6 +1,8 @@
 // TensorMeta helpers (see tensor_meta.h).
 #include "ir/tensor_meta.h"
 
+#include <cstdint>
+
 namespace pteforge::ir {
 
 std::string_view layout_name(Layout l) {
@@ -84,7 +86,13 @@ bool TensorMeta::is_contiguous() const {
   int64_t expected = 1;
   for (size_t i = sz->size(); i-- > 0;) {
     if ((*sz)[i] != 1 && (*st)[i] != expected) return false;
-    expected *= (*sz)[i];
+    // Past int64 no stride can match any more, so only size-1 dims may follow.
+    if (__builtin_mul_overflow(expected, (*sz)[i], &expected)) {
+      for (size_t j = i; j-- > 0;) {
+        if ((*sz)[j] != 1) return false;
+      }
+      return true;
+    }
   }
   return true;
 }
@@ -94,7 +102,9 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
   int64_t acc = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     out[i] = acc;
-    acc *= sizes[i] > 0 ? sizes[i] : 1;
+    // Saturates: sizes whose product overflows int64 describe no real tensor
+    // (the importer refuses them), but must not be undefined behaviour here.
+    if (__builtin_mul_overflow(acc, sizes[i] > 0 ? sizes[i] : 1, &acc)) acc = INT64_MAX;
   }
   return out;
 }

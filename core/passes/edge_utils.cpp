@@ -2,6 +2,7 @@
 #include "passes/edge_utils.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <unordered_map>
 #include <utility>
@@ -91,7 +92,9 @@ std::vector<ir::SymInt> contiguous_sym_strides(const std::vector<ir::SymInt>& si
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = make_product(coefficient, symbols);
     if (sizes[i].is_concrete()) {
-      coefficient *= std::max<int64_t>(sizes[i].value(), 1);
+      if (__builtin_mul_overflow(coefficient, std::max<int64_t>(sizes[i].value(), 1), &coefficient)) {
+        coefficient = INT64_MAX;  // saturate, no UB
+      }
     } else {
       symbols.insert(symbols.begin(), &sizes[i]);
     }
@@ -122,7 +125,7 @@ ir::TensorMeta with_contiguous_strides(ir::TensorMeta meta) {
   for (size_t d = meta.sizes.size(); contiguous && d-- > 0;) {
     const int64_t size = *meta.sizes[d].hint();
     contiguous = *meta.strides[d].hint() == expected;
-    expected *= size > 0 ? size : 1;
+    if (__builtin_mul_overflow(expected, size > 0 ? size : 1, &expected)) expected = INT64_MAX;  // saturate, no UB
   }
   if (contiguous) return meta;
   meta.strides = contiguous_sym_strides(meta.sizes);
@@ -140,7 +143,7 @@ std::optional<bool> is_contiguous_layout(const ir::TensorMeta& meta) {
     const int64_t size = *meta.sizes[d].hint();
     if (size == 1) continue;
     if (*meta.strides[d].hint() != expected) return false;
-    expected *= size;
+    if (__builtin_mul_overflow(expected, size, &expected)) expected = INT64_MAX;  // saturate, no UB
   }
   return true;
 }
@@ -154,7 +157,7 @@ std::optional<bool> is_channels_last_layout(const ir::TensorMeta& meta) {
   for (size_t d : {size_t{1}, size_t{3}, size_t{2}, size_t{0}}) {
     if ((*sizes)[d] == 1) continue;
     if ((*strides)[d] != expected) return false;
-    expected *= (*sizes)[d];
+    if (__builtin_mul_overflow(expected, (*sizes)[d], &expected)) expected = INT64_MAX;  // saturate, no UB
   }
   return true;
 }
@@ -165,7 +168,7 @@ std::vector<int64_t> channels_last_strides(const std::vector<int64_t>& sizes) {
   int64_t expected = 1;
   for (size_t d : {size_t{1}, size_t{3}, size_t{2}, size_t{0}}) {
     strides[d] = expected;
-    expected *= std::max<int64_t>(sizes[d], 1);
+    if (__builtin_mul_overflow(expected, std::max<int64_t>(sizes[d], 1), &expected)) expected = INT64_MAX;  // saturate, no UB
   }
   return strides;
 }

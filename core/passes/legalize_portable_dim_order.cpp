@@ -11,6 +11,7 @@
 // Before: %mean = aten.mean.dim(%x, [2, 3], True)          # x channels-last
 // After:  %_to_dim_order_copy = dim_order_ops._to_dim_order_copy.default(%x, dim_order=[0, 1, 2, 3])
 //         %mean = aten.mean.dim(%_to_dim_order_copy, [2, 3], True)
+#include <cstdint>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -128,10 +129,10 @@ std::vector<ir::SymInt> LegalizePortableDimOrder::contiguous_sym_strides_for(con
     if (s.is_symbolic()) {
       factors.push_back(s.expr().expr_str);
     } else {
-      constant *= s.value() > 0 ? s.value() : 1;
+      if (__builtin_mul_overflow(constant, s.value() > 0 ? s.value() : 1, &constant)) constant = INT64_MAX;
     }
     if (h) {
-      hint *= *h > 0 ? *h : 1;
+      if (__builtin_mul_overflow(hint, *h > 0 ? *h : 1, &hint)) hint = INT64_MAX;  // saturate, no UB
     } else {
       hinted = false;
     }

@@ -34,7 +34,8 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
   int64_t acc = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = acc;
-    acc *= std::max<int64_t>(sizes[i], 1);
+    // Saturates rather than overflowing (undefined behaviour) on sizes past int64.
+    if (__builtin_mul_overflow(acc, std::max<int64_t>(sizes[i], 1), &acc)) acc = INT64_MAX;
   }
   return strides;
 }
