@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "ir/printer.h"
 #include "serde/import_context.h"
 
 namespace pteforge::serde::detail {
@@ -248,18 +249,6 @@ Result<ir::Device> read_device(ImportContext& ctx, const JsonCursor& c) {
   return d;
 }
 
-namespace {
-/// "[2, 3]" for concrete sizes (symbolic ones as "?"), for messages.
-std::string dims_text(const ir::TensorMeta& m) {
-  std::string s = "[";
-  for (size_t i = 0; i < m.sizes.size(); ++i) {
-    if (i) s += ", ";
-    s += m.sizes[i].is_concrete() ? std::to_string(m.sizes[i].value()) : "?";
-  }
-  return s + "]";
-}
-}  // namespace
-
 Result<ir::TensorMeta> read_tensor_meta(ImportContext& ctx, const JsonCursor& c) {
   static constexpr std::array<std::string_view, 7> kKeys = {"dtype",   "sizes",          "requires_grad", "device",
                                                             "strides", "storage_offset", "layout"};
@@ -310,7 +299,7 @@ Result<ir::TensorMeta> read_tensor_meta(ImportContext& ctx, const JsonCursor& c)
     const std::optional<uint64_t> bytes = m.nbytes();
     if (!bytes || *bytes > static_cast<uint64_t>(INT64_MAX)) {
       return sizes.error(ErrorCode::INPUT_SCHEMA,
-                         "the tensor's size in bytes overflows a 64-bit integer (sizes " + dims_text(m) + ")");
+                         "the tensor's size in bytes overflows a 64-bit integer (" + ir::format_tensor_type(m) + ")");
     }
   }
   return m;
