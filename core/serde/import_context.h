@@ -17,6 +17,8 @@
 
 namespace pteforge::serde::detail {
 
+struct StreamedGraph;
+
 /// Nesting limit for recursive structures (subgraphs, dict arguments).
 inline constexpr int kMaxNesting = 64;
 
@@ -52,6 +54,10 @@ class ImportContext {
   std::shared_ptr<const ir::SymExpr> sym_expr(std::string_view expr_str, const std::optional<ir::SymExprHint>& hint);
 
   int depth = 0;
+  /// The top-level graph's nodes and tensor_values, already read by the
+  /// streaming fast path (stream_graph.h); read_graph uses them for the graph
+  /// at /graph_module/graph instead of the (empty) document members.
+  StreamedGraph* streamed = nullptr;
 
  private:
   struct PendingWarning {

@@ -6,6 +6,7 @@
 
 #include "ir/verifier.h"
 #include "serde/import_context.h"
+#include "serde/stream_graph.h"
 
 namespace pteforge::serde {
 namespace {
@@ -177,8 +178,7 @@ Result<ir::ExportedProgram> read_program(ImportContext& ctx) {
 }  // namespace
 
 namespace {
-Result<ImportResult> import_document(const JsonDocument& doc, const ImportOptions& options) {
-  ImportContext ctx(doc, options);
+Result<ImportResult> import_document(ImportContext& ctx, const ImportOptions& options) {
   PTEFORGE_ASSIGN_OR_RETURN(ir::ExportedProgram ep, read_program(ctx));
   if (options.verify) PTEFORGE_TRY(ir::verify_program(ep));
   ImportResult result;
@@ -186,11 +186,29 @@ Result<ImportResult> import_document(const JsonDocument& doc, const ImportOption
   result.warnings = ctx.take_warnings();
   return result;
 }
+
+/// The streaming fast path (stream_graph.h); nullopt when it gives up or
+/// the program has an error, which the DOM reader then reports.
+std::optional<ImportResult> import_streaming(const std::string& json, const ImportOptions& options) {
+  JsonDocument doc;
+  ImportContext ctx(doc, options);
+  detail::StreamedGraph streamed;
+  if (!detail::stream_program(json, ctx, doc, streamed)) return std::nullopt;
+  ctx.streamed = &streamed;
+  Result<ImportResult> result = import_document(ctx, options);
+  if (!result.ok() || !streamed.consumed) return std::nullopt;
+  result->streamed = true;
+  return std::move(result).value();
+}
 }  // namespace
 
 Result<ImportResult> import_exported_program(std::string json, const ImportOptions& options) {
+  if (options.streaming) {
+    if (std::optional<ImportResult> fast = import_streaming(json, options)) return std::move(*fast);
+  }
   PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<JsonDocument> doc, JsonDocument::parse(std::move(json)));
-  return import_document(*doc, options);
+  ImportContext ctx(*doc, options);
+  return import_document(ctx, options);
 }
 
 }  // namespace pteforge::serde

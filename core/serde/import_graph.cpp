@@ -5,6 +5,7 @@
 
 #include "ir/printer.h"
 #include "serde/import_context.h"
+#include "serde/stream_graph.h"
 
 namespace pteforge::serde::detail {
 namespace {
@@ -622,12 +623,23 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
   PTEFORGE_ASSIGN_OR_RETURN(auto s, read_struct(ctx, c, "Graph", kKeys));
   ir::Graph g;
   g.set_json_pointer(pointer);
+  // The streamed nodes and tensor_values (stream_graph.h) stand in for the
+  // document's, which are left empty there; used once, for the top-level graph.
+  StreamedGraph* streamed = nullptr;
+  if (ctx.streamed && !ctx.streamed->consumed && *pointer == "/graph_module/graph") {
+    streamed = ctx.streamed;
+    streamed->consumed = true;
+  }
+  const bool streamed_nodes = streamed && streamed->has_nodes;
+  const bool streamed_tensors = streamed && streamed->has_tensor_values;
 
   size_t expected_values = 0;
   for (size_t t : {3u, 4u, 5u, 7u, 8u}) {
     if (s[t] && s[t]->IsObject()) expected_values += s[t]->MemberCount();
   }
   size_t expected_nodes = s[2] && s[2]->IsArray() ? s[2]->Size() : 0;
+  if (streamed_nodes) expected_nodes = streamed->nodes.size();
+  if (streamed_tensors) expected_values += streamed->tensor_values.size();
   g.reserve(expected_values + expected_nodes, expected_nodes);
 
   // Value tables (§4.1). Each name may appear in one table only.
@@ -696,19 +708,40 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
     tensors = c.with(*s[3]);
     PTEFORGE_TRY(tensors->expect_object());
   }
-  rapidjson::Value::ConstMemberIterator tv_next, tv_end;
-  if (tensors) {
-    tv_next = tensors->value().MemberBegin();
-    tv_end = tensors->value().MemberEnd();
+  // Entries by position: the document's members, or the streamed ones.
+  size_t tv_next = 0;
+  size_t tv_end = 0;
+  if (streamed_tensors) {
+    tv_end = streamed->tensor_values.size();
+  } else if (tensors) {
+    tv_end = tensors->value().MemberCount();
   }
+  auto tv_name = [&](size_t i) -> std::string_view {
+    if (streamed_tensors) return streamed->tensor_values[i].first;
+    const auto& m = *(tensors->value().MemberBegin() + static_cast<rapidjson::SizeType>(i));
+    return std::string_view(m.name.GetString(), m.name.GetStringLength());
+  };
+  auto tv_take = [&](size_t i) -> Status {
+    if (!streamed_tensors) {
+      return set_from_table(*tensors, *(tensors->value().MemberBegin() + static_cast<rapidjson::SizeType>(i)),
+                            "tensor_values", read_tensor);
+    }
+    // A duplicate or cross-table name: the fast path gives up and the DOM
+    // reader reports it (stream_graph.h), so no message is needed here.
+    auto& [name, meta] = streamed->tensor_values[i];
+    if (g.set_meta_if_absent(name, ir::ValueMeta(std::move(meta)), static_cast<uint32_t>(i))) {
+      return make_error(ErrorCode::INPUT_SCHEMA, "tensor_values: duplicate value " + single_quoted(name));
+    }
+    return Status::Ok();
+  };
   auto take_tensor_meta = [&](const std::vector<ir::Argument>& defs) -> Status {
-    if (!tensors) return Status::Ok();
+    if (tv_end == 0) return Status::Ok();
     Status st = Status::Ok();
     for (const ir::Argument& a : defs) {
       ir::for_each_value_name(a, [&](const std::string& name, ir::ValueKind kind) {
         if (!st.ok() || kind != ir::ValueKind::Tensor || tv_next == tv_end) return;
-        if (std::string_view(tv_next->name.GetString(), tv_next->name.GetStringLength()) != name) return;
-        st = set_from_table(*tensors, *tv_next, "tensor_values", read_tensor);
+        if (tv_name(tv_next) != name) return;
+        st = tv_take(tv_next);
         ++tv_next;
       });
       PTEFORGE_TRY(st);
@@ -731,6 +764,16 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
   PTEFORGE_ASSIGN_OR_RETURN(JsonCursor nodes, required(c, s[2], "nodes", "Graph"));
   PointerChain nodes_path{nullptr, pointer.get(), "nodes"};
   std::vector<ir::Node*> unnamed;
+  if (streamed_nodes) {
+    for (size_t i = 0; i < streamed->nodes.size(); ++i) {
+      ir::Node& node = streamed->nodes[i];
+      PTEFORGE_TRY(take_tensor_meta(node.outputs()));
+      node.origin().graph_pointer = pointer;
+      node.origin().index = static_cast<int64_t>(i);
+      g.append(std::move(node));
+    }
+    streamed->nodes.clear();
+  }
   PTEFORGE_TRY(for_each_element(nodes, [&](const JsonCursor& e, size_t i) -> Status {
     static constexpr std::array<std::string_view, 6> kNodeKeys = {
         "target", "inputs", "outputs", "metadata", "is_hop_single_tensor_return", "name"};
@@ -762,9 +805,7 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
     n->set_name(g.unique_name(op));
   }
   // tensor_values entries not met in definition order.
-  if (tensors) {
-    for (; tv_next != tv_end; ++tv_next) PTEFORGE_TRY(set_from_table(*tensors, *tv_next, "tensor_values", read_tensor));
-  }
+  for (; tv_next != tv_end; ++tv_next) PTEFORGE_TRY(tv_take(tv_next));
 
   // Outputs.
   PTEFORGE_ASSIGN_OR_RETURN(JsonCursor outputs, required(c, s[1], "outputs", "Graph"));

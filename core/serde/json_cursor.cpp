@@ -6,8 +6,10 @@
 #include <cmath>
 #include <unordered_map>
 
-#if defined(RAPIDJSON_SSE2) && defined(__wasm_simd128__)
+#if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
 #endif
 
 namespace pteforge::serde {
@@ -120,24 +122,6 @@ Status parse_into(rapidjson::Document& doc, Stream& stream, std::string_view tex
 struct ScalarInsituStream : rapidjson::InsituStringStream {
   explicit ScalarInsituStream(char* text) : rapidjson::InsituStringStream(text) {}
 };
-
-/// True when `text` holds a byte in 0x1A..0x1F (16 bytes per step under WebAssembly SIMD).
-bool has_byte_simd_scan_misses(std::string_view text) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  size_t n = text.size();
-#if defined(__wasm_simd128__)
-  const v128_t low = wasm_i8x16_splat(0x1A);
-  const v128_t span = wasm_i8x16_splat(6);  // 0x1A..0x1F
-  for (; n >= 16; n -= 16, p += 16) {
-    const v128_t v = wasm_i8x16_sub(wasm_v128_load(p), low);
-    if (wasm_v128_any_true(wasm_u8x16_lt(v, span))) return true;
-  }
-#endif
-  for (; n > 0; --n, ++p) {
-    if (*p >= 0x1A && *p <= 0x1F) return true;
-  }
-  return false;
-}
 #endif
 
 std::string describe(const rapidjson::Value& v) {
@@ -199,6 +183,30 @@ void walk(const rapidjson::Value& root, F&& visit) {
 
 }  // namespace
 
+bool has_simd_scan_blind_bytes(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  size_t n = text.size();
+#if defined(__wasm_simd128__)
+  const v128_t low = wasm_i8x16_splat(0x1A);
+  const v128_t span = wasm_i8x16_splat(6);  // 0x1A..0x1F
+  for (; n >= 16; n -= 16, p += 16) {
+    const v128_t v = wasm_i8x16_sub(wasm_v128_load(p), low);
+    if (wasm_v128_any_true(wasm_u8x16_lt(v, span))) return true;
+  }
+#elif defined(__SSE2__)
+  const __m128i low = _mm_set1_epi8(0x1A);
+  const __m128i five = _mm_set1_epi8(5);  // 0x1A..0x1F is 0..5 after subtracting 0x1A
+  for (; n >= 16; n -= 16, p += 16) {
+    const __m128i v = _mm_sub_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), low);
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, five), v)) != 0) return true;
+  }
+#endif
+  for (; n > 0; --n, ++p) {
+    if (*p >= 0x1A && *p <= 0x1F) return true;
+  }
+  return false;
+}
+
 std::string escape_pointer_token(std::string_view token) {
   if (token.find_first_of("~/") == std::string_view::npos) return std::string(token);
   std::string out;
@@ -234,7 +242,7 @@ Result<std::unique_ptr<JsonDocument>> JsonDocument::parse(std::string text) {
   auto doc = std::make_unique<JsonDocument>();
   doc->buffer_ = std::move(text);  // NUL-terminated: the in-situ parser's end marker
 #if defined(RAPIDJSON_SSE2)
-  if (has_byte_simd_scan_misses(doc->buffer_)) {
+  if (has_simd_scan_blind_bytes(doc->buffer_)) {
     ScalarInsituStream stream(doc->buffer_.data());
     PTEFORGE_TRY(parse_into(doc->doc_, stream, doc->buffer_));
     return doc;

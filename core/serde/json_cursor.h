@@ -26,6 +26,12 @@ std::string escape_pointer_token(std::string_view token);
 /// JSON type of a value for messages: "an object", "an array", "a string", "a number", "a boolean", "null".
 std::string_view json_type_name(const rapidjson::Value& v);
 
+/// True when `text` holds a raw byte 0x1A..0x1F (16 bytes per step with SSE2
+/// or WebAssembly SIMD). RapidJSON 1.1.0's SIMD string scan (RAPIDJSON_SSE2)
+/// lets such a byte through inside a string where its scalar code reports
+/// it, so readers that use the SIMD scan leave such text to scalar code.
+bool has_simd_scan_blind_bytes(std::string_view text);
+
 /// Deepest nesting of objects and arrays that JsonDocument::parse accepts.
 /// A torch.export program at the importer's own limit of 64 nested subgraphs
 /// is under 500 levels deep; the bound keeps the recursive parser's stack
@@ -45,6 +51,12 @@ class JsonDocument {
   /// bracket that goes too deep).
   /// Pass the text by std::move when the caller no longer needs it (no copy then).
   static Result<std::unique_ptr<JsonDocument>> parse(std::string text);
+
+  /// The RapidJSON document and the text its strings point into, for a
+  /// reader that fills them itself from SAX events (serde/stream_graph.h);
+  /// parse() fills them otherwise.
+  rapidjson::Document& dom() { return doc_; }
+  std::string& text_buffer() { return buffer_; }
 
   const rapidjson::Value& root() const { return doc_; }
   /// JSON pointer of `v`, a value inside this document ("" for the root).

@@ -1,0 +1,851 @@
+// Streaming fast path of the program JSON importer (see stream_graph.h).
+//
+// The SAX handler forwards events to the RapidJSON document except inside the
+// elements of /graph_module/graph/nodes and the members of
+// /graph_module/graph/tensor_values. Each of those is recorded on a small
+// token tape (reused for every element) and, when it closes, read from the
+// tape into the IR by the pull readers below. The readers mirror the DOM
+// readers of import_graph.cpp rule for rule, and return false wherever those
+// would report an error or a warning.
+#include "serde/stream_graph.h"
+
+#include <rapidjson/reader.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+
+#include "ir/dtype.h"
+#include "serde/import_context.h"
+#include "serde/json_cursor.h"
+
+namespace pteforge::serde::detail {
+namespace {
+
+// The DOM reader's flags (json_cursor.cpp).
+constexpr unsigned kStreamFlags =
+    rapidjson::kParseNanAndInfFlag | rapidjson::kParseFullPrecisionFlag | rapidjson::kParseInsituFlag;
+
+// ---- token tape ------------------------------------------------------------
+
+enum class Tok : uint8_t { Null, False, True, Int, BigUint, Double, String, Key, ObjStart, ObjEnd, ArrStart, ArrEnd };
+
+struct Token {
+  Tok kind;
+  uint32_t len = 0;  ///< string length
+  union {
+    int64_t i;      ///< Int
+    uint64_t u;     ///< BigUint (above INT64_MAX)
+    double d;       ///< Double
+    const char* s;  ///< String and Key: the text, in the parse buffer
+  };
+  Token() : kind(Tok::Null), u(0) {}
+};
+
+/// The events of one captured value. Strings point into the parse buffer,
+/// which outlives the tape. Storage is kept between values (no allocation
+/// once warm).
+class Tape {
+ public:
+  void clear() { size_ = 0; }
+  const Token* begin() const { return tokens_.data(); }
+  const Token* end() const { return tokens_.data() + size_; }
+
+  __attribute__((always_inline)) Token& push(Tok k) {
+    if (size_ == tokens_.size()) [[unlikely]] grow();
+    Token& t = tokens_[size_++];
+    t.kind = k;
+    return t;
+  }
+  void push_int(int64_t v) { push(Tok::Int).i = v; }
+  void push_big(uint64_t v) { push(Tok::BigUint).u = v; }
+  void push_double(double v) { push(Tok::Double).d = v; }
+  void push_string(Tok k, const char* s, rapidjson::SizeType n) {
+    Token& t = push(k);
+    t.s = s;
+    t.len = n;
+  }
+
+ private:
+  __attribute__((noinline)) void grow() { tokens_.resize(tokens_.size() * 2 + 256); }
+
+  std::vector<Token> tokens_;
+  size_t size_ = 0;
+};
+
+/// `key == literal`, with the comparison inlined (the length is a constant).
+template <size_t N>
+bool is(std::string_view key, const char (&literal)[N]) {
+  return key.size() == N - 1 && std::memcmp(key.data(), literal, N - 1) == 0;
+}
+
+// ---- pull readers over a tape ---------------------------------------------
+//
+// Every reader returns false when the value is not exactly what the DOM
+// reader accepts without a warning.
+
+class TapeReader {
+ public:
+  TapeReader(const Tape& tape, ImportContext& ctx)
+      : p_(tape.begin()), end_(tape.end()), ctx_(ctx) {}
+
+  bool at_end() const { return p_ == end_; }
+
+  bool node(ir::Node& out);
+  bool tensor_meta(ir::TensorMeta& out);
+
+ private:
+  Tok peek() const { return p_ < end_ ? p_->kind : Tok::ObjEnd; }
+  static std::string_view text(const Token& t) { return std::string_view(t.s, t.len); }
+
+  bool take(Tok k) {
+    if (p_ >= end_ || p_->kind != k) return false;
+    ++p_;
+    return true;
+  }
+  /// Consumes a null; true when there was one (absent optional).
+  bool take_null() { return take(Tok::Null); }
+
+  /// Object members: call begin_object(), then next_key() until it returns false
+  /// with `done` set (ObjEnd consumed); `done` unset means a malformed tape.
+  bool begin_object() { return take(Tok::ObjStart); }
+  bool next_key(std::string_view& key, bool& done) {
+    done = false;
+    if (p_ < end_ && p_->kind == Tok::ObjEnd) {
+      ++p_;
+      done = true;
+      return false;
+    }
+    if (p_ >= end_ || p_->kind != Tok::Key) return false;
+    key = text(*p_);
+    ++p_;
+    return true;
+  }
+  /// Iterates array elements: begin_array(), then while (more()) read one; end consumed by more().
+  bool begin_array() { return take(Tok::ArrStart); }
+  bool more(bool& done) {
+    done = false;
+    if (p_ < end_ && p_->kind == Tok::ArrEnd) {
+      ++p_;
+      done = true;
+      return false;
+    }
+    return p_ < end_;
+  }
+
+  /// Skips one value of any shape.
+  bool skip_value() {
+    int depth = 0;
+    do {
+      if (p_ >= end_) return false;
+      switch (p_->kind) {
+        case Tok::ObjStart:
+        case Tok::ArrStart: ++depth; break;
+        case Tok::ObjEnd:
+        case Tok::ArrEnd: --depth; break;
+        default: break;
+      }
+      ++p_;
+    } while (depth > 0);
+    return depth == 0;
+  }
+
+  bool int64(int64_t& v) {
+    if (p_ >= end_ || p_->kind != Tok::Int) return false;
+    v = p_->i;
+    ++p_;
+    return true;
+  }
+  /// JsonCursor::as_float: any number, or the strings NaN / Infinity / -Infinity.
+  bool float64(double& v) {
+    if (p_ >= end_) return false;
+    switch (p_->kind) {
+      case Tok::Int: v = static_cast<double>(p_->i); break;
+      case Tok::BigUint: v = static_cast<double>(p_->u); break;
+      case Tok::Double: v = p_->d; break;
+      case Tok::String: {
+        std::string_view s = text(*p_);
+        if (s == "NaN") {
+          v = std::nan("");
+        } else if (s == "Infinity") {
+          v = HUGE_VAL;
+        } else if (s == "-Infinity") {
+          v = -HUGE_VAL;
+        } else {
+          return false;
+        }
+        break;
+      }
+      default: return false;
+    }
+    ++p_;
+    return true;
+  }
+  bool boolean(bool& v) {
+    if (p_ >= end_) return false;
+    if (p_->kind == Tok::True) {
+      v = true;
+    } else if (p_->kind == Tok::False) {
+      v = false;
+    } else {
+      return false;
+    }
+    ++p_;
+    return true;
+  }
+  bool string(std::string_view& v) {
+    if (p_ >= end_ || p_->kind != Tok::String) return false;
+    v = text(*p_);
+    ++p_;
+    return true;
+  }
+  bool enum_value(int64_t max, int64_t& v) { return int64(v) && v >= 0 && v <= max; }
+
+  /// A single-key union object: its tag; the payload follows. Call union_end() after the payload.
+  bool union_tag(std::string_view& tag) {
+    bool done = false;
+    return begin_object() && next_key(tag, done);
+  }
+  bool union_end() { return take(Tok::ObjEnd); }
+
+  template <typename T, typename F>
+  bool list(std::vector<T>& out, F&& one) {
+    if (!begin_array()) return false;
+    bool done = false;
+    while (more(done)) {
+      if (!one(out.emplace_back())) return false;
+    }
+    return done;
+  }
+
+  bool tensor_name(std::string& out);
+  bool tensor_argument(ir::TensorArgument& out) { return tensor_name(out.name); }
+  bool optional_tensor(ir::OptionalTensorArgument& out);
+  bool sym_int(ir::SymInt& out);
+  bool sym_expr(std::shared_ptr<const ir::SymExpr>& out);
+  bool device(ir::Device& out);
+  bool dtype(ir::ScalarType& out) {
+    int64_t n = 0;
+    if (!int64(n)) return false;
+    auto t = ir::scalar_type_from_export(n);
+    if (!t) return false;
+    out = *t;
+    return true;
+  }
+  bool argument(ir::Argument& out);
+  bool named_argument(ir::NamedArgument& out);
+  bool metadata(ir::NodeMetadata& md);
+
+  const Token* p_;
+  const Token* end_;
+  ImportContext& ctx_;
+};
+
+bool TapeReader::tensor_name(std::string& out) {
+  // Exactly {"name": "<string>"} (read_tensor_argument).
+  std::string_view key, name;
+  bool done = false;
+  if (!begin_object() || !next_key(key, done) || key != "name" || !string(name)) return false;
+  out.assign(name);
+  return take(Tok::ObjEnd);
+}
+
+bool TapeReader::optional_tensor(ir::OptionalTensorArgument& out) {
+  std::string_view tag;
+  if (!union_tag(tag)) return false;
+  if (is(tag, "as_none")) {
+    out.name.reset();
+    if (!skip_value()) return false;
+  } else if (is(tag, "as_tensor")) {
+    std::string name;
+    if (!tensor_name(name)) return false;
+    out.name = std::move(name);
+  } else {
+    return false;
+  }
+  return union_end();
+}
+
+bool TapeReader::sym_expr(std::shared_ptr<const ir::SymExpr>& out) {
+  if (!begin_object()) return false;
+  std::optional<std::string_view> expr;
+  std::optional<ir::SymExprHint> hint;
+  bool seen_hint = false, done = false;
+  std::string_view key;
+  while (next_key(key, done)) {
+    if (is(key, "expr_str")) {
+      if (expr) return false;
+      std::string_view s;
+      if (!string(s)) return false;
+      expr = s;
+    } else if (is(key, "hint")) {
+      if (seen_hint) return false;
+      seen_hint = true;
+      if (take_null()) continue;
+      std::string_view tag;
+      if (!union_tag(tag)) return false;
+      if (is(tag, "as_int")) {
+        int64_t v = 0;
+        if (!int64(v)) return false;
+        hint = ir::SymExprHint::of_int(v);
+      } else if (is(tag, "as_bool")) {
+        bool v = false;
+        if (!boolean(v)) return false;
+        hint = ir::SymExprHint::of_bool(v);
+      } else if (is(tag, "as_float")) {
+        double v = 0;
+        if (!float64(v)) return false;
+        hint = ir::SymExprHint::of_float(v);
+      } else {
+        return false;
+      }
+      if (!union_end()) return false;
+    } else {
+      return false;
+    }
+  }
+  if (!done || !expr) return false;
+  out = ctx_.sym_expr(*expr, hint);
+  return true;
+}
+
+bool TapeReader::sym_int(ir::SymInt& out) {
+  std::string_view tag;
+  if (!union_tag(tag)) return false;
+  if (is(tag, "as_int")) {
+    int64_t v = 0;
+    if (!int64(v)) return false;
+    out = ir::SymInt(v);
+  } else if (is(tag, "as_expr")) {
+    std::shared_ptr<const ir::SymExpr> e;
+    if (!sym_expr(e)) return false;
+    out = ir::SymInt(std::move(e));
+  } else {
+    return false;
+  }
+  return union_end();
+}
+
+bool TapeReader::device(ir::Device& out) {
+  if (!begin_object()) return false;
+  bool seen_type = false, seen_index = false, done = false;
+  std::string_view key;
+  while (next_key(key, done)) {
+    if (is(key, "type")) {
+      std::string_view s;
+      if (seen_type || !string(s)) return false;
+      seen_type = true;
+      out.type.assign(s);
+    } else if (is(key, "index")) {
+      if (seen_index) return false;
+      seen_index = true;
+      if (take_null()) {
+        out.index.reset();
+        continue;
+      }
+      int64_t v = 0;
+      if (!int64(v)) return false;
+      out.index = v;
+    } else {
+      return false;
+    }
+  }
+  return done && seen_type;
+}
+
+bool TapeReader::tensor_meta(ir::TensorMeta& m) {
+  // read_tensor_meta, member by member in document order.
+  if (!begin_object()) return false;
+  unsigned seen = 0;
+  bool done = false;
+  std::string_view key;
+  auto first = [&seen](unsigned bit) {
+    if (seen & bit) return false;
+    seen |= bit;
+    return true;
+  };
+  bool has_offset = false;
+  while (next_key(key, done)) {
+    if (is(key, "dtype")) {
+      if (!first(1) || !dtype(m.dtype)) return false;
+    } else if (is(key, "sizes")) {
+      if (!first(2)) return false;
+      if (!list(m.sizes, [this](ir::SymInt& v) { return sym_int(v) && !(v.is_concrete() && v.value() < 0); })) {
+        return false;
+      }
+    } else if (is(key, "requires_grad")) {
+      if (!first(4)) return false;
+      if (take_null()) continue;
+      if (!boolean(m.requires_grad)) return false;
+    } else if (is(key, "device")) {
+      if (!first(8)) return false;
+      if (take_null()) continue;
+      if (!device(m.device)) return false;
+    } else if (is(key, "strides")) {
+      if (!first(16) || !list(m.strides, [this](ir::SymInt& v) { return sym_int(v); })) return false;
+    } else if (is(key, "storage_offset")) {
+      if (!first(32)) return false;
+      if (take_null()) continue;
+      if (!sym_int(m.storage_offset)) return false;
+      has_offset = true;
+    } else if (is(key, "layout")) {
+      if (!first(64)) return false;
+      if (take_null()) continue;
+      int64_t l = 0;
+      if (!enum_value(ir::kMaxLayout, l)) return false;
+      m.layout = static_cast<ir::Layout>(l);
+    } else {
+      return false;
+    }
+  }
+  if (!done || (seen & (1 | 2 | 16)) != (1 | 2 | 16)) return false;
+  if (!has_offset) m.storage_offset = ir::SymInt(int64_t{0});
+  if (m.layout == ir::Layout::Strided && m.strides.size() != m.sizes.size()) return false;
+  if (m.is_static()) {
+    const std::optional<uint64_t> bytes = m.nbytes();
+    if (!bytes || *bytes > static_cast<uint64_t>(INT64_MAX)) return false;
+  }
+  return true;
+}
+
+bool TapeReader::argument(ir::Argument& out) {
+  using ir::Argument;
+  using ir::ArgTag;
+  std::string_view tag_name;
+  if (!union_tag(tag_name)) return false;
+  ArgTag tag = ArgTag::Tensor;
+  if (!is(tag_name, "as_tensor")) {
+    auto t = ir::arg_tag_from_name(tag_name);
+    if (!t) return false;
+    tag = *t;
+  }
+  auto ints = [this](int64_t& v) { return int64(v); };
+  auto floats = [this](double& v) { return float64(v); };
+  auto tensors = [this](ir::TensorArgument& v) { return tensor_argument(v); };
+  auto named_sym = [this](auto& v, auto&& literal) {
+    std::string_view tag;
+    if (!union_tag(tag)) return false;
+    if (is(tag, "as_name")) {
+      std::string_view s;
+      if (!string(s)) return false;
+      v.name = std::string(s);
+    } else if (!literal(tag, v.value)) {
+      return false;
+    }
+    return union_end();
+  };
+  auto sym_int_arg = [&](ir::SymIntArgument& v) {
+    return named_sym(v, [this](std::string_view t, int64_t& x) { return is(t, "as_int") && int64(x); });
+  };
+  auto sym_bool_arg = [&](ir::SymBoolArgument& v) {
+    return named_sym(v, [this](std::string_view t, bool& x) { return is(t, "as_bool") && boolean(x); });
+  };
+  auto sym_float_arg = [&](ir::SymFloatArgument& v) {
+    return named_sym(v, [this](std::string_view t, double& x) { return is(t, "as_float") && float64(x); });
+  };
+  bool ok = false;
+  switch (tag) {
+    case ArgTag::None: ok = skip_value(); out = Argument(); break;
+    case ArgTag::Tensor: ok = tensors(out.variant().emplace<ir::TensorArgument>()); break;
+    case ArgTag::Tensors: ok = list(out.variant().emplace<std::vector<ir::TensorArgument>>(), tensors); break;
+    case ArgTag::Int: ok = int64(out.variant().emplace<int64_t>()); break;
+    case ArgTag::Ints: ok = list(out.variant().emplace<std::vector<int64_t>>(), ints); break;
+    case ArgTag::Float: ok = float64(out.variant().emplace<double>()); break;
+    case ArgTag::Floats: ok = list(out.variant().emplace<std::vector<double>>(), floats); break;
+    case ArgTag::String: {
+      std::string_view s;
+      ok = string(s);
+      out.variant().emplace<static_cast<size_t>(ArgTag::String)>(s);
+      break;
+    }
+    case ArgTag::Strings:
+      ok = list(out.variant().emplace<std::vector<std::string>>(), [this](std::string& v) {
+        std::string_view s;
+        if (!string(s)) return false;
+        v.assign(s);
+        return true;
+      });
+      break;
+    case ArgTag::SymInt: ok = sym_int_arg(out.variant().emplace<ir::SymIntArgument>()); break;
+    case ArgTag::SymInts: ok = list(out.variant().emplace<std::vector<ir::SymIntArgument>>(), sym_int_arg); break;
+    case ArgTag::ScalarType: ok = dtype(out.variant().emplace<ir::ScalarType>()); break;
+    case ArgTag::MemoryFormat: {
+      int64_t v = 0;
+      ok = enum_value(ir::kMaxMemoryFormat, v);
+      out.variant().emplace<ir::MemoryFormat>(static_cast<ir::MemoryFormat>(v));
+      break;
+    }
+    case ArgTag::Layout: {
+      int64_t v = 0;
+      ok = enum_value(ir::kMaxLayout, v);
+      out.variant().emplace<ir::Layout>(static_cast<ir::Layout>(v));
+      break;
+    }
+    case ArgTag::Device: ok = device(out.variant().emplace<ir::Device>()); break;
+    case ArgTag::Bool: ok = boolean(out.variant().emplace<bool>()); break;
+    case ArgTag::Bools: {
+      auto& v = out.variant().emplace<std::vector<bool>>();
+      bool done = false;
+      ok = begin_array();
+      while (ok && more(done)) {
+        bool b = false;
+        ok = boolean(b);
+        v.push_back(b);
+      }
+      ok = ok && done;
+      break;
+    }
+    case ArgTag::SymBool: ok = sym_bool_arg(out.variant().emplace<ir::SymBoolArgument>()); break;
+    case ArgTag::SymBools: ok = list(out.variant().emplace<std::vector<ir::SymBoolArgument>>(), sym_bool_arg); break;
+    case ArgTag::OptionalTensors:
+      ok = list(out.variant().emplace<std::vector<ir::OptionalTensorArgument>>(),
+                [this](ir::OptionalTensorArgument& v) { return optional_tensor(v); });
+      break;
+    case ArgTag::Operator: {
+      std::string_view s;
+      ok = string(s);
+      if (ok) out = Argument::make<ArgTag::Operator>(ir::OperatorArgument{ir::OpTarget(s)});
+      break;
+    }
+    case ArgTag::SymFloat: ok = sym_float_arg(out.variant().emplace<ir::SymFloatArgument>()); break;
+    case ArgTag::SymFloats: ok = list(out.variant().emplace<std::vector<ir::SymFloatArgument>>(), sym_float_arg); break;
+    case ArgTag::OptionalTensor: ok = optional_tensor(out.variant().emplace<ir::OptionalTensorArgument>()); break;
+    case ArgTag::Complex: {
+      auto& cv = out.variant().emplace<ir::ComplexValue>();
+      bool seen_re = false, seen_im = false, done = false;
+      std::string_view key;
+      ok = begin_object();
+      while (ok && next_key(key, done)) {
+        if (is(key, "real") && !seen_re) {
+          seen_re = true;
+          ok = float64(cv.real);
+        } else if (is(key, "imag") && !seen_im) {
+          seen_im = true;
+          ok = float64(cv.imag);
+        } else {
+          ok = false;
+        }
+      }
+      ok = ok && done && seen_re && seen_im;
+      break;
+    }
+    case ArgTag::NestedTensors:
+      ok = list(out.variant().emplace<std::vector<std::vector<ir::TensorArgument>>>(),
+                [&](std::vector<ir::TensorArgument>& v) { return list(v, tensors); });
+      break;
+    case ArgTag::IntLists:
+      ok = list(out.variant().emplace<std::vector<std::vector<int64_t>>>(),
+                [&](std::vector<int64_t>& v) { return list(v, ints); });
+      break;
+    case ArgTag::FloatLists:
+      ok = list(out.variant().emplace<std::vector<std::vector<double>>>(),
+                [&](std::vector<double>& v) { return list(v, floats); });
+      break;
+    case ArgTag::Graph:             // nested subgraphs: the DOM reader names their pointers
+    case ArgTag::CustomObj:         // rare; the DOM reader handles them
+    case ArgTag::StringToArgument:  // nested arguments, depth-checked by the DOM reader
+      return false;
+  }
+  return ok && union_end();
+}
+
+bool TapeReader::named_argument(ir::NamedArgument& out) {
+  if (!begin_object()) return false;
+  bool seen_name = false, seen_arg = false, seen_kind = false, done = false;
+  std::string_view key;
+  while (next_key(key, done)) {
+    if (is(key, "name")) {
+      std::string_view s;
+      if (seen_name || !string(s)) return false;
+      seen_name = true;
+      out.name.assign(s);
+    } else if (is(key, "arg")) {
+      if (seen_arg || !argument(out.arg)) return false;
+      seen_arg = true;
+    } else if (is(key, "kind")) {
+      if (seen_kind) return false;
+      seen_kind = true;
+      if (take_null()) continue;
+      int64_t k = 0;
+      if (!enum_value(2, k)) return false;
+      out.kind = static_cast<ir::ArgumentKind>(k);
+    } else {
+      return false;
+    }
+  }
+  return done && seen_name && seen_arg;
+}
+
+bool TapeReader::metadata(ir::NodeMetadata& md) {
+  // read_metadata: every value a string; documented keys parsed (a malformed
+  // one would be a warning: give up), others kept verbatim in order.
+  if (!begin_object()) return false;
+  bool done = false;
+  std::string_view key;
+  while (next_key(key, done)) {
+    std::string_view text;
+    if (!string(text)) return false;
+    if (is(key, "stack_trace")) {
+      md.stack_trace = ctx_.stack_trace(text);
+    } else if (is(key, "nn_module_stack")) {
+      md.nn_module_stack = ctx_.module_stack(text);
+      if (!md.nn_module_stack) return false;
+    } else if (is(key, "source_fn_stack")) {
+      md.source_fn_stack = ctx_.source_fn_stack(text);
+      if (!md.source_fn_stack) return false;
+    } else if (is(key, "torch_fn")) {
+      md.torch_fn = ctx_.torch_fn(text);
+      if (!md.torch_fn) return false;
+    } else {
+      md.other.emplace_back(std::string(key), std::string(text));
+    }
+  }
+  return done;
+}
+
+bool TapeReader::node(ir::Node& node) {
+  // read_node_body, in document order. A node without a name (files before
+  // schema 8.16) is left to the DOM reader.
+  if (!begin_object()) return false;
+  unsigned seen = 0;
+  bool done = false;
+  std::string_view key;
+  auto first = [&seen](unsigned bit) {
+    if (seen & bit) return false;
+    seen |= bit;
+    return true;
+  };
+  while (next_key(key, done)) {
+    if (is(key, "target")) {
+      std::string_view s;
+      if (!first(1) || !string(s)) return false;
+      node.set_target(ir::OpTarget(s));
+    } else if (is(key, "inputs")) {
+      if (!first(2)) return false;
+      std::vector<ir::NamedArgument> ins;
+      if (!list(ins, [this](ir::NamedArgument& a) { return named_argument(a); })) return false;
+      node.set_inputs(std::move(ins));
+    } else if (is(key, "outputs")) {
+      if (!first(4)) return false;
+      std::vector<ir::Argument> outs;
+      if (!list(outs, [this](ir::Argument& a) { return argument(a); })) return false;
+      node.set_outputs(std::move(outs));
+    } else if (is(key, "metadata")) {
+      if (!first(8)) return false;
+      if (take_null()) continue;
+      if (!metadata(node.metadata())) return false;
+    } else if (is(key, "is_hop_single_tensor_return")) {
+      if (!first(16)) return false;
+      if (take_null()) continue;
+      bool b = false;
+      if (!boolean(b)) return false;
+      node.is_hop_single_tensor_return() = b;
+    } else if (is(key, "name")) {
+      std::string_view s;
+      if (!first(32) || !string(s)) return false;
+      node.set_name(std::string(s));
+    } else {
+      return false;
+    }
+  }
+  return done && (seen & (1 | 2 | 4 | 32)) == (1 | 2 | 4 | 32);
+}
+
+// ---- SAX handler -------------------------------------------------------------
+
+/// What an open container (outside a captured value) is.
+enum class Role : uint8_t { Other, Root, GraphModule, Graph, Nodes, TensorValues };
+
+class StreamHandler {
+ public:
+  StreamHandler(rapidjson::Document& doc, ImportContext& ctx, StreamedGraph& out) : doc_(doc), ctx_(ctx), out_(out) {
+  }
+
+  bool Null() { return capturing() ? record(Tok::Null) : scalar() && doc_.Null(); }
+  bool Bool(bool b) { return capturing() ? record(b ? Tok::True : Tok::False) : scalar() && doc_.Bool(b); }
+  bool Int(int i) { return capturing() ? record_int(i) : scalar() && doc_.Int(i); }
+  bool Uint(unsigned u) { return capturing() ? record_int(u) : scalar() && doc_.Uint(u); }
+  bool Int64(int64_t i) { return capturing() ? record_int(i) : scalar() && doc_.Int64(i); }
+  bool Uint64(uint64_t u) {
+    if (capturing()) {
+      if (u <= static_cast<uint64_t>(INT64_MAX)) return record_int(static_cast<int64_t>(u));
+      tape_.push_big(u);
+      return true;
+    }
+    return scalar() && doc_.Uint64(u);
+  }
+  bool Double(double d) {
+    if (capturing()) {
+      tape_.push_double(d);
+      return true;
+    }
+    return scalar() && doc_.Double(d);
+  }
+  bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }  // not requested
+  bool String(const char* s, rapidjson::SizeType n, bool copy) {
+    if (capturing()) {
+      tape_.push_string(Tok::String, s, n);
+      return true;
+    }
+    return scalar() && doc_.String(s, n, copy);
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+    if (capturing()) {
+      tape_.push_string(Tok::Key, s, n);
+      return true;
+    }
+    const std::string_view key(s, n);
+    const Role top = roles_.back();
+    next_ = Role::Other;
+    if (top == Role::TensorValues) {
+      tv_name_.assign(key);  // the member's value is captured, not forwarded
+      return true;
+    }
+    if (top == Role::Root && is(key, "graph_module")) {
+      next_ = Role::GraphModule;
+    } else if (top == Role::GraphModule && is(key, "graph")) {
+      next_ = Role::Graph;
+    } else if (top == Role::Graph && is(key, "nodes")) {
+      next_ = Role::Nodes;
+    } else if (top == Role::Graph && is(key, "tensor_values")) {
+      next_ = Role::TensorValues;
+    }
+    return doc_.Key(s, n, copy);
+  }
+  bool StartObject() {
+    if (!enter()) return false;
+    if (capturing()) return record_open(Tok::ObjStart);
+    const Role top = roles_.empty() ? Role::Other : roles_.back();
+    if (top == Role::Nodes || top == Role::TensorValues) {
+      capture_ = top;
+      capture_depth_ = 0;
+      tape_.clear();
+      return record_open(Tok::ObjStart);
+    }
+    Role role = roles_.empty() ? Role::Root : take_next();
+    if (role == Role::Nodes) role = Role::Other;  // not an array: the DOM reader reports it
+    if (!claim(role)) return false;
+    if (role == Role::TensorValues) out_.has_tensor_values = true;
+    roles_.push_back(role);
+    return doc_.StartObject();
+  }
+  bool EndObject(rapidjson::SizeType n) {
+    --depth_;
+    if (capturing()) return record_close(Tok::ObjEnd);
+    const Role role = roles_.back();
+    roles_.pop_back();
+    return doc_.EndObject(role == Role::TensorValues ? 0 : n);
+  }
+  bool StartArray() {
+    if (!enter()) return false;
+    if (capturing()) return record_open(Tok::ArrStart);
+    const Role top = roles_.empty() ? Role::Other : roles_.back();
+    if (top == Role::Nodes || top == Role::TensorValues) return false;  // a node or tensor meta that is not an object
+    Role role = roles_.empty() ? Role::Other : take_next();
+    if (role != Role::Nodes) role = Role::Other;
+    if (!claim(role)) return false;
+    if (role == Role::Nodes) out_.has_nodes = true;
+    roles_.push_back(role);
+    return doc_.StartArray();
+  }
+  bool EndArray(rapidjson::SizeType n) {
+    --depth_;
+    if (capturing()) return record_close(Tok::ArrEnd);
+    const Role role = roles_.back();
+    roles_.pop_back();
+    return doc_.EndArray(role == Role::Nodes ? 0 : n);
+  }
+
+ private:
+  bool capturing() const { return capture_ != Role::Other; }
+  Role take_next() {
+    const Role r = next_;
+    next_ = Role::Other;
+    return r;
+  }
+  /// A scalar outside a capture: fine unless it stands where a node or a tensor meta should.
+  bool scalar() {
+    next_ = Role::Other;
+    return roles_.empty() || (roles_.back() != Role::Nodes && roles_.back() != Role::TensorValues);
+  }
+  /// Each special container may appear once (a duplicate key is the DOM reader's business).
+  bool claim(Role role) {
+    if (role == Role::Other) return true;
+    const auto bit = 1u << static_cast<unsigned>(role);
+    if (claimed_ & bit) return false;
+    claimed_ |= bit;
+    return true;
+  }
+  bool enter() { return ++depth_ <= kMaxJsonDepth; }
+  bool record(Tok k) {
+    tape_.push(k);
+    return true;
+  }
+  bool record_int(int64_t v) {
+    tape_.push_int(v);
+    return true;
+  }
+  bool record_open(Tok k) {
+    tape_.push(k);
+    ++capture_depth_;
+    return true;
+  }
+  bool record_close(Tok k) {
+    tape_.push(k);
+    if (--capture_depth_ > 0) return true;
+    // The captured value is complete: read it.
+    TapeReader reader(tape_, ctx_);
+    bool ok = false;
+    if (capture_ == Role::Nodes) {
+      ok = reader.node(out_.nodes.emplace_back());
+    } else {
+      ir::TensorMeta meta;
+      ok = reader.tensor_meta(meta);
+      if (ok) out_.tensor_values.emplace_back(std::move(tv_name_), std::move(meta));
+    }
+    capture_ = Role::Other;
+    return ok && reader.at_end();
+  }
+
+  rapidjson::Document& doc_;
+  ImportContext& ctx_;
+  StreamedGraph& out_;
+  std::vector<Role> roles_;
+  Role next_ = Role::Other;
+  unsigned claimed_ = 0;
+  size_t depth_ = 0;
+  Role capture_ = Role::Other;  ///< Nodes or TensorValues while capturing an element
+  int capture_depth_ = 0;
+  std::string tv_name_;
+  Tape tape_;
+};
+
+}  // namespace
+
+bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out) {
+  // In situ, over a copy that the document keeps (its strings and the tape's
+  // point into it): the caller's text stays intact for the DOM reader. Up to
+  // the first NUL, as the DOM reader reads. 16 bytes of padding keep the SIMD
+  // scan's aligned 16-byte loads inside the allocation.
+#if defined(RAPIDJSON_SSE2)
+  // The SIMD string scan misreads raw 0x1A..0x1F bytes (json_cursor.h).
+  if (has_simd_scan_blind_bytes(text)) return false;
+#endif
+  std::string& buffer = doc.text_buffer();
+  buffer.reserve(text.size() + 16);
+  buffer.assign(text);
+  buffer.append(16, '\0');
+  rapidjson::Reader reader;
+  StreamHandler handler(doc.dom(), ctx, out);
+  bool parsed = false;
+  auto generate = [&](rapidjson::Document&) {
+    rapidjson::InsituStringStream stream(buffer.data());
+    parsed = !reader.Parse<kStreamFlags>(stream, handler).IsError();
+    return parsed;
+  };
+  doc.dom().Populate(generate);
+  return parsed && !doc.dom().HasParseError();
+}
+
+}  // namespace pteforge::serde::detail

@@ -1,0 +1,56 @@
+// Streaming fast path of the program JSON importer (internal to serde).
+//
+// The top-level graph's `nodes` array and `tensor_values` table hold nearly
+// all of a program's bytes. stream_program() parses the document once with
+// RapidJSON's SAX reader: those two are read straight into IR nodes and
+// TensorMeta entries, and everything else goes into an ordinary JsonDocument
+// (where the two appear empty) for the DOM reader. The fast path only accepts
+// what it fully understands; anything else (an unknown key, a duplicate key,
+// a value of the wrong type, a nested subgraph, a node without a name, ...)
+// makes it give up, and the caller reads the text again with the DOM reader,
+// which reports the problem with its exact message and JSON pointer. So the
+// fast path never changes a result: it only has to notice, not describe.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "ir/node.h"
+#include "ir/tensor_meta.h"
+
+namespace pteforge::serde {
+class JsonDocument;
+}
+
+namespace pteforge::serde::detail {
+
+class ImportContext;
+
+/// The streamed parts of /graph_module/graph.
+struct StreamedGraph {
+  /// True when /graph_module/graph/nodes was an array and `nodes` holds its elements.
+  bool has_nodes = false;
+  /// The nodes in document order, named, with target, arguments, metadata and
+  /// hop flag set; not in a graph, origins unset.
+  std::deque<ir::Node> nodes;
+  /// True when /graph_module/graph/tensor_values was an object and `tensor_values` holds its members.
+  bool has_tensor_values = false;
+  /// tensor_values members in document order.
+  std::deque<std::pair<std::string, ir::TensorMeta>> tensor_values;
+  /// Set by read_graph when it has used the streamed parts.
+  bool consumed = false;
+};
+
+/// Parses a copy of `text` (in place, up to the first NUL) into `doc`, which
+/// keeps the copy, with the members of
+/// /graph_module/graph/nodes and /graph_module/graph/tensor_values read into
+/// `out` instead (the document holds them as [] and {}). `ctx` supplies the
+/// shared metadata and symbolic-expression caches. Returns false when the
+/// fast path does not apply or meets anything it does not accept (including
+/// JSON syntax errors); then `doc` and `out` must be discarded and the text
+/// read by the DOM reader.
+bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out);
+
+}  // namespace pteforge::serde::detail

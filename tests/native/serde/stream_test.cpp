@@ -1,0 +1,199 @@
+// The importer's streaming fast path (serde/stream_graph.h) against the DOM
+// reader: for every fixture and for hand-made variants, both give the same
+// program (node origins and graph pointers included), the same warnings, or
+// the same error; and the fast path is taken exactly where it should be.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include "serde/import_exported_program.h"
+#include "test_files.h"
+
+using namespace pteforge;
+
+namespace {
+
+/// Node origins and graph pointers of every graph (nested ones too), which
+/// ExportedProgram's equality ignores.
+std::string origins(const ir::Graph& g) {
+  std::string out = (g.json_pointer() ? *g.json_pointer() : std::string("-")) + "\n";
+  for (const ir::Node& n : g) {
+    out += n.name() + " @ " + n.origin().pointer() + "\n";
+    for (const ir::NamedArgument& a : n.inputs()) {
+      if (const auto* sub = a.arg.get_if<ir::ArgTag::Graph>()) out += origins(*sub->graph);
+    }
+  }
+  return out;
+}
+
+std::string warnings_text(const std::vector<serde::ImportWarning>& ws) {
+  std::string out;
+  for (const auto& w : ws) out += w.message + " @ " + w.where.to_string() + "\n";
+  return out;
+}
+
+/// Imports `json` with and without the fast path, checks that the results
+/// agree, and returns whether the fast path read it.
+bool same_both_ways(const std::string& json) {
+  serde::ImportOptions dom_only;
+  dom_only.streaming = false;
+  auto fast = serde::import_exported_program(json);
+  auto dom = serde::import_exported_program(json, dom_only);
+  REQUIRE(fast.ok() == dom.ok());
+  if (!dom.ok()) {
+    CHECK(fast.error().to_json() == dom.error().to_json());
+    return false;
+  }
+  CHECK_FALSE(dom->streamed);
+  CHECK(fast->program == dom->program);
+  CHECK(origins(fast->program.graph()) == origins(dom->program.graph()));
+  CHECK(warnings_text(fast->warnings) == warnings_text(dom->warnings));
+  return fast->streamed;
+}
+
+std::string mlp() { return test::read_file(test::data_path("fixtures/programs/mlp/models/model.json")); }
+
+/// `text` with the first occurrence of `from` replaced by `to` (which must exist).
+std::string replace_first(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, from);
+  return text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("stream: every fixture program reads the same with and without the fast path") {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(test::data_path("fixtures"))) {
+    const fs::path& p = e.path();
+    if (p.extension() != ".json") continue;
+    const bool model = p.parent_path().filename() == "models";
+    const bool error_case = p.parent_path().filename() == "errors" && p.filename() != "json_cases.json";
+    if (model || error_case) files.push_back(p.string());
+  }
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() == 42 + 43);
+  std::set<std::string> not_streamed;
+  for (const auto& path : files) {
+    CAPTURE(path);
+    if (!same_both_ways(test::read_file(path))) {
+      not_streamed.insert(fs::relative(path, test::data_path("fixtures")).string());
+    }
+  }
+  // Every valid fixture but the old-format one is read by the fast path; the
+  // error fixtures are not (their errors come from the DOM reader), except
+  // those whose error lies outside the streamed parts or in the verifier.
+  const std::set<std::string> expected = {
+      "errors/bad_treespec.json",
+      "errors/buffer_spec_missing_persistent.json",
+      "errors/dangling_tensor_name.json",
+      "errors/deeply_nested_arrays.json",
+      "errors/dtype_minus_one.json",
+      "errors/duplicate_node_name.json",
+      "errors/duplicate_table_key.json",
+      "errors/duplicate_value_name.json",
+      "errors/empty.json",
+      "errors/empty_range_constraint.json",
+      "errors/int_out_of_range.json",
+      "errors/metadata_not_string.json",
+      "errors/missing_graph_module.json",
+      "errors/missing_node_target.json",
+      "errors/missing_tensor_argument_name.json",
+      "errors/negative_size.json",
+      "errors/nodes_not_array.json",
+      "errors/old_format_defaults.json",
+      "errors/output_naming_nothing.json",
+      "errors/requires_grad_not_bool.json",
+      "errors/root_is_array.json",
+      "errors/schema_major_10.json",
+      "errors/schema_major_7.json",
+      "errors/signature_input_count.json",
+      "errors/strides_rank_mismatch.json",
+      "errors/target_not_string.json",
+      "errors/tensor_bytes_overflow.json",
+      "errors/trailing_comma.json",
+      "errors/truncated.json",
+      "errors/union_with_two_keys.json",
+      "errors/unknown_argument_tag.json",
+      "errors/unknown_dtype_number.json",
+      "errors/unknown_input_spec_tag.json",
+      "errors/unknown_keys.json",
+      "errors/unknown_layout_number.json",
+      "errors/use_before_definition.json",
+      "errors/value_in_two_tables.json",
+      "errors/whitespace_only.json",
+      "errors/zip_not_json.json",
+  };
+  CHECK(not_streamed == expected);
+}
+
+TEST_CASE("stream: the fast path reads what it fully understands") {
+  const std::string base = mlp();
+  CHECK(same_both_ways(base));
+  // Optional members as null, and in another order.
+  CHECK(same_both_ways(replace_first(base, "\"layout\": 7}", "\"layout\": null}")));
+  CHECK(same_both_ways(replace_first(base, "\"requires_grad\": true, ", "")));
+  CHECK(same_both_ways(replace_first(base, "\"kind\": 1}", "\"kind\": null}")));
+  CHECK(same_both_ways(replace_first(replace_first(base, ", \"name\": \"permute\"}", "}"),
+                                     "{\"target\": \"torch.ops.aten.permute.default\", ",
+                                     "{\"name\": \"permute\", \"target\": \"torch.ops.aten.permute.default\", ")));
+  // A None argument's payload is ignored, whatever it is (§2.11).
+  CHECK(same_both_ways(replace_first(base, "{\"as_ints\": [1, 0]}", "{\"as_none\": [[], {\"a\": 1}]}")));
+  // Floats as the non-finite strings, and symbolic sizes with hints.
+  CHECK(same_both_ways(replace_first(base, "{\"as_ints\": [1, 0]}", "{\"as_floats\": [\"-Infinity\", \"NaN\", 2]}")));
+  CHECK(same_both_ways(replace_first(base, "\"sizes\": [{\"as_int\": 32}",
+                                     "\"sizes\": [{\"as_expr\": {\"expr_str\": \"32\", \"hint\": {\"as_int\": 32}}}")));
+}
+
+TEST_CASE("stream: anything unusual is left to the DOM reader, with the same result") {
+  const std::string base = mlp();
+  SUBCASE("an unknown key in a node (a warning)") {
+    CHECK_FALSE(same_both_ways(replace_first(base, "\"is_hop_single_tensor_return\": null,",
+                                             "\"is_hop_single_tensor_return\": null, \"extra\": 1,")));
+  }
+  SUBCASE("a node without a name (files before schema 8.16)") {
+    CHECK_FALSE(same_both_ways(replace_first(base, ", \"name\": \"permute\"}", "}")));
+  }
+  SUBCASE("a duplicate key in a node") {
+    CHECK_FALSE(same_both_ways(replace_first(base, "\"name\": \"permute\"}", "\"name\": \"x2\", \"name\": \"permute\"}")));
+  }
+  SUBCASE("nodes given twice") {
+    CHECK_FALSE(same_both_ways(replace_first(base, "\"nodes\": [", "\"nodes\": [], \"nodes\": [")));
+  }
+  SUBCASE("a malformed nn_module_stack (kept verbatim with a warning)") {
+    CHECK_FALSE(same_both_ways(replace_first(base, "L__self__,,__main__.MLP;", "L__self__;")));
+  }
+  SUBCASE("an escaped control character 0x1A..0x1F in a string") {
+    // Left to the DOM reader only in builds with RapidJSON's SIMD string scan.
+    same_both_ways(replace_first(base, "in forward\\n", "in forward\\u001B\\n"));
+  }
+  SUBCASE("a raw control character in a string (a syntax error)") {
+    CHECK_FALSE(same_both_ways(replace_first(base, "in forward\\n", "in forward\x1B\\n")));
+  }
+  SUBCASE("an integer past int64 as a size") {
+    CHECK_FALSE(same_both_ways(replace_first(base, "{\"as_int\": 32}", "{\"as_int\": 9223372036854775808}")));
+  }
+  SUBCASE("a tensor_values entry that is not an object") {
+    CHECK_FALSE(same_both_ways(replace_first(base, "\"p_fc1_weight\": {\"dtype\"", "\"p_fc1_weight\": [], \"q\": {\"dtype\"")));
+  }
+  SUBCASE("a node that is not an object") {
+    CHECK_FALSE(same_both_ways(replace_first(base, "\"nodes\": [", "\"nodes\": [7, ")));
+  }
+  SUBCASE("a subgraph argument") {
+    CHECK_FALSE(same_both_ways(replace_first(
+        base, "{\"as_ints\": [1, 0]}",
+        "{\"as_graph\": {\"name\": \"g\", \"graph\": {\"inputs\": [], \"outputs\": [], \"nodes\": []}}}")));
+  }
+  SUBCASE("a truncated document") {
+    CHECK_FALSE(same_both_ways(base.substr(0, base.size() / 2)));
+  }
+}
+
+TEST_CASE("stream: a NUL byte ends the text for both readers") {
+  const std::string base = mlp();
+  CHECK(same_both_ways(base + std::string(1, '\0') + "trailing bytes"));
+  CHECK_FALSE(same_both_ways(base.substr(0, 100) + std::string(1, '\0') + base.substr(100)));
+}
