@@ -183,29 +183,49 @@ void walk(const rapidjson::Value& root, F&& visit) {
 
 }  // namespace
 
-bool has_simd_scan_blind_bytes(std::string_view text) {
+namespace {
+/// Scans `text` for a raw byte 0x1A..0x1F, 16 bytes per step where SIMD is
+/// available; with Copy, also copies each scanned byte to `out`. Returns
+/// false at the first such byte (`out` then holds a prefix), true otherwise.
+template <bool Copy>
+bool scan_for_blind_bytes(std::string_view text, char* out) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   size_t n = text.size();
 #if defined(__wasm_simd128__)
   const v128_t low = wasm_i8x16_splat(0x1A);
   const v128_t span = wasm_i8x16_splat(6);  // 0x1A..0x1F
   for (; n >= 16; n -= 16, p += 16) {
-    const v128_t v = wasm_i8x16_sub(wasm_v128_load(p), low);
-    if (wasm_v128_any_true(wasm_u8x16_lt(v, span))) return true;
+    const v128_t bytes = wasm_v128_load(p);
+    if (wasm_v128_any_true(wasm_u8x16_lt(wasm_i8x16_sub(bytes, low), span))) return false;
+    if constexpr (Copy) {
+      wasm_v128_store(out, bytes);
+      out += 16;
+    }
   }
 #elif defined(__SSE2__)
   const __m128i low = _mm_set1_epi8(0x1A);
   const __m128i five = _mm_set1_epi8(5);  // 0x1A..0x1F is 0..5 after subtracting 0x1A
   for (; n >= 16; n -= 16, p += 16) {
-    const __m128i v = _mm_sub_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), low);
-    if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, five), v)) != 0) return true;
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i v = _mm_sub_epi8(bytes, low);
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, five), v)) != 0) return false;
+    if constexpr (Copy) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+      out += 16;
+    }
   }
 #endif
   for (; n > 0; --n, ++p) {
-    if (*p >= 0x1A && *p <= 0x1F) return true;
+    if (*p >= 0x1A && *p <= 0x1F) return false;
+    if constexpr (Copy) *out++ = static_cast<char>(*p);
   }
-  return false;
+  return true;
 }
+}  // namespace
+
+bool has_simd_scan_blind_bytes(std::string_view text) { return !scan_for_blind_bytes<false>(text, nullptr); }
+
+bool copy_unless_simd_scan_blind_bytes(std::string_view text, char* out) { return scan_for_blind_bytes<true>(text, out); }
 
 std::string escape_pointer_token(std::string_view token) {
   if (token.find_first_of("~/") == std::string_view::npos) return std::string(token);

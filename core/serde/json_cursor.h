@@ -31,6 +31,10 @@ std::string_view json_type_name(const rapidjson::Value& v);
 /// lets such a byte through inside a string where its scalar code reports
 /// it, so readers that use the SIMD scan leave such text to scalar code.
 bool has_simd_scan_blind_bytes(std::string_view text);
+/// Copies `text` to `out` (text.size() bytes) in the same pass as the check
+/// of has_simd_scan_blind_bytes. False when it finds such a byte; `out` then
+/// holds only a prefix.
+bool copy_unless_simd_scan_blind_bytes(std::string_view text, char* out);
 
 /// Deepest nesting of objects and arrays that JsonDocument::parse accepts.
 /// A torch.export program at the importer's own limit of 64 nested subgraphs
@@ -56,7 +60,12 @@ class JsonDocument {
   /// reader that fills them itself from SAX events (serde/stream_graph.h);
   /// parse() fills them otherwise.
   rapidjson::Document& dom() { return doc_; }
-  std::string& text_buffer() { return buffer_; }
+  /// An uninitialised buffer of `size` bytes, owned by the document, for the
+  /// text such a reader parses in place (replaces any earlier one).
+  char* allocate_text(size_t size) {
+    copy_.reset(new char[size]);
+    return copy_.get();
+  }
 
   const rapidjson::Value& root() const { return doc_; }
   /// JSON pointer of `v`, a value inside this document ("" for the root).
@@ -67,6 +76,7 @@ class JsonDocument {
 
  private:
   std::string buffer_;  // the text, parsed in place (strings of doc_ point into it)
+  std::unique_ptr<char[]> copy_;  // or a copy of it (allocate_text)
   rapidjson::Document doc_;
 };
 

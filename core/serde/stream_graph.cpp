@@ -33,7 +33,7 @@ enum class Tok : uint8_t { Null, False, True, Int, BigUint, Double, String, Key,
 
 struct Token {
   Tok kind;
-  uint32_t len = 0;  ///< string length
+  uint32_t len = 0;  ///< string length; element count of an array (on ArrStart)
   union {
     int64_t i;      ///< Int
     uint64_t u;     ///< BigUint (above INT64_MAX)
@@ -49,6 +49,8 @@ struct Token {
 class Tape {
  public:
   void clear() { size_ = 0; }
+  size_t size() const { return size_; }
+  Token& at(size_t i) { return tokens_[i]; }
   const Token* begin() const { return tokens_.data(); }
   const Token* end() const { return tokens_.data() + size_; }
 
@@ -124,6 +126,13 @@ class TapeReader {
   }
   /// Iterates array elements: begin_array(), then while (more()) read one; end consumed by more().
   bool begin_array() { return take(Tok::ArrStart); }
+  /// begin_array() that also gives the number of elements.
+  bool begin_array(size_t& count) {
+    if (p_ >= end_ || p_->kind != Tok::ArrStart) return false;
+    count = p_->len;
+    ++p_;
+    return true;
+  }
   bool more(bool& done) {
     done = false;
     if (p_ < end_ && p_->kind == Tok::ArrEnd) {
@@ -211,7 +220,9 @@ class TapeReader {
 
   template <typename T, typename F>
   bool list(std::vector<T>& out, F&& one) {
-    if (!begin_array()) return false;
+    size_t count = 0;
+    if (!begin_array(count)) return false;
+    out.reserve(count);
     bool done = false;
     while (more(done)) {
       if (!one(out.emplace_back())) return false;
@@ -739,7 +750,10 @@ class StreamHandler {
   }
   bool StartArray() {
     if (!enter()) return false;
-    if (capturing()) return record_open(Tok::ArrStart);
+    if (capturing()) {
+      open_arrays_.push_back(tape_.size());
+      return record_open(Tok::ArrStart);
+    }
     const Role top = roles_.empty() ? Role::Other : roles_.back();
     if (top == Role::Nodes || top == Role::TensorValues) return false;  // a node or tensor meta that is not an object
     Role role = roles_.empty() ? Role::Other : take_next();
@@ -751,7 +765,11 @@ class StreamHandler {
   }
   bool EndArray(rapidjson::SizeType n) {
     --depth_;
-    if (capturing()) return record_close(Tok::ArrEnd);
+    if (capturing()) {
+      tape_.at(open_arrays_.back()).len = n;  // for the readers' reserve()
+      open_arrays_.pop_back();
+      return record_close(Tok::ArrEnd);
+    }
     const Role role = roles_.back();
     roles_.pop_back();
     return doc_.EndArray(role == Role::Nodes ? 0 : n);
@@ -819,6 +837,7 @@ class StreamHandler {
   int capture_depth_ = 0;
   std::string tv_name_;
   Tape tape_;
+  std::vector<size_t> open_arrays_;  ///< tape positions of the captured arrays still open
 };
 
 }  // namespace
@@ -826,21 +845,21 @@ class StreamHandler {
 bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out) {
   // In situ, over a copy that the document keeps (its strings and the tape's
   // point into it): the caller's text stays intact for the DOM reader. Up to
-  // the first NUL, as the DOM reader reads. 16 bytes of padding keep the SIMD
-  // scan's aligned 16-byte loads inside the allocation.
+  // the first NUL, as the DOM reader reads. 16 bytes of padding (NULs) keep
+  // the SIMD scan's aligned 16-byte loads inside the allocation.
+  char* buffer = doc.allocate_text(text.size() + 16);
 #if defined(RAPIDJSON_SSE2)
   // The SIMD string scan misreads raw 0x1A..0x1F bytes (json_cursor.h).
-  if (has_simd_scan_blind_bytes(text)) return false;
+  if (!copy_unless_simd_scan_blind_bytes(text, buffer)) return false;
+#else
+  std::memcpy(buffer, text.data(), text.size());
 #endif
-  std::string& buffer = doc.text_buffer();
-  buffer.reserve(text.size() + 16);
-  buffer.assign(text);
-  buffer.append(16, '\0');
+  std::memset(buffer + text.size(), 0, 16);
   rapidjson::Reader reader;
   StreamHandler handler(doc.dom(), ctx, out);
   bool parsed = false;
   auto generate = [&](rapidjson::Document&) {
-    rapidjson::InsituStringStream stream(buffer.data());
+    rapidjson::InsituStringStream stream(buffer);
     parsed = !reader.Parse<kStreamFlags>(stream, handler).IsError();
     return parsed;
   };

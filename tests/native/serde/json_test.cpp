@@ -123,6 +123,30 @@ TEST_CASE("json: empty input, syntax errors with byte offsets, deep nesting") {
   CHECK(JsonDocument::parse(nested(1024, '{', '}')).ok());
 }
 
+TEST_CASE("json: the check for bytes RapidJSON's SIMD string scan misses, at every position") {
+  // 0x1A..0x1F are flagged, their neighbours 0x19 and 0x20 are not, wherever
+  // they fall relative to the 16-byte SIMD blocks; the copy is exact.
+  for (size_t size : {1u, 15u, 16u, 17u, 33u, 40u}) {
+    for (size_t at = 0; at < size; ++at) {
+      for (int byte : {0x19, 0x1A, 0x1F, 0x20}) {
+        std::string text(size, 'a');
+        for (size_t i = 0; i < size; ++i) text[i] = static_cast<char>('a' + i % 26);
+        text[at] = static_cast<char>(byte);
+        CAPTURE(size);
+        CAPTURE(at);
+        CAPTURE(byte);
+        const bool blind = byte >= 0x1A && byte <= 0x1F;
+        CHECK(has_simd_scan_blind_bytes(text) == blind);
+        std::string copy(size, '\0');
+        CHECK(copy_unless_simd_scan_blind_bytes(text, copy.data()) == !blind);
+        if (!blind) CHECK(copy == text);
+      }
+    }
+  }
+  CHECK_FALSE(has_simd_scan_blind_bytes(""));
+  CHECK(copy_unless_simd_scan_blind_bytes("", nullptr));
+}
+
 TEST_CASE("py_json: json.dumps style strings, numbers and separators") {
   CHECK(python_json_string("plain") == "\"plain\"");
   CHECK(python_json_string("q\"b\\n\n\t\r\b\f") == R"("q\"b\\n\n\t\r\b\f")");
