@@ -722,6 +722,9 @@ class StreamHandler {
     } else if (top == Role::Graph && is(key, "tensor_values")) {
       next_ = Role::TensorValues;
     }
+    // A second key of the same name (the DOM reader keeps the last value,
+    // whatever its type) is the DOM reader's business.
+    if (!claim(next_)) return false;
     return doc_.Key(s, n, copy);
   }
   bool StartObject() {
@@ -736,7 +739,6 @@ class StreamHandler {
     }
     Role role = roles_.empty() ? Role::Root : take_next();
     if (role == Role::Nodes) role = Role::Other;  // not an array: the DOM reader reports it
-    if (!claim(role)) return false;
     if (role == Role::TensorValues) out_.has_tensor_values = true;
     roles_.push_back(role);
     return doc_.StartObject();
@@ -758,7 +760,6 @@ class StreamHandler {
     if (top == Role::Nodes || top == Role::TensorValues) return false;  // a node or tensor meta that is not an object
     Role role = roles_.empty() ? Role::Other : take_next();
     if (role != Role::Nodes) role = Role::Other;
-    if (!claim(role)) return false;
     if (role == Role::Nodes) out_.has_nodes = true;
     roles_.push_back(role);
     return doc_.StartArray();
@@ -787,7 +788,7 @@ class StreamHandler {
     next_ = Role::Other;
     return roles_.empty() || (roles_.back() != Role::Nodes && roles_.back() != Role::TensorValues);
   }
-  /// Each special container may appear once (a duplicate key is the DOM reader's business).
+  /// Each special key may appear once.
   bool claim(Role role) {
     if (role == Role::Other) return true;
     const auto bit = 1u << static_cast<unsigned>(role);

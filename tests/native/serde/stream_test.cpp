@@ -163,6 +163,12 @@ TEST_CASE("stream: anything unusual is left to the DOM reader, with the same res
   SUBCASE("nodes given twice") {
     CHECK_FALSE(same_both_ways(replace_first(base, "\"nodes\": [", "\"nodes\": [], \"nodes\": [")));
   }
+  SUBCASE("tensor_values given twice, the last one null (the DOM reader keeps the last)") {
+    CHECK_FALSE(same_both_ways(replace_first(base, "\"sym_int_values\": {}", "\"tensor_values\": null, \"sym_int_values\": {}")));
+  }
+  SUBCASE("graph given twice") {
+    CHECK_FALSE(same_both_ways(replace_first(base, "{\"graph_module\": {\"graph\": {", "{\"graph_module\": {\"graph\": 1, \"graph\": {")));
+  }
   SUBCASE("a malformed nn_module_stack (kept verbatim with a warning)") {
     CHECK_FALSE(same_both_ways(replace_first(base, "L__self__,,__main__.MLP;", "L__self__;")));
   }
