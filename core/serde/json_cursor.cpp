@@ -6,6 +6,10 @@
 #include <cmath>
 #include <unordered_map>
 
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <sys/mman.h>
+#endif
+
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
 #elif defined(__SSE2__)
@@ -271,6 +275,32 @@ Result<std::unique_ptr<JsonDocument>> JsonDocument::parse(std::string text) {
   rapidjson::InsituStringStream stream(doc->buffer_.data());
   PTEFORGE_TRY(parse_into(doc->doc_, stream, doc->buffer_));
   return doc;
+}
+
+char* JsonDocument::allocate_text(size_t size) {
+#if defined(__linux__) && !defined(__EMSCRIPTEN__) && defined(MADV_HUGEPAGE)
+  constexpr size_t kHugeFrom = size_t{8} << 20;
+  if (size >= kHugeFrom) {
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+      madvise(p, size, MADV_HUGEPAGE);  // advice only: ignored where huge pages are off
+      copy_ = std::unique_ptr<char[], detail::TextDeleter>(static_cast<char*>(p), detail::TextDeleter{size});
+      return copy_.get();
+    }
+  }
+#endif
+  copy_ = std::unique_ptr<char[], detail::TextDeleter>(new char[size], detail::TextDeleter{0});
+  return copy_.get();
+}
+
+void detail::TextDeleter::operator()(char* p) const {
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+  if (mapped) {
+    munmap(p, mapped);
+    return;
+  }
+#endif
+  delete[] p;
 }
 
 std::string JsonDocument::pointer_of(const rapidjson::Value* v) const {

@@ -42,6 +42,14 @@ bool copy_unless_simd_scan_blind_bytes(std::string_view text, char* out);
 /// small, natively and under WebAssembly.
 inline constexpr size_t kMaxJsonDepth = 1024;
 
+namespace detail {
+/// Frees JsonDocument::allocate_text's buffers.
+struct TextDeleter {
+  size_t mapped = 0;  ///< bytes mapped with mmap; 0: allocated with new[]
+  void operator()(char* p) const;
+};
+}  // namespace detail
+
 /// A parsed JSON document.
 class JsonDocument {
  public:
@@ -61,11 +69,10 @@ class JsonDocument {
   /// parse() fills them otherwise.
   rapidjson::Document& dom() { return doc_; }
   /// An uninitialised buffer of `size` bytes, owned by the document, for the
-  /// text such a reader parses in place (replaces any earlier one).
-  char* allocate_text(size_t size) {
-    copy_.reset(new char[size]);
-    return copy_.get();
-  }
+  /// text such a reader parses in place (replaces any earlier one). On Linux,
+  /// buffers of 8 MiB and more are mapped with transparent huge pages where
+  /// the system allows them (one page fault per 2 MiB instead of per 4 KiB).
+  char* allocate_text(size_t size);
 
   const rapidjson::Value& root() const { return doc_; }
   /// JSON pointer of `v`, a value inside this document ("" for the root).
@@ -76,7 +83,7 @@ class JsonDocument {
 
  private:
   std::string buffer_;  // the text, parsed in place (strings of doc_ point into it)
-  std::unique_ptr<char[]> copy_;  // or a copy of it (allocate_text)
+  std::unique_ptr<char[], detail::TextDeleter> copy_;  // or a copy of it (allocate_text)
   rapidjson::Document doc_;
 };
 

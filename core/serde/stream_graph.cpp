@@ -76,6 +76,19 @@ class Tape {
   size_t size_ = 0;
 };
 
+/// The members of an object met so far, one bit each.
+struct SeenKeys {
+  unsigned bits = 0;
+  /// True the first time `bit` is met; false for a repeated member.
+  bool first(unsigned bit) {
+    if (bits & bit) return false;
+    bits |= bit;
+    return true;
+  }
+  /// True when every member in `mask` (the required ones) was met.
+  bool all(unsigned mask) const { return (bits & mask) == mask; }
+};
+
 /// `key == literal`, with the comparison inlined (the length is a constant).
 template <size_t N>
 bool is(std::string_view key, const char (&literal)[N]) {
@@ -368,40 +381,35 @@ bool TapeReader::device(ir::Device& out) {
 bool TapeReader::tensor_meta(ir::TensorMeta& m) {
   // read_tensor_meta, member by member in document order.
   if (!begin_object()) return false;
-  unsigned seen = 0;
+  SeenKeys seen;
   bool done = false;
   std::string_view key;
-  auto first = [&seen](unsigned bit) {
-    if (seen & bit) return false;
-    seen |= bit;
-    return true;
-  };
   bool has_offset = false;
   while (next_key(key, done)) {
     if (is(key, "dtype")) {
-      if (!first(1) || !dtype(m.dtype)) return false;
+      if (!seen.first(1) || !dtype(m.dtype)) return false;
     } else if (is(key, "sizes")) {
-      if (!first(2)) return false;
+      if (!seen.first(2)) return false;
       if (!list(m.sizes, [this](ir::SymInt& v) { return sym_int(v) && !(v.is_concrete() && v.value() < 0); })) {
         return false;
       }
     } else if (is(key, "requires_grad")) {
-      if (!first(4)) return false;
+      if (!seen.first(4)) return false;
       if (take_null()) continue;
       if (!boolean(m.requires_grad)) return false;
     } else if (is(key, "device")) {
-      if (!first(8)) return false;
+      if (!seen.first(8)) return false;
       if (take_null()) continue;
       if (!device(m.device)) return false;
     } else if (is(key, "strides")) {
-      if (!first(16) || !list(m.strides, [this](ir::SymInt& v) { return sym_int(v); })) return false;
+      if (!seen.first(16) || !list(m.strides, [this](ir::SymInt& v) { return sym_int(v); })) return false;
     } else if (is(key, "storage_offset")) {
-      if (!first(32)) return false;
+      if (!seen.first(32)) return false;
       if (take_null()) continue;
       if (!sym_int(m.storage_offset)) return false;
       has_offset = true;
     } else if (is(key, "layout")) {
-      if (!first(64)) return false;
+      if (!seen.first(64)) return false;
       if (take_null()) continue;
       int64_t l = 0;
       if (!enum_value(ir::kMaxLayout, l)) return false;
@@ -410,7 +418,7 @@ bool TapeReader::tensor_meta(ir::TensorMeta& m) {
       return false;
     }
   }
-  if (!done || (seen & (1 | 2 | 16)) != (1 | 2 | 16)) return false;
+  if (!done || !seen.all(1 | 2 | 16)) return false;
   if (!has_offset) m.storage_offset = ir::SymInt(int64_t{0});
   if (m.layout == ir::Layout::Strided && m.strides.size() != m.sizes.size()) return false;
   if (m.is_static()) {
@@ -619,48 +627,43 @@ bool TapeReader::node(ir::Node& node) {
   // read_node_body, in document order. A node without a name (files before
   // schema 8.16) is left to the DOM reader.
   if (!begin_object()) return false;
-  unsigned seen = 0;
+  SeenKeys seen;
   bool done = false;
   std::string_view key;
-  auto first = [&seen](unsigned bit) {
-    if (seen & bit) return false;
-    seen |= bit;
-    return true;
-  };
   while (next_key(key, done)) {
     if (is(key, "target")) {
       std::string_view s;
-      if (!first(1) || !string(s)) return false;
+      if (!seen.first(1) || !string(s)) return false;
       node.set_target(ir::OpTarget(s));
     } else if (is(key, "inputs")) {
-      if (!first(2)) return false;
+      if (!seen.first(2)) return false;
       std::vector<ir::NamedArgument> ins;
       if (!list(ins, [this](ir::NamedArgument& a) { return named_argument(a); })) return false;
       node.set_inputs(std::move(ins));
     } else if (is(key, "outputs")) {
-      if (!first(4)) return false;
+      if (!seen.first(4)) return false;
       std::vector<ir::Argument> outs;
       if (!list(outs, [this](ir::Argument& a) { return argument(a); })) return false;
       node.set_outputs(std::move(outs));
     } else if (is(key, "metadata")) {
-      if (!first(8)) return false;
+      if (!seen.first(8)) return false;
       if (take_null()) continue;
       if (!metadata(node.metadata())) return false;
     } else if (is(key, "is_hop_single_tensor_return")) {
-      if (!first(16)) return false;
+      if (!seen.first(16)) return false;
       if (take_null()) continue;
       bool b = false;
       if (!boolean(b)) return false;
       node.is_hop_single_tensor_return() = b;
     } else if (is(key, "name")) {
       std::string_view s;
-      if (!first(32) || !string(s)) return false;
+      if (!seen.first(32) || !string(s)) return false;
       node.set_name(std::string(s));
     } else {
       return false;
     }
   }
-  return done && (seen & (1 | 2 | 4 | 32)) == (1 | 2 | 4 | 32);
+  return done && seen.all(1 | 2 | 4 | 32);
 }
 
 // ---- SAX handler -------------------------------------------------------------

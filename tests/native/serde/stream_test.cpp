@@ -198,6 +198,14 @@ TEST_CASE("stream: anything unusual is left to the DOM reader, with the same res
   }
 }
 
+TEST_CASE("stream: a text of more than 8 MiB (mapped with huge pages) with a 9 MB string") {
+  std::string big(9u << 20, 'x');
+  for (size_t i = 0; i < big.size(); i += 4096) big[i] = '\\', big[i + 1] = 'n';  // escapes all along
+  const std::string text = replace_first(mlp(), "in forward\\n", "in forward " + big);
+  REQUIRE(text.size() > (8u << 20));
+  CHECK(same_both_ways(text));
+}
+
 TEST_CASE("stream: a NUL byte ends the text for both readers") {
   const std::string base = mlp();
   CHECK(same_both_ways(base + std::string(1, '\0') + "trailing bytes"));
