@@ -726,11 +726,12 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
       return set_from_table(*tensors, *(tensors->value().MemberBegin() + static_cast<rapidjson::SizeType>(i)),
                             "tensor_values", read_tensor);
     }
-    // A duplicate or cross-table name: the fast path gives up and the DOM
-    // reader reports it (stream_graph.h), so no message is needed here.
+    // A name met before (twice in tensor_values, or also in another table):
+    // any error makes import_streaming fall back to the DOM reader, which
+    // reports this one with its message and pointer; this one is never shown.
     auto& [name, meta] = streamed->tensor_values[i];
     if (g.set_meta_if_absent(name, ir::ValueMeta(std::move(meta)), static_cast<uint32_t>(i))) {
-      return make_error(ErrorCode::INPUT_SCHEMA, "tensor_values: duplicate value " + single_quoted(name));
+      return make_error(ErrorCode::INPUT_SCHEMA, "tensor_values: value " + single_quoted(name) + " is already defined");
     }
     return Status::Ok();
   };

@@ -4,6 +4,7 @@
 #include <rapidjson/error/en.h>
 
 #include <cmath>
+#include <new>
 #include <unordered_map>
 
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)
@@ -25,8 +26,7 @@ namespace {
 // In situ: strings are decoded inside our copy of the text instead of being
 // copied one by one. Recursive (RapidJSON's default parser, ~15% faster than
 // its iterative one): DepthLimitedHandler bounds the recursion.
-constexpr unsigned kParseFlags =
-    rapidjson::kParseNanAndInfFlag | rapidjson::kParseFullPrecisionFlag | rapidjson::kParseInsituFlag;
+constexpr unsigned kParseFlags = kProgramJsonParseFlags;
 
 /// Forwards RapidJSON's SAX events to a Document and refuses to open an
 /// object or array more than kMaxJsonDepth levels deep. RapidJSON's recursive
@@ -289,7 +289,7 @@ char* JsonDocument::allocate_text(size_t size) {
     }
   }
 #endif
-  copy_ = std::unique_ptr<char[], detail::TextDeleter>(new char[size], detail::TextDeleter{0});
+  copy_ = std::unique_ptr<char[], detail::TextDeleter>(new (std::nothrow) char[size], detail::TextDeleter{0});
   return copy_.get();
 }
 

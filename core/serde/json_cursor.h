@@ -36,6 +36,13 @@ bool has_simd_scan_blind_bytes(std::string_view text);
 /// holds only a prefix.
 bool copy_unless_simd_scan_blind_bytes(std::string_view text, char* out);
 
+/// RapidJSON parse flags of the program JSON readers (JsonDocument::parse and
+/// the streaming reader, serde/stream_graph.h): NaN/Infinity tokens (old
+/// files), full-precision doubles, in situ. The readers must use the same
+/// flags so that they accept the same texts.
+inline constexpr unsigned kProgramJsonParseFlags =
+    rapidjson::kParseNanAndInfFlag | rapidjson::kParseFullPrecisionFlag | rapidjson::kParseInsituFlag;
+
 /// Deepest nesting of objects and arrays that JsonDocument::parse accepts.
 /// A torch.export program at the importer's own limit of 64 nested subgraphs
 /// is under 500 levels deep; the bound keeps the recursive parser's stack
@@ -69,9 +76,11 @@ class JsonDocument {
   /// parse() fills them otherwise.
   rapidjson::Document& dom() { return doc_; }
   /// An uninitialised buffer of `size` bytes, owned by the document, for the
-  /// text such a reader parses in place (replaces any earlier one). On Linux,
-  /// buffers of 8 MiB and more are mapped with transparent huge pages where
-  /// the system allows them (one page fault per 2 MiB instead of per 4 KiB).
+  /// text such a reader parses in place. Call it once, before filling dom():
+  /// the document's strings point into the buffer. On Linux, buffers of 8 MiB
+  /// and more are mapped with transparent huge pages where the system allows
+  /// them (one page fault per 2 MiB instead of per 4 KiB). nullptr when out
+  /// of memory.
   char* allocate_text(size_t size);
 
   const rapidjson::Value& root() const { return doc_; }

@@ -23,14 +23,12 @@
 namespace pteforge::serde::detail {
 namespace {
 
-// The DOM reader's flags (json_cursor.cpp).
-constexpr unsigned kStreamFlags =
-    rapidjson::kParseNanAndInfFlag | rapidjson::kParseFullPrecisionFlag | rapidjson::kParseInsituFlag;
-
 // ---- token tape ------------------------------------------------------------
 
+/// Kinds of SAX event recorded on the tape.
 enum class Tok : uint8_t { Null, False, True, Int, BigUint, Double, String, Key, ObjStart, ObjEnd, ArrStart, ArrEnd };
 
+/// One recorded SAX event (16 bytes).
 struct Token {
   Tok kind;
   uint32_t len = 0;  ///< string length; element count of an array (on ArrStart)
@@ -107,11 +105,13 @@ class TapeReader {
 
   bool at_end() const { return p_ == end_; }
 
+  /// A Node object (read_node_body's rules); false where the DOM reader
+  /// would report an error or a warning, or for a node without a name.
   bool node(ir::Node& out);
+  /// A TensorMeta object (read_tensor_meta's rules, its checks included).
   bool tensor_meta(ir::TensorMeta& out);
 
  private:
-  Tok peek() const { return p_ < end_ ? p_->kind : Tok::ObjEnd; }
   static std::string_view text(const Token& t) { return std::string_view(t.s, t.len); }
 
   bool take(Tok k) {
@@ -222,7 +222,14 @@ class TapeReader {
     ++p_;
     return true;
   }
-  bool enum_value(int64_t max, int64_t& v) { return int64(v) && v >= 0 && v <= max; }
+  /// An enum number in 0..max (read_enum), stored only when in range.
+  template <typename E>
+  bool enum_of(int64_t max, E& out) {
+    int64_t v = 0;
+    if (!int64(v) || v < 0 || v > max) return false;
+    out = static_cast<E>(v);
+    return true;
+  }
 
   /// A single-key union object: its tag; the payload follows. Call union_end() after the payload.
   bool union_tag(std::string_view& tag) {
@@ -258,6 +265,42 @@ class TapeReader {
     return true;
   }
   bool argument(ir::Argument& out);
+  /// A SymInt/SymFloat/SymBoolArgument union: {"as_name": name} or {literal_tag: value}.
+  template <typename T, typename ReadLiteral>
+  bool named_sym(T& out, std::string_view literal_tag, ReadLiteral&& literal) {
+    std::string_view tag;
+    if (!union_tag(tag)) return false;
+    if (is(tag, "as_name")) {
+      std::string_view s;
+      if (!string(s)) return false;
+      out.name = std::string(s);
+    } else if (tag != literal_tag || !literal(out.value)) {
+      return false;
+    }
+    return union_end();
+  }
+  bool sym_int_argument(ir::SymIntArgument& out) {
+    return named_sym(out, "as_int", [this](int64_t& v) { return int64(v); });
+  }
+  bool sym_bool_argument(ir::SymBoolArgument& out) {
+    return named_sym(out, "as_bool", [this](bool& v) { return boolean(v); });
+  }
+  bool sym_float_argument(ir::SymFloatArgument& out) {
+    return named_sym(out, "as_float", [this](double& v) { return float64(v); });
+  }
+  bool bools(std::vector<bool>& out) {
+    size_t count = 0;
+    if (!begin_array(count)) return false;
+    out.reserve(count);
+    bool done = false;
+    while (more(done)) {
+      bool b = false;
+      if (!boolean(b)) return false;
+      out.push_back(b);
+    }
+    return done;
+  }
+  bool complex(ir::ComplexValue& out);
   bool named_argument(ir::NamedArgument& out);
   bool metadata(ir::NodeMetadata& md);
 
@@ -293,19 +336,17 @@ bool TapeReader::optional_tensor(ir::OptionalTensorArgument& out) {
 
 bool TapeReader::sym_expr(std::shared_ptr<const ir::SymExpr>& out) {
   if (!begin_object()) return false;
-  std::optional<std::string_view> expr;
+  enum : unsigned { kExprStr = 1, kHint = 2 };
+  std::string_view expr;
   std::optional<ir::SymExprHint> hint;
-  bool seen_hint = false, done = false;
+  SeenKeys seen;
+  bool done = false;
   std::string_view key;
   while (next_key(key, done)) {
     if (is(key, "expr_str")) {
-      if (expr) return false;
-      std::string_view s;
-      if (!string(s)) return false;
-      expr = s;
+      if (!seen.first(kExprStr) || !string(expr)) return false;
     } else if (is(key, "hint")) {
-      if (seen_hint) return false;
-      seen_hint = true;
+      if (!seen.first(kHint)) return false;
       if (take_null()) continue;
       std::string_view tag;
       if (!union_tag(tag)) return false;
@@ -329,8 +370,8 @@ bool TapeReader::sym_expr(std::shared_ptr<const ir::SymExpr>& out) {
       return false;
     }
   }
-  if (!done || !expr) return false;
-  out = ctx_.sym_expr(*expr, hint);
+  if (!done || !seen.all(kExprStr)) return false;
+  out = ctx_.sym_expr(expr, hint);
   return true;
 }
 
@@ -353,17 +394,17 @@ bool TapeReader::sym_int(ir::SymInt& out) {
 
 bool TapeReader::device(ir::Device& out) {
   if (!begin_object()) return false;
-  bool seen_type = false, seen_index = false, done = false;
+  enum : unsigned { kType = 1, kIndex = 2 };
+  SeenKeys seen;
+  bool done = false;
   std::string_view key;
   while (next_key(key, done)) {
     if (is(key, "type")) {
       std::string_view s;
-      if (seen_type || !string(s)) return false;
-      seen_type = true;
+      if (!seen.first(kType) || !string(s)) return false;
       out.type.assign(s);
     } else if (is(key, "index")) {
-      if (seen_index) return false;
-      seen_index = true;
+      if (!seen.first(kIndex)) return false;
       if (take_null()) {
         out.index.reset();
         continue;
@@ -375,11 +416,20 @@ bool TapeReader::device(ir::Device& out) {
       return false;
     }
   }
-  return done && seen_type;
+  return done && seen.all(kType);
 }
 
 bool TapeReader::tensor_meta(ir::TensorMeta& m) {
   // read_tensor_meta, member by member in document order.
+  enum : unsigned {
+    kDtype = 1,
+    kSizes = 2,
+    kRequiresGrad = 4,
+    kDevice = 8,
+    kStrides = 16,
+    kStorageOffset = 32,
+    kLayout = 64
+  };
   if (!begin_object()) return false;
   SeenKeys seen;
   bool done = false;
@@ -387,38 +437,36 @@ bool TapeReader::tensor_meta(ir::TensorMeta& m) {
   bool has_offset = false;
   while (next_key(key, done)) {
     if (is(key, "dtype")) {
-      if (!seen.first(1) || !dtype(m.dtype)) return false;
+      if (!seen.first(kDtype) || !dtype(m.dtype)) return false;
     } else if (is(key, "sizes")) {
-      if (!seen.first(2)) return false;
+      if (!seen.first(kSizes)) return false;
       if (!list(m.sizes, [this](ir::SymInt& v) { return sym_int(v) && !(v.is_concrete() && v.value() < 0); })) {
         return false;
       }
     } else if (is(key, "requires_grad")) {
-      if (!seen.first(4)) return false;
+      if (!seen.first(kRequiresGrad)) return false;
       if (take_null()) continue;
       if (!boolean(m.requires_grad)) return false;
     } else if (is(key, "device")) {
-      if (!seen.first(8)) return false;
+      if (!seen.first(kDevice)) return false;
       if (take_null()) continue;
       if (!device(m.device)) return false;
     } else if (is(key, "strides")) {
-      if (!seen.first(16) || !list(m.strides, [this](ir::SymInt& v) { return sym_int(v); })) return false;
+      if (!seen.first(kStrides) || !list(m.strides, [this](ir::SymInt& v) { return sym_int(v); })) return false;
     } else if (is(key, "storage_offset")) {
-      if (!seen.first(32)) return false;
+      if (!seen.first(kStorageOffset)) return false;
       if (take_null()) continue;
       if (!sym_int(m.storage_offset)) return false;
       has_offset = true;
     } else if (is(key, "layout")) {
-      if (!seen.first(64)) return false;
+      if (!seen.first(kLayout)) return false;
       if (take_null()) continue;
-      int64_t l = 0;
-      if (!enum_value(ir::kMaxLayout, l)) return false;
-      m.layout = static_cast<ir::Layout>(l);
+      if (!enum_of(ir::kMaxLayout, m.layout)) return false;
     } else {
       return false;
     }
   }
-  if (!done || !seen.all(1 | 2 | 16)) return false;
+  if (!done || !seen.all(kDtype | kSizes | kStrides)) return false;
   if (!has_offset) m.storage_offset = ir::SymInt(int64_t{0});
   if (m.layout == ir::Layout::Strided && m.strides.size() != m.sizes.size()) return false;
   if (m.is_static()) {
@@ -442,27 +490,9 @@ bool TapeReader::argument(ir::Argument& out) {
   auto ints = [this](int64_t& v) { return int64(v); };
   auto floats = [this](double& v) { return float64(v); };
   auto tensors = [this](ir::TensorArgument& v) { return tensor_argument(v); };
-  auto named_sym = [this](auto& v, auto&& literal) {
-    std::string_view tag;
-    if (!union_tag(tag)) return false;
-    if (is(tag, "as_name")) {
-      std::string_view s;
-      if (!string(s)) return false;
-      v.name = std::string(s);
-    } else if (!literal(tag, v.value)) {
-      return false;
-    }
-    return union_end();
-  };
-  auto sym_int_arg = [&](ir::SymIntArgument& v) {
-    return named_sym(v, [this](std::string_view t, int64_t& x) { return is(t, "as_int") && int64(x); });
-  };
-  auto sym_bool_arg = [&](ir::SymBoolArgument& v) {
-    return named_sym(v, [this](std::string_view t, bool& x) { return is(t, "as_bool") && boolean(x); });
-  };
-  auto sym_float_arg = [&](ir::SymFloatArgument& v) {
-    return named_sym(v, [this](std::string_view t, double& x) { return is(t, "as_float") && float64(x); });
-  };
+  auto sym_int_arg = [this](ir::SymIntArgument& v) { return sym_int_argument(v); };
+  auto sym_bool_arg = [this](ir::SymBoolArgument& v) { return sym_bool_argument(v); };
+  auto sym_float_arg = [this](ir::SymFloatArgument& v) { return sym_float_argument(v); };
   bool ok = false;
   switch (tag) {
     case ArgTag::None: ok = skip_value(); out = Argument(); break;
@@ -489,32 +519,11 @@ bool TapeReader::argument(ir::Argument& out) {
     case ArgTag::SymInt: ok = sym_int_arg(out.variant().emplace<ir::SymIntArgument>()); break;
     case ArgTag::SymInts: ok = list(out.variant().emplace<std::vector<ir::SymIntArgument>>(), sym_int_arg); break;
     case ArgTag::ScalarType: ok = dtype(out.variant().emplace<ir::ScalarType>()); break;
-    case ArgTag::MemoryFormat: {
-      int64_t v = 0;
-      ok = enum_value(ir::kMaxMemoryFormat, v);
-      out.variant().emplace<ir::MemoryFormat>(static_cast<ir::MemoryFormat>(v));
-      break;
-    }
-    case ArgTag::Layout: {
-      int64_t v = 0;
-      ok = enum_value(ir::kMaxLayout, v);
-      out.variant().emplace<ir::Layout>(static_cast<ir::Layout>(v));
-      break;
-    }
+    case ArgTag::MemoryFormat: ok = enum_of(ir::kMaxMemoryFormat, out.variant().emplace<ir::MemoryFormat>()); break;
+    case ArgTag::Layout: ok = enum_of(ir::kMaxLayout, out.variant().emplace<ir::Layout>()); break;
     case ArgTag::Device: ok = device(out.variant().emplace<ir::Device>()); break;
     case ArgTag::Bool: ok = boolean(out.variant().emplace<bool>()); break;
-    case ArgTag::Bools: {
-      auto& v = out.variant().emplace<std::vector<bool>>();
-      bool done = false;
-      ok = begin_array();
-      while (ok && more(done)) {
-        bool b = false;
-        ok = boolean(b);
-        v.push_back(b);
-      }
-      ok = ok && done;
-      break;
-    }
+    case ArgTag::Bools: ok = bools(out.variant().emplace<std::vector<bool>>()); break;
     case ArgTag::SymBool: ok = sym_bool_arg(out.variant().emplace<ir::SymBoolArgument>()); break;
     case ArgTag::SymBools: ok = list(out.variant().emplace<std::vector<ir::SymBoolArgument>>(), sym_bool_arg); break;
     case ArgTag::OptionalTensors:
@@ -530,25 +539,7 @@ bool TapeReader::argument(ir::Argument& out) {
     case ArgTag::SymFloat: ok = sym_float_arg(out.variant().emplace<ir::SymFloatArgument>()); break;
     case ArgTag::SymFloats: ok = list(out.variant().emplace<std::vector<ir::SymFloatArgument>>(), sym_float_arg); break;
     case ArgTag::OptionalTensor: ok = optional_tensor(out.variant().emplace<ir::OptionalTensorArgument>()); break;
-    case ArgTag::Complex: {
-      auto& cv = out.variant().emplace<ir::ComplexValue>();
-      bool seen_re = false, seen_im = false, done = false;
-      std::string_view key;
-      ok = begin_object();
-      while (ok && next_key(key, done)) {
-        if (is(key, "real") && !seen_re) {
-          seen_re = true;
-          ok = float64(cv.real);
-        } else if (is(key, "imag") && !seen_im) {
-          seen_im = true;
-          ok = float64(cv.imag);
-        } else {
-          ok = false;
-        }
-      }
-      ok = ok && done && seen_re && seen_im;
-      break;
-    }
+    case ArgTag::Complex: ok = complex(out.variant().emplace<ir::ComplexValue>()); break;
     case ArgTag::NestedTensors:
       ok = list(out.variant().emplace<std::vector<std::vector<ir::TensorArgument>>>(),
                 [&](std::vector<ir::TensorArgument>& v) { return list(v, tensors); });
@@ -569,31 +560,48 @@ bool TapeReader::argument(ir::Argument& out) {
   return ok && union_end();
 }
 
-bool TapeReader::named_argument(ir::NamedArgument& out) {
+bool TapeReader::complex(ir::ComplexValue& out) {
+  enum : unsigned { kReal = 1, kImag = 2 };
   if (!begin_object()) return false;
-  bool seen_name = false, seen_arg = false, seen_kind = false, done = false;
+  SeenKeys seen;
+  bool done = false;
   std::string_view key;
   while (next_key(key, done)) {
-    if (is(key, "name")) {
-      std::string_view s;
-      if (seen_name || !string(s)) return false;
-      seen_name = true;
-      out.name.assign(s);
-    } else if (is(key, "arg")) {
-      if (seen_arg || !argument(out.arg)) return false;
-      seen_arg = true;
-    } else if (is(key, "kind")) {
-      if (seen_kind) return false;
-      seen_kind = true;
-      if (take_null()) continue;
-      int64_t k = 0;
-      if (!enum_value(2, k)) return false;
-      out.kind = static_cast<ir::ArgumentKind>(k);
+    if (is(key, "real")) {
+      if (!seen.first(kReal) || !float64(out.real)) return false;
+    } else if (is(key, "imag")) {
+      if (!seen.first(kImag) || !float64(out.imag)) return false;
     } else {
       return false;
     }
   }
-  return done && seen_name && seen_arg;
+  return done && seen.all(kReal | kImag);
+}
+
+bool TapeReader::named_argument(ir::NamedArgument& out) {
+  enum : unsigned { kName = 1, kArg = 2, kKind = 4 };
+  if (!begin_object()) return false;
+  SeenKeys seen;
+  bool done = false;
+  std::string_view key;
+  while (next_key(key, done)) {
+    if (is(key, "name")) {
+      std::string_view s;
+      if (!seen.first(kName) || !string(s)) return false;
+      out.name.assign(s);
+    } else if (is(key, "arg")) {
+      if (!seen.first(kArg) || !argument(out.arg)) return false;
+    } else if (is(key, "kind")) {
+      if (!seen.first(kKind)) return false;
+      if (take_null()) continue;
+      ir::ArgumentKind kind{};
+      if (!enum_of(2, kind)) return false;
+      out.kind = kind;
+    } else {
+      return false;
+    }
+  }
+  return done && seen.all(kName | kArg);
 }
 
 bool TapeReader::metadata(ir::NodeMetadata& md) {
@@ -626,6 +634,7 @@ bool TapeReader::metadata(ir::NodeMetadata& md) {
 bool TapeReader::node(ir::Node& node) {
   // read_node_body, in document order. A node without a name (files before
   // schema 8.16) is left to the DOM reader.
+  enum : unsigned { kTarget = 1, kInputs = 2, kOutputs = 4, kMetadata = 8, kHopFlag = 16, kName = 32 };
   if (!begin_object()) return false;
   SeenKeys seen;
   bool done = false;
@@ -633,37 +642,37 @@ bool TapeReader::node(ir::Node& node) {
   while (next_key(key, done)) {
     if (is(key, "target")) {
       std::string_view s;
-      if (!seen.first(1) || !string(s)) return false;
+      if (!seen.first(kTarget) || !string(s)) return false;
       node.set_target(ir::OpTarget(s));
     } else if (is(key, "inputs")) {
-      if (!seen.first(2)) return false;
+      if (!seen.first(kInputs)) return false;
       std::vector<ir::NamedArgument> ins;
       if (!list(ins, [this](ir::NamedArgument& a) { return named_argument(a); })) return false;
       node.set_inputs(std::move(ins));
     } else if (is(key, "outputs")) {
-      if (!seen.first(4)) return false;
+      if (!seen.first(kOutputs)) return false;
       std::vector<ir::Argument> outs;
       if (!list(outs, [this](ir::Argument& a) { return argument(a); })) return false;
       node.set_outputs(std::move(outs));
     } else if (is(key, "metadata")) {
-      if (!seen.first(8)) return false;
+      if (!seen.first(kMetadata)) return false;
       if (take_null()) continue;
       if (!metadata(node.metadata())) return false;
     } else if (is(key, "is_hop_single_tensor_return")) {
-      if (!seen.first(16)) return false;
+      if (!seen.first(kHopFlag)) return false;
       if (take_null()) continue;
       bool b = false;
       if (!boolean(b)) return false;
       node.is_hop_single_tensor_return() = b;
     } else if (is(key, "name")) {
       std::string_view s;
-      if (!seen.first(32) || !string(s)) return false;
+      if (!seen.first(kName) || !string(s)) return false;
       node.set_name(std::string(s));
     } else {
       return false;
     }
   }
-  return done && seen.all(1 | 2 | 4 | 32);
+  return done && seen.all(kTarget | kInputs | kOutputs | kName);
 }
 
 // ---- SAX handler -------------------------------------------------------------
@@ -671,6 +680,12 @@ bool TapeReader::node(ir::Node& node) {
 /// What an open container (outside a captured value) is.
 enum class Role : uint8_t { Other, Root, GraphModule, Graph, Nodes, TensorValues };
 
+/// RapidJSON SAX handler of stream_program: forwards the events to the
+/// document, except those of each element of /graph_module/graph/nodes and
+/// each member of /graph_module/graph/tensor_values. Those are recorded on
+/// the tape and read into `out` when the element closes; the document gets
+/// [] and {} in their place. Returning false stops the parse: the fast path
+/// gives up.
 class StreamHandler {
  public:
   StreamHandler(rapidjson::Document& doc, ImportContext& ctx, StreamedGraph& out) : doc_(doc), ctx_(ctx), out_(out) {
@@ -852,6 +867,7 @@ bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& d
   // the first NUL, as the DOM reader reads. 16 bytes of padding (NULs) keep
   // the SIMD scan's aligned 16-byte loads inside the allocation.
   char* buffer = doc.allocate_text(text.size() + 16);
+  if (!buffer) return false;  // out of memory: the DOM reader needs no copy
 #if defined(RAPIDJSON_SSE2)
   // The SIMD string scan misreads raw 0x1A..0x1F bytes (json_cursor.h).
   if (!copy_unless_simd_scan_blind_bytes(text, buffer)) return false;
@@ -864,11 +880,11 @@ bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& d
   bool parsed = false;
   auto generate = [&](rapidjson::Document&) {
     rapidjson::InsituStringStream stream(buffer);
-    parsed = !reader.Parse<kStreamFlags>(stream, handler).IsError();
+    parsed = !reader.Parse<kProgramJsonParseFlags>(stream, handler).IsError();
     return parsed;
   };
   doc.dom().Populate(generate);
-  return parsed && !doc.dom().HasParseError();
+  return parsed;
 }
 
 }  // namespace pteforge::serde::detail

@@ -7,9 +7,10 @@
 // (where the two appear empty) for the DOM reader. The fast path only accepts
 // what it fully understands; anything else (an unknown key, a duplicate key,
 // a value of the wrong type, a nested subgraph, a node without a name, ...)
-// makes it give up, and the caller reads the text again with the DOM reader,
-// which reports the problem with its exact message and JSON pointer. So the
-// fast path never changes a result: it only has to notice, not describe.
+// makes it give up (as does any error in the rest of the import), and the
+// caller reads the text again with the DOM reader, which reports the problem
+// with its exact message and JSON pointer. So the fast path never changes a
+// result: it only has to notice, not describe.
 #pragma once
 
 #include <deque>
