@@ -25,8 +25,8 @@ namespace {
 // parse); invalid bytes never crash anything and are written back as U+FFFD.
 // In situ: strings are decoded inside our copy of the text instead of being
 // copied one by one. Recursive (RapidJSON's default parser, ~15% faster than
-// its iterative one): DepthLimitedHandler bounds the recursion.
-constexpr unsigned kParseFlags = kProgramJsonParseFlags;
+// its iterative one): DepthLimitedHandler bounds the recursion. These are
+// kProgramJsonParseFlags (json_cursor.h), shared with the streaming reader.
 
 /// Forwards RapidJSON's SAX events to a Document and refuses to open an
 /// object or array more than kMaxJsonDepth levels deep. RapidJSON's recursive
@@ -73,7 +73,7 @@ class DepthLimitedHandler {
   bool too_deep_ = false;
 };
 
-/// Parses `stream` (in situ over `text`) into `doc` (kParseFlags, depth-limited).
+/// Parses `stream` (in situ over `text`) into `doc` (kProgramJsonParseFlags, depth-limited).
 /// Errors as JsonDocument::parse documents them.
 template <typename Stream>
 Status parse_into(rapidjson::Document& doc, Stream& stream, std::string_view text) {
@@ -81,7 +81,7 @@ Status parse_into(rapidjson::Document& doc, Stream& stream, std::string_view tex
   DepthLimitedHandler handler(doc);
   rapidjson::ParseResult result;
   auto generate = [&](rapidjson::Document&) {
-    result = reader.Parse<kParseFlags>(stream, handler);
+    result = reader.Parse<kProgramJsonParseFlags>(stream, handler);
     return !result.IsError();
   };
   doc.Populate(generate);
@@ -185,9 +185,6 @@ void walk(const rapidjson::Value& root, F&& visit) {
   }
 }
 
-}  // namespace
-
-namespace {
 /// Scans `text` for a raw byte 0x1A..0x1F, 16 bytes per step where SIMD is
 /// available; with Copy, also copies each scanned byte to `out`. Returns
 /// false at the first such byte (`out` then holds a prefix), true otherwise.
@@ -226,6 +223,13 @@ bool scan_for_blind_bytes(std::string_view text, char* out) {
   return true;
 }
 }  // namespace
+
+std::optional<double> nonfinite_from_string(std::string_view s) {
+  if (s == "NaN") return std::nan("");
+  if (s == "Infinity") return HUGE_VAL;
+  if (s == "-Infinity") return -HUGE_VAL;
+  return std::nullopt;
+}
 
 bool has_simd_scan_blind_bytes(std::string_view text) { return !scan_for_blind_bytes<false>(text, nullptr); }
 
@@ -393,10 +397,7 @@ Result<int64_t> JsonCursor::as_int() const {
 Result<double> JsonCursor::as_float() const {
   if (v_->IsNumber()) return v_->GetDouble();
   if (v_->IsString()) {
-    std::string_view s(v_->GetString(), v_->GetStringLength());
-    if (s == "NaN") return std::nan("");
-    if (s == "Infinity") return HUGE_VAL;
-    if (s == "-Infinity") return -HUGE_VAL;
+    if (auto f = nonfinite_from_string(std::string_view(v_->GetString(), v_->GetStringLength()))) return *f;
   }
   return error(ErrorCode::INPUT_SCHEMA,
                "expected a number (or \"NaN\", \"Infinity\", \"-Infinity\"), found " + describe(*v_));

@@ -26,6 +26,10 @@ std::string escape_pointer_token(std::string_view token);
 /// JSON type of a value for messages: "an object", "an array", "a string", "a number", "a boolean", "null".
 std::string_view json_type_name(const rapidjson::Value& v);
 
+/// The value of the strings "NaN", "Infinity" and "-Infinity", which program
+/// JSON writes for non-finite floats (§2.8); nullopt for any other string.
+std::optional<double> nonfinite_from_string(std::string_view s);
+
 /// True when `text` holds a raw byte 0x1A..0x1F (16 bytes per step with SSE2
 /// or WebAssembly SIMD). RapidJSON 1.1.0's SIMD string scan (RAPIDJSON_SSE2)
 /// lets such a byte through inside a string where its scalar code reports

@@ -137,9 +137,8 @@ class TapeReader {
     ++p_;
     return true;
   }
-  /// Iterates array elements: begin_array(), then while (more()) read one; end consumed by more().
-  bool begin_array() { return take(Tok::ArrStart); }
-  /// begin_array() that also gives the number of elements.
+  /// Iterates array elements: begin_array(count), then while (more()) read
+  /// one; the end is consumed by more(). `count` is the number of elements.
   bool begin_array(size_t& count) {
     if (p_ >= end_ || p_->kind != Tok::ArrStart) return false;
     count = p_->len;
@@ -187,16 +186,9 @@ class TapeReader {
       case Tok::BigUint: v = static_cast<double>(p_->u); break;
       case Tok::Double: v = p_->d; break;
       case Tok::String: {
-        std::string_view s = text(*p_);
-        if (s == "NaN") {
-          v = std::nan("");
-        } else if (s == "Infinity") {
-          v = HUGE_VAL;
-        } else if (s == "-Infinity") {
-          v = -HUGE_VAL;
-        } else {
-          return false;
-        }
+        const std::optional<double> f = nonfinite_from_string(text(*p_));
+        if (!f) return false;
+        v = *f;
         break;
       }
       default: return false;
