@@ -61,6 +61,12 @@ def main():
     case("deeply_nested_arrays", text.replace('{"as_int": 2}', '{"as_ints": [' + deep + "]}"))
     case("duplicate_table_key", text.replace('"tensor_values": {', '"tensor_values": {"x": ' +
                                              json.dumps(graph(base())["tensor_values"]["x"]) + ", ", 1))
+    # a repeated struct field: the last value is used, with a warning; when
+    # that breaks the program, the error carries the warning as a note
+    case("repeated_field", text.replace('"is_single_tensor_return": false',
+                                        '"is_single_tensor_return": true, "is_single_tensor_return": false', 1))
+    case("repeated_field_breaks_graph", text.replace('"sym_int_values": {}',
+                                                     '"tensor_values": {}, "sym_int_values": {}', 1))
     case("nonfinite_float_tokens", text.replace('{"as_int": 2}', '{"as_floats": [Infinity, -Infinity, NaN, 0.5]}'))
 
     # --- wrong JSON types and missing fields

@@ -2,6 +2,7 @@
 #include "ir/graph.h"
 
 #include "support/name_map.h"
+#include "support/chunked_vector.h"
 
 #include <algorithm>
 
@@ -70,7 +71,7 @@ struct GraphData {
   std::vector<Argument> inputs;
   std::vector<Argument> outputs;
   bool single_tensor_return = false;
-  std::deque<Value> values;
+  ChunkedVector<Value> values;  // stable addresses, one allocation per 256
   NameMap<Value*> value_index;
   NameMap<Node*> node_index;  // built on first use
   bool node_index_built = false;
@@ -429,9 +430,9 @@ Graph::Graph(const Graph& o) : Graph() {
   d_->json_pointer = src.json_pointer;
   reserve(src.value_index.size(), src.nodes.size());
   // Metadata first, keeping each value's place in its table.
-  for (const Value& v : src.values) {
+  src.values.for_each([&](const Value& v) {
     if (v.live_ && v.has_meta()) d_->set_meta(v.name, v.meta, v.table_order_);
-  }
+  });
   set_inputs(src.inputs);
   for (const Node& n : src.nodes) {
     Node& copy = append(Node(n));

@@ -22,6 +22,25 @@ void ImportContext::warn(const rapidjson::Value& at, std::string message, std::s
   pending_.push_back(PendingWarning{&at, std::string(key), std::move(message)});
 }
 
+void ImportContext::warn_repeated(const rapidjson::Value& at, std::string_view type, std::string_view key) {
+  std::string message =
+      "field \"" + std::string(key) + "\" is repeated in " + std::string(type) + ": the last value is used";
+  if (repeated_.size() < 3) repeated_.push_back(PendingWarning{&at, std::string(key), message});
+  warn(at, std::move(message), key);
+}
+
+Error ImportContext::with_repeated_notes(Error err) const {
+  if (repeated_.empty()) return err;
+  std::vector<const rapidjson::Value*> targets;
+  for (const auto& r : repeated_) targets.push_back(r.at);
+  std::vector<std::string> pointers = doc_.pointers_of(targets);
+  for (size_t i = 0; i < repeated_.size(); ++i) {
+    err.notes.push_back(repeated_[i].message + " (at " + pointers[i] + "/" + escape_pointer_token(repeated_[i].key) +
+                        ")");
+  }
+  return err;
+}
+
 std::vector<ImportWarning> ImportContext::take_warnings() {
   std::vector<const rapidjson::Value*> targets;
   targets.reserve(pending_.size());

@@ -44,6 +44,13 @@ class ImportContext {
   void warn(const rapidjson::Value& at, std::string message, std::string_view key = {});
   /// The warnings with their pointers resolved (one document search).
   std::vector<ImportWarning> take_warnings();
+  /// Records a struct field given twice in the object `at`: a warning (the
+  /// last value is used, as Python's json module does) that is also kept as
+  /// a note for any error the import then reports, since the ignored first
+  /// value often explains it (e.g. an empty tensor_values after the real one).
+  void warn_repeated(const rapidjson::Value& at, std::string_view type, std::string_view key);
+  /// `err` with one note per repeated field recorded so far (at most 3, with pointers).
+  Error with_repeated_notes(Error err) const;
 
   /// Shared copies of repeated metadata strings and parsed metadata; nullptr when malformed.
   std::shared_ptr<const std::string> stack_trace(std::string_view text);
@@ -68,6 +75,7 @@ class ImportContext {
   const JsonDocument& doc_;
   const ImportOptions& options_;
   std::vector<PendingWarning> pending_;
+  std::vector<PendingWarning> repeated_;  // for with_repeated_notes, not capped by max_warnings
   size_t suppressed_ = 0;
   NameMap<std::shared_ptr<const std::string>> stack_traces_;
   NameMap<std::shared_ptr<const ir::ModuleStack>> module_stacks_;
@@ -81,7 +89,8 @@ template <size_t N>
 using Slots = std::array<const rapidjson::Value*, N>;
 
 /// Reads the members of a JSON object representing schema struct `type`:
-/// known keys into slots (last one wins), unknown keys reported as warnings.
+/// known keys into slots (a repeated key: the last one wins, with a warning),
+/// unknown keys reported as warnings.
 /// INPUT_SCHEMA when `c` is not an object.
 template <size_t N>
 Result<Slots<N>> read_struct(ImportContext& ctx, const JsonCursor& c, std::string_view type,
@@ -108,6 +117,7 @@ Result<Slots<N>> read_struct(ImportContext& ctx, const JsonCursor& c, std::strin
       ctx.warn(c.value(), "unknown field \"" + std::string(k) + "\" in " + std::string(type) + " ignored", k);
       continue;
     }
+    if (slots[found]) ctx.warn_repeated(c.value(), type, k);
     slots[found] = &m.value;
     next = found + 1 < N ? found + 1 : 0;
   }

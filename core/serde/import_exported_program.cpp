@@ -179,8 +179,13 @@ Result<ir::ExportedProgram> read_program(ImportContext& ctx) {
 
 namespace {
 Result<ImportResult> import_document(ImportContext& ctx, const ImportOptions& options) {
-  PTEFORGE_ASSIGN_OR_RETURN(ir::ExportedProgram ep, read_program(ctx));
-  if (options.verify) PTEFORGE_TRY(ir::verify_program(ep));
+  Result<ir::ExportedProgram> read = read_program(ctx);
+  if (!read.ok()) return ctx.with_repeated_notes(std::move(read).error());
+  ir::ExportedProgram ep = std::move(read).value();
+  if (options.verify) {
+    Status st = ir::verify_program(ep);
+    if (!st.ok()) return ctx.with_repeated_notes(std::move(st).error());
+  }
   ImportResult result;
   result.program = std::move(ep);
   result.warnings = ctx.take_warnings();

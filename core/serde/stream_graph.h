@@ -13,13 +13,13 @@
 // result: it only has to notice, not describe.
 #pragma once
 
-#include <deque>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "ir/node.h"
 #include "ir/tensor_meta.h"
+#include "support/chunked_vector.h"
 
 namespace pteforge::serde {
 class JsonDocument;
@@ -35,11 +35,11 @@ struct StreamedGraph {
   bool has_nodes = false;
   /// The nodes in document order, named, with target, arguments, metadata and
   /// hop flag set; not in a graph, origins unset.
-  std::deque<ir::Node> nodes;
+  ChunkedVector<ir::Node> nodes;
   /// True when /graph_module/graph/tensor_values was an object and `tensor_values` holds its members.
   bool has_tensor_values = false;
   /// tensor_values members in document order.
-  std::deque<std::pair<std::string, ir::TensorMeta>> tensor_values;
+  ChunkedVector<std::pair<std::string, ir::TensorMeta>> tensor_values;
   /// Set by read_graph when it has used the streamed parts.
   bool consumed = false;
 };

@@ -72,6 +72,11 @@ TEST_CASE("errors: every malformed-JSON fixture gives its code and location") {
     CHECK(error_code_name(e.code) == c["code"].GetString());
     CHECK(where_json(e.where) == expected_where(c["where"]));
     CHECK_MESSAGE(e.message.find(c["message_contains"].GetString()) != std::string::npos, e.message);
+    std::vector<std::string> notes;
+    if (c.HasMember("notes")) {
+      for (const auto& n : c["notes"].GetArray()) notes.emplace_back(n.GetString());
+    }
+    CHECK(e.notes == notes);
   }
   CHECK(errors >= 25);
 }
