@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
         (streaming ? import_best : dom_best) = std::min(streaming ? import_best : dom_best, t3 - t2);
       }
     }
+    if (only_streaming) continue;
     std::printf("| %s | %zu | %zu | %.2f | %.2f | %.2f | %.2f | %.2f |\n", argv[i], bytes.size(), nodes, parse_best,
                 import_best, import_best / parse_best, dom_best, dom_best / parse_best);
   }

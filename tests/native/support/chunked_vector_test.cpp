@@ -1,0 +1,65 @@
+// ChunkedVector: stable addresses across chunks, destruction of every element.
+#include "support/chunked_vector.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using pteforge::ChunkedVector;
+
+namespace {
+int live = 0;
+struct Tracked {
+  int v;
+  explicit Tracked(int x = 0) : v(x) { ++live; }
+  ~Tracked() { --live; }
+  Tracked(const Tracked&) = delete;
+};
+}  // namespace
+
+TEST_CASE("chunked_vector: elements keep their address and value across chunk boundaries") {
+  ChunkedVector<std::string, 4> v;
+  std::vector<const std::string*> addr;
+  for (int i = 0; i < 11; ++i) addr.push_back(&v.emplace_back(std::string(20, static_cast<char>('a' + i))));
+  REQUIRE(v.size() == 11);
+  for (size_t i = 0; i < 11; ++i) {
+    CHECK(&v[i] == addr[i]);
+    CHECK(v[i] == std::string(20, static_cast<char>('a' + i)));
+  }
+  CHECK(v.back() == std::string(20, 'k'));
+  std::string seen;
+  v.for_each([&](const std::string& s) { seen += s[0]; });
+  CHECK(seen == "abcdefghijk");
+}
+
+TEST_CASE("chunked_vector: pop_back, clear, move and destruction destroy each element once") {
+  live = 0;
+  {
+    ChunkedVector<Tracked, 3> v;
+    for (int i = 0; i < 7; ++i) v.emplace_back(i);
+    CHECK(live == 7);
+    v.pop_back();
+    v.pop_back();
+    CHECK(live == 5);
+    CHECK(v.size() == 5);
+    CHECK(v.back().v == 4);
+    v.emplace_back(40);  // reuses the kept chunk
+    CHECK(v[5].v == 40);
+    ChunkedVector<Tracked, 3> w(std::move(v));
+    CHECK(v.empty());
+    CHECK(w.size() == 6);
+    CHECK(live == 6);
+    ChunkedVector<Tracked, 3> x;
+    x.emplace_back(1);
+    x = std::move(w);
+    CHECK(live == 6);
+    CHECK(x[0].v == 0);
+    x.clear();
+    CHECK(live == 0);
+    CHECK(x.empty());
+    x.emplace_back(9);
+    CHECK(live == 1);
+  }
+  CHECK(live == 0);
+}
