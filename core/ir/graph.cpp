@@ -282,11 +282,28 @@ struct GraphData {
     order_dirty = false;
   }
 
-  void attach(Node& node, Graph::NodeList::iterator it) {
+  /// A new detached node at the end of the list (GraphLoader::place).
+  Node& place() {
+    auto it = nodes.emplace(nodes.end());
+    it->self_ = it;
+    return *it;
+  }
+  /// Attaches a node from place() (GraphLoader::attach).
+  void attach_placed(Node& node) { attach(node, node.self_, /*last=*/true); }
+
+  /// `last`: every node after `node` is unattached (GraphLoader), so it is
+  /// numbered as the last one.
+  void attach(Node& node, Graph::NodeList::iterator it, bool last = false) {
     node.owner_ = this;
     node.self_ = it;
     node.id_ = next_id++;
-    assign_order(node);
+    if (last) {
+      const uint64_t lo = it == nodes.begin() ? 0 : std::prev(it)->order_;
+      node.order_ = lo + kOrderGap;
+      if (node.order_ < lo) order_dirty = true;  // wrapped around
+    } else {
+      assign_order(node);
+    }
     if (node_index_built && !node.name_.empty()) node_index.emplace(std::string_view(node.name_), &node);
     register_uses(node);
     register_defs(node);
@@ -723,6 +740,10 @@ Node& Graph::append(Node node) {
   d_->attach(*it, it);
   return *it;
 }
+
+Node& GraphLoader::place(Graph& g) { return g.d_->place(); }
+
+void GraphLoader::attach(Graph& g, Node& n) { g.d_->attach_placed(n); }
 
 Node& Graph::insert_before(Node& pos, Node node) {
   auto it = d_->nodes.emplace(pos.self_, std::move(node));

@@ -197,7 +197,23 @@ class Graph {
  private:
   friend class Node;
   friend struct GraphData;
+  friend class GraphLoader;
   std::unique_ptr<GraphData> d_;  // heap-allocated so that moving a Graph is O(1)
+};
+
+/// Bulk loading, for importers only: nodes are built in place at the end of
+/// the graph's node list while still detached (their setters do not touch the
+/// value table), then attached one by one in list order, each exactly as
+/// Graph::append would have added it (id, execution order, value table).
+/// This saves building each node elsewhere and moving it in. Until every
+/// placed node is attached the graph must not be used otherwise (only
+/// destroyed or moved).
+class GraphLoader {
+ public:
+  /// A new empty, unattached node at the end of `g`'s node list.
+  static Node& place(Graph& g);
+  /// Attaches `n`, a node from place() whose predecessors are all attached.
+  static void attach(Graph& g, Node& n);
 };
 
 }  // namespace pteforge::ir

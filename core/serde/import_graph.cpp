@@ -621,8 +621,6 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
       "tensor_values",  "sym_int_values",  "sym_bool_values",
       "is_single_tensor_return", "custom_obj_values", "sym_float_values"};
   PTEFORGE_ASSIGN_OR_RETURN(auto s, read_struct(ctx, c, "Graph", kKeys));
-  ir::Graph g;
-  g.set_json_pointer(pointer);
   // The streamed nodes and tensor_values (stream_graph.h) stand in for the
   // document's, which are left empty there; used once, for the top-level graph.
   StreamedGraph* streamed = nullptr;
@@ -632,13 +630,16 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
   }
   const bool streamed_nodes = streamed && streamed->has_nodes;
   const bool streamed_tensors = streamed && streamed->has_tensor_values;
+  // With streamed nodes, the graph they were placed in (not yet attached).
+  ir::Graph g = streamed_nodes ? std::move(streamed->graph) : ir::Graph();
+  g.set_json_pointer(pointer);
 
   size_t expected_values = 0;
   for (size_t t : {3u, 4u, 5u, 7u, 8u}) {
     if (s[t] && s[t]->IsObject()) expected_values += s[t]->MemberCount();
   }
   size_t expected_nodes = s[2] && s[2]->IsArray() ? s[2]->Size() : 0;
-  if (streamed_nodes) expected_nodes = streamed->nodes.size();
+  if (streamed_nodes) expected_nodes = streamed->num_nodes;
   if (streamed_tensors) expected_values += streamed->tensor_values.size();
   g.reserve(expected_values + expected_nodes, expected_nodes);
 
@@ -766,14 +767,14 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
   PointerChain nodes_path{nullptr, pointer.get(), "nodes"};
   std::vector<ir::Node*> unnamed;
   if (streamed_nodes) {
-    for (size_t i = 0; i < streamed->nodes.size(); ++i) {
-      ir::Node& node = streamed->nodes[i];
+    // Attached in document order, as the loop below appends them.
+    int64_t i = 0;
+    for (ir::Node& node : g) {
       PTEFORGE_TRY(take_tensor_meta(node.outputs()));
       node.origin().graph_pointer = pointer;
-      node.origin().index = static_cast<int64_t>(i);
-      g.append(std::move(node));
+      node.origin().index = i++;
+      ir::GraphLoader::attach(g, node);
     }
-    streamed->nodes.clear();
   }
   PTEFORGE_TRY(for_each_element(nodes, [&](const JsonCursor& e, size_t i) -> Status {
     static constexpr std::array<std::string_view, 6> kNodeKeys = {

@@ -827,7 +827,8 @@ class StreamHandler {
     TapeReader reader(tape_, ctx_);
     bool ok = false;
     if (capture_ == Role::Nodes) {
-      ok = reader.node(out_.nodes.emplace_back());
+      ok = reader.node(ir::GraphLoader::place(out_.graph));
+      ++out_.num_nodes;
     } else {
       ir::TensorMeta meta;
       ok = reader.tensor_meta(meta);

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <utility>
 
+#include "ir/graph.h"
 #include "ir/node.h"
 #include "ir/tensor_meta.h"
 #include "support/chunked_vector.h"
@@ -34,8 +35,10 @@ struct StreamedGraph {
   /// True when /graph_module/graph/nodes was an array and `nodes` holds its elements.
   bool has_nodes = false;
   /// The nodes in document order, named, with target, arguments, metadata and
-  /// hop flag set; not in a graph, origins unset.
-  ChunkedVector<ir::Node> nodes;
+  /// hop flag set, origins unset, placed in `graph` but not attached
+  /// (ir::GraphLoader): read_graph takes over `graph` and attaches them.
+  ir::Graph graph;
+  size_t num_nodes = 0;
   /// True when /graph_module/graph/tensor_values was an object and `tensor_values` holds its members.
   bool has_tensor_values = false;
   /// tensor_values members in document order.
