@@ -140,17 +140,65 @@ bool any_grad(const std::vector<const Meta*>& ins) {
   return false;
 }
 
-SymPoly conv_out(const SymPoly& n, int64_t k, int64_t s, int64_t p, int64_t d) {
-  if (n.is_constant()) return SymPoly((n.value() + 2 * p - d * (k - 1) - 1) / s + 1);
-  // (n + 2p - d(k-1) - 1) / s + 1 with s == 1 stays a polynomial.
-  return n + SymPoly(2 * p - d * (k - 1) - 1) + SymPoly(1);
+/// A spatial output length computed in 128 bits (sizes are int64 and the
+/// stride/padding/dilation arguments are bounded by 2^30 before this, so the
+/// arithmetic itself cannot overflow) as an int64; a shape error when it is
+/// below 1 (PyTorch: "output size is too small") or past int64.
+Result<int64_t> spatial_size(const ops::OpSchema& op, __int128 v, int64_t n) {
+  constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+  if (v >= 1 && v <= kMax) return static_cast<int64_t>(v);
+  const std::string shown = v > kMax ? "past int64" : v < -kMax ? "below -2^63" : std::to_string(static_cast<int64_t>(v));
+  return shape_error(op, "calculated output size " + shown + " for input size " + std::to_string(n) +
+                             " is out of range (it must be at least 1)");
 }
 
-int64_t pool_out(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
-  int64_t num = n + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t out = num / s + 1;
-  if (ceil_mode && (out - 1) * s >= n + p) --out;
-  return out;
+/// The padded input n + 2p must hold one window of extent d(k-1) + 1
+/// (PyTorch: "kernel size can't be greater than actual input size").
+Status window_fits(const ops::OpSchema& op, __int128 n, int64_t k, int64_t p, int64_t d) {
+  const __int128 extent = static_cast<__int128>(d) * (static_cast<__int128>(k) - 1) + 1;
+  if (n + 2 * static_cast<__int128>(p) >= extent) return Status::Ok();
+  return shape_error(op, "the window (kernel size " + std::to_string(k) + ", dilation " + std::to_string(d) +
+                             ") is larger than the padded input size " + std::to_string(static_cast<int64_t>(n)) +
+                             " + 2*" + std::to_string(p));
+}
+
+/// Convolution output length (n + 2p - d(k-1) - 1) / s + 1 (s >= 1).
+Result<SymPoly> conv_out(const ops::OpSchema& op, const SymPoly& n, int64_t k, int64_t s, int64_t p, int64_t d) {
+  const __int128 reach = static_cast<__int128>(d) * (static_cast<__int128>(k) - 1) + 1;
+  if (n.is_constant()) {
+    PTEFORGE_TRY(window_fits(op, n.value(), k, p, d));
+    const __int128 num = static_cast<__int128>(n.value()) + 2 * static_cast<__int128>(p) - reach;
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t out, spatial_size(op, num / s + 1, n.value()));
+    return SymPoly(out);
+  }
+  // (n + 2p - d(k-1) - 1) / s + 1 with s == 1 stays a polynomial.
+  const __int128 shift = 2 * static_cast<__int128>(p) - reach + 1;
+  if (shift < std::numeric_limits<int64_t>::min() || shift > std::numeric_limits<int64_t>::max()) {
+    return shape_error(op, "kernel extent past int64");
+  }
+  return n + SymPoly(static_cast<int64_t>(shift));
+}
+
+/// Pooling output length, as PyTorch's pooling_output_shape: floor or ceil
+/// mode, and in ceil mode a last window that would start in the right padding
+/// is dropped.
+Result<int64_t> pool_out(const ops::OpSchema& op, int64_t n, int64_t k, int64_t s, int64_t p, int64_t d,
+                         bool ceil_mode) {
+  PTEFORGE_TRY(window_fits(op, n, k, p, d));
+  const __int128 num = static_cast<__int128>(n) + 2 * static_cast<__int128>(p) -
+                       static_cast<__int128>(d) * (static_cast<__int128>(k) - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  __int128 out = num / s + 1;
+  if (ceil_mode && (out - 1) * s >= static_cast<__int128>(n) + p) --out;
+  return spatial_size(op, out, n);
+}
+
+/// Transposed-convolution output length (n - 1)s - 2p + d(k-1) + output_padding + 1.
+Result<int64_t> conv_transpose_out(const ops::OpSchema& op, int64_t n, int64_t k, int64_t s, int64_t p, int64_t d,
+                                   int64_t out_pad) {
+  if (out_pad < 0 || out_pad > (1 << 30)) return shape_error(op, "output_padding must be non-negative");
+  const __int128 v = (static_cast<__int128>(n) - 1) * s - 2 * static_cast<__int128>(p) +
+                     static_cast<__int128>(d) * (static_cast<__int128>(k) - 1) + out_pad + 1;
+  return spatial_size(op, v, n);
 }
 
 std::vector<int64_t> expand_param(const std::vector<int64_t>& v, size_t n) {
@@ -396,7 +444,7 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     SymPoly len = *ce - *cb;
     if (len.is_constant()) {
       int64_t l = std::max<int64_t>(0, len.value());
-      len = SymPoly((l + step - 1) / step);
+      len = SymPoly(l == 0 ? 0 : (l - 1) / step + 1);  // ceil(l / step) without l + step overflowing
     } else if (step != 1) {
       return shape_error(op, "symbolic slice with step != 1");
     }
@@ -801,10 +849,13 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       if (transposed) {
         int64_t op_i = out_pad.size() > i ? out_pad[i] : 0;
         if (!n.is_constant()) return shape_error(op, "symbolic transposed-convolution input size");
-        sizes.emplace_back((n.value() - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) + op_i + 1);
+        PTEFORGE_ASSIGN_OR_RETURN(int64_t len,
+                                  conv_transpose_out(op, n.value(), k, stride[i], padding[i], dilation[i], op_i));
+        sizes.emplace_back(len);
       } else {
         if (!n.is_constant() && stride[i] != 1) return shape_error(op, "symbolic spatial size with stride > 1");
-        sizes.push_back(conv_out(n, k, stride[i], padding[i], dilation[i]));
+        PTEFORGE_ASSIGN_OR_RETURN(SymPoly len, conv_out(op, n, k, stride[i], padding[i], dilation[i]));
+        sizes.push_back(std::move(len));
       }
     }
     std::vector<const Meta*> ins{&x, &w};
@@ -845,7 +896,8 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     for (size_t i = 0; i < 2; ++i) {
       const SymPoly& n = x.sizes[x.rank() - 2 + i];
       if (!n.is_constant()) return shape_error(op, "symbolic spatial size");
-      sizes.emplace_back(pool_out(n.value(), k[i], s[i], p[i], d[i], ceil_mode));
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t len, pool_out(op, n.value(), k[i], s[i], p[i], d[i], ceil_mode));
+      sizes.emplace_back(len);
     }
     auto strides = pointwise_strides({&x}, x.sizes, st);
     Meta shaped = x;

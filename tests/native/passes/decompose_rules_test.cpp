@@ -322,6 +322,50 @@ TEST_CASE("decompose conv2d.padding 'same' and conv_transpose2d") {
   }
 }
 
+TEST_CASE("decompose: convolution and pooling shapes out of range are errors, never int64 overflow") {
+  auto refused = [](ExportedProgram ep) {
+    Status st = pteforge::testing::decompose(ep);
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.error().code == ErrorCode::INVALID_GRAPH);
+    CHECK(st.error().where.pass == std::optional<std::string>("decompose"));
+    return st.error().message;
+  };
+  SUBCASE("a kernel larger than the padded input") {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "w", F, {2, 3, 5, 5});
+    auto x = b.input("x", F, {1, 3, 4, 4});
+    b.output(b.call("aten.conv2d.default", {arg_tensor(x), arg_tensor(w)}, {F, {1, 2, 1, 1}}));
+    CHECK(refused(b.build()) == "node \"conv2d\" (aten.conv2d.default): aten::convolution: the window (kernel size 5, dilation 1) is larger than the "
+                                "padded input size 4 + 2*0");
+  }
+  SUBCASE("a transposed convolution whose output size passes int64") {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "w", F, {3, 2, 2, 2});
+    auto x = b.input("x", F, {1, 3, int64_t{1} << 62, 4});
+    b.output(b.call("aten.conv_transpose2d.input", {arg_tensor(x), arg_tensor(w), arg_none(), arg_ints({4, 4})},
+                    {F, {1, 2, 8, 8}}));
+    CHECK(refused(b.build()) == "node \"conv_transpose2d\" (aten.conv_transpose2d.input): aten::convolution: calculated output size past int64 for input size "
+                                "4611686018427387904 is out of range (it must be at least 1)");
+  }
+  SUBCASE("a negative output_padding") {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "w", F, {3, 2, 2, 2});
+    auto x = b.input("x", F, {1, 3, 4, 4});
+    b.output(b.call("aten.conv_transpose2d.input",
+                    {arg_tensor(x), arg_tensor(w), arg_none(), arg_ints({2, 2}), arg_ints({0, 0}),
+                     arg_ints({-9223372036854775807 - 1, 0})},
+                    {F, {1, 2, 8, 8}}));
+    CHECK(refused(b.build()) == "node \"conv_transpose2d\" (aten.conv_transpose2d.input): aten::convolution: output_padding must be non-negative");
+  }
+  SUBCASE("a pooling window larger than the input") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {1, 3, 2, 2});
+    b.output(b.call("aten.max_pool2d.default", {arg_tensor(x), arg_ints({3, 3})}, {F, {1, 3, 1, 1}}));
+    CHECK(refused(b.build()) == "node \"max_pool2d\" (aten.max_pool2d.default): aten::max_pool2d_with_indices: the window (kernel size 3, dilation 1) is larger "
+                                "than the padded input size 2 + 2*0");
+  }
+}
+
 // ---- normalization -----------------------------------------------------------------------------
 
 TEST_CASE("decompose batch_norm (eval) -> _native_batch_norm_legit_no_training + getitem 0") {
