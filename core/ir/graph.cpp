@@ -5,6 +5,7 @@
 #include "support/chunked_vector.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace pteforge::ir {
 namespace {
@@ -289,7 +290,12 @@ struct GraphData {
     return *it;
   }
   /// Attaches a node from place() (GraphLoader::attach).
-  void attach_placed(Node& node) { attach(node, node.self_, /*last=*/true); }
+  void attach_placed(Node& node) {
+    // Preconditions (GraphLoader): placed by place(), not attached yet, every node before it attached.
+    assert(node.owner_ == nullptr);
+    assert(node.self_ == nodes.begin() || std::prev(node.self_)->owner_ == this);
+    attach(node, node.self_, /*last=*/true);
+  }
 
   /// `last`: every node after `node` is unattached (GraphLoader), so it is
   /// numbered as the last one.

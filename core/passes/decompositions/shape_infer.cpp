@@ -146,14 +146,19 @@ bool any_grad(const std::vector<const Meta*>& ins) {
 /// below 1 (PyTorch: "output size is too small") or past int64.
 Result<int64_t> spatial_size(const ops::OpSchema& op, __int128 v, int64_t n) {
   constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+  constexpr __int128 kMin = std::numeric_limits<int64_t>::min();
   if (v >= 1 && v <= kMax) return static_cast<int64_t>(v);
-  const std::string shown = v > kMax ? "past int64" : v < -kMax ? "below -2^63" : std::to_string(static_cast<int64_t>(v));
+  if (v > kMax) {
+    return shape_error(op, "calculated output size for input size " + std::to_string(n) + " is past int64");
+  }
+  const std::string shown = v < kMin ? "below -2^63" : std::to_string(static_cast<int64_t>(v));
   return shape_error(op, "calculated output size " + shown + " for input size " + std::to_string(n) +
-                             " is out of range (it must be at least 1)");
+                             " is too small (it must be at least 1)");
 }
 
 /// The padded input n + 2p must hold one window of extent d(k-1) + 1
-/// (PyTorch: "kernel size can't be greater than actual input size").
+/// (PyTorch's convolution check: "kernel size can't be greater than actual
+/// input size").
 Status window_fits(const ops::OpSchema& op, __int128 n, int64_t k, int64_t p, int64_t d) {
   const __int128 extent = static_cast<__int128>(d) * (static_cast<__int128>(k) - 1) + 1;
   if (n + 2 * static_cast<__int128>(p) >= extent) return Status::Ok();
@@ -184,10 +189,10 @@ Result<SymPoly> conv_out(const ops::OpSchema& op, const SymPoly& n, int64_t k, i
 /// is dropped.
 Result<int64_t> pool_out(const ops::OpSchema& op, int64_t n, int64_t k, int64_t s, int64_t p, int64_t d,
                          bool ceil_mode) {
-  PTEFORGE_TRY(window_fits(op, n, k, p, d));
   const __int128 num = static_cast<__int128>(n) + 2 * static_cast<__int128>(p) -
                        static_cast<__int128>(d) * (static_cast<__int128>(k) - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  __int128 out = num / s + 1;
+  const __int128 floor_div = num >= 0 ? num / s : -((-num + s - 1) / s);  // rounds down, as PyTorch's div_rtn
+  __int128 out = floor_div + 1;
   if (ceil_mode && (out - 1) * s >= static_cast<__int128>(n) + p) --out;
   return spatial_size(op, out, n);
 }
@@ -195,7 +200,12 @@ Result<int64_t> pool_out(const ops::OpSchema& op, int64_t n, int64_t k, int64_t 
 /// Transposed-convolution output length (n - 1)s - 2p + d(k-1) + output_padding + 1.
 Result<int64_t> conv_transpose_out(const ops::OpSchema& op, int64_t n, int64_t k, int64_t s, int64_t p, int64_t d,
                                    int64_t out_pad) {
-  if (out_pad < 0 || out_pad > (1 << 30)) return shape_error(op, "output_padding must be non-negative");
+  if (out_pad < 0) return shape_error(op, "output_padding must be non-negative");
+  // PyTorch: "output padding must be smaller than either stride or dilation".
+  if (out_pad >= std::max(s, d)) {
+    return shape_error(op, "output_padding " + std::to_string(out_pad) + " must be smaller than the stride (" +
+                               std::to_string(s) + ") or the dilation (" + std::to_string(d) + ")");
+  }
   const __int128 v = (static_cast<__int128>(n) - 1) * s - 2 * static_cast<__int128>(p) +
                      static_cast<__int128>(d) * (static_cast<__int128>(k) - 1) + out_pad + 1;
   return spatial_size(op, v, n);

@@ -344,8 +344,8 @@ TEST_CASE("decompose: convolution and pooling shapes out of range are errors, ne
     auto x = b.input("x", F, {1, 3, int64_t{1} << 62, 4});
     b.output(b.call("aten.conv_transpose2d.input", {arg_tensor(x), arg_tensor(w), arg_none(), arg_ints({4, 4})},
                     {F, {1, 2, 8, 8}}));
-    CHECK(refused(b.build()) == "node \"conv_transpose2d\" (aten.conv_transpose2d.input): aten::convolution: calculated output size past int64 for input size "
-                                "4611686018427387904 is out of range (it must be at least 1)");
+    CHECK(refused(b.build()) == "node \"conv_transpose2d\" (aten.conv_transpose2d.input): aten::convolution: calculated output size for input size "
+                                "4611686018427387904 is past int64");
   }
   SUBCASE("a negative output_padding") {
     ProgramBuilder b;
@@ -361,9 +361,38 @@ TEST_CASE("decompose: convolution and pooling shapes out of range are errors, ne
     ProgramBuilder b;
     auto x = b.input("x", F, {1, 3, 2, 2});
     b.output(b.call("aten.max_pool2d.default", {arg_tensor(x), arg_ints({3, 3})}, {F, {1, 3, 1, 1}}));
-    CHECK(refused(b.build()) == "node \"max_pool2d\" (aten.max_pool2d.default): aten::max_pool2d_with_indices: the window (kernel size 3, dilation 1) is larger "
-                                "than the padded input size 2 + 2*0");
+    CHECK(refused(b.build()) == "node \"max_pool2d\" (aten.max_pool2d.default): aten::max_pool2d_with_indices: "
+                                "calculated output size 0 for input size 2 is too small (it must be at least 1)");
   }
+  SUBCASE("an output_padding not smaller than the stride or the dilation") {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "w", F, {3, 2, 2, 2});
+    auto x = b.input("x", F, {1, 3, 4, 4});
+    b.output(b.call("aten.conv_transpose2d.input",
+                    {arg_tensor(x), arg_tensor(w), arg_none(), arg_ints({2, 2}), arg_ints({0, 0}), arg_ints({2, 0})},
+                    {F, {1, 2, 10, 8}}));
+    CHECK(refused(b.build()) == "node \"conv_transpose2d\" (aten.conv_transpose2d.input): aten::convolution: "
+                                "output_padding 2 must be smaller than the stride (2) or the dilation (1)");
+  }
+}
+
+TEST_CASE("decompose: ceil-mode pooling keeps a last window that overhangs the input (PyTorch's output size)") {
+  // PyTorch: max_pool2d(zeros(1, 1, 2, 2), 3, stride=2, ceil_mode=True) has shape [1, 1, 1, 1];
+  // a 1-high map with kernel 2, stride 2 gives height 1.
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 1, 2, 1});
+  b.output(b.call("aten.max_pool2d.default",
+                  {arg_tensor(x), arg_ints({3, 2}), arg_ints({2, 2}), arg_ints({0, 0}), arg_ints({1, 1}),
+                   arg_bool(true)},
+                  {F, {1, 1, 1, 1}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  REQUIRE_MESSAGE(st.ok(), st.error().to_string());
+  const ir::Node* pool = ep.graph().find_node("max_pool2d_with_indices");
+  REQUIRE(pool != nullptr);
+  const ir::TensorMeta* m = ep.graph().tensor_meta(*pool->output_names().begin());
+  REQUIRE(m != nullptr);
+  CHECK(m->concrete_sizes() == std::optional<std::vector<int64_t>>({1, 1, 1, 1}));
 }
 
 // ---- normalization -----------------------------------------------------------------------------

@@ -33,10 +33,24 @@ TEST_CASE("chunked_vector: elements keep their address and value across chunk bo
   CHECK(seen == "abcdefghijk");
 }
 
+TEST_CASE("chunked_vector: chunks double (8, 8, 16, ...), so many elements take few allocations") {
+  ChunkedVector<int64_t> v;
+  std::vector<const int64_t*> addr;
+  for (int64_t i = 0; i < 5000; ++i) addr.push_back(&v.emplace_back(i * 3));
+  for (size_t i = 0; i < addr.size(); ++i) {
+    REQUIRE(&v[i] == addr[i]);
+    REQUIRE(v[i] == static_cast<int64_t>(i) * 3);
+  }
+  // Within a chunk elements are contiguous: 8..15 is chunk 1, 16..31 chunk 2, 4096..8191 chunk 10.
+  CHECK(&v[15] == &v[8] + 7);
+  CHECK(&v[31] == &v[16] + 15);
+  CHECK(&v[4999] == &v[4096] + 903);
+}
+
 TEST_CASE("chunked_vector: pop_back, clear, move and destruction destroy each element once") {
   live = 0;
   {
-    ChunkedVector<Tracked, 3> v;
+    ChunkedVector<Tracked, 2> v;
     for (int i = 0; i < 7; ++i) v.emplace_back(i);
     CHECK(live == 7);
     v.pop_back();
@@ -46,11 +60,11 @@ TEST_CASE("chunked_vector: pop_back, clear, move and destruction destroy each el
     CHECK(v.back().v == 4);
     v.emplace_back(40);  // reuses the kept chunk
     CHECK(v[5].v == 40);
-    ChunkedVector<Tracked, 3> w(std::move(v));
+    ChunkedVector<Tracked, 2> w(std::move(v));
     CHECK(v.empty());
     CHECK(w.size() == 6);
     CHECK(live == 6);
-    ChunkedVector<Tracked, 3> x;
+    ChunkedVector<Tracked, 2> x;
     x.emplace_back(1);
     x = std::move(w);
     CHECK(live == 6);
