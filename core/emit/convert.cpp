@@ -67,14 +67,12 @@ bool has_state_inputs(const ir::ExportedProgram& ep) {
 Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method& out,
                    passes::PassReport& report) {
   PTEFORGE_ASSIGN_OR_RETURN(std::string json, serde::read_entry(archive, model.program_entry, kMaxProgramJson));
-  auto imported = serde::import_exported_program(json);
+  auto imported = serde::import_exported_program(std::move(json));  // the text is freed inside
   if (!imported.ok()) {
     Error e = std::move(imported).error();
     if (!e.where.entry) e.where.entry = model.program_entry;
     return e;
   }
-  json.clear();
-  json.shrink_to_fit();
   for (serde::ImportWarning& w : imported->warnings) {
     Location where = w.where;
     where.method = model.method;
@@ -341,7 +339,7 @@ Result<std::string> inspect(serde::Archive& archive, const serde::Pt2Layout& lay
   for (const serde::Pt2Model& model : layout.models) {
     auto text = serde::read_entry(archive, model.program_entry, kMaxProgramJson);
     if (!text.ok()) return in_method(std::move(text).error(), model.method);
-    auto imported = serde::import_exported_program(*text);
+    auto imported = serde::import_exported_program(std::move(*text));
     if (!imported.ok()) {
       Error e = std::move(imported).error();
       if (!e.where.entry) e.where.entry = model.program_entry;

@@ -207,7 +207,7 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::P
   };
   auto text = serde::read_entry(archive, model->program_entry, kMaxProgramJsonBytes);
   if (!text.ok()) return located(std::move(text).error());
-  auto imported = serde::import_exported_program(*text);
+  auto imported = serde::import_exported_program(std::move(*text));
   if (!imported.ok()) {
     Error e = std::move(imported).error();
     if (!e.where.entry) e.where.entry = model->program_entry;

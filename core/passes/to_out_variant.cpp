@@ -94,7 +94,7 @@ class ToOutVariant final : public Pass {
     for (ir::Node* node : graph.node_snapshot()) {
       const ir::OpTarget& target = node->target();
       if (target.kind() != ir::TargetKind::Operator) continue;
-      const ops::OpSchema* schema = table.find(target.str());
+      const ops::OpSchema* schema = target_schema(target);  // memoized per interned target
       if (is_symbolic_op(target)) {
         if (ctx.options().portable_only && (!schema || !table.is_supported(*schema))) {
           not_portable.add(std::string(target.short_name()), *node);
