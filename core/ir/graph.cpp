@@ -72,7 +72,7 @@ struct GraphData {
   std::vector<Argument> inputs;
   std::vector<Argument> outputs;
   bool single_tensor_return = false;
-  ChunkedVector<Value> values;  // stable addresses, one allocation per 256
+  ChunkedVector<Value> values;  // stable addresses, chunks doubling from 8 values
   NameMap<Value*> value_index;
   NameMap<Node*> node_index;  // built on first use
   bool node_index_built = false;
@@ -257,11 +257,13 @@ struct GraphData {
     }
   }
 
-  void assign_order(Node& node) {
+  /// `last`: number `node` as the last node even when unattached nodes
+  /// (GraphLoader) follow it.
+  void assign_order(Node& node, bool last = false) {
     auto it = node.self_;
     uint64_t lo = it == nodes.begin() ? 0 : std::prev(it)->order_;
     auto nx = std::next(it);
-    if (nx == nodes.end()) {
+    if (last || nx == nodes.end()) {
       node.order_ = lo + kOrderGap;
       if (node.order_ < lo) order_dirty = true;  // wrapped around
       return;
@@ -303,13 +305,7 @@ struct GraphData {
     node.owner_ = this;
     node.self_ = it;
     node.id_ = next_id++;
-    if (last) {
-      const uint64_t lo = it == nodes.begin() ? 0 : std::prev(it)->order_;
-      node.order_ = lo + kOrderGap;
-      if (node.order_ < lo) order_dirty = true;  // wrapped around
-    } else {
-      assign_order(node);
-    }
+    assign_order(node, last);
     if (node_index_built && !node.name_.empty()) node_index.emplace(std::string_view(node.name_), &node);
     register_uses(node);
     register_defs(node);

@@ -31,32 +31,34 @@ void ImportContext::warn_repeated(const rapidjson::Value& at, std::string_view t
 
 Error ImportContext::with_repeated_notes(Error err) const {
   if (repeated_.empty()) return err;
-  std::vector<const rapidjson::Value*> targets;
-  for (const auto& r : repeated_) targets.push_back(r.at);
-  std::vector<std::string> pointers = doc_.pointers_of(targets);
+  std::vector<std::string> pointers = pointers_of(repeated_);
   for (size_t i = 0; i < repeated_.size(); ++i) {
-    err.notes.push_back(repeated_[i].message + " (at " + pointers[i] + "/" + escape_pointer_token(repeated_[i].key) +
-                        ")");
+    err.notes.push_back(repeated_[i].message + " (at " + pointers[i] + ")");
   }
   return err;
 }
 
-std::vector<ImportWarning> ImportContext::take_warnings() {
+std::vector<std::string> ImportContext::pointers_of(const std::vector<PendingWarning>& warnings) const {
   std::vector<const rapidjson::Value*> targets;
-  targets.reserve(pending_.size());
-  for (const auto& p : pending_) targets.push_back(p.at);
+  targets.reserve(warnings.size());
+  for (const auto& w : warnings) targets.push_back(w.at);
   std::vector<std::string> pointers = doc_.pointers_of(targets);
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    if (warnings[i].key.empty()) continue;
+    pointers[i] += '/';
+    pointers[i] += escape_pointer_token(warnings[i].key);
+  }
+  return pointers;
+}
+
+std::vector<ImportWarning> ImportContext::take_warnings() {
+  std::vector<std::string> pointers = pointers_of(pending_);
   std::vector<ImportWarning> out;
   out.reserve(pending_.size() + 1);
   for (size_t i = 0; i < pending_.size(); ++i) {
     ImportWarning w;
     w.message = std::move(pending_[i].message);
-    std::string p = std::move(pointers[i]);
-    if (!pending_[i].key.empty()) {
-      p += '/';
-      p += escape_pointer_token(pending_[i].key);
-    }
-    w.where.pointer = std::move(p);
+    w.where.pointer = std::move(pointers[i]);
     out.push_back(std::move(w));
   }
   if (suppressed_ > 0) {

@@ -72,6 +72,9 @@ class ImportContext {
     std::string key;
     std::string message;
   };
+  /// Each warning's pointer: its value's pointer, plus "/key" when it has a key (one document search).
+  std::vector<std::string> pointers_of(const std::vector<PendingWarning>& warnings) const;
+
   const JsonDocument& doc_;
   const ImportOptions& options_;
   std::vector<PendingWarning> pending_;

@@ -639,7 +639,7 @@ Result<ir::Graph> read_graph(ImportContext& ctx, const JsonCursor& c, std::share
     if (s[t] && s[t]->IsObject()) expected_values += s[t]->MemberCount();
   }
   size_t expected_nodes = s[2] && s[2]->IsArray() ? s[2]->Size() : 0;
-  if (streamed_nodes) expected_nodes = streamed->num_nodes;
+  if (streamed_nodes) expected_nodes = g.num_nodes();
   if (streamed_tensors) expected_values += streamed->tensor_values.size();
   g.reserve(expected_values + expected_nodes, expected_nodes);
 

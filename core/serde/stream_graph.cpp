@@ -828,7 +828,6 @@ class StreamHandler {
     bool ok = false;
     if (capture_ == Role::Nodes) {
       ok = reader.node(ir::GraphLoader::place(out_.graph));
-      ++out_.num_nodes;
     } else {
       ir::TensorMeta meta;
       ok = reader.tensor_meta(meta);

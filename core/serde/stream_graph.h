@@ -38,7 +38,6 @@ struct StreamedGraph {
   /// hop flag set, origins unset, placed in `graph` but not attached
   /// (ir::GraphLoader): read_graph takes over `graph` and attaches them.
   ir::Graph graph;
-  size_t num_nodes = 0;
   /// True when /graph_module/graph/tensor_values was an object and `tensor_values` holds its members.
   bool has_tensor_values = false;
   /// tensor_values members in document order.
