@@ -3,7 +3,8 @@
 
   python3 scripts/test_fixtures.py [-v]
 
-* the committed tests/fixtures/programs/ are exactly what scripts/gen_fixtures.py produces;
+* the committed tests/fixtures/programs/ are exactly what scripts/gen_fixtures.py produces,
+  and tests/fixtures/shape_errors/ what scripts/make_shape_error_fixtures.py produces;
 * every fixture and every corpus case passes scripts/check_fixtures.py (incl. float64 runs);
 * the checker catches each of a list of deliberate faults (so its passing means something);
 * scripts/gen_synthetic.py writes a valid program with the announced node count.
@@ -101,6 +102,18 @@ class FixtureTests(unittest.TestCase):
                                 "--out", tmp], capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             got, want = tree_bytes(tmp), tree_bytes(PROGRAMS)
+            self.assertEqual(sorted(got), sorted(want))
+            for k in sorted(want):
+                self.assertEqual(got[k], want[k], k)
+
+    def test_committed_shape_error_fixtures_are_reproducible(self):
+        committed = os.path.join(os.path.dirname(HERE), "tests", "fixtures", "shape_errors")
+        with tempfile.TemporaryDirectory() as tmp:
+            r = subprocess.run([sys.executable, os.path.join(HERE, "make_shape_error_fixtures.py"),
+                                "--out", tmp], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            got = tree_bytes(tmp)
+            want = {k: v for k, v in tree_bytes(committed).items() if k != "cases.json"}
             self.assertEqual(sorted(got), sorted(want))
             for k in sorted(want):
                 self.assertEqual(got[k], want[k], k)

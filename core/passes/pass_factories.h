@@ -38,6 +38,7 @@ std::unique_ptr<Pass> make_contiguous_constants_pass();
 std::unique_ptr<Pass> make_generate_debug_handles_pass();
 std::unique_ptr<Pass> make_legalize_pass();
 std::unique_ptr<Pass> make_decompose_pass();
+std::unique_ptr<Pass> make_verify_shapes_pass();
 // module swap (swap)
 std::unique_ptr<Pass> make_swap_modules_pass();
 std::unique_ptr<Pass> make_outline_modules_pass();

@@ -1,6 +1,9 @@
 // ArgView and Env (see args.h).
 #include "passes/decompositions/args.h"
 
+#include <algorithm>
+#include <unordered_map>
+
 namespace pteforge::passes::decomp {
 
 Result<Meta> Env::meta(const std::string& name) {
@@ -61,38 +64,46 @@ ir::Argument default_argument(const ops::Argument& arg) {
   return ir::arg_none();
 }
 
+namespace {
+
+/// The Argument of a schema default, built once per schema argument (the
+/// operator table is immutable, so its addresses are stable keys).
+const ir::Argument& cached_default(const ops::Argument& arg) {
+  thread_local std::unordered_map<const ops::Argument*, ir::Argument> cache;
+  auto it = cache.find(&arg);
+  if (it == cache.end()) it = cache.emplace(&arg, default_argument(arg)).first;
+  return it->second;
+}
+
+}  // namespace
+
 ArgView::ArgView(const ops::OpSchema* schema, const std::vector<ir::NamedArgument>& inputs, Env& env)
     : schema_(schema), env_(env) {
+  values_.reserve(schema ? std::max(schema->arguments.size(), inputs.size()) : inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    std::string name = inputs[i].name;
+    std::string_view name = inputs[i].name;
     if (name.empty() && schema && i < schema->arguments.size()) name = schema->arguments[i].name;
-    values_.emplace_back(name, inputs[i].arg);
-    passed_.push_back(name);
+    values_.emplace_back(name, &inputs[i].arg);
   }
+  num_passed_ = values_.size();
   if (schema) {
     for (const auto& a : schema->arguments) {
-      bool have = false;
-      for (const auto& p : passed_) {
-        if (p == a.name) {
-          have = true;
-          break;
-        }
-      }
-      if (!have && a.default_value) values_.emplace_back(a.name, default_argument(a));
+      if (!a.default_value || passed(a.name)) continue;
+      values_.emplace_back(a.name, &cached_default(a));
     }
   }
 }
 
 const ir::Argument* ArgView::find(std::string_view name) const {
   for (const auto& [n, a] : values_) {
-    if (n == name) return &a;
+    if (n == name) return a;
   }
   return nullptr;
 }
 
 bool ArgView::passed(std::string_view name) const {
-  for (const auto& p : passed_) {
-    if (p == name) return true;
+  for (size_t i = 0; i < num_passed_; ++i) {
+    if (values_[i].first == name) return true;
   }
   return false;
 }
@@ -104,12 +115,12 @@ bool ArgView::is_none(std::string_view name) const {
   return false;
 }
 
-Error ArgView::bad(std::string_view name, std::string_view expected) const {
+Error ArgView::bad(std::string_view name, std::string_view expected, ErrorCode code) const {
   std::string op = schema_ ? schema_->full_name() : std::string("the operator");
   const ir::Argument* a = find(name);
   std::string found = a ? std::string(a->tag_name()) : std::string("nothing");
-  return make_error(ErrorCode::INVALID_GRAPH, "argument \"" + std::string(name) + "\" of " + op + ": expected " +
-                                                  std::string(expected) + ", found " + found);
+  return make_error(code, "argument \"" + std::string(name) + "\" of " + op + ": expected " + std::string(expected) +
+                              ", found " + found);
 }
 
 Result<std::string> ArgView::tensor(std::string_view name) const {
@@ -197,7 +208,7 @@ Result<int64_t> ArgView::int_(std::string_view name) const {
       if (!s->is_name()) return s->value;
       PTEFORGE_ASSIGN_OR_RETURN(SymPoly p, env_.sym_value(*s->name));
       if (p.is_constant()) return p.value();
-      return bad(name, "a concrete int (the decomposition needs its value)");
+      return bad(name, "a concrete int (the decomposition needs its value)", ErrorCode::UNSUPPORTED_FEATURE);
     }
     if (const auto* b = a->get_if<ir::ArgTag::Bool>()) return static_cast<int64_t>(*b);
   }
@@ -219,7 +230,7 @@ Result<std::vector<int64_t>> ArgView::ints(std::string_view name) const {
       PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> ps, syms(name));
       std::vector<int64_t> out;
       for (const auto& p : ps) {
-        if (!p.is_constant()) return bad(name, "concrete ints");
+        if (!p.is_constant()) return bad(name, "concrete ints", ErrorCode::UNSUPPORTED_FEATURE);
         out.push_back(p.value());
       }
       return out;
@@ -356,6 +367,9 @@ Result<Number> ArgView::number(std::string_view name) const {
     if (const auto* v = a->get_if<ir::ArgTag::Bool>()) return Number::of_bool(*v);
     if (const auto* v = a->get_if<ir::ArgTag::SymInt>(); v && !v->is_name()) return Number::of_int(v->value);
     if (const auto* v = a->get_if<ir::ArgTag::SymFloat>(); v && !v->is_name()) return Number::of_float(v->value);
+    if (a->is<ir::ArgTag::SymInt>() || a->is<ir::ArgTag::SymFloat>() || a->is<ir::ArgTag::SymBool>()) {
+      return bad(name, "a literal number", ErrorCode::UNSUPPORTED_FEATURE);
+    }
   }
   return bad(name, "a number");
 }

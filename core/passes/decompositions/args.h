@@ -67,7 +67,8 @@ ir::Argument default_argument(const ops::Argument& arg);
 class ArgView {
  public:
   /// `schema` may be null (operator unknown to the table): then only passed
-  /// arguments are visible.
+  /// arguments are visible. The view refers to `inputs`, which must outlive it
+  /// unchanged.
   ArgView(const ops::OpSchema* schema, const std::vector<ir::NamedArgument>& inputs, Env& env);
 
   const ops::OpSchema* schema() const { return schema_; }
@@ -104,14 +105,19 @@ class ArgView {
   Result<std::string> str(std::string_view name) const;
   Result<std::optional<ir::ScalarType>> dtype(std::string_view name) const;
   Result<std::optional<ir::MemoryFormat>> memory_format(std::string_view name) const;
-  /// A Scalar argument given as a literal. INVALID_GRAPH for a symbolic value.
+  /// A Scalar argument given as a literal. UNSUPPORTED_FEATURE for a symbolic value.
   Result<Number> number(std::string_view name) const;
 
  private:
-  Error bad(std::string_view name, std::string_view expected) const;
+  /// "argument X of op: expected E, found T": INVALID_GRAPH for a wrong
+  /// argument, UNSUPPORTED_FEATURE for a symbolic one whose value is needed.
+  Error bad(std::string_view name, std::string_view expected, ErrorCode code = ErrorCode::INVALID_GRAPH) const;
   const ops::OpSchema* schema_;
-  std::vector<std::pair<std::string, ir::Argument>> values_;  // passed, then defaults
-  std::vector<std::string> passed_;
+  // Passed arguments (pointing into the call's inputs), then the defaults of
+  // the others (pointing into a per-thread cache); names point into the
+  // inputs or the operator table.
+  std::vector<std::pair<std::string_view, const ir::Argument*>> values_;
+  size_t num_passed_ = 0;
   Env& env_;
 };
 

@@ -173,11 +173,10 @@ std::string SymbolTable::format(const SymPoly& p, bool srepr) const {
   if (p.is_constant()) return srepr ? "Integer(" + std::to_string(p.value()) + ")" : std::to_string(p.value());
   std::vector<std::string> terms;
   std::string constant;
+  if (p.constant() != 0) {
+    constant = srepr ? "Integer(" + std::to_string(p.constant()) + ")" : std::to_string(p.constant());
+  }
   for (const auto& [mono, coef] : p.terms()) {
-    if (mono.empty()) {
-      constant = srepr ? "Integer(" + std::to_string(coef) + ")" : std::to_string(coef);
-      continue;
-    }
     // Group repeated atoms into powers.
     std::vector<std::pair<std::string, int>> factors;
     for (const auto& a : mono) {

@@ -273,11 +273,8 @@ std::string Rewriter::sym_value(const SymPoly& p) {
   // (constant term last), reusing any SymInt value that already holds a partial result.
   std::vector<std::pair<ir::Argument, SymPoly>> terms;
   std::optional<std::pair<ir::Argument, SymPoly>> constant;
+  if (p.constant() != 0) constant = std::make_pair(ir::arg_int(p.constant()), SymPoly(p.constant()));
   for (const auto& [mono, coef] : p.terms()) {
-    if (mono.empty()) {
-      constant = std::make_pair(ir::arg_int(coef), SymPoly(coef));
-      continue;
-    }
     std::string term;
     SymPoly term_poly(1);
     for (const auto& a : mono) {

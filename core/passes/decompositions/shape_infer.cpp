@@ -15,6 +15,36 @@ Error shape_error(const ops::OpSchema& op, const std::string& what) {
   return make_error(ErrorCode::INVALID_GRAPH, op.full_name() + ": " + what);
 }
 
+/// A call this file cannot give a shape for (symbolic or data-dependent
+/// sizes), as opposed to a call whose arguments are wrong (shape_error).
+Error limitation(const ops::OpSchema& op, const std::string& what) {
+  return make_error(ErrorCode::UNSUPPORTED_FEATURE, op.full_name() + ": " + what);
+}
+
+/// "[1, 5, 8, 8]" (symbolic sizes in display form, or as polynomial keys
+/// when no symbol table is at hand).
+std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable* st = nullptr) {
+  std::string out = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i) out += ", ";
+    out += st ? st->display(sizes[i]) : sizes[i].key();
+  }
+  return out + "]";
+}
+std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable& st) { return shape_text(sizes, &st); }
+
+/// The largest stride, padding, dilation or kernel size the spatial rules
+/// accept, so that their 128-bit arithmetic cannot overflow.
+constexpr int64_t kMaxWindowParam = int64_t{1} << 30;
+
+/// Checks one convolution/pooling parameter: `lo <= v <= 2^30`.
+Status check_param(const ops::OpSchema& op, const char* what, int64_t v, int64_t lo) {
+  if (v >= lo && v <= kMaxWindowParam) return Status::Ok();
+  std::string range = lo == 0 ? "non-negative" : "positive";
+  return shape_error(op, std::string(what) + " " + std::to_string(v) + " is out of range (it must be " + range +
+                             " and at most 2^30)");
+}
+
 bool is_int_type(ir::ScalarType t) {
   switch (t) {
     case ir::ScalarType::Byte:
@@ -270,7 +300,9 @@ Result<std::vector<SymPoly>> broadcast_shapes(const std::vector<std::vector<SymP
       if (is_one(out[i])) {
         out[i] = d;
       } else if (out[i] != d) {
-        return make_error(ErrorCode::INVALID_GRAPH, "shapes do not broadcast");
+        std::string msg = "shapes";
+        for (size_t k = 0; k < shapes.size(); ++k) msg += (k ? ", " : " ") + shape_text(shapes[k]);
+        return make_error(ErrorCode::INVALID_GRAPH, msg + " do not broadcast");
       }
     }
   }
@@ -348,7 +380,11 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       if (!q) return shape_error(op, "cannot infer the -1 size");
       size[infer_at] = *q;
     }
-    if (product(size) != s.numel()) return shape_error(op, "view changes the number of elements");
+    if (product(size) != s.numel()) {
+      return shape_error(op, "a view of " + shape_text(s.sizes, st) + " (" + st.display(s.numel()) + " elements) as " +
+                                 shape_text(size, st) + " (" + st.display(product(size)) +
+                                 " elements) changes the number of elements");
+    }
     auto strides = view_strides(s.sizes, s.strides, size, st);
     if (!strides) {
       if (name == "view") return shape_error(op, "view of a layout that needs a copy");
@@ -450,13 +486,13 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       return v;
     };
     auto cb = clamp(b), ce = clamp(e);
-    if (!cb || !ce) return shape_error(op, "unsupported symbolic slice bounds");
+    if (!cb || !ce) return limitation(op, "unsupported symbolic slice bounds");
     SymPoly len = *ce - *cb;
     if (len.is_constant()) {
       int64_t l = std::max<int64_t>(0, len.value());
       len = SymPoly(l == 0 ? 0 : (l - 1) / step + 1);  // ceil(l / step) without l + step overflowing
     } else if (step != 1) {
-      return shape_error(op, "symbolic slice with step != 1");
+      return limitation(op, "symbolic slice with step != 1");
     }
     Meta m = s;
     m.sizes[d] = len;
@@ -558,14 +594,16 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       if (!idx[i]) continue;
       PTEFORGE_ASSIGN_OR_RETURN(Meta im, a.env_meta(*idx[i]));
       if (im.dtype == ir::ScalarType::Bool || im.dtype == ir::ScalarType::Byte) {
-        return shape_error(op, "boolean mask indexing has a data-dependent shape");
+        return limitation(op, "boolean mask indexing has a data-dependent shape");
       }
       shapes.push_back(im.sizes);
       if (first < 0) first = static_cast<int>(i);
       last = static_cast<int>(i);
     }
     if (idx.size() > s.rank()) return shape_error(op, "too many indices");
-    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> bshape, broadcast_shapes(shapes));
+    auto bshape_or = broadcast_shapes(shapes);
+    if (!bshape_or.ok()) return shape_error(op, bshape_or.error().message);
+    std::vector<SymPoly> bshape = std::move(bshape_or).value();
     bool adjacent = true;
     for (int i = first; i >= 0 && i <= last; ++i) adjacent = adjacent && idx[i].has_value();
     std::vector<SymPoly> sizes;
@@ -660,7 +698,9 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       ptrs.push_back(&m);
       shapes.push_back(m.sizes);
     }
-    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> shape, broadcast_shapes(shapes));
+    auto shape_or = broadcast_shapes(shapes);
+    if (!shape_or.ok()) return shape_error(op, shape_or.error().message);
+    std::vector<SymPoly> shape = std::move(shape_or).value();
     ir::ScalarType t;
     if (name == "where") {
       std::vector<const Meta*> vals(ptrs.begin() + 1, ptrs.end());
@@ -740,7 +780,7 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     if (name == "sum" && !dt && (is_int_type(t) || t == ir::ScalarType::Bool)) t = ir::ScalarType::Long;
     return one(result(t, sizes, contiguous_strides(sizes), s.requires_grad));
   }
-  if ((name == "any" || name == "amax" || name == "amin") && (ov == "dim" || ov == "default" || ov.empty())) {
+  if ((name == "any" && ov == "dim") || ((name == "amax" || name == "amin") && (ov == "default" || ov.empty()))) {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     std::vector<int64_t> dims;
     if (name == "any") {
@@ -772,8 +812,8 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     PTEFORGE_ASSIGN_OR_RETURN(Meta m1, a.meta(name == "mm" ? "self" : "mat1"));
     PTEFORGE_ASSIGN_OR_RETURN(Meta m2, a.meta("mat2"));
     if (m1.rank() != 2 || m2.rank() != 2 || m1.sizes[1] != m2.sizes[0]) {
-      return shape_error(op, "mat1 and mat2 shapes cannot be multiplied (" + st.display(m1.sizes.back()) + " vs " +
-                                 st.display(m2.sizes.front()) + ")");
+      return shape_error(op, "mat1 and mat2 shapes cannot be multiplied (" + shape_text(m1.sizes, st) + " and " +
+                                 shape_text(m2.sizes, st) + ")");
     }
     std::vector<SymPoly> sizes{m1.sizes[0], m2.sizes[1]};
     std::vector<const Meta*> ins{&m1, &m2};
@@ -797,7 +837,9 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     if (x.rank() == 0 || y.rank() == 0) return shape_error(op, "0-d operand");
     std::vector<SymPoly> bx(x.sizes.begin(), x.sizes.end() - std::min<size_t>(2, x.rank()));
     std::vector<SymPoly> by(y.sizes.begin(), y.sizes.end() - std::min<size_t>(2, y.rank()));
-    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> sizes, broadcast_shapes({bx, by}));
+    auto sizes_or = broadcast_shapes({bx, by});
+    if (!sizes_or.ok()) return shape_error(op, sizes_or.error().message);
+    std::vector<SymPoly> sizes = std::move(sizes_or).value();
     if (x.rank() > 1) sizes.push_back(x.sizes[x.rank() - 2]);
     if (y.rank() > 1) sizes.push_back(y.sizes.back());
     return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad || y.requires_grad));
@@ -830,7 +872,11 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     PTEFORGE_ASSIGN_OR_RETURN(bool transposed, a.bool_("transposed"));
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, a.ints("output_padding"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t groups, a.int_("groups"));
-    if (x.rank() < 3 || w.rank() != x.rank()) return shape_error(op, "input and weight ranks do not match");
+    if (x.rank() < 3 || w.rank() != x.rank()) {
+      return shape_error(op, "expected a " + std::to_string(w.rank()) + "-d input for the " +
+                                 std::to_string(w.rank()) + "-d weight of size " + shape_text(w.sizes, st) +
+                                 ", but got input of size " + shape_text(x.sizes, st));
+    }
     size_t nsp = x.rank() - 2;
     stride = expand_param(stride, nsp);
     padding = expand_param(padding, nsp);
@@ -840,12 +886,34 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       return shape_error(op, "stride/padding/dilation do not match the spatial rank");
     }
     for (size_t i = 0; i < nsp; ++i) {
-      if (stride[i] <= 0 || dilation[i] <= 0 || padding[i] < 0 || stride[i] > (1 << 30) || dilation[i] > (1 << 30) ||
-          padding[i] > (1 << 30)) {
-        return shape_error(op, "stride and dilation must be positive and padding non-negative");
+      PTEFORGE_TRY(check_param(op, "stride", stride[i], 1));
+      PTEFORGE_TRY(check_param(op, "padding", padding[i], 0));
+      PTEFORGE_TRY(check_param(op, "dilation", dilation[i], 1));
+    }
+    if (groups <= 0) return shape_error(op, "groups " + std::to_string(groups) + " must be positive");
+    // PyTorch's check_shape_forward: channel counts of input, weight and bias (checked when concrete).
+    const SymPoly& w_out = w.sizes[0];
+    if (w_out.is_constant() && (w_out.value() < groups || w_out.value() % groups != 0)) {
+      return shape_error(op, "given groups=" + std::to_string(groups) + ", the weight of size " +
+                                 shape_text(w.sizes, st) + " must have a multiple of " + std::to_string(groups) +
+                                 " at dimension 0");
+    }
+    const SymPoly& x_ch = x.sizes[1];
+    const SymPoly w_ch = transposed ? w.sizes[0] : w.sizes[1] * SymPoly(groups);
+    if (x_ch.is_constant() && w_ch.is_constant() && x_ch.value() != w_ch.value()) {
+      return shape_error(op, "given groups=" + std::to_string(groups) + ", weight of size " + shape_text(w.sizes, st) +
+                                 ", expected input of size " + shape_text(x.sizes, st) + " to have " +
+                                 st.display(w_ch) + " channels, but it has " + st.display(x_ch));
+    }
+    if (b) {
+      const SymPoly out_ch = transposed ? w.sizes[1] * SymPoly(groups) : w.sizes[0];
+      if (b->rank() != 1 || (b->sizes[0].is_constant() && out_ch.is_constant() &&
+                             b->sizes[0].value() != out_ch.value())) {
+        return shape_error(op, "given weight of size " + shape_text(w.sizes, st) + ", expected a 1-d bias of " +
+                                   st.display(out_ch) + " elements, but got bias of size " +
+                                   shape_text(b->sizes, st));
       }
     }
-    if (groups <= 0) return shape_error(op, "groups must be positive");
     std::vector<SymPoly> sizes{x.sizes[0]};
     if (transposed) {
       sizes.push_back(w.sizes[1] * SymPoly(groups));
@@ -854,16 +922,16 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     }
     for (size_t i = 0; i < nsp; ++i) {
       const SymPoly& n = x.sizes[2 + i];
-      if (!w.sizes[2 + i].is_constant()) return shape_error(op, "symbolic kernel size");
+      if (!w.sizes[2 + i].is_constant()) return limitation(op, "symbolic kernel size");
       int64_t k = w.sizes[2 + i].value();
       if (transposed) {
         int64_t op_i = out_pad.size() > i ? out_pad[i] : 0;
-        if (!n.is_constant()) return shape_error(op, "symbolic transposed-convolution input size");
+        if (!n.is_constant()) return limitation(op, "symbolic transposed-convolution input size");
         PTEFORGE_ASSIGN_OR_RETURN(int64_t len,
                                   conv_transpose_out(op, n.value(), k, stride[i], padding[i], dilation[i], op_i));
         sizes.emplace_back(len);
       } else {
-        if (!n.is_constant() && stride[i] != 1) return shape_error(op, "symbolic spatial size with stride > 1");
+        if (!n.is_constant() && stride[i] != 1) return limitation(op, "symbolic spatial size with stride > 1");
         PTEFORGE_ASSIGN_OR_RETURN(SymPoly len, conv_out(op, n, k, stride[i], padding[i], dilation[i]));
         sizes.push_back(std::move(len));
       }
@@ -897,15 +965,22 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       return shape_error(op, "expects a 3-d or 4-d input and 2-element parameters");
     }
     for (size_t i = 0; i < 2; ++i) {
-      if (k[i] <= 0 || s[i] <= 0 || d[i] <= 0 || p[i] < 0 || k[i] > (1 << 30) || s[i] > (1 << 30) ||
-          d[i] > (1 << 30) || p[i] > (1 << 30)) {
-        return shape_error(op, "kernel size, stride and dilation must be positive and padding non-negative");
+      PTEFORGE_TRY(check_param(op, "kernel size", k[i], 1));
+      PTEFORGE_TRY(check_param(op, "stride", s[i], 1));
+      PTEFORGE_TRY(check_param(op, "padding", p[i], 0));
+      PTEFORGE_TRY(check_param(op, "dilation", d[i], 1));
+      // PyTorch's pool2d_shape_check: the padding is at most half the (effective) kernel.
+      const int64_t limit = name == "avg_pool2d" ? k[i] / 2 : ((k[i] - 1) * d[i] + 1) / 2;
+      if (p[i] > limit) {
+        return shape_error(op, "padding " + std::to_string(p[i]) + " is more than half the " +
+                                   (name == "avg_pool2d" ? std::string("kernel size ") + std::to_string(k[i])
+                                                         : "effective kernel size " + std::to_string((k[i] - 1) * d[i] + 1)));
       }
     }
     std::vector<SymPoly> sizes(x.sizes.begin(), x.sizes.end() - 2);
     for (size_t i = 0; i < 2; ++i) {
       const SymPoly& n = x.sizes[x.rank() - 2 + i];
-      if (!n.is_constant()) return shape_error(op, "symbolic spatial size");
+      if (!n.is_constant()) return limitation(op, "symbolic spatial size");
       PTEFORGE_ASSIGN_OR_RETURN(int64_t len, pool_out(op, n.value(), k[i], s[i], p[i], d[i], ceil_mode));
       sizes.emplace_back(len);
     }

@@ -6,9 +6,7 @@
 
 namespace pteforge::passes::decomp {
 
-SymPoly::SymPoly(int64_t v) {
-  if (v != 0) terms_[{}] = v;
-}
+SymPoly::SymPoly(int64_t v) : constant_(v) {}
 
 SymPoly SymPoly::atom(const std::string& name) {
   SymPoly p;
@@ -16,21 +14,19 @@ SymPoly SymPoly::atom(const std::string& name) {
   return p;
 }
 
-bool SymPoly::is_constant() const {
-  return terms_.empty() || (terms_.size() == 1 && terms_.begin()->first.empty());
-}
+bool SymPoly::is_constant() const { return terms_.empty(); }
 
-int64_t SymPoly::value() const { return terms_.empty() ? 0 : terms_.begin()->second; }
+int64_t SymPoly::value() const { return constant_; }
 
 std::optional<std::string> SymPoly::as_atom() const {
-  if (terms_.size() != 1) return std::nullopt;
+  if (terms_.size() != 1 || constant_ != 0) return std::nullopt;
   const auto& [m, c] = *terms_.begin();
   if (m.size() != 1 || c != 1) return std::nullopt;
   return m[0];
 }
 
 std::optional<std::pair<int64_t, std::string>> SymPoly::as_scaled_atom() const {
-  if (terms_.size() != 1) return std::nullopt;
+  if (terms_.size() != 1 || constant_ != 0) return std::nullopt;
   const auto& [m, c] = *terms_.begin();
   if (m.size() != 1) return std::nullopt;
   return std::make_pair(c, m[0]);
@@ -52,6 +48,10 @@ int64_t sat_mul(int64_t a, int64_t b) {
 }  // namespace
 
 void SymPoly::add_term(const Monomial& m, int64_t c) {
+  if (m.empty()) {
+    constant_ = sat_add(constant_, c);
+    return;
+  }
   if (c == 0) return;
   auto it = terms_.find(m);
   if (it == terms_.end()) {
@@ -64,18 +64,26 @@ void SymPoly::add_term(const Monomial& m, int64_t c) {
 
 SymPoly SymPoly::operator+(const SymPoly& o) const {
   SymPoly r = *this;
+  r.constant_ = sat_add(r.constant_, o.constant_);
   for (const auto& [m, c] : o.terms_) r.add_term(m, c);
   return r;
 }
 
 SymPoly SymPoly::operator-(const SymPoly& o) const {
   SymPoly r = *this;
+  r.constant_ = sat_add(r.constant_, o.constant_ == INT64_MIN ? INT64_MAX : -o.constant_);
   for (const auto& [m, c] : o.terms_) r.add_term(m, c == INT64_MIN ? INT64_MAX : -c);
   return r;
 }
 
 SymPoly SymPoly::operator*(const SymPoly& o) const {
-  SymPoly r;
+  SymPoly r(sat_mul(constant_, o.constant_));
+  if (constant_ != 0) {
+    for (const auto& [m2, c2] : o.terms_) r.add_term(m2, sat_mul(constant_, c2));
+  }
+  if (o.constant_ != 0) {
+    for (const auto& [m1, c1] : terms_) r.add_term(m1, sat_mul(c1, o.constant_));
+  }
   for (const auto& [m1, c1] : terms_) {
     for (const auto& [m2, c2] : o.terms_) {
       Monomial m = m1;
@@ -89,7 +97,8 @@ SymPoly SymPoly::operator*(const SymPoly& o) const {
 
 std::optional<SymPoly> SymPoly::div_exact(int64_t d) const {
   if (d == 0) return std::nullopt;
-  SymPoly r;
+  if ((d == -1 && constant_ == INT64_MIN) || constant_ % d != 0) return std::nullopt;
+  SymPoly r(constant_ / d);
   for (const auto& [m, c] : terms_) {
     if ((d == -1 && c == INT64_MIN) || c % d != 0) return std::nullopt;
     r.add_term(m, c / d);
@@ -99,11 +108,12 @@ std::optional<SymPoly> SymPoly::div_exact(int64_t d) const {
 
 std::optional<SymPoly> SymPoly::div_exact(const SymPoly& d) const {
   if (d.is_constant()) return div_exact(d.value());
-  if (d.terms_.empty()) return std::nullopt;
-  if (d.terms_.size() != 1) {
+  if (d.terms_.size() != 1 || d.constant_ != 0) {
     if (*this == d) return SymPoly(1);
     return std::nullopt;
   }
+  // A constant term is not divisible by a monomial with atoms.
+  if (constant_ != 0) return std::nullopt;
   const auto& [dm, dc] = *d.terms_.begin();
   SymPoly r;
   for (const auto& [m, c] : terms_) {
@@ -121,7 +131,7 @@ std::optional<SymPoly> SymPoly::div_exact(const SymPoly& d) const {
 
 std::optional<int64_t> SymPoly::evaluate(
     const std::function<std::optional<int64_t>(const std::string&)>& lookup) const {
-  int64_t total = 0;
+  int64_t total = constant_;
   for (const auto& [m, c] : terms_) {
     int64_t t = c;
     for (const auto& a : m) {
@@ -135,8 +145,8 @@ std::optional<int64_t> SymPoly::evaluate(
 }
 
 std::string SymPoly::key() const {
-  if (terms_.empty()) return "0";
-  std::string out;
+  if (terms_.empty()) return std::to_string(constant_);
+  std::string out = constant_ != 0 ? std::to_string(constant_) : std::string();
   for (const auto& [m, c] : terms_) {
     if (!out.empty()) out += "+";
     out += std::to_string(c);

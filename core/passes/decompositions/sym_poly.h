@@ -36,14 +36,16 @@ class SymPoly {
   /// coef * atom when the polynomial is one monomial of one atom (coef may be 1).
   std::optional<std::pair<int64_t, std::string>> as_scaled_atom() const;
 
-  /// Terms: monomial → coefficient (no zero coefficients; constant term under {}).
+  /// The non-constant terms: monomial → coefficient (no zero coefficients, no empty monomial).
   const std::map<Monomial, int64_t>& terms() const { return terms_; }
+  /// The constant term (0 when there is none).
+  int64_t constant() const { return constant_; }
 
   SymPoly operator+(const SymPoly& o) const;
   SymPoly operator-(const SymPoly& o) const;
   SymPoly operator*(const SymPoly& o) const;
-  bool operator==(const SymPoly& o) const { return terms_ == o.terms_; }
-  bool operator!=(const SymPoly& o) const { return terms_ != o.terms_; }
+  bool operator==(const SymPoly& o) const { return constant_ == o.constant_ && terms_ == o.terms_; }
+  bool operator!=(const SymPoly& o) const { return !(*this == o); }
 
   /// Exact division by a positive constant; nullopt when a coefficient is not divisible.
   std::optional<SymPoly> div_exact(int64_t d) const;
@@ -58,6 +60,9 @@ class SymPoly {
   std::string key() const;
 
  private:
+  // The constant term is kept apart from the map, so that a concrete size (by
+  // far the most common) is copied and compared without touching the heap.
+  int64_t constant_ = 0;
   std::map<Monomial, int64_t> terms_;
   void add_term(const Monomial& m, int64_t c);
 };

@@ -39,12 +39,13 @@ passes::PassReport run_dce(ExportedProgram& ep) {
 
 TEST_CASE("pass_registry: default pipeline follows design.md order") {
   auto names = passes::default_pipeline();
-  REQUIRE(names.size() == 27);
+  REQUIRE(names.size() == 28);
   CHECK(names.front() == "remove_tensor_metadata_asserts");
   CHECK(names[1] == "decompose");
-  CHECK(names[2] == "swap_modules");
-  CHECK(names[16] == "generate_debug_handles");
-  CHECK(names[17] == "weights_to_outputs");
+  CHECK(names[2] == "verify_shapes");
+  CHECK(names[3] == "swap_modules");
+  CHECK(names[17] == "generate_debug_handles");
+  CHECK(names[18] == "weights_to_outputs");
   CHECK(names.back() == "memory_planning");
   for (const auto& n : names) CHECK(passes::find_pass(n) != nullptr);
 }

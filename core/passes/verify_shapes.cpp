@@ -1,0 +1,299 @@
+// verify_shapes: re-infers the output dtype and sizes of every ATen call
+// from its inputs and arguments, refuses calls whose arguments are out of
+// range (a convolution stride of 0, 5 input channels for a 3-channel weight,
+// a pooling window larger than its input, ...) and refuses nodes whose
+// declared tensor metadata disagrees with what the operator computes.
+//
+// Why: ExecuTorch's to_edge re-traces the program (run_decompositions runs
+// every operator's meta function on fake tensors), so such a program never
+// reaches a .pte there; its kernels would reject the call at run time. The
+// program file itself is not checked by torch.export.load either. pteforge
+// keeps the declared metadata, so this pass is where a hand-edited or
+// corrupted program is stopped, with the node that is wrong.
+//
+// Rules: decomp::infer_meta (PyTorch's meta functions for the ops it knows).
+// An op it has no rule for, or whose shape it cannot compute (symbolic sizes
+// it cannot reason about, data-dependent sizes), is skipped and counted.
+// Symbolic sizes compare by polynomial; when two differ structurally they
+// are compared through the symbols' example values (hints), and accepted
+// when a hint is unknown. Strides are not compared. A node identical to one
+// already checked (same operator, arguments and tensor metadata) is not
+// checked again.
+// Preconditions: a verified IR (every tensor value has metadata). Changes
+// nothing.
+//
+// Example (error):
+//   %conv = aten.convolution.default(%x, %w, %b, [0, 0], ...)
+//   -> INVALID_GRAPH at node "conv": aten.convolution.default: stride 0 is out
+//      of range (it must be positive and at most 2^30)
+#include <cstring>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/graph.h"
+#include "passes/decompositions/args.h"
+#include "passes/decompositions/shape_infer.h"
+#include "passes/edge_utils.h"
+#include "passes/lowering_util.h"
+#include "passes/pass.h"
+#include "passes/pass_factories.h"
+
+namespace pteforge::passes {
+namespace {
+
+using decomp::Meta;
+using decomp::SymPoly;
+
+constexpr const char* kNote =
+    "pteforge re-infers each operator's output from its inputs, as ExecuTorch's to_edge does when it re-traces "
+    "the program; a program exported by torch.export from a working model passes this check";
+
+/// One declared output tensor of a node: its value name and the index of the
+/// inferred Meta it must match.
+struct DeclaredOutput {
+  std::string name;
+  size_t meta_index = 0;
+};
+
+/// The tensor outputs of `node` paired with infer_meta's results, or an empty
+/// list when the shapes of the two lists do not line up (nothing to compare).
+std::vector<DeclaredOutput> pair_outputs(const ir::Node& node, size_t num_metas) {
+  std::vector<DeclaredOutput> out;
+  const auto& outputs = node.outputs();
+  if (outputs.size() == 1 && outputs[0].is<ir::ArgTag::Tensors>()) {
+    const auto& list = outputs[0].get<ir::ArgTag::Tensors>();
+    if (list.size() != num_metas) return {};
+    for (size_t i = 0; i < list.size(); ++i) out.push_back({list[i].name, i});
+    return out;
+  }
+  if (outputs.size() != num_metas) return {};
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].is_tensor()) out.push_back({outputs[i].tensor_name(), i});
+  }
+  return out;
+}
+
+/// Byte key of everything a node's check depends on: the operator, each
+/// argument (tensors by their dtype, sizes, strides and storage offset, not by
+/// name) and the declared outputs. Nodes with equal keys pass or fail alike,
+/// so a key that passed once is not checked again (models repeat their
+/// layers). Returns false for a node with an argument kind the key does not
+/// encode (such nodes are always checked).
+class NodeKey {
+ public:
+  explicit NodeKey(const ir::Graph& graph) : graph_(graph) {}
+
+  bool build(const ops::OpSchema* schema, const ir::Node& node, std::string& key) {
+    key.clear();
+    put(key, reinterpret_cast<uintptr_t>(schema));
+    for (const ir::NamedArgument& in : node.inputs()) {
+      put_text(key, in.name);
+      if (!put_arg(key, in.arg)) return false;
+    }
+    key.push_back('|');
+    for (const ir::Argument& out : node.outputs()) {
+      if (!put_arg(key, out)) return false;
+    }
+    return true;
+  }
+
+ private:
+  static void put(std::string& key, uint64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  static void put_text(std::string& key, std::string_view s) {
+    put(key, s.size());
+    key.append(s);
+  }
+  static void put_sym(std::string& key, const ir::SymInt& s) {
+    if (s.is_concrete()) {
+      key.push_back('c');
+      put(key, static_cast<uint64_t>(s.value()));
+    } else {
+      key.push_back('s');
+      put_text(key, s.expr().expr_str);
+    }
+  }
+  bool put_tensor(std::string& key, const std::string& name) const {
+    const ir::TensorMeta* tm = graph_.tensor_meta(name);
+    if (!tm) return false;
+    key.push_back('t');
+    key.push_back(static_cast<char>(tm->dtype));
+    put(key, tm->sizes.size());
+    for (const auto& d : tm->sizes) put_sym(key, d);
+    put(key, tm->strides.size());
+    for (const auto& d : tm->strides) put_sym(key, d);
+    put_sym(key, tm->storage_offset);
+    key.push_back(tm->requires_grad ? 'g' : '-');
+    return true;
+  }
+  bool put_arg(std::string& key, const ir::Argument& a) const {
+    key.push_back(static_cast<char>(a.tag()));
+    switch (a.tag()) {
+      case ir::ArgTag::None: return true;
+      case ir::ArgTag::Tensor: return put_tensor(key, a.tensor_name());
+      case ir::ArgTag::OptionalTensor: {
+        const auto& t = a.get<ir::ArgTag::OptionalTensor>();
+        return t.is_none() || put_tensor(key, *t.name);
+      }
+      case ir::ArgTag::Tensors: {
+        const auto& list = a.get<ir::ArgTag::Tensors>();
+        put(key, list.size());
+        for (const auto& t : list) {
+          if (!put_tensor(key, t.name)) return false;
+        }
+        return true;
+      }
+      case ir::ArgTag::Int: put(key, static_cast<uint64_t>(a.get<ir::ArgTag::Int>())); return true;
+      case ir::ArgTag::Ints: {
+        const auto& v = a.get<ir::ArgTag::Ints>();
+        put(key, v.size());
+        for (int64_t x : v) put(key, static_cast<uint64_t>(x));
+        return true;
+      }
+      case ir::ArgTag::Float: {
+        uint64_t bits;
+        const double d = a.get<ir::ArgTag::Float>();
+        std::memcpy(&bits, &d, sizeof bits);
+        put(key, bits);
+        return true;
+      }
+      case ir::ArgTag::Bool: key.push_back(a.get<ir::ArgTag::Bool>() ? '1' : '0'); return true;
+      case ir::ArgTag::ScalarType: put(key, static_cast<uint64_t>(a.get<ir::ArgTag::ScalarType>())); return true;
+      case ir::ArgTag::MemoryFormat: put(key, static_cast<uint64_t>(a.get<ir::ArgTag::MemoryFormat>())); return true;
+      case ir::ArgTag::SymInt: {
+        const auto& v = a.get<ir::ArgTag::SymInt>();
+        if (v.is_name()) return false;
+        put(key, static_cast<uint64_t>(v.value));
+        return true;
+      }
+      default: return false;
+    }
+  }
+
+  const ir::Graph& graph_;
+};
+
+class ShapeChecker {
+ public:
+  ShapeChecker(decomp::SymbolTable& symbols, PassContext& ctx) : symbols_(symbols), ctx_(ctx) {}
+
+  Status run_graph(ir::Graph& graph) {
+    decomp::Env env(graph, symbols_);
+    NodeKey keys(graph);
+    std::unordered_set<std::string> passed;
+    std::string key;
+    for (ir::Node* node = graph.first_node(); node; node = graph.next(*node)) {
+      const ir::OpTarget& target = node->target();
+      if (target.kind() != ir::TargetKind::Operator || target.ns() != "aten") continue;
+      const ops::OpSchema* schema = target_schema(target);
+      if (!schema) continue;
+      const bool keyed = keys.build(schema, *node, key);
+      if (keyed && passed.count(key)) {
+        ++checked_;
+        continue;
+      }
+      PTEFORGE_ASSIGN_OR_RETURN(bool ok, check_node(env, graph, *node, *schema));
+      if (ok && keyed) passed.insert(key);
+    }
+    return Status::Ok();
+  }
+
+  int64_t checked() const { return checked_; }
+  int64_t skipped() const { return skipped_; }
+
+ private:
+  /// Checks one call. True when it was checked and passed, false when it was
+  /// skipped (no rule, or nothing to compare); an error when it is wrong.
+  Result<bool> check_node(decomp::Env& env, const ir::Graph& graph, const ir::Node& node,
+                          const ops::OpSchema& op) {
+    const ops::OpSchema* schema = &op;
+    decomp::ArgView args(schema, node.inputs(), env);
+    Result<std::vector<Meta>> metas = decomp::infer_meta(*schema, args, symbols_);
+    if (!metas.ok()) {
+      if (metas.error().code != ErrorCode::INVALID_GRAPH) {
+        ++skipped_;
+        return false;
+      }
+      return refuse("node \"" + node.name() + "\": " + metas.error().message, node);
+    }
+    std::vector<DeclaredOutput> declared = pair_outputs(node, metas->size());
+    if (declared.empty()) {
+      ++skipped_;
+      return false;
+    }
+    for (const DeclaredOutput& d : declared) {
+      const ir::TensorMeta* tm = graph.tensor_meta(d.name);
+      if (!tm) continue;  // the IR verifier reports it
+      const Meta& inferred = (*metas)[d.meta_index];
+      Result<Meta> decl = symbols_.to_meta(*tm);
+      if (!decl.ok()) continue;  // an expression we cannot read: nothing to compare
+      if (decl->dtype != inferred.dtype || !same_sizes(decl->sizes, inferred.sizes)) {
+        std::string which = declared.size() > 1 || d.name != node.name() ? " output \"" + d.name + "\"" : "";
+        return refuse("node \"" + node.name() + "\":" + which + " declared as " + describe(*decl) + ", but " +
+                          schema->full_name() + " of its inputs gives " + describe(inferred),
+                      node);
+      }
+    }
+    ++checked_;
+    return true;
+  }
+
+  /// Equal ranks and, per dimension, equal polynomials, equal constants, or
+  /// (for symbolic sizes) equal hints where both hints are known.
+  bool same_sizes(const std::vector<SymPoly>& a, const std::vector<SymPoly>& b) const {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i] == b[i]) continue;
+      if (a[i].is_constant() && b[i].is_constant()) return false;
+      auto ha = symbols_.hint(a[i]), hb = symbols_.hint(b[i]);
+      if (ha && hb && *ha != *hb) return false;
+    }
+    return true;
+  }
+
+  std::string describe(const Meta& m) const {
+    std::string out = std::string(ir::scalar_type_name(m.dtype)) + "[";
+    for (size_t i = 0; i < m.sizes.size(); ++i) {
+      if (i) out += ", ";
+      out += symbols_.display(m.sizes[i]);
+    }
+    return out + "]";
+  }
+
+  Error refuse(std::string message, const ir::Node& node) const {
+    Error e = ctx_.error_at(ErrorCode::INVALID_GRAPH, std::move(message), node);
+    e.notes.push_back(kNote);
+    return e;
+  }
+
+  decomp::SymbolTable& symbols_;
+  PassContext& ctx_;
+  int64_t checked_ = 0;
+  int64_t skipped_ = 0;
+};
+
+class VerifyShapes final : public Pass {
+ public:
+  const PassInfo& info() const override {
+    static const PassInfo kInfo{"verify_shapes",
+                                "re-infer each ATen call's output dtype and sizes; refuse wrong arguments and metadata",
+                                "decompose"};
+    return kInfo;
+  }
+
+  Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
+    decomp::SymbolTable symbols;
+    symbols.scan(ep);
+    ShapeChecker checker(symbols, ctx);
+    for (ir::Graph* graph : edge::graphs_bfs(ep.graph())) PTEFORGE_TRY(checker.run_graph(*graph));
+    ctx.stat("nodes_checked", checker.checked());
+    ctx.stat("nodes_skipped", checker.skipped());
+    return false;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> make_verify_shapes_pass() { return std::make_unique<VerifyShapes>(); }
+
+}  // namespace pteforge::passes
