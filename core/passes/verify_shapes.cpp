@@ -16,7 +16,8 @@
 // it cannot reason about, data-dependent sizes), is skipped and counted.
 // Symbolic sizes compare by polynomial; when two differ structurally they
 // are compared through the symbols' example values (hints), and accepted
-// when a hint is unknown. Strides are not compared. A node identical to one
+// when a hint is unknown. Strides are not compared, nor are results on a
+// device other than the CPU (the rules follow the CPU kernels). A node identical to one
 // already checked (same operator, arguments and tensor metadata) is not
 // checked again.
 // Preconditions: a verified IR (every tensor value has metadata). Changes
@@ -224,6 +225,9 @@ class ShapeChecker {
     for (const DeclaredOutput& d : declared) {
       const ir::TensorMeta* tm = graph.tensor_meta(d.name);
       if (!tm) continue;  // the IR verifier reports it
+      // The rules follow the CPU kernels (batch norm's eval statistics are
+      // empty there, for one); results on other devices are not compared.
+      if (tm->device.type != "cpu") continue;
       const Meta& inferred = (*metas)[d.meta_index];
       Result<Meta> decl = symbols_.to_meta(*tm);
       if (!decl.ok()) continue;  // an expression we cannot read: nothing to compare

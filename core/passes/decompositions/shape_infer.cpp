@@ -643,6 +643,17 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     ir::ScalarType t = s.dtype;
     if (float_unary && (is_int_type(t) || t == ir::ScalarType::Bool)) t = ir::ScalarType::Float;
     if (bool_unary) t = ir::ScalarType::Bool;
+    if (name == "clamp" && !ir::is_floating(t)) {
+      // PyTorch's clamp meta: Scalar bounds take part in type promotion (an int
+      // tensor clamped to 0.5 becomes float).
+      std::vector<Number> bounds;
+      for (const char* slot : {"min", "max"}) {
+        if (a.is_none(slot)) continue;
+        PTEFORGE_ASSIGN_OR_RETURN(Number n, a.number(slot));
+        bounds.push_back(n);
+      }
+      t = promote_types({&s}, bounds);
+    }
     std::vector<SymPoly> strides = pointwise_strides({&s}, s.sizes, st);
     if (name == "clone") {
       PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::MemoryFormat> mf, a.memory_format("memory_format"));

@@ -112,3 +112,49 @@ TEST_CASE("verify_shapes: a convolution bias of the wrong length is refused with
         "node \"convolution\": aten::convolution: given weight of size [4, 3, 3, 3], expected a 1-d bias of 4 "
         "elements, but got bias of size [5]");
 }
+
+TEST_CASE("verify_shapes: clamp's Scalar bounds take part in type promotion, as in PyTorch") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Long, {3});
+  auto c = b.call("aten.clamp.default", {arg_tensor(x), arg_float(0.5)}, {ScalarType::Long, {3}});
+  b.output(c);
+  ExportedProgram ep = b.build();
+  auto run = run_pass(ep, "verify_shapes");
+  REQUIRE_FALSE(run.status.ok());
+  CHECK(run.status.error().message ==
+        "node \"clamp\": declared as int64[3], but aten::clamp of its inputs gives float32[3]");
+}
+
+TEST_CASE("verify_shapes: results on a device other than the CPU are not compared") {
+  // On CUDA the eval-mode batch norm's saved statistics have one entry per
+  // channel; the CPU rule gives empty ones.
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {1, 2, 3, 3});
+  auto w = b.parameter("p_w", "w", ScalarType::Float, {2});
+  auto bias = b.parameter("p_b", "b", ScalarType::Float, {2});
+  auto mean = b.buffer("b_mean", "mean", ScalarType::Float, {2});
+  auto var = b.buffer("b_var", "var", ScalarType::Float, {2});
+  auto outs = b.call_multi("aten._native_batch_norm_legit_no_training.default",
+                           {arg_tensor(x), arg_tensor(w), arg_tensor(bias), arg_tensor(mean), arg_tensor(var),
+                            arg_float(0.1), arg_float(1e-5)},
+                           {{ScalarType::Float, {1, 2, 3, 3}}, {ScalarType::Float, {2}}, {ScalarType::Float, {2}}},
+                           {"getitem", "getitem_1", "getitem_2"});
+  b.output(outs[0]);
+  ExportedProgram ep = b.build();
+  SUBCASE("on the CPU the per-channel statistics are refused") {
+    auto run = run_pass(ep, "verify_shapes");
+    REQUIRE_FALSE(run.status.ok());
+    CHECK(run.status.error().message ==
+          "node \"_native_batch_norm_legit_no_training\": output \"getitem_1\" declared as float32[2], but "
+          "aten::_native_batch_norm_legit_no_training of its inputs gives float32[0]");
+  }
+  SUBCASE("on CUDA they are not compared") {
+    for (const char* name : {"getitem", "getitem_1", "getitem_2"}) {
+      TensorMeta m = *ep.graph().tensor_meta(name);
+      m.device.type = "cuda";
+      ep.graph().set_tensor_meta(name, m);
+    }
+    auto run = run_pass(ep, "verify_shapes");
+    REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  }
+}
