@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "support/checked_math.h"
+
 namespace pteforge::ir {
 
 std::string_view layout_name(Layout l) {
@@ -104,7 +106,7 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
     out[i] = acc;
     // Saturates: sizes whose product overflows int64 describe no real tensor
     // (the importer refuses them), but must not be undefined behaviour here.
-    if (__builtin_mul_overflow(acc, sizes[i] > 0 ? sizes[i] : 1, &acc)) acc = INT64_MAX;
+    acc = saturating_mul(acc, sizes[i] > 0 ? sizes[i] : 1);
   }
   return out;
 }

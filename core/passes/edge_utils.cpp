@@ -9,6 +9,7 @@
 
 #include "ir/sym_expr.h"
 #include "passes/pass_factories.h"
+#include "support/checked_math.h"
 
 namespace pteforge::passes::edge {
 
@@ -125,7 +126,7 @@ ir::TensorMeta with_contiguous_strides(ir::TensorMeta meta) {
   for (size_t d = meta.sizes.size(); contiguous && d-- > 0;) {
     const int64_t size = *meta.sizes[d].hint();
     contiguous = *meta.strides[d].hint() == expected;
-    if (__builtin_mul_overflow(expected, size > 0 ? size : 1, &expected)) expected = INT64_MAX;  // saturate, no UB
+    expected = saturating_mul(expected, size > 0 ? size : 1);
   }
   if (contiguous) return meta;
   meta.strides = contiguous_sym_strides(meta.sizes);
@@ -143,7 +144,7 @@ std::optional<bool> is_contiguous_layout(const ir::TensorMeta& meta) {
     const int64_t size = *meta.sizes[d].hint();
     if (size == 1) continue;
     if (*meta.strides[d].hint() != expected) return false;
-    if (__builtin_mul_overflow(expected, size, &expected)) expected = INT64_MAX;  // saturate, no UB
+    expected = saturating_mul(expected, size);
   }
   return true;
 }
@@ -157,7 +158,7 @@ std::optional<bool> is_channels_last_layout(const ir::TensorMeta& meta) {
   for (size_t d : {size_t{1}, size_t{3}, size_t{2}, size_t{0}}) {
     if ((*sizes)[d] == 1) continue;
     if ((*strides)[d] != expected) return false;
-    if (__builtin_mul_overflow(expected, (*sizes)[d], &expected)) expected = INT64_MAX;  // saturate, no UB
+    expected = saturating_mul(expected, (*sizes)[d]);
   }
   return true;
 }
@@ -168,7 +169,7 @@ std::vector<int64_t> channels_last_strides(const std::vector<int64_t>& sizes) {
   int64_t expected = 1;
   for (size_t d : {size_t{1}, size_t{3}, size_t{2}, size_t{0}}) {
     strides[d] = expected;
-    if (__builtin_mul_overflow(expected, std::max<int64_t>(sizes[d], 1), &expected)) expected = INT64_MAX;  // saturate, no UB
+    expected = saturating_mul(expected, std::max<int64_t>(sizes[d], 1));
   }
   return strides;
 }

@@ -21,6 +21,7 @@
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
 #include "passes/tensor_spec.h"
+#include "support/checked_math.h"
 
 namespace pteforge::passes {
 namespace {
@@ -129,10 +130,10 @@ std::vector<ir::SymInt> LegalizePortableDimOrder::contiguous_sym_strides_for(con
     if (s.is_symbolic()) {
       factors.push_back(s.expr().expr_str);
     } else {
-      if (__builtin_mul_overflow(constant, s.value() > 0 ? s.value() : 1, &constant)) constant = INT64_MAX;
+      constant = saturating_mul(constant, s.value() > 0 ? s.value() : 1);
     }
     if (h) {
-      if (__builtin_mul_overflow(hint, *h > 0 ? *h : 1, &hint)) hint = INT64_MAX;  // saturate, no UB
+      hint = saturating_mul(hint, *h > 0 ? *h : 1);
     } else {
       hinted = false;
     }

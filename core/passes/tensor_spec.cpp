@@ -29,16 +29,7 @@ uint64_t TensorSpec::allocated_bytes(uint64_t alignment) const {
   return (n + alignment - 1) / alignment * alignment;
 }
 
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> strides(sizes.size(), 1);
-  int64_t acc = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = acc;
-    // Saturates rather than overflowing (undefined behaviour) on sizes past int64.
-    if (__builtin_mul_overflow(acc, std::max<int64_t>(sizes[i], 1), &acc)) acc = INT64_MAX;
-  }
-  return strides;
-}
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) { return ir::contiguous_strides(sizes); }
 
 std::vector<uint8_t> dim_order_from_strides(const std::vector<int64_t>& strides) {
   // A stable insertion sort: ranks are small, and std::stable_sort would

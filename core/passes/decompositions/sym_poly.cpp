@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "support/checked_math.h"
+
 namespace pteforge::passes::decomp {
 
 SymPoly::SymPoly(int64_t v) : constant_(v) {}
@@ -32,24 +34,10 @@ std::optional<std::pair<int64_t, std::string>> SymPoly::as_scaled_atom() const {
   return std::make_pair(c, m[0]);
 }
 
-namespace {
-// Sizes from the input are bounded by the importer, but products of many of them
-// could still overflow; saturate instead of overflowing (no undefined behaviour).
-int64_t sat_add(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) return (b > 0) ? INT64_MAX : INT64_MIN;
-  return r;
-}
-int64_t sat_mul(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) return ((a < 0) != (b < 0)) ? INT64_MIN : INT64_MAX;
-  return r;
-}
-}  // namespace
 
 void SymPoly::add_term(const Monomial& m, int64_t c) {
   if (m.empty()) {
-    constant_ = sat_add(constant_, c);
+    constant_ = saturating_add(constant_, c);
     return;
   }
   if (c == 0) return;
@@ -58,38 +46,38 @@ void SymPoly::add_term(const Monomial& m, int64_t c) {
     terms_.emplace(m, c);
     return;
   }
-  it->second = sat_add(it->second, c);
+  it->second = saturating_add(it->second, c);
   if (it->second == 0) terms_.erase(it);
 }
 
 SymPoly SymPoly::operator+(const SymPoly& o) const {
   SymPoly r = *this;
-  r.constant_ = sat_add(r.constant_, o.constant_);
+  r.constant_ = saturating_add(r.constant_, o.constant_);
   for (const auto& [m, c] : o.terms_) r.add_term(m, c);
   return r;
 }
 
 SymPoly SymPoly::operator-(const SymPoly& o) const {
   SymPoly r = *this;
-  r.constant_ = sat_add(r.constant_, o.constant_ == INT64_MIN ? INT64_MAX : -o.constant_);
+  r.constant_ = saturating_add(r.constant_, o.constant_ == INT64_MIN ? INT64_MAX : -o.constant_);
   for (const auto& [m, c] : o.terms_) r.add_term(m, c == INT64_MIN ? INT64_MAX : -c);
   return r;
 }
 
 SymPoly SymPoly::operator*(const SymPoly& o) const {
-  SymPoly r(sat_mul(constant_, o.constant_));
+  SymPoly r(saturating_mul(constant_, o.constant_));
   if (constant_ != 0) {
-    for (const auto& [m2, c2] : o.terms_) r.add_term(m2, sat_mul(constant_, c2));
+    for (const auto& [m2, c2] : o.terms_) r.add_term(m2, saturating_mul(constant_, c2));
   }
   if (o.constant_ != 0) {
-    for (const auto& [m1, c1] : terms_) r.add_term(m1, sat_mul(c1, o.constant_));
+    for (const auto& [m1, c1] : terms_) r.add_term(m1, saturating_mul(c1, o.constant_));
   }
   for (const auto& [m1, c1] : terms_) {
     for (const auto& [m2, c2] : o.terms_) {
       Monomial m = m1;
       m.insert(m.end(), m2.begin(), m2.end());
       std::sort(m.begin(), m.end());
-      r.add_term(m, sat_mul(c1, c2));
+      r.add_term(m, saturating_mul(c1, c2));
     }
   }
   return r;
