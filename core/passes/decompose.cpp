@@ -236,12 +236,34 @@ class Engine {
                         "decomposition of " + std::string(node.target().short_name()) + " drops used output " + old,
                         node);
       }
+      PTEFORGE_TRY(check_declared(graph, env, node, old, to));
       if (to != old) replace(graph, top_level, old, to);
     }
     ir::Node* next = rw.first_new() ? rw.first_new() : graph.next(node);
     PTEFORGE_TRY(graph.erase(node));
     ctx_.stat("decomposed." + std::string(rule.target));
     return next;
+  }
+
+  /// The replacement `to` of output `old` must have the dtype and sizes the
+  /// program declared for `old` (decomp::same_dtype_and_sizes); otherwise the
+  /// program's metadata is wrong for its own operator (INVALID_GRAPH at the
+  /// node), as verify_shapes reports for calls that are not decomposed.
+  /// Results on devices other than the CPU are not compared.
+  Status check_declared(ir::Graph& graph, decomp::Env& env, const ir::Node& node, const std::string& old,
+                        const std::string& to) {
+    const ir::TensorMeta* tm = graph.tensor_meta(old);
+    if (!tm || tm->device.type != "cpu") return Status::Ok();
+    Result<Meta> declared = symbols_.to_meta(*tm);
+    Result<Meta> inferred = env.meta(to);
+    if (!declared.ok() || !inferred.ok()) return Status::Ok();
+    if (decomp::same_dtype_and_sizes(*declared, *inferred, symbols_)) return Status::Ok();
+    const std::string which = old != node.name() ? " output \"" + old + "\"" : "";
+    return error_at(ErrorCode::INVALID_GRAPH,
+                    "node \"" + node.name() + "\" (" + std::string(node.target().short_name()) + "):" + which +
+                        " declared as " + decomp::describe_meta(*declared, symbols_) + ", but its inputs give " +
+                        decomp::describe_meta(*inferred, symbols_),
+                    node);
   }
 
   // ---- functionalization ------------------------------------------------------------------------

@@ -231,37 +231,16 @@ class ShapeChecker {
       const Meta& inferred = (*metas)[d.meta_index];
       Result<Meta> decl = symbols_.to_meta(*tm);
       if (!decl.ok()) continue;  // an expression we cannot read: nothing to compare
-      if (decl->dtype != inferred.dtype || !same_sizes(decl->sizes, inferred.sizes)) {
+      if (!decomp::same_dtype_and_sizes(*decl, inferred, symbols_)) {
         std::string which = declared.size() > 1 || d.name != node.name() ? " output \"" + d.name + "\"" : "";
-        return refuse("node \"" + node.name() + "\":" + which + " declared as " + describe(*decl) + ", but " +
-                          schema->full_name() + " of its inputs gives " + describe(inferred),
+        return refuse("node \"" + node.name() + "\":" + which + " declared as " + decomp::describe_meta(*decl, symbols_) +
+                          ", but " + schema->full_name() + " of its inputs gives " +
+                          decomp::describe_meta(inferred, symbols_),
                       node);
       }
     }
     ++checked_;
     return true;
-  }
-
-  /// Equal ranks and, per dimension, equal polynomials, equal constants, or
-  /// (for symbolic sizes) equal hints where both hints are known.
-  bool same_sizes(const std::vector<SymPoly>& a, const std::vector<SymPoly>& b) const {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (a[i] == b[i]) continue;
-      if (a[i].is_constant() && b[i].is_constant()) return false;
-      auto ha = symbols_.hint(a[i]), hb = symbols_.hint(b[i]);
-      if (ha && hb && *ha != *hb) return false;
-    }
-    return true;
-  }
-
-  std::string describe(const Meta& m) const {
-    std::string out = std::string(ir::scalar_type_name(m.dtype)) + "[";
-    for (size_t i = 0; i < m.sizes.size(); ++i) {
-      if (i) out += ", ";
-      out += symbols_.display(m.sizes[i]);
-    }
-    return out + "]";
   }
 
   Error refuse(std::string message, const ir::Node& node) const {

@@ -3,6 +3,7 @@
 // infer_meta; anything else is refused rather than guessed.
 #include "passes/decompositions/shape_infer.h"
 
+#include <cmath>
 #include <limits>
 #include <algorithm>
 #include <numeric>
@@ -32,6 +33,39 @@ std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable* st 
   return out + "]";
 }
 std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable& st) { return shape_text(sizes, &st); }
+
+/// PyTorch's "cannot be applied to a 0-dim tensor" for ops that index a dimension.
+Status require_dims(const ops::OpSchema& op, const Meta& m, const char* what = "self") {
+  if (m.rank() > 0) return Status::Ok();
+  return shape_error(op, std::string(what) + " is a 0-d tensor; the operator needs a dimension to work on");
+}
+
+/// PyTorch's "dim X appears multiple times in the list of dims" (permute, reductions).
+Status require_distinct(const ops::OpSchema& op, const std::vector<int64_t>& normalized) {
+  for (size_t i = 0; i < normalized.size(); ++i) {
+    for (size_t j = i + 1; j < normalized.size(); ++j) {
+      if (normalized[i] == normalized[j]) {
+        return shape_error(op, "dim " + std::to_string(normalized[i]) + " appears more than once in the list of dims");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+/// Index tensors must hold integers (embedding, index_select, index).
+Status require_index_dtype(const ops::OpSchema& op, const Meta& m, const char* what) {
+  if (m.dtype == ir::ScalarType::Long || m.dtype == ir::ScalarType::Int) return Status::Ok();
+  return shape_error(op, std::string(what) + " must be an int64 or int32 tensor, but it is " +
+                             std::string(ir::scalar_type_name(m.dtype)));
+}
+
+/// Matrix products and convolutions need operands of one dtype.
+Status require_same_dtype(const ops::OpSchema& op, const Meta& a, const Meta& b, const char* an, const char* bn) {
+  if (a.dtype == b.dtype) return Status::Ok();
+  return shape_error(op, "expected " + std::string(an) + " and " + bn + " to have the same dtype, but got " +
+                             std::string(ir::scalar_type_name(a.dtype)) + " and " +
+                             std::string(ir::scalar_type_name(b.dtype)));
+}
 
 /// The largest stride, padding, dilation or kernel size the spatial rules
 /// accept, so that their 128-bit arithmetic cannot overflow.
@@ -248,6 +282,22 @@ std::vector<int64_t> expand_param(const std::vector<int64_t>& v, size_t n) {
 
 }  // namespace
 
+bool same_dtype_and_sizes(const Meta& declared, const Meta& inferred, const SymbolTable& st) {
+  if (declared.dtype != inferred.dtype || declared.sizes.size() != inferred.sizes.size()) return false;
+  for (size_t i = 0; i < declared.sizes.size(); ++i) {
+    const SymPoly &a = declared.sizes[i], &b = inferred.sizes[i];
+    if (a == b) continue;
+    if (a.is_constant() && b.is_constant()) return false;
+    auto ha = st.hint(a), hb = st.hint(b);
+    if (ha && hb && *ha != *hb) return false;
+  }
+  return true;
+}
+
+std::string describe_meta(const Meta& m, const SymbolTable& st) {
+  return std::string(ir::scalar_type_name(m.dtype)) + shape_text(m.sizes, st);
+}
+
 bool is_contiguous(const Meta& m) {
   SymPoly expected(1);
   for (size_t i = m.sizes.size(); i-- > 0;) {
@@ -369,7 +419,11 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     SymPoly known(1);
     int infer_at = -1;
     for (size_t i = 0; i < size.size(); ++i) {
+      if (size[i].is_constant() && size[i].value() < -1) {
+        return shape_error(op, "invalid size " + std::to_string(size[i].value()) + " in " + shape_text(size, st));
+      }
       if (size[i].is_constant() && size[i].value() == -1) {
+        if (infer_at >= 0) return shape_error(op, "only one dimension can be inferred (-1) in " + shape_text(size, st));
         infer_at = static_cast<int>(i);
       } else {
         known = known * size[i];
@@ -400,11 +454,14 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> dims, a.ints("dims"));
     if (dims.size() != s.rank()) return shape_error(op, "dims must name every dimension");
     Meta m = s;
+    std::vector<int64_t> seen;
     for (size_t i = 0; i < dims.size(); ++i) {
       PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dims[i], s.rank()));
+      seen.push_back(d);
       m.sizes[i] = s.sizes[d];
       m.strides[i] = s.strides[d];
     }
+    PTEFORGE_TRY(require_distinct(op, seen));
     return one(m);
   }
   if (name == "expand") {
@@ -412,6 +469,14 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> size, a.syms("size"));
     if (size.size() < s.rank()) return shape_error(op, "expand to fewer dimensions");
     size_t lead = size.size() - s.rank();
+    for (size_t i = 0; i < size.size(); ++i) {
+      if (!size[i].is_constant()) continue;
+      const int64_t v = size[i].value();
+      if (v == -1 && i < lead) {
+        return shape_error(op, "-1 is not allowed in a new leading dimension (" + shape_text(size, st) + ")");
+      }
+      if (v < -1) return shape_error(op, "invalid size " + std::to_string(v) + " in " + shape_text(size, st));
+    }
     Meta m = s;
     m.sizes = size;
     m.strides.assign(size.size(), SymPoly(0));
@@ -465,6 +530,7 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
   }
   if (name == "slice" && ov == "Tensor") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_TRY(require_dims(op, s));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<SymPoly> start, a.opt_sym("start"));
@@ -502,9 +568,17 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
   }
   if (name == "select" && ov == "int") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_TRY(require_dims(op, s));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
     PTEFORGE_ASSIGN_OR_RETURN(SymPoly index, a.sym("index"));
+    if (index.is_constant() && s.sizes[d].is_constant()) {
+      const int64_t n = s.sizes[d].value(), i = index.value();
+      if (i < -n || i >= n) {
+        return shape_error(op, "index " + std::to_string(i) + " is out of range for dimension " + std::to_string(d) +
+                                   " of size " + std::to_string(n));
+      }
+    }
     if (index.is_constant() && index.value() < 0) index = s.sizes[d] + index;
     Meta m = s;
     m.storage_offset = s.storage_offset + index * s.strides[d];
@@ -518,9 +592,21 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
   }
   if (name == "split_with_sizes") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_TRY(require_dims(op, s));
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> parts, a.syms("split_sizes"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
+    SymPoly total(0);
+    for (const auto& p : parts) {
+      if (p.is_constant() && p.value() < 0) {
+        return shape_error(op, "split size " + std::to_string(p.value()) + " is negative");
+      }
+      total = total + p;
+    }
+    if (total.is_constant() && s.sizes[d].is_constant() && total.value() != s.sizes[d].value()) {
+      return shape_error(op, "split sizes " + shape_text(parts, st) + " add up to " + st.display(total) +
+                                 ", not to the size " + st.display(s.sizes[d]) + " of dimension " + std::to_string(d));
+    }
     std::vector<Meta> out;
     SymPoly offset = s.storage_offset;
     for (const auto& p : parts) {
@@ -569,11 +655,20 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     PTEFORGE_ASSIGN_OR_RETURN(Number step, a.number("step"));
     bool any_float = start.is_float() || end.is_float() || step.is_float();
     ir::ScalarType t = dt ? *dt : (any_float ? ir::ScalarType::Float : ir::ScalarType::Long);
-    double len = (end.as_double() - start.as_double()) / step.as_double();
-    if (step.as_double() == 0.0 || !(len > -1e15 && len < 1e15)) return shape_error(op, "invalid arange bounds");
+    double xstart = start.as_double(), xend = end.as_double(), xstep = step.as_double();
+    if (is_int_type(t)) {
+      // torch._refs.arange: for an integer dtype the bounds and the step are
+      // truncated first (so arange(0, 5.5, 1.5, dtype=int64) has 5 elements).
+      xstart = std::trunc(xstart);
+      xend = std::trunc(xend);
+      xstep = std::trunc(xstep);
+    }
+    if (xstep == 0.0) return shape_error(op, "step must be nonzero");
+    const double len = (xend - xstart) / xstep;
+    if (!(len > -1e15 && len < 1e15)) return shape_error(op, "invalid arange bounds");
+    if (len < 0) return shape_error(op, "the upper bound and the lower bound are inconsistent with the step sign");
     int64_t n = static_cast<int64_t>(len);
     if (static_cast<double>(n) < len) ++n;
-    if (n < 0) n = 0;
     return one(result(t, {SymPoly(n)}, {SymPoly(1)}, false));
   }
   if (name == "ones" || name == "zeros") {
@@ -593,6 +688,9 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     for (size_t i = 0; i < idx.size(); ++i) {
       if (!idx[i]) continue;
       PTEFORGE_ASSIGN_OR_RETURN(Meta im, a.env_meta(*idx[i]));
+      if (im.dtype != ir::ScalarType::Bool && im.dtype != ir::ScalarType::Byte) {
+        PTEFORGE_TRY(require_index_dtype(op, im, "each index"));
+      }
       if (im.dtype == ir::ScalarType::Bool || im.dtype == ir::ScalarType::Byte) {
         return limitation(op, "boolean mask indexing has a data-dependent shape");
       }
@@ -682,9 +780,7 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       slots = {"self", "min", "max"};
     } else if (name == "masked_fill") {
       slots = {"self", "mask", "value"};
-    } else if (name == "pow" && ov == "Tensor_Scalar") {
-      slots = {"self", "exponent"};
-    } else if (name == "pow" && ov == "Scalar") {
+    } else if (name == "pow") {
       slots = {"self", "exponent"};
     } else {
       slots = {"self", "other"};
@@ -722,10 +818,25 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     } else {
       t = promote_types(ptrs, numbers);
     }
-    if (compare) t = ir::ScalarType::Bool;
-    if (name == "div" && ov != "Tensor_mode" && (is_int_type(t) || t == ir::ScalarType::Bool)) {
-      t = ir::ScalarType::Float;
+    if (name == "where" && metas[0].dtype != ir::ScalarType::Bool && metas[0].dtype != ir::ScalarType::Byte) {
+      return shape_error(op, "expected the condition to be a boolean tensor, but it is " +
+                                 std::string(ir::scalar_type_name(metas[0].dtype)));
     }
+    if ((name == "sub" || name == "rsub") && t == ir::ScalarType::Bool) {
+      return shape_error(op, "subtraction of two bool operands is not supported (use logical_xor)");
+    }
+    if (name.rfind("bitwise_", 0) == 0 && !is_int_type(t) && t != ir::ScalarType::Bool) {
+      return shape_error(op, "is not implemented for " + std::string(ir::scalar_type_name(t)) + " operands");
+    }
+    if (compare) t = ir::ScalarType::Bool;
+    // True division (div without a rounding mode, or with rounding_mode=None)
+    // and atan2 compute in floating point: integer operands give the default float.
+    bool float_result = name == "atan2";
+    if (name == "div") {
+      const ir::Argument* mode = a.find("rounding_mode");
+      float_result = !mode || mode->is_none();
+    }
+    if (float_result && (is_int_type(t) || t == ir::ScalarType::Bool)) t = ir::ScalarType::Float;
     if (name == "pow" && ov == "Tensor_Scalar" && is_int_type(t) && !numbers.empty() && numbers[0].is_float()) {
       t = ir::ScalarType::Float;
     }
@@ -748,15 +859,21 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
   // ---- reductions ----------------------------------------------------------------------------
   if (name == "var" && ov == "correction") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    if (!ir::is_floating(s.dtype)) {
+      return shape_error(op, "needs a floating-point input, but it is " + std::string(ir::scalar_type_name(s.dtype)));
+    }
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, a.opt_ints("dim"));
     PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
     std::vector<bool> reduced(s.rank(), !dims || dims->empty());
+    std::vector<int64_t> seen;
     if (dims) {
       for (int64_t d : *dims) {
         PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
-        reduced[nd] = true;
+        if (!reduced.empty()) reduced[nd] = true;  // a 0-d tensor accepts dim 0 or -1
+        seen.push_back(nd);
       }
     }
+    PTEFORGE_TRY(require_distinct(op, seen));
     std::vector<SymPoly> sizes;
     for (size_t i = 0; i < s.rank(); ++i) {
       if (!reduced[i]) {
@@ -773,12 +890,15 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));
     std::vector<bool> reduced(s.rank(), !dims || dims->empty());
+    std::vector<int64_t> seen;
     if (dims) {
       for (int64_t d : *dims) {
         PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
-        reduced[nd] = true;
+        if (!reduced.empty()) reduced[nd] = true;  // a 0-d tensor accepts dim 0 or -1
+        seen.push_back(nd);
       }
     }
+    PTEFORGE_TRY(require_distinct(op, seen));
     std::vector<SymPoly> sizes;
     for (size_t i = 0; i < s.rank(); ++i) {
       if (!reduced[i]) {
@@ -789,6 +909,10 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     }
     ir::ScalarType t = dt.value_or(s.dtype);
     if (name == "sum" && !dt && (is_int_type(t) || t == ir::ScalarType::Bool)) t = ir::ScalarType::Long;
+    if (name == "mean" && !ir::is_floating(t) && !is_complex_type(t)) {
+      return shape_error(op, "could not infer the output dtype: the input must be floating point or complex, or a "
+                             "dtype given, but it is " + std::string(ir::scalar_type_name(t)));
+    }
     return one(result(t, sizes, contiguous_strides(sizes), s.requires_grad));
   }
   if ((name == "any" && ov == "dim") || ((name == "amax" || name == "amin") && (ov == "default" || ov.empty()))) {
@@ -802,10 +926,13 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     }
     PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
     std::vector<bool> reduced(s.rank(), dims.empty());
+    std::vector<int64_t> seen;
     for (int64_t d : dims) {
       PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
-      reduced[nd] = true;
+      if (!reduced.empty()) reduced[nd] = true;
+      seen.push_back(nd);
     }
+    PTEFORGE_TRY(require_distinct(op, seen));
     std::vector<SymPoly> sizes;
     for (size_t i = 0; i < s.rank(); ++i) {
       if (!reduced[i]) {
@@ -814,7 +941,8 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
         sizes.emplace_back(1);
       }
     }
-    ir::ScalarType t = name == "any" ? ir::ScalarType::Bool : s.dtype;
+    // any keeps uint8 (PyTorch's get_result_or_bytebool_dtype); every other input gives bool.
+    ir::ScalarType t = name != "any" ? s.dtype : s.dtype == ir::ScalarType::Byte ? ir::ScalarType::Byte : ir::ScalarType::Bool;
     return one(result(t, sizes, contiguous_strides(sizes), s.requires_grad));
   }
 
@@ -826,11 +954,18 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       return shape_error(op, "mat1 and mat2 shapes cannot be multiplied (" + shape_text(m1.sizes, st) + " and " +
                                  shape_text(m2.sizes, st) + ")");
     }
+    PTEFORGE_TRY(require_same_dtype(op, m1, m2, "mat1", "mat2"));
     std::vector<SymPoly> sizes{m1.sizes[0], m2.sizes[1]};
     std::vector<const Meta*> ins{&m1, &m2};
     Meta bias;
     if (name == "addmm") {
       PTEFORGE_ASSIGN_OR_RETURN(bias, a.meta("self"));
+      PTEFORGE_TRY(require_same_dtype(op, bias, m1, "self", "mat1"));
+      auto expanded = broadcast_shapes({bias.sizes, sizes});
+      if (bias.rank() > 2 || !expanded.ok() || *expanded != sizes) {
+        return shape_error(op, "self of size " + shape_text(bias.sizes, st) + " cannot be expanded to the result size " +
+                                   shape_text(sizes, st));
+      }
       ins.push_back(&bias);
     }
     return one(result(m1.dtype, sizes, contiguous_strides(sizes), any_grad(ins)));
@@ -866,8 +1001,10 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(Meta y, a.meta("mat2"));
     if (x.rank() != 3 || y.rank() != 3 || x.sizes[0] != y.sizes[0] || x.sizes[2] != y.sizes[1]) {
-      return shape_error(op, "batch shapes cannot be multiplied");
+      return shape_error(op, "batch shapes " + shape_text(x.sizes, st) + " and " + shape_text(y.sizes, st) +
+                                 " cannot be multiplied");
     }
+    PTEFORGE_TRY(require_same_dtype(op, x, y, "self", "mat2"));
     std::vector<SymPoly> sizes{x.sizes[0], x.sizes[1], y.sizes[2]};
     return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad || y.requires_grad));
   }
@@ -902,6 +1039,8 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       PTEFORGE_TRY(check_param(op, "dilation", dilation[i], 1));
     }
     if (groups <= 0) return shape_error(op, "groups " + std::to_string(groups) + " must be positive");
+    PTEFORGE_TRY(require_same_dtype(op, x, w, "input", "weight"));
+    if (b) PTEFORGE_TRY(require_same_dtype(op, x, *b, "input", "bias"));
     // PyTorch's check_shape_forward: channel counts of input, weight and bias (checked when concrete).
     const SymPoly& w_out = w.sizes[0];
     if (w_out.is_constant() && (w_out.value() < groups || w_out.value() % groups != 0)) {
@@ -972,7 +1111,7 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     s = s.empty() ? k : expand_param(s, 2);
     p = expand_param(p, 2);
     d = expand_param(d, 2);
-    if (x.rank() < 3 || k.size() != 2 || s.size() != 2 || p.size() != 2 || d.size() != 2) {
+    if (x.rank() < 3 || x.rank() > 4 || k.size() != 2 || s.size() != 2 || p.size() != 2 || d.size() != 2) {
       return shape_error(op, "expects a 3-d or 4-d input and 2-element parameters");
     }
     for (size_t i = 0; i < 2; ++i) {
@@ -980,12 +1119,10 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       PTEFORGE_TRY(check_param(op, "stride", s[i], 1));
       PTEFORGE_TRY(check_param(op, "padding", p[i], 0));
       PTEFORGE_TRY(check_param(op, "dilation", d[i], 1));
-      // PyTorch's pool2d_shape_check: the padding is at most half the (effective) kernel.
-      const int64_t limit = name == "avg_pool2d" ? k[i] / 2 : ((k[i] - 1) * d[i] + 1) / 2;
-      if (p[i] > limit) {
-        return shape_error(op, "padding " + std::to_string(p[i]) + " is more than half the " +
-                                   (name == "avg_pool2d" ? std::string("kernel size ") + std::to_string(k[i])
-                                                         : "effective kernel size " + std::to_string((k[i] - 1) * d[i] + 1)));
+      // PyTorch's pool2d_shape_check: the padding is at most half the kernel size.
+      if (p[i] > k[i] / 2) {
+        return shape_error(op, "padding " + std::to_string(p[i]) + " is more than half the kernel size " +
+                                   std::to_string(k[i]));
       }
     }
     std::vector<SymPoly> sizes(x.sizes.begin(), x.sizes.end() - 2);
@@ -1019,9 +1156,24 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> pad, a.syms(name == "constant_pad_nd" ? "pad" : "padding"));
     if (pad.size() % 2 != 0 || pad.size() / 2 > x.rank()) return shape_error(op, "bad padding length");
     std::vector<SymPoly> sizes = x.sizes;
+    const bool reflection = name.rfind("reflection_pad", 0) == 0;
     for (size_t i = 0; i < pad.size() / 2; ++i) {
       size_t d = x.rank() - 1 - i;
-      sizes[d] = sizes[d] + pad[2 * i] + pad[2 * i + 1];
+      const SymPoly &lo = pad[2 * i], &hi = pad[2 * i + 1];
+      if (sizes[d].is_constant() && lo.is_constant() && hi.is_constant()) {
+        const __int128 n = sizes[d].value(), padded = n + lo.value() + hi.value();
+        if (padded < 0 || padded > std::numeric_limits<int64_t>::max()) {
+          return shape_error(op, "padding dimension " + std::to_string(d) + " of size " + std::to_string(sizes[d].value()) +
+                                     " by (" + std::to_string(lo.value()) + ", " + std::to_string(hi.value()) + ") gives " +
+                                     (padded < 0 ? std::string("a negative size") : std::string("a size past int64")));
+        }
+        if (reflection && (lo.value() >= sizes[d].value() || hi.value() >= sizes[d].value())) {
+          return shape_error(op, "reflection padding (" + std::to_string(lo.value()) + ", " + std::to_string(hi.value()) +
+                                     ") must be smaller than the size " + std::to_string(sizes[d].value()) +
+                                     " of dimension " + std::to_string(d));
+        }
+      }
+      sizes[d] = sizes[d] + lo + hi;
     }
     return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad));
   }
@@ -1030,6 +1182,16 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
   if (name == "_native_batch_norm_legit_no_training") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> w, a.opt_meta("weight"));
+    if (x.rank() < 2) return shape_error(op, "expects at least a 2-d input");
+    // weight, bias, running_mean and running_var hold one value per channel (dimension 1).
+    for (const char* per_channel : {"weight", "bias", "running_mean", "running_var"}) {
+      PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> t, a.opt_meta(per_channel));
+      if (t && (t->rank() != 1 || (t->sizes[0].is_constant() && x.sizes[1].is_constant() &&
+                                   t->sizes[0].value() != x.sizes[1].value()))) {
+        return shape_error(op, std::string(per_channel) + " of size " + shape_text(t->sizes, st) + " should have " +
+                                   st.display(x.sizes[1]) + " elements, one per channel");
+      }
+    }
     bool grad = x.requires_grad || (w && w->requires_grad);
     // On CPU the saved mean / invstd of the eval kernel are empty [0] tensors.
     return std::vector<Meta>{result(x.dtype, x.sizes, preserve_strides(x, st), grad),
@@ -1054,6 +1216,14 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     for (size_t i = 0; i < ns.size(); ++i) {
       if (x.sizes[axis + i] != ns[i]) return shape_error(op, "normalized_shape does not match the input");
     }
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> bias, a.opt_meta("bias"));
+    for (const std::optional<Meta>* affine : {&w, &bias}) {
+      if (*affine && (*affine)->sizes != ns) {
+        return shape_error(op, std::string(affine == &w ? "weight" : "bias") + " of size " +
+                                   shape_text((*affine)->sizes, st) + " does not match normalized_shape " +
+                                   shape_text(ns, st));
+      }
+    }
     std::vector<SymPoly> stat(x.sizes.begin(), x.sizes.begin() + axis);
     stat.resize(x.rank(), SymPoly(1));
     bool grad = x.requires_grad || (w && w->requires_grad);
@@ -1066,6 +1236,12 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     PTEFORGE_ASSIGN_OR_RETURN(SymPoly n, a.sym("N"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t g, a.int_("group"));
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> w, a.opt_meta("weight"));
+    PTEFORGE_ASSIGN_OR_RETURN(SymPoly c, a.sym("C"));
+    if (g <= 0) return shape_error(op, "group " + std::to_string(g) + " must be positive");
+    if (c.is_constant() && c.value() % g != 0) {
+      return shape_error(op, "expected the number of channels " + std::to_string(c.value()) +
+                                 " to be divisible by the number of groups " + std::to_string(g));
+    }
     std::vector<SymPoly> stat{n, SymPoly(g)};
     bool grad = x.requires_grad || (w && w->requires_grad);
     return std::vector<Meta>{result(x.dtype, x.sizes, preserve_strides(x, st), grad),
@@ -1085,13 +1261,20 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
   if (name == "cat") {
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<Meta> metas, a.metas("tensors"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
-    std::vector<const Meta*> used;
-    for (const Meta& m : metas) {
-      // Legacy rule: 1-d empty tensors are skipped.
+    if (metas.empty()) return shape_error(op, "expected a non-empty list of tensors");
+    std::vector<const Meta*> all, used;
+    for (size_t i = 0; i < metas.size(); ++i) {
+      const Meta& m = metas[i];
+      if (m.rank() == 0) {
+        return shape_error(op, "zero-dimensional tensor (at position " + std::to_string(i) + ") cannot be concatenated");
+      }
+      all.push_back(&m);
+      // Legacy rule: 1-d empty tensors are skipped (but still take part in type promotion).
       if (m.rank() == 1 && m.sizes[0].is_constant() && m.sizes[0].value() == 0) continue;
       used.push_back(&m);
     }
-    if (used.empty()) return one(result(metas.empty() ? ir::ScalarType::Float : metas[0].dtype, {SymPoly(0)}, {SymPoly(1)}, false));
+    const ir::ScalarType cat_dtype = promote_types(all, {});
+    if (used.empty()) return one(result(cat_dtype, {SymPoly(0)}, {SymPoly(1)}, false));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, used[0]->rank()));
     std::vector<SymPoly> sizes = used[0]->sizes;
     sizes[d] = SymPoly(0);
@@ -1109,7 +1292,7 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       if (!is_dense(*m, st) || dim_order(*m, st) != order) same_order = false;
     }
     if (same_order && !is_contiguous(*used[0])) strides = strides_for_order(sizes, order);
-    return one(result(promote_types(used, {}), sizes, strides, any_grad(used)));
+    return one(result(cat_dtype, sizes, strides, any_grad(used)));
   }
   if (name == "index_put" || name == "slice_scatter" || name == "select_scatter") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
@@ -1122,6 +1305,8 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
     PTEFORGE_ASSIGN_OR_RETURN(Meta idx, a.meta("index"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
+    PTEFORGE_TRY(require_index_dtype(op, idx, "index"));
+    if (idx.rank() > 1) return shape_error(op, "index must be 0-d or 1-d, but it is " + shape_text(idx.sizes, st));
     std::vector<SymPoly> sizes = s.sizes;
     if (!sizes.empty()) sizes[d] = idx.numel();
     return one(result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad));
@@ -1130,6 +1315,7 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     PTEFORGE_ASSIGN_OR_RETURN(Meta w, a.meta("weight"));
     PTEFORGE_ASSIGN_OR_RETURN(Meta idx, a.meta("indices"));
     if (w.rank() != 2) return shape_error(op, "weight must be 2-d");
+    PTEFORGE_TRY(require_index_dtype(op, idx, "indices"));
     std::vector<SymPoly> sizes = idx.sizes;
     sizes.push_back(w.sizes[1]);
     return one(result(w.dtype, sizes, contiguous_strides(sizes), w.requires_grad));

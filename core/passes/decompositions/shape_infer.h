@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ops/op_schema.h"
@@ -37,6 +38,15 @@ Result<std::vector<SymPoly>> broadcast_shapes(const std::vector<std::vector<SymP
 
 /// Type promotion (torch.result_type) of tensors (0-d ones count less) and Python numbers.
 ir::ScalarType promote_types(const std::vector<const Meta*>& tensors, const std::vector<Number>& numbers);
+
+/// True when `declared` (a program's tensor metadata) and `inferred` (a shape
+/// rule's result) have the same dtype and sizes: equal ranks and, per
+/// dimension, equal polynomials, equal constants, or (for symbolic sizes)
+/// equal example values where both are known. Strides are not compared.
+bool same_dtype_and_sizes(const Meta& declared, const Meta& inferred, const SymbolTable& symbols);
+
+/// "float32[2, s0]".
+std::string describe_meta(const Meta& m, const SymbolTable& symbols);
 
 /// Normalises a possibly negative dim for a tensor of `rank` dims. INVALID_GRAPH when out of range.
 Result<int64_t> normalize_dim(int64_t dim, size_t rank);

@@ -158,3 +158,110 @@ TEST_CASE("verify_shapes: results on a device other than the CPU are not compare
     REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
   }
 }
+
+namespace {
+
+/// One call `target(args)` on inputs `ins` declared as `out`; the verify_shapes
+/// error message, or "" when the program passes.
+std::string check_one(const std::vector<std::pair<ScalarType, std::vector<int64_t>>>& ins, const std::string& target,
+                      const std::vector<Argument>& extra, const pteforge::testing::Out& out,
+                      std::vector<std::pair<std::string, Argument>> kwargs = {}) {
+  ProgramBuilder b;
+  std::vector<Argument> args;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    args.push_back(arg_tensor(b.input("in" + std::to_string(i), ins[i].first, ins[i].second)));
+  }
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = b.call(target, std::move(args), out, std::move(kwargs));
+  b.output(r);
+  ExportedProgram ep = b.build();
+  auto run = run_pass(ep, "verify_shapes");
+  return run.status.ok() ? std::string() : run.status.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("verify_shapes: PyTorch's dtype rules that differ by overload are followed") {
+  using T = ScalarType;
+  // pow's second operand is `exponent`: it broadcasts and promotes.
+  CHECK(check_one({{T::Float, {1}}, {T::Float, {2, 1}}}, "aten.pow.Tensor_Tensor", {}, {T::Float, {2, 1}}) == "");
+  CHECK(check_one({{T::Long, {3}}, {T::Float, {3}}}, "aten.pow.Tensor_Tensor", {}, {T::Float, {3}}) == "");
+  // atan2 and true division give floats for integer operands; floor/trunc division keeps them.
+  CHECK(check_one({{T::Long, {1}}, {T::Long, {1}}}, "aten.atan2.default", {}, {T::Float, {1}}) == "");
+  CHECK(check_one({{T::Long, {1}}, {T::Long, {1}}}, "aten.div.Tensor_mode", {}, {T::Float, {1}},
+                  {{"rounding_mode", arg_none()}}) == "");
+  CHECK(check_one({{T::Long, {1}}, {T::Long, {1}}}, "aten.div.Tensor_mode", {}, {T::Long, {1}},
+                  {{"rounding_mode", arg_string("floor")}}) == "");
+  CHECK(check_one({{T::Long, {1}}}, "aten.div.Scalar_mode", {arg_int(2)}, {T::Long, {1}},
+                  {{"rounding_mode", arg_string("trunc")}}) == "");
+  // any keeps uint8.
+  CHECK(check_one({{T::Byte, {1, 1}}}, "aten.any.dim", {arg_int(1)}, {T::Byte, {1}}) == "");
+  // arange with an integer dtype truncates its bounds and step first.
+  CHECK(check_one({}, "aten.arange.start_step", {arg_int(0), arg_float(5.5), arg_float(1.5)}, {T::Long, {5}},
+                  {{"dtype", arg_dtype(T::Long)}}) == "");
+  // Reducing dim 0 (or -1) of a 0-d tensor is allowed.
+  CHECK(check_one({{T::Float, {}}}, "aten.sum.dim_IntList", {arg_ints({0})}, {T::Float, {}}) == "");
+  CHECK(check_one({{T::Float, {}}}, "aten.amax.default", {arg_ints({-1})}, {T::Float, {}}) == "");
+}
+
+TEST_CASE("verify_shapes: calls PyTorch's kernels reject are refused with the reason") {
+  using T = ScalarType;
+  CHECK(check_one({{T::Float, {}}}, "aten.select.int", {arg_int(0), arg_int(0)}, {T::Float, {}}) ==
+        "node \"select\": aten::select.int: self is a 0-d tensor; the operator needs a dimension to work on");
+  CHECK(check_one({{T::Float, {2, 3}}}, "aten.select.int", {arg_int(1), arg_int(7)}, {T::Float, {2}}) ==
+        "node \"select\": aten::select.int: index 7 is out of range for dimension 1 of size 3");
+  CHECK(check_one({{T::Float, {4}}}, "aten.split_with_sizes.default", {arg_ints({1, 2})}, {T::Float, {1}}) ==
+        "node \"split_with_sizes\": aten::split_with_sizes: split sizes [1, 2] add up to 3, not to the size 4 of "
+        "dimension 0");
+  CHECK(check_one({{T::Float, {2, 3}}}, "aten.permute.default", {arg_ints({0, 0})}, {T::Float, {2, 2}}) ==
+        "node \"permute\": aten::permute: dim 0 appears more than once in the list of dims");
+  CHECK(check_one({{T::Float, {2, 3}}, {T::Half, {3, 4}}}, "aten.mm.default", {}, {T::Float, {2, 4}}) ==
+        "node \"mm\": aten::mm: expected mat1 and mat2 to have the same dtype, but got float32 and float16");
+  CHECK(check_one({{T::Float, {4, 3}}, {T::Float, {2}}}, "aten.embedding.default", {}, {T::Float, {2, 3}}) ==
+        "node \"embedding\": aten::embedding: indices must be an int64 or int32 tensor, but it is float32");
+  CHECK(check_one({{T::Float, {2}}, {T::Float, {2}}, {T::Float, {2}}}, "aten.where.self", {}, {T::Float, {2}}) ==
+        "node \"where\": aten::where.self: expected the condition to be a boolean tensor, but it is float32");
+  CHECK(check_one({{T::Bool, {2}}, {T::Bool, {2}}}, "aten.sub.Tensor", {}, {T::Bool, {2}}) ==
+        "node \"sub\": aten::sub.Tensor: subtraction of two bool operands is not supported (use logical_xor)");
+  CHECK(check_one({{T::Float, {2}}}, "aten.view.default", {arg_ints({-1, -1})}, {T::Float, {2, 1}}) ==
+        "node \"view\": aten::view: only one dimension can be inferred (-1) in [-1, -1]");
+  CHECK(check_one({{T::Float, {2}}}, "aten.expand.default", {arg_ints({-1, 2})}, {T::Float, {1, 2}}) ==
+        "node \"expand\": aten::expand: -1 is not allowed in a new leading dimension ([-1, 2])");
+  CHECK(check_one({{T::Float, {2}}}, "aten.constant_pad_nd.default",
+                  {arg_ints({INT64_MAX, INT64_MAX})}, {T::Float, {2}}) ==
+        "node \"constant_pad_nd\": aten::constant_pad_nd: padding dimension 0 of size 2 by (9223372036854775807, "
+        "9223372036854775807) gives a size past int64");
+  CHECK(check_one({}, "aten.arange.start_step", {arg_int(0), arg_int(10), arg_float(0.5)}, {T::Long, {20}},
+                  {{"dtype", arg_dtype(T::Long)}}) ==
+        "node \"arange\": aten::arange.start_step: step must be nonzero");
+  CHECK(check_one({{T::Long, {2, 3}}}, "aten.mean.dim", {arg_ints({1})}, {T::Long, {2}}) ==
+        "node \"mean\": aten::mean.dim: could not infer the output dtype: the input must be floating point or "
+        "complex, or a dtype given, but it is int64");
+}
+
+TEST_CASE("verify_shapes: cat promotes over every tensor, the skipped legacy empty ones too") {
+  ProgramBuilder b;
+  auto e = b.input("e", ScalarType::Float, {0});
+  auto i = b.input("i", ScalarType::Long, {1});
+  auto c = b.call("aten.cat.default", {arg_tensors({e, i})}, {ScalarType::Float, {1}});
+  b.output(c);
+  ExportedProgram ep = b.build();
+  auto run = run_pass(ep, "verify_shapes");
+  CHECK_MESSAGE(run.status.ok(), run.status.error().to_string());
+}
+
+TEST_CASE("decompose: a decomposed call whose declared output disagrees with its inputs is refused") {
+  // verify_shapes runs after decompose and sees only the replacement calls, so
+  // decompose compares what it replaces.
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {2, 3});
+  auto y = b.call("aten.silu.default", {arg_tensor(x)}, {ScalarType::Float, {7, 7}});
+  b.output(y);
+  ExportedProgram ep = b.build();
+  auto run = run_pass(ep, "decompose");
+  REQUIRE_FALSE(run.status.ok());
+  CHECK(run.status.error().code == ErrorCode::INVALID_GRAPH);
+  CHECK(run.status.error().message ==
+        "node \"silu\" (aten.silu.default): declared as float32[7, 7], but its inputs give float32[2, 3]");
+  CHECK(run.status.error().where.node == std::optional<std::string>("silu"));
+}
