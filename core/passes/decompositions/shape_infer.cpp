@@ -658,7 +658,13 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     double xstart = start.as_double(), xend = end.as_double(), xstep = step.as_double();
     if (is_int_type(t)) {
       // torch._refs.arange: for an integer dtype the bounds and the step are
-      // truncated first (so arange(0, 5.5, 1.5, dtype=int64) has 5 elements).
+      // truncated first (so arange(0, 5.5, 1.5, dtype=int64) has 5 elements);
+      // a bound past int64 does not convert.
+      for (double v : {xstart, xend, xstep}) {
+        if (!(v > -9.2233720368547758e18 && v < 9.2233720368547758e18)) {
+          return shape_error(op, "a bound or step is past the range of int64");
+        }
+      }
       xstart = std::trunc(xstart);
       xend = std::trunc(xend);
       xstep = std::trunc(xstep);
@@ -741,6 +747,12 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     ir::ScalarType t = s.dtype;
     if (float_unary && (is_int_type(t) || t == ir::ScalarType::Bool)) t = ir::ScalarType::Float;
     if (bool_unary) t = ir::ScalarType::Bool;
+    if (name == "bitwise_not" && !is_int_type(t) && t != ir::ScalarType::Bool) {
+      return shape_error(op, "is not implemented for " + std::string(ir::scalar_type_name(t)) + " tensors");
+    }
+    if (name == "neg" && t == ir::ScalarType::Bool) {
+      return shape_error(op, "negation of a bool tensor is not supported (use logical_not)");
+    }
     if (name == "clamp" && !ir::is_floating(t)) {
       // PyTorch's clamp meta: Scalar bounds take part in type promotion (an int
       // tensor clamped to 0.5 becomes float).
@@ -822,8 +834,14 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       return shape_error(op, "expected the condition to be a boolean tensor, but it is " +
                                  std::string(ir::scalar_type_name(metas[0].dtype)));
     }
-    if ((name == "sub" || name == "rsub") && t == ir::ScalarType::Bool) {
-      return shape_error(op, "subtraction of two bool operands is not supported (use logical_xor)");
+    if (name == "sub" || name == "rsub") {
+      // PyTorch's sub_check: a bool on either side is refused.
+      bool any_bool = false;
+      for (const Meta& m : metas) any_bool = any_bool || m.dtype == ir::ScalarType::Bool;
+      for (const Number& n : numbers) any_bool = any_bool || n.kind == Number::Kind::Bool;
+      if (any_bool) {
+        return shape_error(op, "subtraction with a bool operand is not supported (use logical_xor or logical_not)");
+      }
     }
     if (name.rfind("bitwise_", 0) == 0 && !is_int_type(t) && t != ir::ScalarType::Bool) {
       return shape_error(op, "is not implemented for " + std::string(ir::scalar_type_name(t)) + " operands");
@@ -859,9 +877,14 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
   // ---- reductions ----------------------------------------------------------------------------
   if (name == "var" && ov == "correction") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
-    if (!ir::is_floating(s.dtype)) {
+    if (!ir::is_floating(s.dtype) && !is_complex_type(s.dtype)) {
       return shape_error(op, "needs a floating-point input, but it is " + std::string(ir::scalar_type_name(s.dtype)));
     }
+    // The variance of complex values is real.
+    const ir::ScalarType var_t = s.dtype == ir::ScalarType::ComplexHalf     ? ir::ScalarType::Half
+                                 : s.dtype == ir::ScalarType::ComplexFloat  ? ir::ScalarType::Float
+                                 : s.dtype == ir::ScalarType::ComplexDouble ? ir::ScalarType::Double
+                                                                             : s.dtype;
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, a.opt_ints("dim"));
     PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
     std::vector<bool> reduced(s.rank(), !dims || dims->empty());
@@ -882,7 +905,7 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
         sizes.emplace_back(1);
       }
     }
-    return one(result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad));
+    return one(result(var_t, sizes, contiguous_strides(sizes), s.requires_grad));
   }
   if ((name == "mean" || name == "sum") && (ov == "dim" || ov == "dim_IntList")) {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
@@ -1241,6 +1264,13 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
     if (c.is_constant() && c.value() % g != 0) {
       return shape_error(op, "expected the number of channels " + std::to_string(c.value()) +
                                  " to be divisible by the number of groups " + std::to_string(g));
+    }
+    for (const char* per_channel : {"weight", "bias"}) {
+      PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> t, a.opt_meta(per_channel));
+      if (t && (t->rank() != 1 || (t->sizes[0].is_constant() && c.is_constant() && t->sizes[0].value() != c.value()))) {
+        return shape_error(op, std::string(per_channel) + " of size " + shape_text(t->sizes, st) + " should have " +
+                                   st.display(c) + " elements, one per channel");
+      }
     }
     std::vector<SymPoly> stat{n, SymPoly(g)};
     bool grad = x.requires_grad || (w && w->requires_grad);

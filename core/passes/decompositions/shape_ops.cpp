@@ -240,13 +240,23 @@ void swapaxes_rule(Rewriter& rw) {
   rw.set_outputs({transpose(rw, x, a, b)});
 }
 
-/// aten.narrow.default → torch._decomp narrow: slice.Tensor(self, dim, start, start + length).
+/// aten.narrow.default → torch._decomp narrow: slice.Tensor(self, dim, start, start + length),
+/// a negative constant start counting from the end of the dimension (as narrow_symint does).
 void narrow_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
   int64_t dim = rw.int_("dim");
   SymPoly start = rw.sym("start");
   SymPoly length = rw.sym("length");
   if (!rw.ok()) return;
+  if (start.is_constant() && start.value() < 0) {
+    Meta m = rw.meta(x);
+    auto d = normalize_dim(dim, m.rank());
+    if (!d.ok() || m.rank() == 0) {
+      rw.fail(ErrorCode::INVALID_GRAPH, "narrow: dimension " + std::to_string(dim) + " out of range");
+      return;
+    }
+    start = m.sizes[*d] + start;
+  }
   rw.set_outputs({rw.call("aten.slice.Tensor", {ir::arg_tensor(x), ir::arg_int(dim), rw.size(start),
                                                 rw.size(start + length)})});
 }

@@ -222,7 +222,8 @@ TEST_CASE("verify_shapes: calls PyTorch's kernels reject are refused with the re
   CHECK(check_one({{T::Float, {2}}, {T::Float, {2}}, {T::Float, {2}}}, "aten.where.self", {}, {T::Float, {2}}) ==
         "node \"where\": aten::where.self: expected the condition to be a boolean tensor, but it is float32");
   CHECK(check_one({{T::Bool, {2}}, {T::Bool, {2}}}, "aten.sub.Tensor", {}, {T::Bool, {2}}) ==
-        "node \"sub\": aten::sub.Tensor: subtraction of two bool operands is not supported (use logical_xor)");
+        "node \"sub\": aten::sub.Tensor: subtraction with a bool operand is not supported (use logical_xor or "
+        "logical_not)");
   CHECK(check_one({{T::Float, {2}}}, "aten.view.default", {arg_ints({-1, -1})}, {T::Float, {2, 1}}) ==
         "node \"view\": aten::view: only one dimension can be inferred (-1) in [-1, -1]");
   CHECK(check_one({{T::Float, {2}}}, "aten.expand.default", {arg_ints({-1, 2})}, {T::Float, {1, 2}}) ==
@@ -264,4 +265,34 @@ TEST_CASE("decompose: a decomposed call whose declared output disagrees with its
   CHECK(run.status.error().message ==
         "node \"silu\" (aten.silu.default): declared as float32[7, 7], but its inputs give float32[2, 3]");
   CHECK(run.status.error().where.node == std::optional<std::string>("silu"));
+}
+
+TEST_CASE("verify_shapes: bool operands of sub and neg, and floats in bitwise_not, are refused") {
+  using T = ScalarType;
+  CHECK(check_one({{T::Bool, {3}}}, "aten.sub.Tensor", {arg_int(1)}, {T::Long, {3}}) ==
+        "node \"sub\": aten::sub.Tensor: subtraction with a bool operand is not supported (use logical_xor or "
+        "logical_not)");
+  CHECK(check_one({{T::Float, {3}}, {T::Bool, {3}}}, "aten.sub.Tensor", {}, {T::Float, {3}}) ==
+        "node \"sub\": aten::sub.Tensor: subtraction with a bool operand is not supported (use logical_xor or "
+        "logical_not)");
+  CHECK(check_one({{T::Bool, {3}}}, "aten.neg.default", {}, {T::Bool, {3}}) ==
+        "node \"neg\": aten::neg: negation of a bool tensor is not supported (use logical_not)");
+  CHECK(check_one({{T::Float, {3}}}, "aten.bitwise_not.default", {}, {T::Float, {3}}) ==
+        "node \"bitwise_not\": aten::bitwise_not: is not implemented for float32 tensors");
+  CHECK(check_one({{T::Bool, {3}}}, "aten.bitwise_not.default", {}, {T::Bool, {3}}) == "");
+}
+
+TEST_CASE("decompose: narrow with a negative start counts from the end of the dimension") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {2, 3});
+  auto y = b.call("aten.narrow.default", {arg_tensor(x), arg_int(1), arg_int(-2), arg_int(2)},
+                  {ScalarType::Float, {2, 2}});
+  b.output(y);
+  ExportedProgram ep = b.build();
+  auto run = run_pass(ep, "decompose");
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(print_graph(ep.graph()) ==
+        "graph(%x):\n"
+        "  %slice_1 = aten.slice.Tensor(%x, 1, 1, 3)\n"
+        "  return (%slice_1)\n");
 }
