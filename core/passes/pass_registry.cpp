@@ -12,10 +12,10 @@ const std::vector<RegisteredPass>& registered_passes() {
       {"remove_tensor_metadata_asserts", "drop _assert_tensor_metadata nodes, as to_edge does", "to_edge", &make_remove_tensor_metadata_asserts_pass, true},
       // 2. training IR -> Core ATen
       {"decompose", "rewrite non-core ATen ops into Core ATen (PyTorch's default decompositions)", "decompose", &make_decompose_pass, true},
-      {"verify_shapes", "re-infer each ATen call's output dtype and sizes; refuse wrong arguments and metadata", "decompose", &make_verify_shapes_pass, true},
       // 3. module swap (only when swaps are requested)
       {"swap_modules", "replace preserved submodules with user-supplied exported programs", "swap", &make_swap_modules_pass, true},
-      // 4. to_edge
+      // 4. to_edge (verify_shapes first: to_edge re-traces every call)
+      {"verify_shapes", "re-infer each ATen call's output dtype and sizes; refuse wrong arguments and metadata", "to_edge", &make_verify_shapes_pass, true},
       {"remove_unused_parameters", "delete parameter placeholders that have no users", "to_edge", &make_remove_unused_parameters_pass, true},
       {"replace_view_ops_with_copy", "replace view ops with their _copy twins (view -> view_copy)", "to_edge", &make_replace_view_ops_with_copy_pass, true},
       {"normalize_sym_size", "turn sym_size/sym_stride/sym_numel packets into their .int/.default overloads", "to_edge", &make_normalize_sym_size_pass, true},

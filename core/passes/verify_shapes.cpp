@@ -260,7 +260,7 @@ class VerifyShapes final : public Pass {
   const PassInfo& info() const override {
     static const PassInfo kInfo{"verify_shapes",
                                 "re-infer each ATen call's output dtype and sizes; refuse wrong arguments and metadata",
-                                "decompose"};
+                                "to_edge"};
     return kInfo;
   }
 

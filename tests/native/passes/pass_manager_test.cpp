@@ -42,8 +42,8 @@ TEST_CASE("pass_registry: default pipeline follows design.md order") {
   REQUIRE(names.size() == 28);
   CHECK(names.front() == "remove_tensor_metadata_asserts");
   CHECK(names[1] == "decompose");
-  CHECK(names[2] == "verify_shapes");
-  CHECK(names[3] == "swap_modules");
+  CHECK(names[2] == "swap_modules");
+  CHECK(names[3] == "verify_shapes");
   CHECK(names[17] == "generate_debug_handles");
   CHECK(names[18] == "weights_to_outputs");
   CHECK(names.back() == "memory_planning");
