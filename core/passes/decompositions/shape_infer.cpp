@@ -407,7 +407,23 @@ std::optional<std::vector<SymPoly>> view_strides(const std::vector<SymPoly>& siz
   return out;
 }
 
-Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, const SymbolTable& st) {
+namespace {
+Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView& a, const SymbolTable& st);
+}  // namespace
+
+Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& args, const SymbolTable& symbols) {
+  Result<std::vector<Meta>> r = infer_meta_impl(op, args, symbols);
+  if (r.ok()) return r;
+  // Shared helpers (normalize_dim, ...) do not know the operator: name it.
+  Error e = std::move(r).error();
+  const std::string prefix = op.full_name() + ": ";
+  if (e.message.rfind(prefix, 0) != 0 && e.message.rfind("argument \"", 0) != 0) e.message = prefix + e.message;
+  return e;
+}
+
+namespace {
+
+Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView& a, const SymbolTable& st) {
   const std::string& name = op.name;
   const std::string& ov = op.overload;
   auto one = [](Meta m) { return std::vector<Meta>{std::move(m)}; };
@@ -430,8 +446,12 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
       }
     }
     if (infer_at >= 0) {
+      if (known.is_constant() && known.value() == 0) {
+        return shape_error(op, "cannot view a tensor of " + st.display(s.numel()) + " elements as " +
+                                   shape_text(size, st) + ": the -1 could be any size");
+      }
       auto q = s.numel().div_exact(known);
-      if (!q) return shape_error(op, "cannot infer the -1 size");
+      if (!q) return shape_error(op, "cannot infer the -1 size of " + shape_text(size, st));
       size[infer_at] = *q;
     }
     if (product(size) != s.numel()) {
@@ -863,6 +883,12 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
   if (name == "copy") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(Meta src, a.meta("src"));
+    // copy_ broadcasts src to self's shape.
+    auto expanded = broadcast_shapes({src.sizes, s.sizes});
+    if (src.rank() > s.rank() || !expanded.ok() || *expanded != s.sizes) {
+      return shape_error(op, "src of size " + shape_text(src.sizes, st) + " cannot be broadcast to self's size " +
+                                 shape_text(s.sizes, st));
+    }
     return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad || src.requires_grad));
   }
   if (name == "_to_copy") {
@@ -1353,5 +1379,7 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& a, 
   return make_error(ErrorCode::UNSUPPORTED_OPERATOR,
                     "internal: no shape rule for " + op.full_name() + " (decompositions may not emit it)");
 }
+
+}  // namespace
 
 }  // namespace pteforge::passes::decomp

@@ -296,3 +296,20 @@ TEST_CASE("decompose: narrow with a negative start counts from the end of the di
         "  %slice_1 = aten.slice.Tensor(%x, 1, 1, 3)\n"
         "  return (%slice_1)\n");
 }
+
+TEST_CASE("verify_shapes: copy's src must broadcast to self, and out-of-range dims name the operator") {
+  using T = ScalarType;
+  CHECK(check_one({{T::Float, {2, 3}}, {T::Float, {3}}}, "aten.copy.default", {}, {T::Float, {2, 3}}) == "");
+  CHECK(check_one({{T::Float, {2, 3}}, {T::Float, {4}}}, "aten.copy.default", {}, {T::Float, {2, 3}}) ==
+        "node \"copy\": aten::copy: src of size [4] cannot be broadcast to self's size [2, 3]");
+  CHECK(check_one({{T::Float, {2, 3}}}, "aten._softmax.default", {arg_int(5), arg_bool(false)}, {T::Float, {2, 3}}) ==
+        "node \"_softmax\": aten::_softmax: dimension 5 out of range for a 2-d tensor");
+}
+
+TEST_CASE("verify_shapes: a -1 next to a 0 in a view is ambiguous, as in PyTorch") {
+  using T = ScalarType;
+  CHECK(check_one({{T::Float, {2, 0, 4}}}, "aten.view.default", {arg_ints({2, 0, -1})}, {T::Float, {2, 0, 4}}) ==
+        "node \"view\": aten::view: cannot view a tensor of 0 elements as [2, 0, -1]: the -1 could be any size");
+  CHECK(check_one({{T::Float, {2, 3}}}, "aten.view.default", {arg_ints({4, -1})}, {T::Float, {4, 1}}) ==
+        "node \"view\": aten::view: cannot infer the -1 size of [4, -1]");
+}
