@@ -44,7 +44,6 @@ namespace pteforge::passes {
 namespace {
 
 using decomp::Meta;
-using decomp::SymPoly;
 
 constexpr const char* kNote =
     "pteforge re-infers each operator's output from its inputs, as ExecuTorch's to_edge does when it re-traces "
@@ -76,8 +75,8 @@ std::vector<DeclaredOutput> pair_outputs(const ir::Node& node, size_t num_metas)
 }
 
 /// Byte key of everything a node's check depends on: the operator, each
-/// argument (tensors by their dtype, sizes, strides and storage offset, not by
-/// name) and the declared outputs. Nodes with equal keys pass or fail alike,
+/// argument (tensors by their dtype, sizes, strides, storage offset and
+/// device, not by name) and the declared outputs. Nodes with equal keys pass or fail alike,
 /// so a key that passed once is not checked again (models repeat their
 /// layers). Returns false for a node with an argument kind the key does not
 /// encode (such nodes are always checked).
@@ -125,6 +124,7 @@ class NodeKey {
     for (const auto& d : tm->strides) put_sym(key, d);
     put_sym(key, tm->storage_offset);
     key.push_back(tm->requires_grad ? 'g' : '-');
+    put_text(key, tm->device.type);  // outputs off the CPU are not compared
     return true;
   }
   bool put_arg(std::string& key, const ir::Argument& a) const {

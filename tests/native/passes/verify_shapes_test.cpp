@@ -313,3 +313,19 @@ TEST_CASE("verify_shapes: a -1 next to a 0 in a view is ambiguous, as in PyTorch
   CHECK(check_one({{T::Float, {2, 3}}}, "aten.view.default", {arg_ints({4, -1})}, {T::Float, {4, 1}}) ==
         "node \"view\": aten::view: cannot infer the -1 size of [4, -1]");
 }
+
+TEST_CASE("verify_shapes: a CPU call is compared even after an identical call whose result is on another device") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {2, 3});
+  auto r1 = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {3, 2}});
+  auto r2 = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {3, 2}});
+  b.output(r1);
+  b.output(r2);
+  ExportedProgram ep = b.build();
+  TensorMeta m = *ep.graph().tensor_meta(r1);
+  m.device.type = "cuda";
+  ep.graph().set_tensor_meta(r1, m);
+  auto run = run_pass(ep, "verify_shapes");
+  REQUIRE_FALSE(run.status.ok());
+  CHECK(run.status.error().where.node == std::optional<std::string>(r2));
+}
