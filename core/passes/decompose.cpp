@@ -253,16 +253,14 @@ class Engine {
   Status check_declared(ir::Graph& graph, decomp::Env& env, const ir::Node& node, const std::string& old,
                         const std::string& to) {
     const ir::TensorMeta* tm = graph.tensor_meta(old);
-    if (!tm || tm->device.type != "cpu") return Status::Ok();
-    Result<Meta> declared = symbols_.to_meta(*tm);
     Result<Meta> inferred = env.meta(to);
-    if (!declared.ok() || !inferred.ok()) return Status::Ok();
-    if (decomp::same_dtype_and_sizes(*declared, *inferred, symbols_)) return Status::Ok();
+    if (!tm || !inferred.ok()) return Status::Ok();
+    auto mismatch = decomp::declared_mismatch(*tm, *inferred, symbols_);
+    if (!mismatch) return Status::Ok();
     const std::string which = old != node.name() ? " output \"" + old + "\"" : "";
     return error_at(ErrorCode::INVALID_GRAPH,
                     "node \"" + node.name() + "\" (" + std::string(node.target().short_name()) + "):" + which +
-                        " declared as " + decomp::describe_meta(*declared, symbols_) + ", but its inputs give " +
-                        decomp::describe_meta(*inferred, symbols_),
+                        " declared as " + mismatch->first + ", but its inputs give " + mismatch->second,
                     node);
   }
 

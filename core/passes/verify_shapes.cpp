@@ -207,9 +207,8 @@ class ShapeChecker {
   /// skipped (no rule, or nothing to compare); an error when it is wrong.
   Result<bool> check_node(decomp::Env& env, const ir::Graph& graph, const ir::Node& node,
                           const ops::OpSchema& op) {
-    const ops::OpSchema* schema = &op;
-    decomp::ArgView args(schema, node.inputs(), env);
-    Result<std::vector<Meta>> metas = decomp::infer_meta(*schema, args, symbols_);
+    decomp::ArgView args(&op, node.inputs(), env);
+    Result<std::vector<Meta>> metas = decomp::infer_meta(op, args, symbols_);
     if (!metas.ok()) {
       if (metas.error().code != ErrorCode::INVALID_GRAPH) {
         ++skipped_;
@@ -225,17 +224,11 @@ class ShapeChecker {
     for (const DeclaredOutput& d : declared) {
       const ir::TensorMeta* tm = graph.tensor_meta(d.name);
       if (!tm) continue;  // the IR verifier reports it
-      // The rules follow the CPU kernels (batch norm's eval statistics are
-      // empty there, for one); results on other devices are not compared.
-      if (tm->device.type != "cpu") continue;
-      const Meta& inferred = (*metas)[d.meta_index];
-      Result<Meta> decl = symbols_.to_meta(*tm);
-      if (!decl.ok()) continue;  // an expression we cannot read: nothing to compare
-      if (!decomp::same_dtype_and_sizes(*decl, inferred, symbols_)) {
+      auto mismatch = decomp::declared_mismatch(*tm, (*metas)[d.meta_index], symbols_);
+      if (mismatch) {
         std::string which = declared.size() > 1 || d.name != node.name() ? " output \"" + d.name + "\"" : "";
-        return refuse("node \"" + node.name() + "\":" + which + " declared as " + decomp::describe_meta(*decl, symbols_) +
-                          ", but " + schema->full_name() + " of its inputs gives " +
-                          decomp::describe_meta(inferred, symbols_),
+        return refuse("node \"" + node.name() + "\":" + which + " declared as " + mismatch->first + ", but " +
+                          op.full_name() + " of its inputs gives " + mismatch->second,
                       node);
       }
     }

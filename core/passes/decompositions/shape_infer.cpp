@@ -4,6 +4,7 @@
 #include "passes/decompositions/shape_infer.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <algorithm>
 #include <numeric>
@@ -65,6 +66,21 @@ Status require_same_dtype(const ops::OpSchema& op, const Meta& a, const Meta& b,
   return shape_error(op, "expected " + std::string(an) + " and " + bn + " to have the same dtype, but got " +
                              std::string(ir::scalar_type_name(a.dtype)) + " and " +
                              std::string(ir::scalar_type_name(b.dtype)));
+}
+
+/// Norm parameters (`names`, each optional) hold one value per channel:
+/// 1-d with `channels` elements (compared when both are concrete).
+Status require_per_channel(const ops::OpSchema& op, const ArgView& a, std::initializer_list<const char*> names,
+                           const SymPoly& channels, const SymbolTable& st) {
+  for (const char* per_channel : names) {
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> t, a.opt_meta(per_channel));
+    if (t && (t->rank() != 1 || (t->sizes[0].is_constant() && channels.is_constant() &&
+                                 t->sizes[0].value() != channels.value()))) {
+      return shape_error(op, std::string(per_channel) + " of size " + shape_text(t->sizes, st) + " should have " +
+                                 st.display(channels) + " elements, one per channel");
+    }
+  }
+  return Status::Ok();
 }
 
 /// The largest stride, padding, dilation or kernel size the spatial rules
@@ -296,6 +312,17 @@ bool same_dtype_and_sizes(const Meta& declared, const Meta& inferred, const Symb
 
 std::string describe_meta(const Meta& m, const SymbolTable& st) {
   return std::string(ir::scalar_type_name(m.dtype)) + shape_text(m.sizes, st);
+}
+
+std::optional<std::pair<std::string, std::string>> declared_mismatch(const ir::TensorMeta& declared,
+                                                                     const Meta& inferred, SymbolTable& st) {
+  // The rules follow the CPU kernels (batch norm's eval statistics are empty
+  // there, for one); results on other devices are not compared.
+  if (declared.device.type != "cpu") return std::nullopt;
+  Result<Meta> decl = st.to_meta(declared);
+  if (!decl.ok()) return std::nullopt;  // an expression we cannot read: nothing to compare
+  if (same_dtype_and_sizes(*decl, inferred, st)) return std::nullopt;
+  return std::make_pair(describe_meta(*decl, st), describe_meta(inferred, st));
 }
 
 bool is_contiguous(const Meta& m) {
@@ -1232,15 +1259,8 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> w, a.opt_meta("weight"));
     if (x.rank() < 2) return shape_error(op, "expects at least a 2-d input");
-    // weight, bias, running_mean and running_var hold one value per channel (dimension 1).
-    for (const char* per_channel : {"weight", "bias", "running_mean", "running_var"}) {
-      PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> t, a.opt_meta(per_channel));
-      if (t && (t->rank() != 1 || (t->sizes[0].is_constant() && x.sizes[1].is_constant() &&
-                                   t->sizes[0].value() != x.sizes[1].value()))) {
-        return shape_error(op, std::string(per_channel) + " of size " + shape_text(t->sizes, st) + " should have " +
-                                   st.display(x.sizes[1]) + " elements, one per channel");
-      }
-    }
+    // Channels are dimension 1.
+    PTEFORGE_TRY(require_per_channel(op, a, {"weight", "bias", "running_mean", "running_var"}, x.sizes[1], st));
     bool grad = x.requires_grad || (w && w->requires_grad);
     // On CPU the saved mean / invstd of the eval kernel are empty [0] tensors.
     return std::vector<Meta>{result(x.dtype, x.sizes, preserve_strides(x, st), grad),
@@ -1291,13 +1311,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
       return shape_error(op, "expected the number of channels " + std::to_string(c.value()) +
                                  " to be divisible by the number of groups " + std::to_string(g));
     }
-    for (const char* per_channel : {"weight", "bias"}) {
-      PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> t, a.opt_meta(per_channel));
-      if (t && (t->rank() != 1 || (t->sizes[0].is_constant() && c.is_constant() && t->sizes[0].value() != c.value()))) {
-        return shape_error(op, std::string(per_channel) + " of size " + shape_text(t->sizes, st) + " should have " +
-                                   st.display(c) + " elements, one per channel");
-      }
-    }
+    PTEFORGE_TRY(require_per_channel(op, a, {"weight", "bias"}, c, st));
     std::vector<SymPoly> stat{n, SymPoly(g)};
     bool grad = x.requires_grad || (w && w->requires_grad);
     return std::vector<Meta>{result(x.dtype, x.sizes, preserve_strides(x, st), grad),

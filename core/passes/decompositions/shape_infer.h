@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ops/op_schema.h"
@@ -47,6 +48,14 @@ bool same_dtype_and_sizes(const Meta& declared, const Meta& inferred, const Symb
 
 /// "float32[2, s0]".
 std::string describe_meta(const Meta& m, const SymbolTable& symbols);
+
+/// When a program value's `declared` metadata disagrees with `inferred` in
+/// dtype or sizes (same_dtype_and_sizes): the two described ("float32[2, 3]").
+/// nullopt when they agree, or cannot be compared: a value on a device other
+/// than the CPU (the rules follow the CPU kernels) or an expression that does
+/// not parse.
+std::optional<std::pair<std::string, std::string>> declared_mismatch(const ir::TensorMeta& declared,
+                                                                     const Meta& inferred, SymbolTable& symbols);
 
 /// Normalises a possibly negative dim for a tensor of `rank` dims. INVALID_GRAPH when out of range.
 Result<int64_t> normalize_dim(int64_t dim, size_t rank);
