@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-echo "building the CLI (native-release; the first run takes a few minutes)..."
+echo "building the CLI (native-release; the first run takes about 10 minutes on 2 cores)..."
 # The build's output goes to a log, shown (its end) when a step fails.
 mkdir -p build
 log=build/example-build.log
