@@ -1,7 +1,6 @@
 // File access shared by the native archive readers (*_native.cpp only).
 #pragma once
 
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -17,7 +16,8 @@ namespace pteforge::serde {
 /// give strerror's text with a lower-case first letter.
 std::string open_failure_reason(int err);
 
-/// A ByteSource over a file opened for reading (64-bit offsets).
+/// A ByteSource over a file opened for reading (64-bit offsets; reads with
+/// pread, so the source keeps no file position).
 class FileByteSource final : public ByteSource {
  public:
   /// Opens `path`. Errors: IO_ERROR (where.entry = path) when it cannot be
@@ -35,9 +35,8 @@ class FileByteSource final : public ByteSource {
   Result<std::string> read_at(uint64_t offset, uint64_t length) override;
 
  private:
-  FileByteSource(std::FILE* file, std::string path, uint64_t size)
-      : file_(file), path_(std::move(path)), size_(size) {}
-  std::FILE* file_;
+  FileByteSource(int fd, std::string path, uint64_t size) : fd_(fd), path_(std::move(path)), size_(size) {}
+  int fd_;  // POSIX file descriptor, closed by the destructor
   std::string path_;
   uint64_t size_;
 };
