@@ -450,6 +450,63 @@ Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& arg
 
 namespace {
 
+/// aten::slice.Tensor of `s` with the call's dim, start, end and step
+/// arguments (slice and slice_scatter): the bounds clamped to the dimension
+/// as PyTorch does, the length ceil((end - start) / step).
+/// Errors: INVALID_GRAPH for a 0-d self, a bad dim or a step below 1;
+/// UNSUPPORTED_FEATURE for symbolic bounds it cannot clamp.
+Result<Meta> slice_meta(const ops::OpSchema& op, const ArgView& a, const Meta& s) {
+  PTEFORGE_TRY(require_dims(op, s));
+  PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+  PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
+  PTEFORGE_ASSIGN_OR_RETURN(std::optional<SymPoly> start, a.opt_sym("start"));
+  PTEFORGE_ASSIGN_OR_RETURN(std::optional<SymPoly> end, a.opt_sym("end"));
+  PTEFORGE_ASSIGN_OR_RETURN(int64_t step, a.int_("step"));
+  if (step <= 0) return shape_error(op, "slice step must be positive");
+  const SymPoly& n = s.sizes[d];
+  SymPoly b = start.value_or(SymPoly(0));
+  SymPoly e = end.value_or(n);
+  auto clamp = [&](SymPoly v) -> std::optional<SymPoly> {
+    if (v.is_constant() && n.is_constant()) {
+      int64_t x = v.value(), len = n.value();
+      if (x < 0) x += len;
+      x = std::max<int64_t>(0, std::min(x, len));
+      return SymPoly(x);
+    }
+    if (v.is_constant() && v.value() >= std::numeric_limits<int64_t>::max() / 4) return n;
+    if (v.is_constant() && v.value() < 0) return n + v;
+    return v;
+  };
+  auto cb = clamp(b), ce = clamp(e);
+  if (!cb || !ce) return limitation(op, "unsupported symbolic slice bounds");
+  SymPoly len = *ce - *cb;
+  if (len.is_constant()) {
+    int64_t l = std::max<int64_t>(0, len.value());
+    len = SymPoly(l == 0 ? 0 : (l - 1) / step + 1);  // ceil(l / step) without l + step overflowing
+  } else if (step != 1) {
+    return limitation(op, "symbolic slice with step != 1");
+  }
+  Meta m = s;
+  m.sizes[d] = len;
+  m.strides[d] = s.strides[d] * SymPoly(step);
+  m.storage_offset = s.storage_offset + *cb * s.strides[d];
+  return m;
+}
+
+/// True unless `from` certainly cannot be expanded (aten::expand) to `to`:
+/// more dimensions, or a trailing size that is neither 1 nor the target's.
+/// Sizes that are not both constants are taken to match.
+bool may_expand_to(const std::vector<SymPoly>& from, const std::vector<SymPoly>& to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i) {
+    const SymPoly& f = from[i];
+    const SymPoly& t = to[lead + i];
+    if (f.is_constant() && t.is_constant() && f.value() != 1 && f.value() != t.value()) return false;
+  }
+  return true;
+}
+
 Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView& a, const SymbolTable& st) {
   const std::string& name = op.name;
   const std::string& ov = op.overload;
@@ -577,40 +634,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
   }
   if (name == "slice" && ov == "Tensor") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
-    PTEFORGE_TRY(require_dims(op, s));
-    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
-    PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
-    PTEFORGE_ASSIGN_OR_RETURN(std::optional<SymPoly> start, a.opt_sym("start"));
-    PTEFORGE_ASSIGN_OR_RETURN(std::optional<SymPoly> end, a.opt_sym("end"));
-    PTEFORGE_ASSIGN_OR_RETURN(int64_t step, a.int_("step"));
-    if (step <= 0) return shape_error(op, "slice step must be positive");
-    const SymPoly& n = s.sizes[d];
-    SymPoly b = start.value_or(SymPoly(0));
-    SymPoly e = end.value_or(n);
-    auto clamp = [&](SymPoly v) -> std::optional<SymPoly> {
-      if (v.is_constant() && n.is_constant()) {
-        int64_t x = v.value(), len = n.value();
-        if (x < 0) x += len;
-        x = std::max<int64_t>(0, std::min(x, len));
-        return SymPoly(x);
-      }
-      if (v.is_constant() && v.value() >= std::numeric_limits<int64_t>::max() / 4) return n;
-      if (v.is_constant() && v.value() < 0) return n + v;
-      return v;
-    };
-    auto cb = clamp(b), ce = clamp(e);
-    if (!cb || !ce) return limitation(op, "unsupported symbolic slice bounds");
-    SymPoly len = *ce - *cb;
-    if (len.is_constant()) {
-      int64_t l = std::max<int64_t>(0, len.value());
-      len = SymPoly(l == 0 ? 0 : (l - 1) / step + 1);  // ceil(l / step) without l + step overflowing
-    } else if (step != 1) {
-      return limitation(op, "symbolic slice with step != 1");
-    }
-    Meta m = s;
-    m.sizes[d] = len;
-    m.strides[d] = s.strides[d] * SymPoly(step);
-    m.storage_offset = s.storage_offset + *cb * s.strides[d];
+    PTEFORGE_ASSIGN_OR_RETURN(Meta m, slice_meta(op, a, s));
     return one(m);
   }
   if (name == "select" && ov == "int") {
@@ -1368,6 +1392,35 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     std::string other = name == "index_put" ? "values" : "src";
     PTEFORGE_ASSIGN_OR_RETURN(Meta v, a.meta(other));
+    // src must fill the slice (or the selected plane): PyTorch's kernels want
+    // its exact sizes, the meta functions that to_edge re-traces with expand
+    // src to them (torch._decomp's slice_scatter / select_scatter). Refused
+    // here: what neither accepts. index_put's meta checks nothing.
+    if (name == "slice_scatter") {
+      PTEFORGE_ASSIGN_OR_RETURN(Meta slice, slice_meta(op, a, s));
+      if (!may_expand_to(v.sizes, slice.sizes)) {
+        return shape_error(op, "src of size " + shape_text(v.sizes, st) +
+                                   " does not fit the slice of self, of size " + shape_text(slice.sizes, st));
+      }
+    } else if (name == "select_scatter") {
+      PTEFORGE_TRY(require_dims(op, s));
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
+      std::vector<SymPoly> plane = s.sizes;
+      plane.erase(plane.begin() + d);
+      // The meta: unsqueeze(src, d) expanded to self's sizes.
+      bool fits = static_cast<size_t>(d) <= v.rank();
+      if (fits) {
+        std::vector<SymPoly> unsqueezed = v.sizes;
+        unsqueezed.insert(unsqueezed.begin() + d, SymPoly(1));
+        fits = may_expand_to(unsqueezed, s.sizes);
+      }
+      if (!fits) {
+        return shape_error(op, "src of size " + shape_text(v.sizes, st) +
+                                   " does not fit the selected part of self, of size " +
+                                   shape_text(plane, st));
+      }
+    }
     return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad || v.requires_grad));
   }
   if (name == "index_select") {
@@ -1376,7 +1429,8 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     PTEFORGE_ASSIGN_OR_RETURN(Meta idx, a.meta("index"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
     PTEFORGE_TRY(require_index_dtype(op, idx, "index"));
-    if (idx.rank() > 1) return shape_error(op, "index must be 0-d or 1-d, but it is " + shape_text(idx.sizes, st));
+    if (idx.rank() > 1)
+      return shape_error(op, "index must be 0-d or 1-d, but it is " + shape_text(idx.sizes, st));
     std::vector<SymPoly> sizes = s.sizes;
     if (!sizes.empty()) sizes[d] = idx.numel();
     return one(result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad));

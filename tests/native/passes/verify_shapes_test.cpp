@@ -329,3 +329,42 @@ TEST_CASE("verify_shapes: a CPU call is compared even after an identical call wh
   REQUIRE_FALSE(run.status.ok());
   CHECK(run.status.error().where.node == std::optional<std::string>(r2));
 }
+
+TEST_CASE("verify_shapes: slice_scatter and select_scatter refuse a src that cannot fill the slice") {
+  using T = ScalarType;
+  // slice_scatter(self, src, dim, start, end, step): the slice of self [4, 6]
+  // at dim 1, 0:6:2 is [4, 3].
+  const std::vector<Argument> slice_args{arg_int(1), arg_int(0), arg_int(6), arg_int(2)};
+  CHECK(check_one({{T::Float, {4, 6}}, {T::Float, {4, 3}}}, "aten.slice_scatter.default", slice_args,
+                  {T::Float, {4, 6}}) == "");
+  // to_edge's meta expands src to the slice: a [3] src passes.
+  CHECK(check_one({{T::Float, {4, 6}}, {T::Float, {3}}}, "aten.slice_scatter.default", slice_args,
+                  {T::Float, {4, 6}}) == "");
+  CHECK(check_one({{T::Float, {4, 6}}, {T::Float, {4, 6}}}, "aten.slice_scatter.default", slice_args,
+                  {T::Float, {4, 6}}) ==
+        "node \"slice_scatter\": aten::slice_scatter: src of size [4, 6] does not fit the slice of self, of size "
+        "[4, 3]");
+  CHECK(check_one({{T::Float, {4, 6}}, {T::Float, {2, 4, 3}}}, "aten.slice_scatter.default", slice_args,
+                  {T::Float, {4, 6}}) ==
+        "node \"slice_scatter\": aten::slice_scatter: src of size [2, 4, 3] does not fit the slice of self, of size "
+        "[4, 3]");
+  // The slice's own rules apply: a step of 0 is refused.
+  CHECK(check_one({{T::Float, {4, 6}}, {T::Float, {4, 3}}}, "aten.slice_scatter.default",
+                  {arg_int(1), arg_int(0), arg_int(6), arg_int(0)}, {T::Float, {4, 6}}) ==
+        "node \"slice_scatter\": aten::slice_scatter: slice step must be positive");
+
+  // select_scatter(self, src, dim, index): src fills self without dimension dim.
+  CHECK(check_one({{T::Float, {4, 5, 6}}, {T::Float, {4, 6}}}, "aten.select_scatter.default",
+                  {arg_int(1), arg_int(2)}, {T::Float, {4, 5, 6}}) == "");
+  CHECK(check_one({{T::Float, {4, 5, 6}}, {T::Float, {6}}}, "aten.select_scatter.default", {arg_int(0), arg_int(0)},
+                  {T::Float, {4, 5, 6}}) == "");
+  CHECK(check_one({{T::Float, {4, 5, 6}}, {T::Float, {5, 6}}}, "aten.select_scatter.default",
+                  {arg_int(1), arg_int(2)}, {T::Float, {4, 5, 6}}) ==
+        "node \"select_scatter\": aten::select_scatter: src of size [5, 6] does not fit the selected part of self, "
+        "of size [4, 6]");
+  // unsqueeze(src, 2) needs src to have at least 2 dimensions.
+  CHECK(check_one({{T::Float, {4, 5, 6}}, {T::Float, {4}}}, "aten.select_scatter.default", {arg_int(2), arg_int(0)},
+                  {T::Float, {4, 5, 6}}) ==
+        "node \"select_scatter\": aten::select_scatter: src of size [4] does not fit the selected part of self, of "
+        "size [4, 5]");
+}
