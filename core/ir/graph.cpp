@@ -80,6 +80,8 @@ struct GraphData {
   NodeId next_id = 1;
   uint32_t next_table_order = 0;
   bool order_dirty = false;
+  /// Graph-valued inputs (nested graphs) of the attached nodes.
+  size_t graph_args = 0;
   std::shared_ptr<const std::string> json_pointer;
   /// unique_name() cache: stem → i such that stem_1 .. stem_(i-1) are all
   /// taken (a lower bound of the next free suffix). Lowered when a name of the
@@ -167,6 +169,7 @@ struct GraphData {
   }
 
   void register_uses(Node& node) {
+    for (const NamedArgument& in : node.inputs_) graph_args += in.arg.is<ArgTag::Graph>() ? 1 : 0;
     for_each_input_name(node.inputs_, [&](const std::string& name, ValueKind kind) {
       Value& v = get_or_create(name, kind);
       v.uses.push_back(&node);
@@ -175,6 +178,7 @@ struct GraphData {
   }
 
   void unregister_uses(Node& node) {
+    for (const NamedArgument& in : node.inputs_) graph_args -= in.arg.is<ArgTag::Graph>() ? 1 : 0;
     for_each_input_name(node.inputs_, [&](const std::string& name, ValueKind kind) {
       Value* v = lookup(name);
       if (!v) return;
@@ -705,6 +709,7 @@ Graph::NodeList::const_iterator Graph::begin() const { return d_->nodes.begin();
 Graph::NodeList::const_iterator Graph::end() const { return d_->nodes.end(); }
 size_t Graph::num_nodes() const { return d_->nodes.size(); }
 bool Graph::empty() const { return d_->nodes.empty(); }
+bool Graph::has_nested_graphs() const { return d_->graph_args > 0; }
 Node* Graph::first_node() { return d_->nodes.empty() ? nullptr : &d_->nodes.front(); }
 Node* Graph::last_node() { return d_->nodes.empty() ? nullptr : &d_->nodes.back(); }
 const Node* Graph::first_node() const { return d_->nodes.empty() ? nullptr : &d_->nodes.front(); }

@@ -108,6 +108,9 @@ class Graph {
   NodeList::const_iterator end() const;
   size_t num_nodes() const;
   bool empty() const;
+  /// True when some node has a graph-valued input (a higher-order op's body);
+  /// kept up to date by every mutator, so it costs no scan.
+  bool has_nested_graphs() const;
   /// Pointers to every node in order (safe to iterate while mutating).
   std::vector<Node*> node_snapshot();
   Node* first_node();

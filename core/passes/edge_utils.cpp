@@ -20,6 +20,7 @@ std::vector<ir::Graph*> graphs_bfs(ir::Graph& graph) {
     ir::Graph* g = queue.front();
     queue.pop_front();
     out.push_back(g);
+    if (!g->has_nested_graphs()) continue;  // no node to scan for bodies
     for (ir::Node& node : *g) {
       for (const ir::NamedArgument& in : node.inputs()) {
         if (const auto* sub = in.arg.get_if<ir::ArgTag::Graph>()) {

@@ -88,6 +88,9 @@ class SpecProp final : public Pass {
 
     SpecTable& specs = ctx.state().specs;
     specs.clear();
+    // One spec per tensor value at most, and memory planning later adds the
+    // alloc nodes' names: room for both, so the table never rehashes.
+    specs.reserve(graph.value_slots() + graph.value_slots() / 2);
     int64_t created = 0;
 
     // Graph inputs (placeholders).

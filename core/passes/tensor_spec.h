@@ -131,6 +131,8 @@ class SpecTable {
   size_t size() const { return specs_.size(); }
   bool empty() const { return specs_.empty(); }
   void clear() { specs_.clear(); }
+  /// Makes room for `n` entries without rehashing.
+  void reserve(size_t n) { specs_.reserve(n); }
   /// Calls f(name, spec) for every entry (unordered).
   template <typename F>
   void for_each(F&& f) const {

@@ -271,3 +271,29 @@ TEST_CASE("exported program: rename_outside_graph renames output specs and call 
   CHECK(ep.graph().use_count("add") == 1);
   CHECK(ep.graph().find_value("sum") == nullptr);
 }
+
+TEST_CASE("graph: has_nested_graphs follows the nodes with a graph-valued input") {
+  Graph g = test::make_chain();
+  CHECK_FALSE(g.has_nested_graphs());
+  auto wrap = [] {
+    Graph body;
+    body.set_tensor_meta("a", make_tensor_meta(ScalarType::Float, {2}));
+    body.set_inputs({arg_tensor("a")});
+    body.set_outputs({arg_tensor("a")});
+    GraphArgument ga{"body_0", GraphBox(std::move(body))};
+    return Node(OpTarget("torch.ops.higher_order.wrap"), {positional("", Argument::make<ArgTag::Graph>(std::move(ga)))},
+                {}, "wrap");
+  };
+  Node& w = g.append(wrap());
+  CHECK(g.has_nested_graphs());
+  Graph copy(g);
+  CHECK(copy.has_nested_graphs());
+  // Replacing the body argument by a plain one, then back.
+  w.set_inputs({positional("", arg_int(1))});
+  CHECK_FALSE(g.has_nested_graphs());
+  w.set_inputs(wrap().inputs());
+  CHECK(g.has_nested_graphs());
+  REQUIRE(g.erase(w).ok());
+  CHECK_FALSE(g.has_nested_graphs());
+  CHECK(copy.has_nested_graphs());
+}
