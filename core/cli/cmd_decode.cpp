@@ -16,20 +16,20 @@
 namespace pteforge::cli {
 namespace {
 
-// Reads the bytes of `path` that decoding needs: the whole file when it has
-// no extended header, else the program part (program_size bytes). Opened as
-// every CLI input is (serde::FileByteSource: a folder or a FIFO is refused
-// before it is opened).
+// Reads the bytes of `path` that decoding needs (emit::pte_prefix_to_decode):
+// the first 4096 bytes decide; then the program part (program_size bytes)
+// when there is an extended header, the whole file when there is none, and
+// nothing more when the file cannot be a .pte. Opened as every CLI input is
+// (serde::FileByteSource: a folder or a FIFO is refused, never waited on).
 Result<std::string> read_program_part(const std::string& path, uint64_t& file_size) {
   PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<serde::FileByteSource> file, serde::FileByteSource::open(path));
   file_size = file->size();
-  PTEFORGE_ASSIGN_OR_RETURN(std::string head, file->read_at(0, std::min<uint64_t>(file_size, 64)));
-  uint64_t want = file_size;
-  auto header = emit::parse_extended_header(head);
-  if (header.ok() && header->has_value() && (*header)->program_size <= file_size) {
-    want = std::max<uint64_t>((*header)->program_size, head.size());
+  PTEFORGE_ASSIGN_OR_RETURN(std::string head, file->read_at(0, std::min<uint64_t>(file_size, 4096)));
+  const uint64_t want = emit::pte_prefix_to_decode(head, file_size);
+  if (want <= head.size()) {
+    head.resize(static_cast<size_t>(want));
+    return head;
   }
-  if (want == head.size()) return head;
   return file->read_at(0, want);
 }
 

@@ -75,6 +75,12 @@ class Decoder {
     if (info.extended_header) {
       PTEFORGE_TRY(check_header(*info.extended_header, bytes.size(), info));
     } else {
+      if (info.file_size > kMaxProgramSize) {
+        return invalid("the file has no extended header, so the whole file is the program, but it is " +
+                           std::to_string(info.file_size) + " bytes; at most " + std::to_string(kMaxProgramSize) +
+                           " are possible",
+                       std::nullopt);
+      }
       if (info.file_size > bytes.size()) {
         return invalid("the file has no extended header, so the whole file is the program, but only " +
                            std::to_string(bytes.size()) + " of its " + std::to_string(info.file_size) +
@@ -490,6 +496,18 @@ class Decoder {
 };
 
 }  // namespace
+
+uint64_t pte_prefix_to_decode(std::string_view head, uint64_t file_size) {
+  if (head.size() >= file_size) return file_size;
+  if (head.size() < 8 || head.substr(4, 4) != fb::ProgramIdentifier()) return head.size();
+  auto header = parse_extended_header(head);
+  if (!header.ok()) return head.size();  // decode_pte reports the bad header from its bytes
+  if (header->has_value()) {
+    const uint64_t program = (*header)->program_size;
+    return program <= file_size ? std::max<uint64_t>(program, head.size()) : file_size;
+  }
+  return file_size > kMaxProgramSize ? head.size() : file_size;
+}
 
 Result<DecodedPte> decode_pte(std::string_view bytes, const DecodeOptions& options) {
   Decoder decoder(options);

@@ -65,6 +65,15 @@ struct DecodedPte {
 /// Errors: PTE_INVALID (see the file comment).
 Result<DecodedPte> decode_pte(std::string_view bytes, const DecodeOptions& options = {});
 
+/// How many leading bytes of a `file_size`-byte file decode_pte needs, given
+/// the file's first bytes `head` (the first 4096, or the whole file when it is
+/// shorter): head.size() when the file has no "ET12" identifier, or has no
+/// extended header and is larger than a flatbuffer can be (decode_pte refuses
+/// both from `head` with DecodeOptions::file_size set); the program part when
+/// the extended header gives it; else the whole file. So a large file that is
+/// not a .pte is refused without being read.
+uint64_t pte_prefix_to_decode(std::string_view head, uint64_t file_size);
+
 /// decode_pte, then decoded_pte_to_json in options.json_style.
 /// Errors: as decode_pte.
 Result<std::string> decode_pte_json(std::string_view bytes, const DecodeOptions& options = {});

@@ -52,4 +52,28 @@ rc=$?
 set -e
 test "$rc" -eq 1
 grep -qx "IO_ERROR: cannot open \"$work/adir.pte\": it is a folder (entry=$work/adir.pte)" "$work/err3.txt"
+# A large file that is not a .pte (sparse: 5 GiB, no disk used) is refused
+# from its first bytes, not read whole: the decoder's peak memory stays far
+# below the file's size (measured by python3, as no `ulimit -v` suits an ASan
+# build).
+peak_kib() {  # peak_kib ERRFILE CMD...: runs CMD, stderr to ERRFILE; prints "<rc> <peak RSS KiB>"
+  python3 - "$@" <<'PY'
+import resource, subprocess, sys
+with open(sys.argv[1], "w") as err:
+    rc = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=err).returncode
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+truncate -s 5G "$work/big.pte"
+read -r rc kib < <(peak_kib "$work/err4.txt" "$bin" decode "$work/big.pte")
+test "$rc" -eq 1
+test "$kib" -lt 1048576
+grep -qx "PTE_INVALID: file identifier is \"\\\\x00\\\\x00\\\\x00\\\\x00\"; \"ET12\" expected (entry=$work/big.pte byte_offset=4)" "$work/err4.txt"
+# One with the identifier but no extended header would have to be read
+# whole, and is larger than a flatbuffer can be: refused from its first bytes.
+printf '\x00\x00\x00\x00ET12' | dd of="$work/big.pte" conv=notrunc status=none
+read -r rc kib < <(peak_kib "$work/err5.txt" "$bin" decode "$work/big.pte")
+test "$rc" -eq 1
+test "$kib" -lt 1048576
+grep -qx "PTE_INVALID: the file has no extended header, so the whole file is the program, but it is 5368709120 bytes; at most 2147483646 are possible (entry=$work/big.pte)" "$work/err5.txt"
 echo "pte_decode: ok"
