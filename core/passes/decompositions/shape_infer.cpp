@@ -10,6 +10,8 @@
 #include <numeric>
 #include <string>
 
+#include "support/checked_math.h"
+
 namespace pteforge::passes::decomp {
 namespace {
 
@@ -455,7 +457,7 @@ namespace {
 /// as PyTorch does, the length ceil((end - start) / step).
 /// Errors: INVALID_GRAPH for a 0-d self, a bad dim or a step below 1;
 /// UNSUPPORTED_FEATURE for symbolic bounds it cannot clamp.
-Result<Meta> slice_meta(const ops::OpSchema& op, const ArgView& a, const Meta& s) {
+Result<Meta> slice_meta(const ops::OpSchema& op, const ArgView& a, const Meta& s, const SymbolTable& st) {
   PTEFORGE_TRY(require_dims(op, s));
   PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
   PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
@@ -474,6 +476,15 @@ Result<Meta> slice_meta(const ops::OpSchema& op, const ArgView& a, const Meta& s
       return SymPoly(x);
     }
     if (v.is_constant() && v.value() >= std::numeric_limits<int64_t>::max() / 4) return n;
+    if (v.is_constant()) {
+      // A constant bound on a symbolic size is compared with the size's
+      // trace-time value (its symbols' hints), as PyTorch's kernel does when
+      // export traces it: from the end on it is the size, below -size 0.
+      if (std::optional<int64_t> h = st.hint(n)) {
+        if (v.value() < 0) return saturating_add(*h, v.value()) < 0 ? SymPoly(0) : n + v;
+        return v.value() >= *h ? n : v;
+      }
+    }
     if (v.is_constant() && v.value() < 0) return n + v;
     return v;
   };
@@ -493,18 +504,27 @@ Result<Meta> slice_meta(const ops::OpSchema& op, const ArgView& a, const Meta& s
   return m;
 }
 
-/// True unless `from` certainly cannot be expanded (aten::expand) to `to`:
-/// more dimensions, or a trailing size that is neither 1 nor the target's.
-/// Sizes that are not both constants are taken to match.
-bool may_expand_to(const std::vector<SymPoly>& from, const std::vector<SymPoly>& to) {
-  if (from.size() > to.size()) return false;
-  const size_t lead = to.size() - from.size();
-  for (size_t i = 0; i < from.size(); ++i) {
-    const SymPoly& f = from[i];
-    const SymPoly& t = to[lead + i];
-    if (f.is_constant() && t.is_constant() && f.value() != 1 && f.value() != t.value()) return false;
+/// False when sizes `a` and `b` certainly differ: another rank, or a
+/// dimension where both are constants and not equal.
+bool may_equal(const std::vector<SymPoly>& a, const std::vector<SymPoly>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].is_constant() && b[i].is_constant() && a[i].value() != b[i].value()) return false;
   }
   return true;
+}
+
+/// aten::select's index check (select, select_scatter): -n <= index < n for
+/// dimension `d` of size n, when both are constants.
+Status check_select_index(const ops::OpSchema& op, const Meta& s, int64_t d, const SymPoly& index) {
+  if (index.is_constant() && s.sizes[d].is_constant()) {
+    const int64_t n = s.sizes[d].value(), i = index.value();
+    if (i < -n || i >= n) {
+      return shape_error(op, "index " + std::to_string(i) + " is out of range for dimension " +
+                                 std::to_string(d) + " of size " + std::to_string(n));
+    }
+  }
+  return Status::Ok();
 }
 
 Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView& a, const SymbolTable& st) {
@@ -634,7 +654,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
   }
   if (name == "slice" && ov == "Tensor") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
-    PTEFORGE_ASSIGN_OR_RETURN(Meta m, slice_meta(op, a, s));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta m, slice_meta(op, a, s, st));
     return one(m);
   }
   if (name == "select" && ov == "int") {
@@ -643,13 +663,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
     PTEFORGE_ASSIGN_OR_RETURN(SymPoly index, a.sym("index"));
-    if (index.is_constant() && s.sizes[d].is_constant()) {
-      const int64_t n = s.sizes[d].value(), i = index.value();
-      if (i < -n || i >= n) {
-        return shape_error(op, "index " + std::to_string(i) + " is out of range for dimension " + std::to_string(d) +
-                                   " of size " + std::to_string(n));
-      }
-    }
+    PTEFORGE_TRY(check_select_index(op, s, d, index));
     if (index.is_constant() && index.value() < 0) index = s.sizes[d] + index;
     Meta m = s;
     m.storage_offset = s.storage_offset + index * s.strides[d];
@@ -1392,33 +1406,27 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     std::string other = name == "index_put" ? "values" : "src";
     PTEFORGE_ASSIGN_OR_RETURN(Meta v, a.meta(other));
-    // src must fill the slice (or the selected plane): PyTorch's kernels want
-    // its exact sizes, the meta functions that to_edge re-traces with expand
-    // src to them (torch._decomp's slice_scatter / select_scatter). Refused
-    // here: what neither accepts. index_put's meta checks nothing.
+    // src must be exactly the slice (or the selected part) of self: PyTorch's
+    // kernels check it (torch.export traces them) and so do ExecuTorch's
+    // slice_scatter / select_scatter kernels, which never broadcast src.
+    // Symbolic sizes that are not the same expression are taken to match.
     if (name == "slice_scatter") {
-      PTEFORGE_ASSIGN_OR_RETURN(Meta slice, slice_meta(op, a, s));
-      if (!may_expand_to(v.sizes, slice.sizes)) {
+      PTEFORGE_ASSIGN_OR_RETURN(Meta slice, slice_meta(op, a, s, st));
+      if (!may_equal(v.sizes, slice.sizes)) {
         return shape_error(op, "src of size " + shape_text(v.sizes, st) +
-                                   " does not fit the slice of self, of size " + shape_text(slice.sizes, st));
+                                   " is not the size of the slice of self, " + shape_text(slice.sizes, st));
       }
     } else if (name == "select_scatter") {
       PTEFORGE_TRY(require_dims(op, s));
       PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
       PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
+      PTEFORGE_ASSIGN_OR_RETURN(SymPoly index, a.sym("index"));
+      PTEFORGE_TRY(check_select_index(op, s, d, index));
       std::vector<SymPoly> plane = s.sizes;
       plane.erase(plane.begin() + d);
-      // The meta: unsqueeze(src, d) expanded to self's sizes.
-      bool fits = static_cast<size_t>(d) <= v.rank();
-      if (fits) {
-        std::vector<SymPoly> unsqueezed = v.sizes;
-        unsqueezed.insert(unsqueezed.begin() + d, SymPoly(1));
-        fits = may_expand_to(unsqueezed, s.sizes);
-      }
-      if (!fits) {
+      if (!may_equal(v.sizes, plane)) {
         return shape_error(op, "src of size " + shape_text(v.sizes, st) +
-                                   " does not fit the selected part of self, of size " +
-                                   shape_text(plane, st));
+                                   " is not the size of the selected part of self, " + shape_text(plane, st));
       }
     }
     return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad || v.requires_grad));

@@ -330,41 +330,72 @@ TEST_CASE("verify_shapes: a CPU call is compared even after an identical call wh
   CHECK(run.status.error().where.node == std::optional<std::string>(r2));
 }
 
-TEST_CASE("verify_shapes: slice_scatter and select_scatter refuse a src that cannot fill the slice") {
+TEST_CASE("verify_shapes: slice_scatter and select_scatter want src exactly the size of the slice") {
   using T = ScalarType;
   // slice_scatter(self, src, dim, start, end, step): the slice of self [4, 6]
   // at dim 1, 0:6:2 is [4, 3].
   const std::vector<Argument> slice_args{arg_int(1), arg_int(0), arg_int(6), arg_int(2)};
   CHECK(check_one({{T::Float, {4, 6}}, {T::Float, {4, 3}}}, "aten.slice_scatter.default", slice_args,
                   {T::Float, {4, 6}}) == "");
-  // to_edge's meta expands src to the slice: a [3] src passes.
-  CHECK(check_one({{T::Float, {4, 6}}, {T::Float, {3}}}, "aten.slice_scatter.default", slice_args,
-                  {T::Float, {4, 6}}) == "");
   CHECK(check_one({{T::Float, {4, 6}}, {T::Float, {4, 6}}}, "aten.slice_scatter.default", slice_args,
                   {T::Float, {4, 6}}) ==
-        "node \"slice_scatter\": aten::slice_scatter: src of size [4, 6] does not fit the slice of self, of size "
-        "[4, 3]");
-  CHECK(check_one({{T::Float, {4, 6}}, {T::Float, {2, 4, 3}}}, "aten.slice_scatter.default", slice_args,
+        "node \"slice_scatter\": aten::slice_scatter: src of size [4, 6] is not the size of the slice of self, [4, "
+        "3]");
+  // No broadcasting: PyTorch's and ExecuTorch's kernels both want the exact sizes.
+  CHECK(check_one({{T::Float, {4, 6}}, {T::Float, {3}}}, "aten.slice_scatter.default", slice_args,
                   {T::Float, {4, 6}}) ==
-        "node \"slice_scatter\": aten::slice_scatter: src of size [2, 4, 3] does not fit the slice of self, of size "
-        "[4, 3]");
-  // The slice's own rules apply: a step of 0 is refused.
+        "node \"slice_scatter\": aten::slice_scatter: src of size [3] is not the size of the slice of self, [4, 3]");
+  // The slice's own rules apply: bounds are clamped, a step of 0 is refused.
+  CHECK(check_one({{T::Float, {4, 6}}, {T::Float, {2, 6}}}, "aten.slice_scatter.default",
+                  {arg_int(0), arg_int(-2), arg_int(100), arg_int(1)}, {T::Float, {4, 6}}) == "");
   CHECK(check_one({{T::Float, {4, 6}}, {T::Float, {4, 3}}}, "aten.slice_scatter.default",
                   {arg_int(1), arg_int(0), arg_int(6), arg_int(0)}, {T::Float, {4, 6}}) ==
         "node \"slice_scatter\": aten::slice_scatter: slice step must be positive");
 
-  // select_scatter(self, src, dim, index): src fills self without dimension dim.
+  // select_scatter(self, src, dim, index): src is self without dimension dim.
   CHECK(check_one({{T::Float, {4, 5, 6}}, {T::Float, {4, 6}}}, "aten.select_scatter.default",
-                  {arg_int(1), arg_int(2)}, {T::Float, {4, 5, 6}}) == "");
-  CHECK(check_one({{T::Float, {4, 5, 6}}, {T::Float, {6}}}, "aten.select_scatter.default", {arg_int(0), arg_int(0)},
-                  {T::Float, {4, 5, 6}}) == "");
+                  {arg_int(1), arg_int(-5)}, {T::Float, {4, 5, 6}}) == "");
   CHECK(check_one({{T::Float, {4, 5, 6}}, {T::Float, {5, 6}}}, "aten.select_scatter.default",
                   {arg_int(1), arg_int(2)}, {T::Float, {4, 5, 6}}) ==
-        "node \"select_scatter\": aten::select_scatter: src of size [5, 6] does not fit the selected part of self, "
-        "of size [4, 6]");
-  // unsqueeze(src, 2) needs src to have at least 2 dimensions.
-  CHECK(check_one({{T::Float, {4, 5, 6}}, {T::Float, {4}}}, "aten.select_scatter.default", {arg_int(2), arg_int(0)},
-                  {T::Float, {4, 5, 6}}) ==
-        "node \"select_scatter\": aten::select_scatter: src of size [4] does not fit the selected part of self, of "
-        "size [4, 5]");
+        "node \"select_scatter\": aten::select_scatter: src of size [5, 6] is not the size of the selected part of "
+        "self, [4, 6]");
+  CHECK(check_one({{T::Float, {4, 5, 6}}, {T::Float, {4, 6}}}, "aten.select_scatter.default",
+                  {arg_int(1), arg_int(5)}, {T::Float, {4, 5, 6}}) ==
+        "node \"select_scatter\": aten::select_scatter: index 5 is out of range for dimension 1 of size 5");
+}
+
+TEST_CASE("verify_shapes: constant slice bounds on a symbolic size are clamped at its trace-time value") {
+  using T = ScalarType;
+  // x: [s0, 4] with s0 = 8 when traced. slice(x, 0, start, end) with the
+  // declared result `rows` (an expression, or a constant).
+  auto check = [](int64_t start, int64_t end, SymInt rows) {
+    ProgramBuilder b;
+    auto x = b.input("x", T::Float, {2, 4});
+    auto r = b.call("aten.slice.Tensor", {arg_tensor(x), arg_int(0), arg_int(start), arg_int(end)}, {T::Float, {2, 4}});
+    b.output(r);
+    ExportedProgram ep = b.build();
+    const SymInt s0(SymExpr{"s0", SymExprHint::of_int(8)});
+    TensorMeta mx = *ep.graph().tensor_meta(x);
+    mx.sizes = {s0, SymInt(int64_t{4})};
+    mx.strides = {SymInt(int64_t{4}), SymInt(int64_t{1})};
+    ep.graph().set_tensor_meta(x, mx);
+    TensorMeta mr = *ep.graph().tensor_meta(r);
+    mr.sizes = {rows, SymInt(int64_t{4})};
+    mr.strides = {SymInt(int64_t{4}), SymInt(int64_t{1})};
+    ep.graph().set_tensor_meta(r, mr);
+    auto run = run_pass(ep, "verify_shapes");
+    return run.status.ok() ? std::string() : run.status.error().message;
+  };
+  const SymInt s0(SymExpr{"s0", SymExprHint::of_int(8)});
+  const SymInt s0_minus_2(SymExpr{"s0 - 2", SymExprHint::of_int(6)});
+  // An end past the size (100 > 8) is the size; so is an end equal to it.
+  CHECK(check(0, 100, s0) == "");
+  CHECK(check(0, 8, s0) == "");
+  // A start below -size is 0: the whole dimension.
+  CHECK(check(-100, 100, s0) == "");
+  // Inside the range: the constants stay (and a wrong declaration is caught).
+  CHECK(check(0, 3, SymInt(int64_t{3})) == "");
+  CHECK(check(2, 100, s0_minus_2) == "");
+  CHECK(check(0, 3, s0) == "node \"slice\": declared as float32[s0, 4], but aten::slice.Tensor of its inputs gives "
+                           "float32[3, 4]");
 }
