@@ -132,9 +132,16 @@ Result<std::unique_ptr<Archive>> open_directory(const std::string& path) {
     const fs::directory_entry& item = *it;
     std::error_code type_ec;
     // Symlinked folders are not followed (the iterator does not recurse into
-    // them); symlinks to files count as files.
-    if (item.is_symlink(type_ec) && item.is_directory(type_ec)) continue;
-    if (item.is_directory(type_ec)) continue;
+    // them); symlinks to files count as files. Folders are not entries either;
+    // remembered so that an entry expected by that name is explained.
+    if (item.is_directory(type_ec)) {
+      if (unlisted.size() < kMaxFiles) {
+        unlisted.emplace(item.path().lexically_relative(base).generic_string(),
+                         item.is_symlink(type_ec) ? "it is a symbolic link to a folder (not followed)"
+                                                  : "it is a folder");
+      }
+      continue;
+    }
     if (!item.is_regular_file(type_ec)) {
       // Not an entry; remembered so that "missing" errors can say why.
       if (unlisted.size() < kMaxFiles) {

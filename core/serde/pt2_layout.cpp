@@ -65,6 +65,22 @@ std::optional<std::string> first_existing(const Archive& archive,
   return std::nullopt;
 }
 
+/// IO_ERROR `cannot open "NAME": WHY` (where.entry = NAME) for the first
+/// candidate that the input holds as something unreadable (a FIFO, a folder:
+/// Archive::why_unlisted), or that sits in such a folder (e.g. data/weights
+/// as a symbolic link to a folder, which is not followed); Ok otherwise.
+Status refuse_unreadable(const Archive& archive, const std::vector<std::string>& candidates) {
+  for (const std::string& name : candidates) {
+    for (size_t end = name.size(); end != std::string::npos && end > 0; end = name.rfind('/', end - 1)) {
+      const std::string part = name.substr(0, end);
+      if (std::optional<std::string> why = archive.why_unlisted(part)) {
+        return error_at(ErrorCode::IO_ERROR, "cannot open \"" + part + "\": " + *why, part);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Result<Pt2Layout> detect_current(Archive& archive, const std::string& root) {
   Pt2Layout layout;
   layout.kind = Pt2LayoutKind::kCurrent;
@@ -131,6 +147,8 @@ Result<Pt2Layout> detect_current(Archive& archive, const std::string& root) {
 
   std::vector<std::string> names = model_names(archive, prefix);
   if (names.empty()) {
+    // A models/model.json that is there but unreadable (a FIFO, a folder) is named as such.
+    PTEFORGE_TRY(refuse_unreadable(archive, {prefix + "models/model.json"}));
     return error_at(ErrorCode::ARCHIVE_ENTRY_MISSING,
                     "the archive holds no program: no " + prefix + "models/<name>.json entry",
                     prefix + "models/model.json");
@@ -156,6 +174,9 @@ Result<Pt2Layout> detect_current(Archive& archive, const std::string& root) {
     }
     model.weights_config_entry = first_existing(archive, weight_names);
     model.constants_config_entry = first_existing(archive, constant_names);
+    // A config that is there but unreadable is an error, not a missing config.
+    if (!model.weights_config_entry) PTEFORGE_TRY(refuse_unreadable(archive, weight_names));
+    if (!model.constants_config_entry) PTEFORGE_TRY(refuse_unreadable(archive, constant_names));
     model.weights_prefix = weights;
     model.constants_prefix = constants;
     model.legacy_weights_entry = first_existing(archive, {weights + name + ".pt"});

@@ -33,4 +33,35 @@ check "it is a symbolic link in a loop"
 rm "$w" "$work/m/data/weights/weight_0b"
 ln -s "$work/nowhere" "$w"
 check "it is a symbolic link to a missing file"
+rm "$w"
+mkdir "$w"
+check "it is a folder"
+rmdir "$w"
+mkdir "$work/adir"
+ln -s "$work/adir" "$w"
+check "it is a symbolic link to a folder (not followed)"
+rm "$w"
+cp "$work/real_weight" "$w"
+# Beyond the weights: the program and the weights config, unreadable, are
+# named as what they are (not "the archive holds no program", not "no entry
+# in the weights config").
+convert_error() {  # convert_error EXPECTED: convert fails with exactly EXPECTED
+  local rc=0 err
+  err="$("$bin" convert "$work/m" -o "$work/out.pte" 2>&1 >/dev/null)" || rc=$?
+  [[ "$rc" == 1 && "$err" == "$1" ]] || { echo "exit $rc, said: $err"$'\n'"expected: $1" >&2; exit 1; }
+}
+mv "$work/m/models/model.json" "$work/model.json"
+mkfifo "$work/m/models/model.json"
+convert_error 'IO_ERROR: cannot open "models/model.json": it is a FIFO, not a regular file (entry=models/model.json)'
+rm "$work/m/models/model.json"
+mv "$work/model.json" "$work/m/models/model.json"
+cfg="$work/m/data/weights/model_weights_config.json"
+mv "$cfg" "$work/config.json"
+mkdir "$cfg"
+convert_error 'IO_ERROR: cannot open "data/weights/model_weights_config.json": it is a folder (entry=data/weights/model_weights_config.json)'
+rmdir "$cfg"
+mv "$work/m/data/weights" "$work/weights"
+mv "$work/config.json" "$work/weights/model_weights_config.json"
+ln -s "$work/weights" "$work/m/data/weights"
+convert_error 'IO_ERROR: cannot open "data/weights": it is a symbolic link to a folder (not followed) (entry=data/weights)'
 echo "ok: folder items"
