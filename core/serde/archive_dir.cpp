@@ -98,7 +98,7 @@ Result<std::unique_ptr<Archive>> open_listed(const std::string& base, const std:
     std::error_code ec;
     fs::path full = fs::path(base) / name;
     uint64_t size = fs::file_size(full, ec);
-    if (ec) return io_error(full.string(), ec.message());
+    if (ec) return io_error(full.string(), open_failure_reason(ec.value()));
     ArchiveEntry entry;
     entry.name = name;
     entry.size = size;
@@ -122,10 +122,10 @@ Result<std::unique_ptr<Archive>> open_directory(const std::string& path) {
   std::vector<std::string> names;
   std::map<std::string, std::string> unlisted;
   fs::recursive_directory_iterator it(path, fs::directory_options::none, ec);
-  if (ec) return io_error(path, ec.message());
+  if (ec) return io_error(path, open_failure_reason(ec.value()));
   const fs::path base(path);
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) return io_error(path, ec.message());
+    if (ec) return io_error(path, open_failure_reason(ec.value()));
     if (it.depth() >= kMaxDepth) {
       return io_error(path, "it nests deeper than " + std::to_string(kMaxDepth) + " folders");
     }
@@ -154,7 +154,7 @@ Result<std::unique_ptr<Archive>> open_directory(const std::string& path) {
     }
     names.push_back(item.path().lexically_relative(base).generic_string());
   }
-  if (ec) return io_error(path, ec.message());
+  if (ec) return io_error(path, open_failure_reason(ec.value()));
   std::sort(names.begin(), names.end());
   return open_listed(path, names, std::move(unlisted));
 }
