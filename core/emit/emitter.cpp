@@ -277,7 +277,15 @@ Status MethodEmitter::emit_placeholder(size_t index) {
       if (!s.source.empty()) return labelled_source(s.source, s.entry());
       return (s.store == ir::PayloadStore::Weights ? method_.weights_prefix : method_.constants_prefix) + s.path_name;
     };
-    PTEFORGE_ASSIGN_OR_RETURN(ConstantBytes bytes, constant_bytes(*ref, ep_.state, source_of, program_.reader));
+    // A payload that cannot be read is located at this placeholder and method.
+    auto located = [&](Error e) {
+      if (!e.where.node) e.where.node = name;
+      if (!e.where.method) e.where.method = method_.name;
+      return e;
+    };
+    auto read = constant_bytes(*ref, ep_.state, source_of, program_.reader);
+    if (!read.ok()) return located(std::move(read).error());
+    ConstantBytes bytes = std::move(read).value();
     if (bytes.data.size() != spec->nbytes()) {
       Location where;
       where.node = name;
@@ -291,7 +299,9 @@ Status MethodEmitter::emit_placeholder(size_t index) {
     // The dim order is the real tensor's (§3.4 step 3).
     t.dim_order = std::move(bytes.dim_order);
     ConstantPool& pool = spec->planned() ? program_.mutable_data : program_.constants;
-    PTEFORGE_ASSIGN_OR_RETURN(uint32_t idx, pool.add(std::move(bytes.data)));
+    auto added = pool.add(std::move(bytes.data));
+    if (!added.ok()) return located(std::move(added).error());
+    const uint32_t idx = *added;
     t.data_buffer_idx = idx;
     spec_data_[spec.get()] = idx;
   }

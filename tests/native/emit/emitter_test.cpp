@@ -479,6 +479,24 @@ TEST_CASE("emitter: constants dedup by bytes program-wide, dense payloads are re
 }
 
 TEST_CASE("emitter: errors name the node and method") {
+  SUBCASE("a weight the input cannot give") {
+    ProgramBuilder b;
+    b.parameter("p0", "p0", ScalarType::Float, {4});
+    b.input("x", ScalarType::Float, {4});
+    b.output("x");
+    ExportedProgram ep = b.build();
+    bind_payload(ep, "p0", "p0", InputKind::Parameter, ScalarType::Float, {4}, {1}, "w0", 16);
+    passes::MethodState state;
+    set_spec(state, "p0", ScalarType::Float, {4})->is_const = true;
+    set_spec(state, "x", ScalarType::Float, {4});
+    const std::vector<std::pair<std::string, std::string>> no_inputs;
+    emit::ProgramState program(emit::testing::memory_reader(&no_inputs));
+    auto r = emit_lowered(ep, state, program);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message == "unknown source data/weights/w0");  // the reader's own words
+    CHECK(r.error().where.node == "p0");
+    CHECK(r.error().where.method == "forward");
+  }
   SUBCASE("device argument") {
     ProgramBuilder b;
     b.call("aten.full.default", {arg_ints({2}), arg_float(1.0)}, {ScalarType::Float, {2}},
