@@ -300,16 +300,20 @@ std::vector<int64_t> expand_param(const std::vector<int64_t>& v, size_t n) {
 
 }  // namespace
 
-bool same_dtype_and_sizes(const Meta& declared, const Meta& inferred, const SymbolTable& st) {
-  if (declared.dtype != inferred.dtype || declared.sizes.size() != inferred.sizes.size()) return false;
-  for (size_t i = 0; i < declared.sizes.size(); ++i) {
-    const SymPoly &a = declared.sizes[i], &b = inferred.sizes[i];
+bool same_sizes(const std::vector<SymPoly>& x, const std::vector<SymPoly>& y, const SymbolTable& st) {
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const SymPoly &a = x[i], &b = y[i];
     if (a == b) continue;
     if (a.is_constant() && b.is_constant()) return false;
     auto ha = st.hint(a), hb = st.hint(b);
     if (ha && hb && *ha != *hb) return false;
   }
   return true;
+}
+
+bool same_dtype_and_sizes(const Meta& declared, const Meta& inferred, const SymbolTable& st) {
+  return declared.dtype == inferred.dtype && same_sizes(declared.sizes, inferred.sizes, st);
 }
 
 std::string describe_meta(const Meta& m, const SymbolTable& st) {
@@ -504,27 +508,28 @@ Result<Meta> slice_meta(const ops::OpSchema& op, const ArgView& a, const Meta& s
   return m;
 }
 
-/// False when sizes `a` and `b` certainly differ: another rank, or a
-/// dimension where both are constants and not equal.
-bool may_equal(const std::vector<SymPoly>& a, const std::vector<SymPoly>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].is_constant() && b[i].is_constant() && a[i].value() != b[i].value()) return false;
-  }
-  return true;
-}
-
-/// aten::select's index check (select, select_scatter): -n <= index < n for
-/// dimension `d` of size n, when both are constants.
-Status check_select_index(const ops::OpSchema& op, const Meta& s, int64_t d, const SymPoly& index) {
+/// aten::select.int of `s` with the call's dim and index arguments (select
+/// and select_scatter): dimension dim removed. Errors: INVALID_GRAPH for a
+/// 0-d self, a bad dim, or an index outside [-n, n) of a dimension of n
+/// (when both are constants).
+Result<Meta> select_meta(const ops::OpSchema& op, const ArgView& a, const Meta& s) {
+  PTEFORGE_TRY(require_dims(op, s));
+  PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+  PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
+  PTEFORGE_ASSIGN_OR_RETURN(SymPoly index, a.sym("index"));
   if (index.is_constant() && s.sizes[d].is_constant()) {
     const int64_t n = s.sizes[d].value(), i = index.value();
     if (i < -n || i >= n) {
-      return shape_error(op, "index " + std::to_string(i) + " is out of range for dimension " +
-                                 std::to_string(d) + " of size " + std::to_string(n));
+      return shape_error(op, "index " + std::to_string(i) + " is out of range for dimension " + std::to_string(d) +
+                                 " of size " + std::to_string(n));
     }
   }
-  return Status::Ok();
+  if (index.is_constant() && index.value() < 0) index = s.sizes[d] + index;
+  Meta m = s;
+  m.storage_offset = s.storage_offset + index * s.strides[d];
+  m.sizes.erase(m.sizes.begin() + d);
+  m.strides.erase(m.strides.begin() + d);
+  return m;
 }
 
 Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView& a, const SymbolTable& st) {
@@ -659,16 +664,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
   }
   if (name == "select" && ov == "int") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
-    PTEFORGE_TRY(require_dims(op, s));
-    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
-    PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
-    PTEFORGE_ASSIGN_OR_RETURN(SymPoly index, a.sym("index"));
-    PTEFORGE_TRY(check_select_index(op, s, d, index));
-    if (index.is_constant() && index.value() < 0) index = s.sizes[d] + index;
-    Meta m = s;
-    m.storage_offset = s.storage_offset + index * s.strides[d];
-    m.sizes.erase(m.sizes.begin() + d);
-    m.strides.erase(m.strides.begin() + d);
+    PTEFORGE_ASSIGN_OR_RETURN(Meta m, select_meta(op, a, s));
     return one(m);
   }
   if (name == "alias") {
@@ -1409,24 +1405,18 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     // src must be exactly the slice (or the selected part) of self: PyTorch's
     // kernels check it (torch.export traces them) and so do ExecuTorch's
     // slice_scatter / select_scatter kernels, which never broadcast src.
-    // Symbolic sizes that are not the same expression are taken to match.
+    // Sizes are compared as declared metadata is (same_sizes).
     if (name == "slice_scatter") {
       PTEFORGE_ASSIGN_OR_RETURN(Meta slice, slice_meta(op, a, s, st));
-      if (!may_equal(v.sizes, slice.sizes)) {
+      if (!same_sizes(v.sizes, slice.sizes, st)) {
         return shape_error(op, "src of size " + shape_text(v.sizes, st) +
                                    " is not the size of the slice of self, " + shape_text(slice.sizes, st));
       }
     } else if (name == "select_scatter") {
-      PTEFORGE_TRY(require_dims(op, s));
-      PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
-      PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
-      PTEFORGE_ASSIGN_OR_RETURN(SymPoly index, a.sym("index"));
-      PTEFORGE_TRY(check_select_index(op, s, d, index));
-      std::vector<SymPoly> plane = s.sizes;
-      plane.erase(plane.begin() + d);
-      if (!may_equal(v.sizes, plane)) {
+      PTEFORGE_ASSIGN_OR_RETURN(Meta plane, select_meta(op, a, s));
+      if (!same_sizes(v.sizes, plane.sizes, st)) {
         return shape_error(op, "src of size " + shape_text(v.sizes, st) +
-                                   " is not the size of the selected part of self, " + shape_text(plane, st));
+                                   " is not the size of the selected part of self, " + shape_text(plane.sizes, st));
       }
     }
     return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad || v.requires_grad));
@@ -1437,8 +1427,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     PTEFORGE_ASSIGN_OR_RETURN(Meta idx, a.meta("index"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
     PTEFORGE_TRY(require_index_dtype(op, idx, "index"));
-    if (idx.rank() > 1)
-      return shape_error(op, "index must be 0-d or 1-d, but it is " + shape_text(idx.sizes, st));
+    if (idx.rank() > 1) return shape_error(op, "index must be 0-d or 1-d, but it is " + shape_text(idx.sizes, st));
     std::vector<SymPoly> sizes = s.sizes;
     if (!sizes.empty()) sizes[d] = idx.numel();
     return one(result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad));

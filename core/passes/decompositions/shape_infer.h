@@ -40,10 +40,14 @@ Result<std::vector<SymPoly>> broadcast_shapes(const std::vector<std::vector<SymP
 /// Type promotion (torch.result_type) of tensors (0-d ones count less) and Python numbers.
 ir::ScalarType promote_types(const std::vector<const Meta*>& tensors, const std::vector<Number>& numbers);
 
-/// True when `declared` (a program's tensor metadata) and `inferred` (a shape
-/// rule's result) have the same dtype and sizes: equal ranks and, per
+/// True unless sizes `a` and `b` certainly differ: equal ranks and, per
 /// dimension, equal polynomials, equal constants, or (for symbolic sizes)
-/// equal example values where both are known. Strides are not compared.
+/// equal example values where both are known.
+bool same_sizes(const std::vector<SymPoly>& a, const std::vector<SymPoly>& b, const SymbolTable& symbols);
+
+/// True when `declared` (a program's tensor metadata) and `inferred` (a shape
+/// rule's result) have the same dtype and sizes (same_sizes). Strides are not
+/// compared.
 bool same_dtype_and_sizes(const Meta& declared, const Meta& inferred, const SymbolTable& symbols);
 
 /// "float32[2, s0]".
