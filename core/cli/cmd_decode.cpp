@@ -26,10 +26,7 @@ Result<std::string> read_program_part(const std::string& path, uint64_t& file_si
   file_size = file->size();
   PTEFORGE_ASSIGN_OR_RETURN(std::string head, file->read_at(0, std::min<uint64_t>(file_size, 4096)));
   const uint64_t want = emit::pte_prefix_to_decode(head, file_size);
-  if (want <= head.size()) {
-    head.resize(static_cast<size_t>(want));
-    return head;
-  }
+  if (want <= head.size()) return head;  // the first bytes are all decode_pte needs
   return file->read_at(0, want);
 }
 
