@@ -73,7 +73,9 @@ Status refuse_unreadable(const Archive& archive, const std::vector<std::string>&
   for (const std::string& name : candidates) {
     for (size_t end = name.size(); end != std::string::npos && end > 0; end = name.rfind('/', end - 1)) {
       const std::string part = name.substr(0, end);
-      if (std::optional<std::string> why = archive.why_unlisted(part)) {
+      std::optional<std::string> why = archive.why_unlisted(part);
+      // A plain folder above the name is where the entry would be, not a fault.
+      if (why && (end == name.size() || *why != "it is a folder")) {
         return error_at(ErrorCode::IO_ERROR, "cannot open \"" + part + "\": " + *why, part);
       }
     }

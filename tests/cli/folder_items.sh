@@ -64,4 +64,11 @@ mv "$work/m/data/weights" "$work/weights"
 mv "$work/config.json" "$work/weights/model_weights_config.json"
 ln -s "$work/weights" "$work/m/data/weights"
 convert_error 'IO_ERROR: cannot open "data/weights": it is a symbolic link to a folder (not followed) (entry=data/weights)'
+rm "$work/m/data/weights"
+mv "$work/weights" "$work/m/data/weights"
+# A missing (optional) constants config beside an ordinary data/constants
+# folder is no error: the plain folder above a name is not a fault.
+rm -f "$work/m/data/constants/"*config*
+mkdir -p "$work/m/data/constants"
+"$bin" convert "$work/m" -o "$work/out.pte" >/dev/null
 echo "ok: folder items"
