@@ -193,27 +193,42 @@ Result<ImportResult> import_document(ImportContext& ctx, const ImportOptions& op
 }
 
 /// The streaming fast path (stream_graph.h); nullopt when it gives up or
-/// the program has an error, which the DOM reader then reports.
-std::optional<ImportResult> import_streaming(const std::string& json, const ImportOptions& options) {
+/// the program has an error, which the DOM reader then reports. `json` is
+/// parsed in place when `in_place` (then consumed), else a copy is.
+std::optional<ImportResult> import_streaming(std::string& json, bool in_place, const ImportOptions& options) {
   JsonDocument doc;
   ImportContext ctx(doc, options);
   detail::StreamedGraph streamed;
-  if (!detail::stream_program(json, ctx, doc, streamed)) return std::nullopt;
+  const bool parsed = in_place ? detail::stream_program_in_place(std::move(json), ctx, doc, streamed)
+                               : detail::stream_program(json, ctx, doc, streamed);
+  if (!parsed) return std::nullopt;
   ctx.streamed = &streamed;
   Result<ImportResult> result = import_document(ctx, options);
   if (!result.ok() || !streamed.consumed) return std::nullopt;
   result->streamed = true;
   return std::move(result).value();
 }
+
+Result<ImportResult> import_dom(std::string json, const ImportOptions& options) {
+  PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<JsonDocument> doc, JsonDocument::parse(std::move(json)));
+  ImportContext ctx(*doc, options);
+  return import_document(ctx, options);
+}
 }  // namespace
 
 Result<ImportResult> import_exported_program(std::string json, const ImportOptions& options) {
   if (options.streaming) {
-    if (std::optional<ImportResult> fast = import_streaming(json, options)) return std::move(*fast);
+    if (std::optional<ImportResult> fast = import_streaming(json, false, options)) return std::move(*fast);
   }
-  PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<JsonDocument> doc, JsonDocument::parse(std::move(json)));
-  ImportContext ctx(*doc, options);
-  return import_document(ctx, options);
+  return import_dom(std::move(json), options);
+}
+
+Result<ImportResult> import_exported_program(std::string json, const ImportOptions& options,
+                                             const TextReread& reread) {
+  if (!options.streaming || !reread) return import_exported_program(std::move(json), options);
+  if (std::optional<ImportResult> fast = import_streaming(json, true, options)) return std::move(*fast);
+  PTEFORGE_ASSIGN_OR_RETURN(std::string again, reread());  // the fast path consumed `json`
+  return import_dom(std::move(again), options);
 }
 
 }  // namespace pteforge::serde

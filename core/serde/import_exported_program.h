@@ -19,6 +19,7 @@
 //                               names, outputs naming nothing, signature mismatch
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,5 +67,15 @@ struct ImportResult {
 /// text is read again by the DOM reader (in place: std::move the text in when
 /// it is not needed afterwards), which gives every error and warning.
 Result<ImportResult> import_exported_program(std::string json, const ImportOptions& options = {});
+
+/// Reads the program text again (e.g. the archive entry it came from).
+using TextReread = std::function<Result<std::string>()>;
+
+/// As above, for a caller that can read the text again: the fast path then
+/// parses `json` itself instead of a copy (no second buffer of the text's
+/// size), and when it gives up, `reread` supplies the text for the DOM reader.
+/// Errors: as above, and reread's error.
+Result<ImportResult> import_exported_program(std::string json, const ImportOptions& options,
+                                             const TextReread& reread);
 
 }  // namespace pteforge::serde

@@ -297,6 +297,11 @@ char* JsonDocument::allocate_text(size_t size) {
   return copy_.get();
 }
 
+char* JsonDocument::adopt_text(std::string text) {
+  buffer_ = std::move(text);
+  return buffer_.data();
+}
+
 void detail::TextDeleter::operator()(char* p) const {
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)
   if (mapped) {

@@ -86,6 +86,10 @@ class JsonDocument {
   /// them (one page fault per 2 MiB instead of per 4 KiB). nullptr when out
   /// of memory.
   char* allocate_text(size_t size);
+  /// Takes `text` as the buffer such a reader parses in place (instead of a
+  /// copy from allocate_text) and returns its first byte; the std::string's
+  /// own NUL terminator ends the parse. Call it once, before filling dom().
+  char* adopt_text(std::string text);
 
   const rapidjson::Value& root() const { return doc_; }
   /// JSON pointer of `v`, a value inside this document ("" for the root).

@@ -853,6 +853,22 @@ class StreamHandler {
 
 }  // namespace
 
+namespace {
+/// Parses the NUL-terminated text at `buffer` (owned by `doc`) in place.
+bool stream_buffer(char* buffer, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out) {
+  rapidjson::Reader reader;
+  StreamHandler handler(doc.dom(), ctx, out);
+  bool parsed = false;
+  auto generate = [&](rapidjson::Document&) {
+    rapidjson::InsituStringStream stream(buffer);
+    parsed = !reader.Parse<kProgramJsonParseFlags>(stream, handler).IsError();
+    return parsed;
+  };
+  doc.dom().Populate(generate);
+  return parsed;
+}
+}  // namespace
+
 bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out) {
   // In situ, over a copy that the document keeps (its strings and the tape's
   // point into it): the caller's text stays intact for the DOM reader. Up to
@@ -867,16 +883,15 @@ bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& d
   std::memcpy(buffer, text.data(), text.size());
 #endif
   std::memset(buffer + text.size(), 0, 16);
-  rapidjson::Reader reader;
-  StreamHandler handler(doc.dom(), ctx, out);
-  bool parsed = false;
-  auto generate = [&](rapidjson::Document&) {
-    rapidjson::InsituStringStream stream(buffer);
-    parsed = !reader.Parse<kProgramJsonParseFlags>(stream, handler).IsError();
-    return parsed;
-  };
-  doc.dom().Populate(generate);
-  return parsed;
+  return stream_buffer(buffer, ctx, doc, out);
+}
+
+bool stream_program_in_place(std::string text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out) {
+#if defined(RAPIDJSON_SSE2)
+  return stream_program(text, ctx, doc, out);
+#else
+  return stream_buffer(doc.adopt_text(std::move(text)), ctx, doc, out);
+#endif
 }
 
 }  // namespace pteforge::serde::detail

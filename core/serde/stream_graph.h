@@ -56,4 +56,11 @@ struct StreamedGraph {
 /// read by the DOM reader.
 bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out);
 
+/// As stream_program, but parses `text` itself in place (`doc` takes it):
+/// no copy, no second buffer. The text is consumed even when the fast path
+/// gives up, so the caller needs another way to read it for the DOM reader.
+/// (Under WebAssembly SIMD, whose string scan needs padding and a check of
+/// every byte, this still copies.)
+bool stream_program_in_place(std::string text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out);
+
 }  // namespace pteforge::serde::detail

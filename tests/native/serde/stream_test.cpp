@@ -44,12 +44,33 @@ bool same_both_ways(const std::string& json) {
   REQUIRE(fast.ok() == dom.ok());
   if (!dom.ok()) {
     CHECK(fast.error().to_json() == dom.error().to_json());
+    int rereads = 0;
+    auto in_place = serde::import_exported_program(std::string(json), {}, [&]() -> Result<std::string> {
+      ++rereads;
+      return json;
+    });
+    REQUIRE_FALSE(in_place.ok());
+    CHECK(in_place.error().to_json() == dom.error().to_json());
+    CHECK(rereads == 1);
     return false;
   }
   CHECK_FALSE(dom->streamed);
   CHECK(fast->program == dom->program);
   CHECK(origins(fast->program.graph()) == origins(dom->program.graph()));
   CHECK(warnings_text(fast->warnings) == warnings_text(dom->warnings));
+  // In place (the caller can read the text again): the same result; the text
+  // is read again exactly when the fast path gave up.
+  int rereads = 0;
+  auto in_place = serde::import_exported_program(std::string(json), {}, [&]() -> Result<std::string> {
+    ++rereads;
+    return json;
+  });
+  REQUIRE(in_place.ok());
+  CHECK(in_place->streamed == fast->streamed);
+  CHECK(rereads == (fast->streamed ? 0 : 1));
+  CHECK(in_place->program == dom->program);
+  CHECK(origins(in_place->program.graph()) == origins(dom->program.graph()));
+  CHECK(warnings_text(in_place->warnings) == warnings_text(dom->warnings));
   return fast->streamed;
 }
 
@@ -211,4 +232,20 @@ TEST_CASE("stream: a NUL byte ends the text for both readers") {
   const std::string base = mlp();
   CHECK(same_both_ways(base + std::string(1, '\0') + "trailing bytes"));
   CHECK_FALSE(same_both_ways(base.substr(0, 100) + std::string(1, '\0') + base.substr(100)));
+}
+
+TEST_CASE("stream: in place, a failed read of the text again is the error") {
+  const std::string broken = replace_first(mlp(), "\"nodes\": [", "\"nodes\": [7, ");  // the fast path gives up
+  auto result = serde::import_exported_program(broken, {}, []() -> Result<std::string> {
+    return make_error(ErrorCode::IO_ERROR, "cannot read \"models/model.json\": gone");
+  });
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().code == ErrorCode::IO_ERROR);
+  CHECK(result.error().message == "cannot read \"models/model.json\": gone");
+  // A program the fast path reads never asks for the text again.
+  auto fine = serde::import_exported_program(mlp(), {}, []() -> Result<std::string> {
+    return make_error(ErrorCode::IO_ERROR, "not called");
+  });
+  REQUIRE(fine.ok());
+  CHECK(fine->streamed);
 }
