@@ -354,9 +354,11 @@ class Decoder {
     out.outputs = vec<int32_t>(c->outputs());
     if (const auto* ins = c->instructions()) {
       for (flatbuffers::uoffset_t i = 0; i < ins->size(); ++i) {
-        PTEFORGE_ASSIGN_OR_RETURN(Instruction x,
-                                  convert_instruction(ins->Get(i), pointer + "/instructions/" + std::to_string(i)));
-        out.instructions.push_back(std::move(x));
+        // Moved straight from the Result: a named local here gets a false
+        // -Wmaybe-uninitialized from GCC 12 at -O2.
+        Result<Instruction> x = convert_instruction(ins->Get(i), pointer + "/instructions/" + std::to_string(i));
+        if (!x.ok()) return std::move(x).error();
+        out.instructions.push_back(std::move(x).value());
       }
     }
     if (const auto* st = c->stacktrace()) {
