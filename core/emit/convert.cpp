@@ -67,7 +67,9 @@ bool has_state_inputs(const ir::ExportedProgram& ep) {
 Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method& out,
                    passes::PassReport& report) {
   PTEFORGE_ASSIGN_OR_RETURN(std::string json, serde::read_entry(archive, model.program_entry, kMaxProgramJson));
-  auto imported = serde::import_exported_program(std::move(json));  // the text is freed inside
+  // Parsed in place and freed inside; read again only if the fast path gives up.
+  auto reread = [&archive, &model] { return serde::read_entry(archive, model.program_entry, kMaxProgramJson); };
+  auto imported = serde::import_exported_program(std::move(json), {}, reread);
   if (!imported.ok()) {
     Error e = std::move(imported).error();
     if (!e.where.entry) e.where.entry = model.program_entry;
@@ -339,7 +341,8 @@ Result<std::string> inspect(serde::Archive& archive, const serde::Pt2Layout& lay
   for (const serde::Pt2Model& model : layout.models) {
     auto text = serde::read_entry(archive, model.program_entry, kMaxProgramJson);
     if (!text.ok()) return in_method(std::move(text).error(), model.method);
-    auto imported = serde::import_exported_program(std::move(*text));
+    auto reread = [&archive, &model] { return serde::read_entry(archive, model.program_entry, kMaxProgramJson); };
+    auto imported = serde::import_exported_program(std::move(*text), {}, reread);
     if (!imported.ok()) {
       Error e = std::move(imported).error();
       if (!e.where.entry) e.where.entry = model.program_entry;
