@@ -710,6 +710,7 @@ Graph::NodeList::const_iterator Graph::end() const { return d_->nodes.end(); }
 size_t Graph::num_nodes() const { return d_->nodes.size(); }
 bool Graph::empty() const { return d_->nodes.empty(); }
 bool Graph::has_nested_graphs() const { return d_->graph_args > 0; }
+NodeId Graph::node_id_bound() const { return d_->next_id; }
 Node* Graph::first_node() { return d_->nodes.empty() ? nullptr : &d_->nodes.front(); }
 Node* Graph::last_node() { return d_->nodes.empty() ? nullptr : &d_->nodes.back(); }
 const Node* Graph::first_node() const { return d_->nodes.empty() ? nullptr : &d_->nodes.front(); }

@@ -111,6 +111,9 @@ class Graph {
   /// True when some node has a graph-valued input (a higher-order op's body);
   /// kept up to date by every mutator, so it costs no scan.
   bool has_nested_graphs() const;
+  /// One past the largest NodeId given out so far: every node's id() is
+  /// below it, so passes can index per-node tables by id.
+  NodeId node_id_bound() const;
   /// Pointers to every node in order (safe to iterate while mutating).
   std::vector<Node*> node_snapshot();
   Node* first_node();

@@ -61,14 +61,29 @@ namespace {
 
 using SpecList = std::vector<TensorSpec*>;
 
-/// One FX node of ExecuTorch's graph, as far as planning is concerned.
+/// One FX node of ExecuTorch's graph, as far as planning is concerned. Its
+/// spec lists are ranges of two flat pools (one allocation each, not two per slot).
 struct Slot {
   enum class Kind { Placeholder, Call, Getitem, Output } kind = Kind::Call;
-  const ir::Node* node = nullptr;  ///< Call / Getitem: the node (for a getitem, its producer)
-  bool skip_collect = false;       ///< out-variant and in-place call nodes
-  bool mutable_buffer = false;     ///< placeholder of a mutated buffer
-  SpecList own;                    ///< the node's own specs (get_node_tensor_specs)
-  SpecList lifetime;               ///< own (unless in-place) + the specs of the nodes its args name
+  bool skip_collect = false;    ///< out-variant and in-place call nodes
+  bool mutable_buffer = false;  ///< placeholder of a mutated buffer
+  uint32_t own_begin = 0, own_end = 0;    ///< the node's own specs (get_node_tensor_specs), in SlotPools::own
+  uint32_t life_begin = 0, life_end = 0;  ///< own (unless in-place) + the specs of the nodes its args name, in SlotPools::life
+};
+
+struct SlotPools {
+  SpecList own;
+  SpecList life;
+};
+
+/// What planning asks about a call node, computed once per node (memoized
+/// by NodeId): its own specs (a range of `pool`), whether it is in place and
+/// whether it has getitems.
+struct NodeFacts {
+  bool known = false;
+  bool inplace = false;
+  bool getitems = false;
+  uint32_t begin = 0, end = 0;
 };
 
 /// The node defines several values, so torch.export's deserializer gave it getitem nodes.
@@ -114,6 +129,7 @@ class MemoryPlanning final : public Pass {
 
     // ---- slots (ExecuTorch's FX nodes) ----
     std::vector<Slot> slots;
+    SlotPools pools;
     auto spec_of = [&specs](const std::string& name) -> TensorSpec* { return specs.find(name); };
     // Appends the node's own specs (get_node_tensor_specs) to `out`.
     auto append_node_specs = [&](const ir::Node& node, SpecList& out) {
@@ -129,98 +145,132 @@ class MemoryPlanning final : public Pass {
         });
       }
     };
-    auto node_specs = [&](const ir::Node& node) {
-      SpecList out;
-      append_node_specs(node, out);
-      return out;
+    std::vector<NodeFacts> facts(graph.node_id_bound());
+    SpecList node_pool;  // NodeFacts ranges
+    auto facts_of = [&](const ir::Node& node) -> const NodeFacts& {
+      NodeFacts& f = facts[node.id()];
+      if (!f.known) {
+        f.known = true;
+        f.inplace = is_inplace_node(node);
+        f.getitems = has_getitems(node);
+        f.begin = static_cast<uint32_t>(node_pool.size());
+        append_node_specs(node, node_pool);
+        f.end = static_cast<uint32_t>(node_pool.size());
+      }
+      return f;
+    };
+    auto append_range = [](SpecList& out, const SpecList& from, uint32_t begin, uint32_t end) {
+      out.insert(out.end(), from.begin() + begin, from.begin() + end);
     };
     // The specs ExecuTorch sees for an argument naming `value` (the node it names).
     auto append_ref_specs = [&](const std::string& value, SpecList& out) {
       const ir::Value* v = graph.find_value(value);
       if (!v) return;
-      if (!v->producer || has_getitems(*v->producer)) {  // a placeholder, or a getitem node
+      if (!v->producer) {  // a placeholder
         if (TensorSpec* s = spec_of(value)) out.push_back(s);
         return;
       }
-      const ir::Node& p = *v->producer;
-      if (is_inplace_node(p)) return;
-      append_node_specs(p, out);
+      const NodeFacts& p = facts_of(*v->producer);
+      if (p.getitems) {  // a getitem node
+        if (TensorSpec* s = spec_of(value)) out.push_back(s);
+        return;
+      }
+      if (p.inplace) return;
+      append_range(out, node_pool, p.begin, p.end);
+    };
+    auto begin_slot = [&](Slot::Kind kind) {
+      Slot s;
+      s.kind = kind;
+      s.own_begin = s.own_end = static_cast<uint32_t>(pools.own.size());
+      s.life_begin = s.life_end = static_cast<uint32_t>(pools.life.size());
+      return s;
+    };
+    auto end_slot = [&](Slot& s) {
+      s.own_end = static_cast<uint32_t>(pools.own.size());
+      s.life_end = static_cast<uint32_t>(pools.life.size());
+      slots.push_back(s);
     };
 
     for (const ir::Argument& in : graph.inputs()) {
-      Slot s;
-      s.kind = Slot::Kind::Placeholder;
+      Slot s = begin_slot(Slot::Kind::Placeholder);
       for_each_tensor_name(in, [&](const std::string& n) {
         if (TensorSpec* spec = spec_of(n)) {
-          s.own.push_back(spec);
+          pools.own.push_back(spec);
+          pools.life.push_back(spec);
           if (spec->is_mutable_buffer) s.mutable_buffer = true;
         }
       });
-      s.lifetime = s.own;
-      slots.push_back(std::move(s));
+      end_slot(s);
     }
+    SpecList elems;
+    std::vector<const std::string*> names;
     for (const ir::Node& node : graph) {
-      Slot s;
-      s.kind = Slot::Kind::Call;
-      s.node = &node;
-      const bool inplace = is_inplace_node(node);
+      const NodeFacts& f = facts_of(node);
+      const uint32_t own_begin = f.begin, own_end = f.end;
+      const bool inplace = f.inplace, getitems = f.getitems;
+      Slot s = begin_slot(Slot::Kind::Call);
       s.skip_collect = inplace || is_out_variant_node(node);
-      append_node_specs(node, s.own);
-      if (!inplace) s.lifetime = s.own;
+      append_range(pools.own, node_pool, own_begin, own_end);
+      if (!inplace) append_range(pools.life, node_pool, own_begin, own_end);
       for (const ir::NamedArgument& in : node.inputs()) {
-        for_each_tensor_name(in.arg, [&](const std::string& n) { append_ref_specs(n, s.lifetime); });
+        for_each_tensor_name(in.arg, [&](const std::string& n) { append_ref_specs(n, pools.life); });
       }
-      slots.push_back(std::move(s));
-      if (!has_getitems(node)) continue;
-      SpecList producer_specs = inplace ? SpecList{} : node_specs(node);
+      end_slot(s);
+      if (!getitems) continue;
+      // The node's own specs as its getitems see them (none for an in-place node).
+      const uint32_t prod_begin = own_begin, prod_end = inplace ? own_begin : own_end;
       const auto& outs = node.outputs();
       const bool flat_list = outs.size() == 1;  // one list output: getitems on its elements
       for (const ir::Argument& o : outs) {
-        std::vector<std::string> names = tensor_names(o);
+        names.clear();
+        for_each_tensor_name(o, [&](const std::string& n) { names.push_back(&n); });
         if (names.empty()) continue;
-        SpecList elems;
+        elems.clear();
         bool any_used = false;
-        for (const std::string& n : names) {
-          if (graph.use_count(n) > 0) any_used = true;
-          if (TensorSpec* sp = spec_of(n)) elems.push_back(sp);
+        for (const std::string* n : names) {
+          if (graph.use_count(*n) > 0) any_used = true;
+          if (TensorSpec* sp = spec_of(*n)) elems.push_back(sp);
         }
         if (!any_used) continue;
         const bool nested = !flat_list && !o.is_tensor();
         if (nested) {  // getitem(node, i) yielding the list, then getitems of its elements
-          Slot list;
-          list.kind = Slot::Kind::Getitem;
-          list.node = &node;
-          list.own = elems;
-          list.lifetime = elems;
-          list.lifetime.insert(list.lifetime.end(), producer_specs.begin(), producer_specs.end());
-          slots.push_back(std::move(list));
+          Slot list = begin_slot(Slot::Kind::Getitem);
+          pools.own.insert(pools.own.end(), elems.begin(), elems.end());
+          pools.life.insert(pools.life.end(), elems.begin(), elems.end());
+          append_range(pools.life, node_pool, prod_begin, prod_end);
+          end_slot(list);
         }
-        for (const std::string& n : names) {
-          if (graph.use_count(n) == 0) continue;
-          Slot g;
-          g.kind = Slot::Kind::Getitem;
-          g.node = &node;
-          if (TensorSpec* sp = spec_of(n)) g.own.push_back(sp);
-          g.lifetime = g.own;
-          const SpecList& parent = nested ? elems : producer_specs;
-          g.lifetime.insert(g.lifetime.end(), parent.begin(), parent.end());
-          slots.push_back(std::move(g));
+        for (const std::string* n : names) {
+          if (graph.use_count(*n) == 0) continue;
+          Slot g = begin_slot(Slot::Kind::Getitem);
+          if (TensorSpec* sp = spec_of(*n)) {
+            pools.own.push_back(sp);
+            pools.life.push_back(sp);
+          }
+          if (nested) {
+            pools.life.insert(pools.life.end(), elems.begin(), elems.end());
+          } else {
+            append_range(pools.life, node_pool, prod_begin, prod_end);
+          }
+          end_slot(g);
         }
       }
     }
     {
-      Slot out;
-      out.kind = Slot::Kind::Output;
+      Slot out = begin_slot(Slot::Kind::Output);
       for (const ir::Argument& o : graph.outputs()) {
         for_each_tensor_name(o, [&](const std::string& n) {
-          if (TensorSpec* sp = spec_of(n)) out.own.push_back(&sp->storage());
-          append_ref_specs(n, out.lifetime);
+          if (TensorSpec* sp = spec_of(n)) pools.own.push_back(&sp->storage());
+          append_ref_specs(n, pools.life);
         });
       }
-      out.lifetime.insert(out.lifetime.end(), out.own.begin(), out.own.end());
-      slots.push_back(std::move(out));
+      pools.life.insert(pools.life.end(), pools.own.begin() + out.own_begin, pools.own.end());
+      end_slot(out);
     }
     const int64_t last = static_cast<int64_t>(slots.size()) - 1;
+    auto own_of = [&pools](const Slot& s) {
+      return std::pair(pools.own.begin() + s.own_begin, pools.own.begin() + s.own_end);
+    };
 
     // ---- lifetimes ----
     specs.for_each([](const std::string&, const TensorSpecPtr& s) {
@@ -231,9 +281,10 @@ class MemoryPlanning final : public Pass {
     });
     for (int64_t i = 0; i <= last; ++i) {
       const Slot& s = slots[static_cast<size_t>(i)];
-      for (TensorSpec* spec : s.lifetime) {
-        int64_t first = s.kind == Slot::Kind::Placeholder ? 0 : i;
-        int64_t end = (s.kind == Slot::Kind::Placeholder && s.mutable_buffer) ? last : i;
+      const int64_t first = s.kind == Slot::Kind::Placeholder ? 0 : i;
+      const int64_t end = (s.kind == Slot::Kind::Placeholder && s.mutable_buffer) ? last : i;
+      for (uint32_t k = s.life_begin; k < s.life_end; ++k) {
+        TensorSpec* spec = pools.life[k];
         spec->lifetime_first = spec->lifetime_first < 0 ? first : std::min(spec->lifetime_first, first);
         spec->lifetime_last = std::max(spec->lifetime_last, end);
       }
@@ -242,14 +293,16 @@ class MemoryPlanning final : public Pass {
     // ---- planned specs, in encounter order ----
     tsl::robin_set<const TensorSpec*> graph_inputs, graph_outputs;
     for (const Slot& s : slots) {
-      if (s.kind == Slot::Kind::Placeholder && !s.mutable_buffer) graph_inputs.insert(s.own.begin(), s.own.end());
-      if (s.kind == Slot::Kind::Output) graph_outputs.insert(s.own.begin(), s.own.end());
+      auto [b, e] = own_of(s);
+      if (s.kind == Slot::Kind::Placeholder && !s.mutable_buffer) graph_inputs.insert(b, e);
+      if (s.kind == Slot::Kind::Output) graph_outputs.insert(b, e);
     }
     std::vector<TensorSpec*> planned;
     tsl::robin_set<const TensorSpec*> seen;
     for (const Slot& s : slots) {
       if (s.skip_collect) continue;
-      for (TensorSpec* spec : s.own) {
+      for (uint32_t k = s.own_begin; k < s.own_end; ++k) {
+        TensorSpec* spec = pools.own[k];
         if (spec->dynamism == ShapeDynamism::DynamicUnbound) continue;
         if (!options.alloc_graph_input && graph_inputs.count(spec)) continue;
         if (!options.alloc_graph_output && graph_outputs.count(spec)) continue;
@@ -310,6 +363,7 @@ class MemoryPlanning final : public Pass {
   /// In-place results take the spec of the tensor they write; memory.alloc
   /// values take the spec of the out-variant result they provide (§6.7, §4.3).
   static void alias_specs(const ir::Graph& graph, SpecTable& specs) {
+    std::vector<const std::string*> results, allocs;  // reused for every node
     for (const ir::Node& node : graph) {
       const ops::OpSchema* schema = node_schema(node);
       if (!schema) continue;
@@ -330,29 +384,31 @@ class MemoryPlanning final : public Pass {
         continue;
       }
       if (!schema->is_out_variant()) continue;
-      std::vector<std::string> results;
+      results.clear();
       for (const ir::Argument& o : node.outputs()) {
-        for (const std::string& n : tensor_names(o)) results.push_back(n);
+        for_each_tensor_name(o, [&](const std::string& n) { results.push_back(&n); });
       }
-      std::vector<std::string> out_names = schema->out_argument_names();
+      size_t num_outs = 0;
+      for (const ops::Argument& a : schema->arguments) num_outs += a.is_out() ? 1 : 0;
       size_t j = 0;
-      for (const std::string& out_arg : out_names) {
-        const ir::Argument* a = node.input(out_arg);
+      for (const ops::Argument& out_arg : schema->arguments) {
+        if (!out_arg.is_out()) continue;
+        const ir::Argument* a = node.input(out_arg.name);
         if (!a || a->is_none()) continue;
-        std::vector<std::string> allocs;
-        for (const std::string& n : tensor_names(*a)) {
+        allocs.clear();
+        for_each_tensor_name(*a, [&](const std::string& n) {
           const ir::Node* p = graph.producer(n);
-          if (p && is_memory_alloc(*p)) allocs.push_back(n);
-        }
-        if (out_names.size() == 1) {
+          if (p && is_memory_alloc(*p)) allocs.push_back(&n);
+        });
+        if (num_outs == 1) {
           for (size_t k = 0; k < allocs.size() && k < results.size(); ++k) {
-            if (TensorSpecPtr s = specs.get(results[k])) specs.set(allocs[k], s);
+            if (TensorSpecPtr s = specs.get(*results[k])) specs.set(*allocs[k], s);
           }
           break;
         }
-        for (const std::string& alloc : allocs) {
+        for (const std::string* alloc : allocs) {
           if (j < results.size()) {
-            if (TensorSpecPtr s = specs.get(results[j])) specs.set(alloc, s);
+            if (TensorSpecPtr s = specs.get(*results[j])) specs.set(*alloc, s);
           }
           ++j;
         }
