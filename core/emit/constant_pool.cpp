@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 namespace pteforge::emit {
@@ -86,12 +87,34 @@ Result<bool> chunks_equal(const Chunk& a, const Chunk& b, const RangeReader& rea
   return true;
 }
 
+size_t KnownHashes::KeyHash::operator()(const Key& k) const {
+  size_t h = std::hash<std::string>()(k.source);
+  h ^= std::hash<uint64_t>()(k.offset) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  h ^= std::hash<uint64_t>()(k.length) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+void KnownHashes::add(const InputRange& range, const ContentHash& hash) {
+  hashes_.insert_or_assign(Key{range.source, range.offset, range.length}, hash);
+}
+
+const ContentHash* KnownHashes::find(const InputRange& range) const {
+  auto it = hashes_.find(Key{range.source, range.offset, range.length});
+  return it == hashes_.end() ? nullptr : &it->second;
+}
+
 ConstantPool::ConstantPool(RangeReader reader) : reader_(std::move(reader)) {
   entries_.push_back(Chunk::from_bytes({}));
 }
 
 Result<uint32_t> ConstantPool::add(Chunk data) {
-  PTEFORGE_ASSIGN_OR_RETURN(ContentHash h, hash_chunk(data, reader_));
+  const ContentHash* known = known_ && !data.is_bytes() ? known_->find(data.range()) : nullptr;
+  ContentHash h;
+  if (known) {
+    h = *known;
+  } else {
+    PTEFORGE_ASSIGN_OR_RETURN(h, hash_chunk(data, reader_));
+  }
   std::vector<uint32_t>& candidates = by_hash_[h];
   for (uint32_t idx : candidates) {
     PTEFORGE_ASSIGN_OR_RETURN(bool same, chunks_equal(entries_[idx], data, reader_));

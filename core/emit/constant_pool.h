@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -37,6 +38,28 @@ Result<ContentHash> hash_chunk(const Chunk& chunk, const RangeReader& reader);
 /// Errors: as hash_chunk.
 Result<bool> chunks_equal(const Chunk& a, const Chunk& b, const RangeReader& reader);
 
+/// Content hashes by input range (exact source, offset and length), computed
+/// ahead of time (hash_prefetch.h).
+class KnownHashes {
+ public:
+  void add(const InputRange& range, const ContentHash& hash);
+  /// The hash of exactly `range`, or nullptr.
+  const ContentHash* find(const InputRange& range) const;
+  size_t size() const { return hashes_.size(); }
+
+ private:
+  struct Key {
+    std::string source;
+    uint64_t offset;
+    uint64_t length;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const;
+  };
+  std::unordered_map<Key, ContentHash, KeyHash> hashes_;
+};
+
 class ConstantPool {
  public:
   /// `reader` reads the input ranges that entries reference (may be empty when
@@ -47,6 +70,9 @@ class ConstantPool {
   /// bytes, or a new entry appended at the end. Never 0.
   /// Errors: hash_chunk / chunks_equal errors; EMIT_LIMIT past 2^32 - 1 entries.
   Result<uint32_t> add(Chunk data);
+  /// Hashes of input ranges computed ahead (may be nullptr; must outlive the
+  /// pool's use): add() takes a range's hash from there instead of reading it.
+  void use_known_hashes(const KnownHashes* known) { known_ = known; }
 
   /// Every entry; [0] is the reserved empty entry.
   const std::vector<Chunk>& entries() const { return entries_; }
@@ -62,6 +88,7 @@ class ConstantPool {
     size_t operator()(const ContentHash& h) const { return static_cast<size_t>(h.low ^ (h.high * 31)); }
   };
   RangeReader reader_;
+  const KnownHashes* known_ = nullptr;
   std::vector<Chunk> entries_;
   uint64_t total_bytes_ = 0;
   /// Content hash → indices of the entries with that hash (several only on a collision).

@@ -12,6 +12,8 @@
 #include <set>
 
 #include "emit/emit_program.h"
+#include "emit/emitter_constants.h"
+#include "emit/hash_prefetch.h"
 #include "emit/metadata_json.h"
 #include "emit/pte_decode.h"
 #include "ir/verifier.h"
@@ -187,6 +189,23 @@ emit::RangeReader archive_range_reader(serde::Archive& archive, const std::vecto
 
 namespace {
 
+/// The input ranges of the methods' constants that the emitter will
+/// reference in place (emit::dense_constant_range), for hashing ahead.
+std::vector<emit::InputRange> dense_payload_ranges(const std::vector<std::unique_ptr<Method>>& methods) {
+  std::vector<emit::InputRange> ranges;
+  for (const auto& m : methods) {
+    const ir::StateBinding& state = m->program.state;
+    auto source_of = [&m](const ir::PayloadStorage& s) {
+      return emit::payload_source(s, m->model->weights_prefix, m->model->constants_prefix);
+    };
+    for (const ir::ConstantRef& c : state.tensors) {
+      if (c.is_inline() || c.storage >= state.storages.size() || !state.storages[c.storage].source.empty()) continue;
+      if (std::optional<emit::InputRange> r = emit::dense_constant_range(c, state, source_of)) ranges.push_back(*r);
+    }
+  }
+  return ranges;
+}
+
 /// The pipeline options with the swaps' replacements loaded (bound to their
 /// archives' payloads, labelled swap:<fqn>) and brought into the pipeline's
 /// dialect. Errors: OPTION_INVALID for a bad or repeated module path or a
@@ -248,6 +267,10 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   }
   timings.import_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
+  // The weights are hashed for the constant pool while the passes run: they
+  // never read the archive, and the emitter waits for the hashes.
+  std::optional<emit::HashPrefetch> prefetch;
+  if (options.prefetch_hashes) prefetch.emplace(dense_payload_ranges(methods), archive_range_reader(archive, {}));
   progress("passes", 0, count);
   for (size_t i = 0; i < methods.size(); ++i) {
     Method& m = *methods[i];
@@ -287,6 +310,7 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   emit_options.emit.emit_stacktrace = options.emit_stacktrace;
   emit_options.emit.init_buffers = options.init_buffers;
   emit_options.constant_methods = std::move(getters);
+  if (prefetch) emit_options.known_hashes = &prefetch->wait();
   PTEFORGE_ASSIGN_OR_RETURN(emit::EmitterOutput emitted,
                             emit::emit_program(inputs, emit_options, archive_range_reader(archive, options.swaps)));
   timings.emit_ms = ms_since(t0);

@@ -209,6 +209,8 @@ Result<EmitterOutput> emit_program(const std::vector<MethodInput>& methods, cons
 
   EmitterOutput out;
   ProgramState state(reader);
+  state.constants.use_known_hashes(options.known_hashes);
+  state.mutable_data.use_known_hashes(options.known_hashes);
   for (const MethodInput* m : sorted) {
     std::vector<ir::Argument> outputs = user_outputs(*m->program);
     PTEFORGE_ASSIGN_OR_RETURN(EmittedMethod emitted, emit_method(*m, outputs, state, options.emit));

@@ -77,6 +77,9 @@ struct EmitProgramOptions {
   EmitOptions emit;
   /// Constant methods in insertion order (--constant-method).
   std::vector<ConstantMethod> constant_methods;
+  /// Content hashes of payload ranges computed ahead (HashPrefetch), or
+  /// nullptr: the constant pools then read and hash every range themselves.
+  const KnownHashes* known_hashes = nullptr;
 };
 
 /// What emit_program produced.

@@ -274,8 +274,7 @@ Status MethodEmitter::emit_placeholder(size_t index) {
     // additional input (a swapped-in module's weights) by its label and the
     // entry relative to its archive root.
     auto source_of = [this](const ir::PayloadStorage& s) {
-      if (!s.source.empty()) return labelled_source(s.source, s.entry());
-      return (s.store == ir::PayloadStore::Weights ? method_.weights_prefix : method_.constants_prefix) + s.path_name;
+      return payload_source(s, method_.weights_prefix, method_.constants_prefix);
     };
     // A payload that cannot be read is located at this placeholder and method.
     auto located = [&](Error e) {

@@ -53,7 +53,36 @@ std::vector<uint8_t> gather_row_major(const ir::ConstantRef& c, const std::vecto
   return out;
 }
 
+/// Stored as it lies in the payload: torch-contiguous or channels-last, no
+/// broadcast (0) stride, not flagged make_contiguous. Precondition: strides
+/// and sizes have the same rank.
+bool is_dense(const ir::ConstantRef& c) {
+  ir::TensorMeta meta = meta_of(c);
+  const bool contiguous = passes::edge::is_contiguous_layout(meta).value_or(false);
+  const bool channels_last = passes::edge::is_channels_last_layout(meta).value_or(false);
+  bool zero_stride = false;
+  for (size_t d = 0; d < c.sizes.size(); ++d) zero_stride = zero_stride || (c.strides[d] == 0 && c.sizes[d] != 1);
+  return (contiguous || channels_last) && !zero_stride && !c.make_contiguous;
+}
+
 }  // namespace
+
+std::string payload_source(const ir::PayloadStorage& s, std::string_view weights_prefix,
+                           std::string_view constants_prefix) {
+  if (!s.source.empty()) return labelled_source(s.source, s.entry());
+  return std::string(s.store == ir::PayloadStore::Weights ? weights_prefix : constants_prefix) + s.path_name;
+}
+
+std::optional<InputRange> dense_constant_range(const ir::ConstantRef& c, const ir::StateBinding& state,
+                                               const PayloadSourceFn& source_of) {
+  if (c.is_inline() || c.zero_filled || c.strides.size() != c.sizes.size()) return std::nullopt;
+  for (int64_t s : c.strides) {
+    if (s < 0) return std::nullopt;
+  }
+  const uint64_t nbytes = c.nbytes();
+  if (nbytes == 0 || !is_dense(c) || c.storage >= state.storages.size()) return std::nullopt;
+  return InputRange{source_of(state.storage_of(c)), c.byte_offset, nbytes};
+}
 
 Result<ConstantBytes> constant_bytes(const ir::ConstantRef& c, const ir::StateBinding& state,
                                      const PayloadSourceFn& source_of, const RangeReader& reader) {
@@ -74,12 +103,7 @@ Result<ConstantBytes> constant_bytes(const ir::ConstantRef& c, const ir::StateBi
     if (s < 0) return payload_error(c, "negative stride");
   }
 
-  ir::TensorMeta meta = meta_of(c);
-  const bool contiguous = passes::edge::is_contiguous_layout(meta).value_or(false);
-  const bool channels_last = passes::edge::is_channels_last_layout(meta).value_or(false);
-  bool zero_stride = false;
-  for (size_t d = 0; d < rank; ++d) zero_stride = zero_stride || (c.strides[d] == 0 && c.sizes[d] != 1);
-  const bool dense = (contiguous || channels_last) && !zero_stride && !c.make_contiguous;
+  const bool dense = is_dense(c);
 
   if (nbytes == 0 || c.zero_filled) {
     out.data = Chunk::zeros(c.zero_filled ? nbytes : 0);

@@ -16,7 +16,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "emit/chunks.h"
@@ -27,6 +29,14 @@ namespace pteforge::emit {
 
 /// Maps a payload storage to the InputRange source id (the archive entry name).
 using PayloadSourceFn = std::function<std::string(const ir::PayloadStorage&)>;
+
+/// The InputRange source of payload storage `s` for a method whose payload
+/// folders are the archive entry prefixes `weights_prefix` and
+/// `constants_prefix` (MethodInput); a storage of an additional input
+/// (PayloadStorage::source set, e.g. a swapped-in module's weights) is
+/// labelled_source(source, entry).
+std::string payload_source(const ir::PayloadStorage& s, std::string_view weights_prefix,
+                           std::string_view constants_prefix);
 
 struct ConstantBytes {
   Chunk data;                      ///< exactly nbytes() of the tensor
@@ -40,5 +50,12 @@ struct ConstantBytes {
 /// negative; IO_ERROR / the reader's errors while re-laying out.
 Result<ConstantBytes> constant_bytes(const ir::ConstantRef& c, const ir::StateBinding& state,
                                      const PayloadSourceFn& source_of, const RangeReader& reader);
+
+/// The input range that constant_bytes gives for `c` when the constant is
+/// referenced in place (a dense payload tensor with bytes), else nullopt
+/// (inline, zero-filled, empty, re-laid out or invalid: constant_bytes then
+/// owns the bytes or reports the error).
+std::optional<InputRange> dense_constant_range(const ir::ConstantRef& c, const ir::StateBinding& state,
+                                               const PayloadSourceFn& source_of);
 
 }  // namespace pteforge::emit

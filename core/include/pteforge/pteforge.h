@@ -70,13 +70,17 @@ struct ConvertOptions {
   /// Also write each method's program as it is after the passes (the edge /
   /// ExecuTorch dialect graph the emitter reads) to ConvertResult::programs_json.
   bool export_programs = false;
+  /// Hash the payload ranges that the constant pool deduplicates on a second
+  /// thread while the passes run (emit::HashPrefetch; native builds only).
+  /// The output is the same either way; false hashes them while emitting.
+  bool prefetch_hashes = true;
 };
 
 /// Wall time of each stage of a conversion, in milliseconds.
 struct ConvertTimings {
   double import_ms = 0;     ///< reading + importing the program JSON, binding weights
   double passes_ms = 0;     ///< the pass pipeline, all methods
-  double emit_ms = 0;       ///< emit_program (constants hashed here)
+  double emit_ms = 0;       ///< emit_program (constants hashed here, unless prefetch_hashes hashed them during the passes)
   double serialize_ms = 0;  ///< serialize_program + metadata JSON
 };
 

@@ -70,6 +70,13 @@ TEST_CASE("façade: convert_bytes on a .pt2 resolves the weight ranges, options 
   REQUIRE(b.ok());
   CHECK(bytes_of(*a) == bytes_of(*b));
   CHECK(a->metadata_json == b->metadata_json);
+  // Weights hashed while emitting instead of on a second thread during the passes: the same output.
+  ConvertOptions unthreaded = options;
+  unthreaded.prefetch_hashes = false;
+  auto c = convert_bytes(pt2, unthreaded);
+  REQUIRE(c.ok());
+  CHECK(bytes_of(*a) == bytes_of(*c));
+  CHECK(a->metadata_json == c->metadata_json);
   const auto& plans = a->pte.program.execution_plan;
   REQUIRE(plans.size() == 3);
   CHECK(plans[1].name == "get_max_seq_len");

@@ -1,0 +1,65 @@
+// HashPrefetch (see hash_prefetch.h).
+#include "emit/hash_prefetch.h"
+
+#include <atomic>
+#include <unordered_set>
+
+#if !defined(__EMSCRIPTEN__)
+#include <pthread.h>
+#endif
+
+namespace pteforge::emit {
+
+struct HashPrefetch::Work {
+  std::vector<InputRange> ranges;
+  RangeReader reader;
+  KnownHashes hashes;
+  std::atomic<bool> stop{false};
+#if !defined(__EMSCRIPTEN__)
+  pthread_t thread{};
+#endif
+
+  void hash_all() {
+    for (const InputRange& r : ranges) {
+      if (stop.load(std::memory_order_relaxed)) return;
+      Result<ContentHash> h = hash_chunk(Chunk::from_range(r.source, r.offset, r.length), reader);
+      if (h.ok()) hashes.add(r, *h);  // a failed read is the pool's to report
+    }
+  }
+};
+
+HashPrefetch::HashPrefetch(std::vector<InputRange> ranges, RangeReader reader) : work_(std::make_unique<Work>()) {
+  std::unordered_set<std::string> seen;
+  for (InputRange& r : ranges) {
+    std::string key = r.source + '\0' + std::to_string(r.offset) + '\0' + std::to_string(r.length);
+    if (seen.insert(std::move(key)).second) work_->ranges.push_back(std::move(r));
+  }
+  work_->reader = std::move(reader);
+#if !defined(__EMSCRIPTEN__)
+  if (work_->ranges.empty() || !work_->reader) return;
+  auto body = [](void* w) -> void* {
+    static_cast<Work*>(w)->hash_all();
+    return nullptr;
+  };
+  started_ = pthread_create(&work_->thread, nullptr, body, work_.get()) == 0;
+#endif
+}
+
+HashPrefetch::~HashPrefetch() {
+  cancel();
+  (void)wait();
+}
+
+void HashPrefetch::cancel() { work_->stop.store(true, std::memory_order_relaxed); }
+
+const KnownHashes& HashPrefetch::wait() {
+#if !defined(__EMSCRIPTEN__)
+  if (started_ && !joined_) {
+    pthread_join(work_->thread, nullptr);
+    joined_ = true;
+  }
+#endif
+  return work_->hashes;
+}
+
+}  // namespace pteforge::emit

@@ -1,0 +1,50 @@
+// HashPrefetch: the content hashes that the constant pool's dedup needs
+// (constant_pool.h), computed on a second thread while the passes run, so
+// that emitting finds them ready instead of reading every weight then.
+//
+// The hashes are keyed by exact input range and are the same XXH3-128 values
+// hash_chunk gives, so the pool's result never depends on the prefetch: a
+// range it did not hash (or could not read) is hashed by the pool as before,
+// which also reports any read error at its placeholder and method.
+//
+// Native builds only: the WebAssembly build has no threads, and there (or
+// when a thread cannot be started) nothing is hashed ahead.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "emit/chunks.h"
+#include "emit/constant_pool.h"
+
+namespace pteforge::emit {
+
+class HashPrefetch {
+ public:
+  /// Starts hashing `ranges` (duplicates are hashed once) with `reader` on a
+  /// new thread. Until wait() returns (or the destructor), nothing else may
+  /// use what `reader` reads from (e.g. the archive).
+  HashPrefetch(std::vector<InputRange> ranges, RangeReader reader);
+  /// Stops the thread after the range it is hashing and waits for it.
+  ~HashPrefetch();
+  HashPrefetch(const HashPrefetch&) = delete;
+  HashPrefetch& operator=(const HashPrefetch&) = delete;
+
+  /// Asks the thread to stop after the range it is hashing (wait() then
+  /// returns the hashes made so far). For callers that will not emit (an error).
+  void cancel();
+  /// Waits for the thread to finish and returns the hashes of the ranges it
+  /// could read (all of them, unless a read failed; none when no thread ran).
+  const KnownHashes& wait();
+  /// True when a thread was started (false under WebAssembly).
+  bool threaded() const { return started_; }
+
+ private:
+  struct Work;  // the ranges, reader, results and thread handle
+  std::unique_ptr<Work> work_;
+  bool started_ = false;
+  bool joined_ = false;
+};
+
+}  // namespace pteforge::emit
