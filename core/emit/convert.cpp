@@ -270,7 +270,7 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   // The weights are hashed for the constant pool while the passes run: they
   // never read the archive, and the emitter waits for the hashes.
   std::optional<emit::HashPrefetch> prefetch;
-  if (options.prefetch_hashes) prefetch.emplace(dense_payload_ranges(methods), archive_range_reader(archive, {}));
+  if (options.prefetch_hashes && emit::HashPrefetch::kAvailable) prefetch.emplace(dense_payload_ranges(methods), archive_range_reader(archive, {}));
   progress("passes", 0, count);
   for (size_t i = 0; i < methods.size(); ++i) {
     Method& m = *methods[i];

@@ -15,6 +15,8 @@ struct HashPrefetch::Work {
   RangeReader reader;
   KnownHashes hashes;
   std::atomic<bool> stop{false};
+  bool started = false;
+  bool joined = false;
 #if !defined(__EMSCRIPTEN__)
   pthread_t thread{};
 #endif
@@ -29,6 +31,7 @@ struct HashPrefetch::Work {
 };
 
 HashPrefetch::HashPrefetch(std::vector<InputRange> ranges, RangeReader reader) : work_(std::make_unique<Work>()) {
+  if (!kAvailable) return;
   std::unordered_set<std::string> seen;
   for (InputRange& r : ranges) {
     std::string key = r.source + '\0' + std::to_string(r.offset) + '\0' + std::to_string(r.length);
@@ -41,7 +44,7 @@ HashPrefetch::HashPrefetch(std::vector<InputRange> ranges, RangeReader reader) :
     static_cast<Work*>(w)->hash_all();
     return nullptr;
   };
-  started_ = pthread_create(&work_->thread, nullptr, body, work_.get()) == 0;
+  work_->started = pthread_create(&work_->thread, nullptr, body, work_.get()) == 0;
 #endif
 }
 
@@ -50,13 +53,15 @@ HashPrefetch::~HashPrefetch() {
   (void)wait();
 }
 
+bool HashPrefetch::threaded() const { return work_->started; }
+
 void HashPrefetch::cancel() { work_->stop.store(true, std::memory_order_relaxed); }
 
 const KnownHashes& HashPrefetch::wait() {
 #if !defined(__EMSCRIPTEN__)
-  if (started_ && !joined_) {
+  if (work_->started && !work_->joined) {
     pthread_join(work_->thread, nullptr);
-    joined_ = true;
+    work_->joined = true;
   }
 #endif
   return work_->hashes;

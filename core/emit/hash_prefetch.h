@@ -22,6 +22,14 @@ namespace pteforge::emit {
 
 class HashPrefetch {
  public:
+  /// Whether this build can hash on a second thread (false under WebAssembly,
+  /// where a HashPrefetch hashes nothing: callers can skip making one).
+#if defined(__EMSCRIPTEN__)
+  static constexpr bool kAvailable = false;
+#else
+  static constexpr bool kAvailable = true;
+#endif
+
   /// Starts hashing `ranges` (duplicates are hashed once) with `reader` on a
   /// new thread. Until wait() returns (or the destructor), nothing else may
   /// use what `reader` reads from (e.g. the archive).
@@ -38,13 +46,11 @@ class HashPrefetch {
   /// could read (all of them, unless a read failed; none when no thread ran).
   const KnownHashes& wait();
   /// True when a thread was started (false under WebAssembly).
-  bool threaded() const { return started_; }
+  bool threaded() const;
 
  private:
-  struct Work;  // the ranges, reader, results and thread handle
+  struct Work;  // the ranges, reader, results and thread state
   std::unique_ptr<Work> work_;
-  bool started_ = false;
-  bool joined_ = false;
 };
 
 }  // namespace pteforge::emit
