@@ -22,9 +22,15 @@ struct HashPrefetch::Work {
 #endif
 
   void hash_all() {
+    // Checked before every piece read (at most kRangeReadPiece bytes), so a
+    // cancel does not wait for a whole large tensor.
+    RangeReader stoppable = [this](const InputRange& r, uint8_t* dst) -> Status {
+      if (stop.load(std::memory_order_relaxed)) return make_error(ErrorCode::INTERNAL, "hashing cancelled");
+      return reader(r, dst);
+    };
     for (const InputRange& r : ranges) {
       if (stop.load(std::memory_order_relaxed)) return;
-      Result<ContentHash> h = hash_chunk(Chunk::from_range(r.source, r.offset, r.length), reader);
+      Result<ContentHash> h = hash_chunk(Chunk::from_range(r.source, r.offset, r.length), stoppable);
       if (h.ok()) hashes.add(r, *h);  // a failed read is the pool's to report
     }
   }

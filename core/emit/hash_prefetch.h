@@ -34,13 +34,14 @@ class HashPrefetch {
   /// new thread. Until wait() returns (or the destructor), nothing else may
   /// use what `reader` reads from (e.g. the archive).
   HashPrefetch(std::vector<InputRange> ranges, RangeReader reader);
-  /// Stops the thread after the range it is hashing and waits for it.
+  /// Cancels (see cancel()) and waits for the thread.
   ~HashPrefetch();
   HashPrefetch(const HashPrefetch&) = delete;
   HashPrefetch& operator=(const HashPrefetch&) = delete;
 
-  /// Asks the thread to stop after the range it is hashing (wait() then
-  /// returns the hashes made so far). For callers that will not emit (an error).
+  /// Asks the thread to stop before its next read of at most kRangeReadPiece
+  /// bytes (wait() then returns the hashes completed so far). For callers
+  /// that will not emit (an error).
   void cancel();
   /// Waits for the thread to finish and returns the hashes of the ranges it
   /// could read (all of them, unless a read failed; none when no thread ran).

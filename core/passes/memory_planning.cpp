@@ -67,8 +67,8 @@ struct Slot {
   enum class Kind { Placeholder, Call, Getitem, Output } kind = Kind::Call;
   bool skip_collect = false;    ///< out-variant and in-place call nodes
   bool mutable_buffer = false;  ///< placeholder of a mutated buffer
-  uint32_t own_begin = 0, own_end = 0;    ///< the node's own specs (get_node_tensor_specs), in SlotPools::own
-  uint32_t life_begin = 0, life_end = 0;  ///< own (unless in-place) + the specs of the nodes its args name, in SlotPools::life
+  size_t own_begin = 0, own_end = 0;    ///< the node's own specs (get_node_tensor_specs), in SlotPools::own
+  size_t life_begin = 0, life_end = 0;  ///< own (unless in-place) + the specs of the nodes its args name, in SlotPools::life
 };
 
 struct SlotPools {
@@ -83,7 +83,7 @@ struct NodeFacts {
   bool known = false;
   bool inplace = false;
   bool getitems = false;
-  uint32_t begin = 0, end = 0;
+  size_t begin = 0, end = 0;
 };
 
 /// The node defines several values, so torch.export's deserializer gave it getitem nodes.
@@ -153,13 +153,13 @@ class MemoryPlanning final : public Pass {
         f.known = true;
         f.inplace = is_inplace_node(node);
         f.getitems = has_getitems(node);
-        f.begin = static_cast<uint32_t>(node_pool.size());
+        f.begin = node_pool.size();
         append_node_specs(node, node_pool);
-        f.end = static_cast<uint32_t>(node_pool.size());
+        f.end = node_pool.size();
       }
       return f;
     };
-    auto append_range = [](SpecList& out, const SpecList& from, uint32_t begin, uint32_t end) {
+    auto append_range = [](SpecList& out, const SpecList& from, size_t begin, size_t end) {
       out.insert(out.end(), from.begin() + begin, from.begin() + end);
     };
     // The specs ExecuTorch sees for an argument naming `value` (the node it names).
@@ -181,13 +181,13 @@ class MemoryPlanning final : public Pass {
     auto begin_slot = [&](Slot::Kind kind) {
       Slot s;
       s.kind = kind;
-      s.own_begin = s.own_end = static_cast<uint32_t>(pools.own.size());
-      s.life_begin = s.life_end = static_cast<uint32_t>(pools.life.size());
+      s.own_begin = s.own_end = pools.own.size();
+      s.life_begin = s.life_end = pools.life.size();
       return s;
     };
     auto end_slot = [&](Slot& s) {
-      s.own_end = static_cast<uint32_t>(pools.own.size());
-      s.life_end = static_cast<uint32_t>(pools.life.size());
+      s.own_end = pools.own.size();
+      s.life_end = pools.life.size();
       slots.push_back(s);
     };
 
@@ -206,7 +206,7 @@ class MemoryPlanning final : public Pass {
     std::vector<const std::string*> names;
     for (const ir::Node& node : graph) {
       const NodeFacts& f = facts_of(node);
-      const uint32_t own_begin = f.begin, own_end = f.end;
+      const size_t own_begin = f.begin, own_end = f.end;
       const bool inplace = f.inplace, getitems = f.getitems;
       Slot s = begin_slot(Slot::Kind::Call);
       s.skip_collect = inplace || is_out_variant_node(node);
@@ -218,7 +218,7 @@ class MemoryPlanning final : public Pass {
       end_slot(s);
       if (!getitems) continue;
       // The node's own specs as its getitems see them (none for an in-place node).
-      const uint32_t prod_begin = own_begin, prod_end = inplace ? own_begin : own_end;
+      const size_t prod_begin = own_begin, prod_end = inplace ? own_begin : own_end;
       const auto& outs = node.outputs();
       const bool flat_list = outs.size() == 1;  // one list output: getitems on its elements
       for (const ir::Argument& o : outs) {
@@ -283,7 +283,7 @@ class MemoryPlanning final : public Pass {
       const Slot& s = slots[static_cast<size_t>(i)];
       const int64_t first = s.kind == Slot::Kind::Placeholder ? 0 : i;
       const int64_t end = (s.kind == Slot::Kind::Placeholder && s.mutable_buffer) ? last : i;
-      for (uint32_t k = s.life_begin; k < s.life_end; ++k) {
+      for (size_t k = s.life_begin; k < s.life_end; ++k) {
         TensorSpec* spec = pools.life[k];
         spec->lifetime_first = spec->lifetime_first < 0 ? first : std::min(spec->lifetime_first, first);
         spec->lifetime_last = std::max(spec->lifetime_last, end);
@@ -301,7 +301,7 @@ class MemoryPlanning final : public Pass {
     tsl::robin_set<const TensorSpec*> seen;
     for (const Slot& s : slots) {
       if (s.skip_collect) continue;
-      for (uint32_t k = s.own_begin; k < s.own_end; ++k) {
+      for (size_t k = s.own_begin; k < s.own_end; ++k) {
         TensorSpec* spec = pools.own[k];
         if (spec->dynamism == ShapeDynamism::DynamicUnbound) continue;
         if (!options.alloc_graph_input && graph_inputs.count(spec)) continue;

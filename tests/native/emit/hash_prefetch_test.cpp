@@ -109,6 +109,31 @@ TEST_CASE("HashPrefetch: cancel stops the thread after the range it is reading")
 #endif
 }
 
+TEST_CASE("HashPrefetch: cancel stops a large range between its 1 MiB pieces") {
+  FakeInputs in;
+  in.files["big"] = std::string(3u << 20, 'b');
+  std::atomic<bool> reading{false}, go{false};
+  RangeReader inner = in.reader();
+  RangeReader gated = [&](const InputRange& r, uint8_t* dst) {
+    reading = true;
+    while (!go) {
+    }
+    return inner(r, dst);
+  };
+  HashPrefetch prefetch({InputRange{"big", 0, 3u << 20}}, gated);
+#if defined(__EMSCRIPTEN__)
+  CHECK(prefetch.wait().size() == 0);
+#else
+  REQUIRE(prefetch.threaded());
+  while (!reading) {
+  }
+  prefetch.cancel();  // during the first of three pieces
+  go = true;
+  CHECK(prefetch.wait().size() == 0);  // the range was not finished: no hash
+  CHECK(in.reads == 1);
+#endif
+}
+
 TEST_CASE("ConstantPool: a known hash is used without reading the range, and dedup still compares bytes") {
   FakeInputs in;
   in.files["w"] = "AAAABBBBAAAA";
