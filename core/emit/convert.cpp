@@ -65,12 +65,17 @@ bool has_state_inputs(const ir::ExportedProgram& ep) {
   return false;
 }
 
+/// The program JSON of `model`, bounded to kMaxProgramJson bytes.
+Result<std::string> read_program_text(serde::Archive& archive, const serde::Pt2Model& model) {
+  return serde::read_entry(archive, model.program_entry, kMaxProgramJson);
+}
+
 /// Imports one model and binds its weights and constants.
 Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method& out,
                    passes::PassReport& report) {
-  PTEFORGE_ASSIGN_OR_RETURN(std::string json, serde::read_entry(archive, model.program_entry, kMaxProgramJson));
+  PTEFORGE_ASSIGN_OR_RETURN(std::string json, read_program_text(archive, model));
   // Parsed in place and freed inside; read again only if the fast path gives up.
-  auto reread = [&archive, &model] { return serde::read_entry(archive, model.program_entry, kMaxProgramJson); };
+  auto reread = [&archive, &model] { return read_program_text(archive, model); };
   auto imported = serde::import_exported_program(std::move(json), {}, reread);
   if (!imported.ok()) {
     Error e = std::move(imported).error();
@@ -199,8 +204,9 @@ std::vector<emit::InputRange> dense_payload_ranges(const std::vector<std::unique
       return emit::payload_source(s, m->model->weights_prefix, m->model->constants_prefix);
     };
     for (const ir::ConstantRef& c : state.tensors) {
-      if (c.is_inline() || c.storage >= state.storages.size() || !state.storages[c.storage].source.empty()) continue;
-      if (std::optional<emit::InputRange> r = emit::dense_constant_range(c, state, source_of)) ranges.push_back(*r);
+      std::optional<emit::InputRange> r = emit::dense_constant_range(c, state, source_of);
+      // Only the main input's payloads: the prefetch reads the main archive alone.
+      if (r && !emit::split_labelled_source(r->source)) ranges.push_back(std::move(*r));
     }
   }
   return ranges;
@@ -363,9 +369,9 @@ Result<std::string> inspect(serde::Archive& archive, const serde::Pt2Layout& lay
   ir::Program program;
   std::vector<std::pair<std::string, std::vector<serde::ImportWarning>>> warnings;
   for (const serde::Pt2Model& model : layout.models) {
-    auto text = serde::read_entry(archive, model.program_entry, kMaxProgramJson);
+    auto text = read_program_text(archive, model);
     if (!text.ok()) return in_method(std::move(text).error(), model.method);
-    auto reread = [&archive, &model] { return serde::read_entry(archive, model.program_entry, kMaxProgramJson); };
+    auto reread = [&archive, &model] { return read_program_text(archive, model); };
     auto imported = serde::import_exported_program(std::move(*text), {}, reread);
     if (!imported.ok()) {
       Error e = std::move(imported).error();

@@ -2,7 +2,6 @@
 #include "emit/hash_prefetch.h"
 
 #include <atomic>
-#include <unordered_set>
 
 #if !defined(__EMSCRIPTEN__)
 #include <pthread.h>
@@ -30,6 +29,7 @@ struct HashPrefetch::Work {
     };
     for (const InputRange& r : ranges) {
       if (stop.load(std::memory_order_relaxed)) return;
+      if (hashes.find(r)) continue;  // given twice (e.g. tied weights)
       Result<ContentHash> h = hash_chunk(Chunk::from_range(r.source, r.offset, r.length), stoppable);
       if (h.ok()) hashes.add(r, *h);  // a failed read is the pool's to report
     }
@@ -38,11 +38,7 @@ struct HashPrefetch::Work {
 
 HashPrefetch::HashPrefetch(std::vector<InputRange> ranges, RangeReader reader) : work_(std::make_unique<Work>()) {
   if (!kAvailable) return;
-  std::unordered_set<std::string> seen;
-  for (InputRange& r : ranges) {
-    std::string key = r.source + '\0' + std::to_string(r.offset) + '\0' + std::to_string(r.length);
-    if (seen.insert(std::move(key)).second) work_->ranges.push_back(std::move(r));
-  }
+  work_->ranges = std::move(ranges);
   work_->reader = std::move(reader);
 #if !defined(__EMSCRIPTEN__)
   if (work_->ranges.empty() || !work_->reader) return;
