@@ -16,8 +16,10 @@
 // uninterruptible step (emit::commit_outputs), so nothing half-written is left
 // behind and a failed or interrupted run (Ctrl-C, SIGTERM, SIGHUP) leaves the
 // previous outputs as they were (support/interrupt_cleanup.h). Warnings go to
-// stderr; one line "OUT: N bytes, M methods" to stdout. Exit 0 on success, 1
-// with the error on stderr on failure, 2 for usage errors.
+// stderr; to stdout one line "OUT: N bytes, M method(s)", then one line
+// "metadata: PATH" / "report: PATH" / "exported programs: PATH" per side file
+// written. Exit 0 on success, 1 with the error on stderr on failure, 2 for
+// usage errors.
 #include <rapidjson/document.h>
 
 #include <algorithm>
@@ -225,8 +227,14 @@ Status run_convert(const ConvertArgs& args) {
                                                                 archive_range_reader(*in.archive, options.swaps)));
   staged_outputs.push_back(std::move(pte));
   PTEFORGE_TRY(emit::commit_outputs(staged_outputs));
-  std::printf("%s: %llu bytes, %zu methods\n", args.output.c_str(),
-              static_cast<unsigned long long>(result.pte.layout.file_size), result.pte.program.execution_plan.size());
+  const size_t methods = result.pte.program.execution_plan.size();
+  std::printf("%s: %llu bytes, %zu method%s\n", args.output.c_str(),
+              static_cast<unsigned long long>(result.pte.layout.file_size), methods, methods == 1 ? "" : "s");
+  const std::pair<const char*, const std::string*> side_files[] = {
+      {"metadata", &args.metadata}, {"report", &args.report}, {"exported programs", &args.export_program}};
+  for (const auto& [what, path] : side_files) {
+    if (!path->empty()) std::printf("%s: %s\n", what, path->c_str());
+  }
   return Status::Ok();
 }
 

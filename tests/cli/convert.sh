@@ -14,7 +14,8 @@ trap 'rm -rf "$work"' EXIT
 
 # The folder of x + 1.0 gives ExecuTorch's file byte for byte; so does its program JSON alone.
 "$bin" convert "$fx/ref_arduino_add" -o "$work/a.pte" --metadata "$work/a.json" --report "$work/r.json" > "$work/out.txt"
-grep -qx "$work/a.pte: 1156 bytes, 1 methods" "$work/out.txt"
+# stdout: the .pte (size, methods), then each side file written, in option order.
+printf '%s\n' "$work/a.pte: 1156 bytes, 1 method" "metadata: $work/a.json" "report: $work/r.json" | diff - "$work/out.txt"
 cmp "$work/a.pte" "$ref/arduino_add_model.pte"
 "$bin" convert "$fx/ref_arduino_add/models/model.json" -o "$work/b.pte" > /dev/null
 cmp "$work/b.pte" "$ref/arduino_add_model.pte"
@@ -43,7 +44,10 @@ grep -qx 'constant_segment: segment 0, 5 offsets \[0, 0, 256, 288, 352\]' "$work
 
 # Constant methods and naive planning.
 "$bin" convert "$fx/ref_add" -o "$work/c.pte" --memory-planning naive \
-  --constant-method get_max_seq_len=128 --constant-method 'get_eos_ids=[2,3]' --constant-method 'get_name="tiny"' > /dev/null
+  --constant-method get_max_seq_len=128 --constant-method 'get_eos_ids=[2,3]' --constant-method 'get_name="tiny"' \
+  --export-program "$work/c.programs.json" > "$work/out.txt"
+printf '%s\n' "$work/c.pte: $(stat -c %s "$work/c.pte") bytes, 4 methods" "exported programs: $work/c.programs.json" |
+  diff - "$work/out.txt"
 "$bin" decode "$work/c.pte" > "$work/c.txt"
 grep -qx 'method get_eos_ids' "$work/c.txt"
 grep -qx '    %0 = String "tiny"' "$work/c.txt"

@@ -22,7 +22,7 @@ fi
 # Preserved (both spellings): linear stays, as aten::linear.out.
 for name in aten.linear.default aten::linear; do
   "$bin" convert "$tir/tir_dynamic_batch" -o "$work/p.pte" --preserve-ops "$name" > "$work/out.txt"
-  grep -q "^$work/p.pte: [0-9]* bytes, 1 methods\$" "$work/out.txt"
+  grep -q "^$work/p.pte: [0-9]* bytes, 1 method\$" "$work/out.txt"
   "$bin" decode "$work/p.pte" > "$work/p.txt"
   grep -Eq '^    [0-9]+: aten::linear\.out$' "$work/p.txt" || { cat "$work/p.txt" >&2; exit 1; }
   test "$(grep -c 'aten::linear.out(' "$work/p.txt")" -eq 1

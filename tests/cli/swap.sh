@@ -39,7 +39,7 @@ PY
 
 # The swap: ReluMLP (relu, no tanh), from the .pt2 and from its unpacked folder alike.
 "$bin" convert "$base" --swap "1=$rep" -o "$work/swapped.pte" > "$work/out.txt"
-grep -qx "$work/swapped.pte: [0-9]* bytes, 1 methods" "$work/out.txt"
+grep -qx "$work/swapped.pte: [0-9]* bytes, 1 method" "$work/out.txt"
 "$bin" decode "$work/swapped.pte" > "$work/decoded.txt"
 grep -q "aten::relu.out" "$work/decoded.txt"
 ! grep -q "aten::tanh.out" "$work/decoded.txt"
