@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 #include <exception>
 #include <new>
 #include <string>
@@ -19,11 +20,12 @@
 #ifdef PTEFORGE_WITH_MIMALLOC
 namespace {
 
-/// True when `envp` sets the environment variable `name`.
+/// True when `envp` sets the environment variable `name`, in any case (as
+/// mimalloc 2.0 itself matches its MIMALLOC_* variables).
 bool env_has(char** envp, const char* name) {
   const size_t n = std::strlen(name);
   for (char** e = envp; e && *e; ++e) {
-    if (std::strncmp(*e, name, n) == 0 && (*e)[n] == '=') return true;
+    if (strncasecmp(*e, name, n) == 0 && (*e)[n] == '=') return true;
   }
   return false;
 }
@@ -37,8 +39,10 @@ bool env_has(char** envp, const char* name) {
 ///   reallocates hundreds of MB between stages (the program text, IR copies,
 ///   tables); handing pages back to the OS only to fault them in again cost
 ///   ~0.3 s of kernel time in a 100k-node convert.
-/// - large_os_pages on: ask for transparent huge pages (madvise; no reserved
-///   hugetlbfs pages needed, ignored where THP is off). Page faults were most
+/// - large_os_pages on: 2 MiB pages for the heap. mimalloc 2.0 tries
+///   mmap(MAP_HUGETLB), which fails unless hugetlbfs pages are reserved, and
+///   then asks for transparent huge pages with madvise(MADV_HUGEPAGE)
+///   (ignored where THP is off). Page faults were most
 ///   of a conversion's kernel time: a 10k-node convert took ~16,600 faults
 ///   with 4 KiB pages and ~3,100 with 2 MiB ones, for ~10 MB more peak memory
 ///   (README "Performance").

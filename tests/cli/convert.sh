@@ -13,8 +13,9 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 # The folder of x + 1.0 gives ExecuTorch's file byte for byte; so does its program JSON alone.
-"$bin" convert "$fx/ref_arduino_add" -o "$work/a.pte" --metadata "$work/a.json" --report "$work/r.json" > "$work/out.txt"
-# stdout: the .pte (size, methods), then each side file written, in option order.
+"$bin" convert "$fx/ref_arduino_add" --report "$work/r.json" --metadata "$work/a.json" -o "$work/a.pte" > "$work/out.txt"
+# stdout: the .pte (size, methods), then each side file written, always in the
+# order metadata, report, exported programs (here given in the reverse order).
 printf '%s\n' "$work/a.pte: 1156 bytes, 1 method" "metadata: $work/a.json" "report: $work/r.json" | diff - "$work/out.txt"
 cmp "$work/a.pte" "$ref/arduino_add_model.pte"
 "$bin" convert "$fx/ref_arduino_add/models/model.json" -o "$work/b.pte" > /dev/null
