@@ -213,14 +213,20 @@ Status run_convert(const ConvertArgs& args) {
   // renamed into place, and the renames are one uninterruptible step: a run
   // that fails or is interrupted leaves the previous outputs as they were.
   std::vector<std::unique_ptr<emit::StagedOutput>> staged_outputs;
-  const std::pair<const std::string*, std::string> texts[] = {
-      {&args.metadata, result.metadata_json},
-      {&args.report, result.report_json + "\n"},
-      {&args.export_program, result.programs_json + "\n"},
+  // The side files, in the order they are reported (the texts moved, not copied).
+  struct SideFile {
+    const char* what;
+    const std::string& path;
+    std::string text;
   };
-  for (const auto& [path, text] : texts) {
-    if (path->empty()) continue;
-    PTEFORGE_ASSIGN_OR_RETURN(auto staged, emit::StagedOutput::write({emit::Chunk::from_string(text)}, *path));
+  const SideFile side_files[] = {
+      {"metadata", args.metadata, std::move(result.metadata_json)},
+      {"report", args.report, std::move(result.report_json) + "\n"},
+      {"exported programs", args.export_program, std::move(result.programs_json) + "\n"},
+  };
+  for (const SideFile& f : side_files) {
+    if (f.path.empty()) continue;
+    PTEFORGE_ASSIGN_OR_RETURN(auto staged, emit::StagedOutput::write({emit::Chunk::from_string(f.text)}, f.path));
     staged_outputs.push_back(std::move(staged));
   }
   PTEFORGE_ASSIGN_OR_RETURN(auto pte, emit::StagedOutput::write(result.pte.chunks, args.output,
@@ -230,10 +236,8 @@ Status run_convert(const ConvertArgs& args) {
   const size_t methods = result.pte.program.execution_plan.size();
   std::printf("%s: %llu bytes, %zu method%s\n", args.output.c_str(),
               static_cast<unsigned long long>(result.pte.layout.file_size), methods, methods == 1 ? "" : "s");
-  const std::pair<const char*, const std::string*> side_files[] = {
-      {"metadata", &args.metadata}, {"report", &args.report}, {"exported programs", &args.export_program}};
-  for (const auto& [what, path] : side_files) {
-    if (!path->empty()) std::printf("%s: %s\n", what, path->c_str());
+  for (const SideFile& f : side_files) {
+    if (!f.path.empty()) std::printf("%s: %s\n", f.what, f.path.c_str());
   }
   return Status::Ok();
 }

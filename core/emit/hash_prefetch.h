@@ -31,8 +31,9 @@ class HashPrefetch {
 #endif
 
   /// Starts hashing `ranges` with `reader` on a new thread (a range given
-  /// again after it was hashed is not read again). Until wait() returns (or the destructor), nothing else may
-  /// use what `reader` reads from (e.g. the archive).
+  /// again after it was hashed is not read again). Until wait() returns (or
+  /// the destructor), nothing else may use what `reader` reads from (e.g.
+  /// the archive).
   HashPrefetch(std::vector<InputRange> ranges, RangeReader reader);
   /// Cancels (see cancel()) and waits for the thread.
   ~HashPrefetch();
