@@ -209,6 +209,7 @@ Status run_convert(const ConvertArgs& args) {
   if (args.bench > 0) return run_bench(args, options);
   PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(args.input));
   PTEFORGE_ASSIGN_OR_RETURN(ConvertResult result, convert(*in.archive, in.layout, options));
+  for (const Diagnostic& d : result.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
   // Every output is staged (written to a temporary file) before any is
   // renamed into place, and the renames are one uninterruptible step: a run
   // that fails or is interrupted leaves the previous outputs as they were.

@@ -332,6 +332,7 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   metadata_options.with_times = options.report_times;
   result.metadata_json = emit::metadata_to_json(emitted, result.pte, states, &report, metadata_options);
   result.report_json = report.to_json(options.report_times);
+  result.diagnostics = std::move(report.diagnostics);
   timings.serialize_ms = ms_since(t0);
   progress("serialize", 1, 1);
   result.programs_json = std::move(programs_json);

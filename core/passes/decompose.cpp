@@ -98,6 +98,7 @@ class Engine {
     PTEFORGE_TRY(check_preserve_ops());
     symbols_.scan(ep_);
     PTEFORGE_TRY(run_graph(ep_.graph(), /*top_level=*/true));
+    warn_unused_preserve_ops();
     if (!mutated_.empty()) order_mutation_outputs();
     bool was_training = false;
     for (auto& v : ep_.verifiers) {
@@ -132,6 +133,20 @@ class Engine {
       preserved_.insert(s->torch_name());
     }
     return Status::Ok();
+  }
+
+  /// A preserved op that no node of this method calls (a program saved
+  /// after run_decompositions() no longer has it) changes nothing: say so,
+  /// once per op, in option order.
+  void warn_unused_preserve_ops() {
+    for (const auto& name : ctx_.options().preserve_ops) {
+      const ops::OpSchema* s = ops::op_table().find(name);
+      if (!s || called_.count(s->torch_name()) || warned_.count(s->torch_name())) continue;
+      warned_.insert(s->torch_name());
+      ctx_.warn("preserve_ops: no node of this method calls " + s->full_name() +
+                ", so preserving it changed nothing (a program saved after run_decompositions() "
+                "no longer has the ops it decomposed)");
+    }
   }
 
   Error error_at(ErrorCode code, std::string msg, const ir::Node& node, std::vector<std::string> notes = {}) {
@@ -172,10 +187,17 @@ class Engine {
         }
       }
       const ir::OpTarget& target = cur->target();
-      if (target.kind() != ir::TargetKind::Operator || target.ns() != "aten" ||
-          preserved_.count(std::string(target.str()))) {
+      if (target.kind() != ir::TargetKind::Operator || target.ns() != "aten") {
         cur = graph.next(*cur);
         continue;
+      }
+      if (!preserved_.empty()) {
+        auto kept = preserved_.find(std::string(target.str()));
+        if (kept != preserved_.end()) {
+          called_.insert(*kept);
+          cur = graph.next(*cur);
+          continue;
+        }
       }
       std::string_view short_name = target.short_name();
       const ops::OpSchema* schema = target_schema(target);
@@ -574,7 +596,9 @@ class Engine {
   ir::ExportedProgram& ep_;
   PassContext& ctx_;
   decomp::SymbolTable symbols_;
-  std::set<std::string> preserved_;
+  std::set<std::string> preserved_;  // torch names ("torch.ops.aten.linear.default")
+  std::set<std::string> called_;     // the preserved ops some node calls
+  std::set<std::string> warned_;
   std::vector<MutatedInput> mutated_;
   bool changed_ = false;
 };

@@ -24,12 +24,8 @@
 
 namespace pteforge::passes {
 
-/// A warning or remark raised by a pass (or the importer), with its location.
-struct Diagnostic {
-  std::string severity;  ///< "warning" or "remark"
-  std::string message;
-  Location where;
-};
+/// A warning or remark raised by a pass (or the importer): support/error.h.
+using Diagnostic = pteforge::Diagnostic;
 
 /// Per-method lowering state that is not part of the exported program:
 /// tensor specs, debug handles, and what the emitter needs from the passes.

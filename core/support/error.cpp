@@ -162,6 +162,18 @@ std::string Error::to_string() const {
   return out;
 }
 
+std::string Diagnostic::to_string() const {
+  std::string out = printable(severity);
+  out += ": ";
+  out += printable(message);
+  if (!where.empty()) {
+    out += " (";
+    out += where.to_string();
+    out += ')';
+  }
+  return out;
+}
+
 std::string Error::to_json() const {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);

@@ -80,6 +80,16 @@ struct Error {
   std::string to_json() const;
 };
 
+/// A warning or remark (from the importer or a pass), with its location.
+struct Diagnostic {
+  std::string severity;  ///< "warning" or "remark"
+  std::string message;
+  Location where;
+
+  /// "severity: message (where: ...)" on one line, as the CLI prints it to stderr.
+  std::string to_string() const;
+};
+
 /// Builds an Error; `where` may be filled in afterwards by callers that know more.
 Error make_error(ErrorCode code, std::string message, Location where = {});
 

@@ -39,9 +39,24 @@ assert report["passes"] == md["pass_report"]["passes"] or all(
 PY
 
 # A .pt2 archive with weights: constants are deduplicated and referenced.
-"$bin" convert "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2" -o "$work/l.pte" > /dev/null
+"$bin" convert "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2" -o "$work/l.pte" > /dev/null 2> "$work/l.err"
+test ! -s "$work/l.err"
 "$bin" decode "$work/l.pte" > "$work/l.txt"
 grep -qx 'constant_segment: segment 0, 5 offsets \[0, 0, 256, 288, 352\]' "$work/l.txt"
+
+# Warnings go to stderr, one line each, and the conversion goes on: the same
+# program with a field this schema version does not know gives the same file.
+cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/warn"
+python3 - "$work/warn/models/model.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["future_field"] = 1
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+"$bin" convert "$work/warn" -o "$work/w.pte" > /dev/null 2> "$work/w.err"
+printf '%s\n' 'warning: unknown field "future_field" in ExportedProgram ignored (method=forward entry=models/model.json pointer=/future_field)' |
+  diff - "$work/w.err"
+cmp "$work/w.pte" "$work/l.pte"
 
 # Constant methods and naive planning.
 "$bin" convert "$fx/ref_add" -o "$work/c.pte" --memory-planning naive \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `pteforge convert --preserve-ops`: a preserved op is kept by the decompose
 # pass and runs as its out variant; without the flag it is decomposed; an op
+# no node calls gets a warning on stderr; an op
 # that cannot be preserved (no out variant, a view, unknown) is exit 1 with
 # one OPTION_INVALID line and no output.
 # Usage: preserve_ops.sh <pteforge binary> <source dir>
@@ -21,7 +22,8 @@ fi
 
 # Preserved (both spellings): linear stays, as aten::linear.out.
 for name in aten.linear.default aten::linear; do
-  "$bin" convert "$tir/tir_dynamic_batch" -o "$work/p.pte" --preserve-ops "$name" > "$work/out.txt"
+  "$bin" convert "$tir/tir_dynamic_batch" -o "$work/p.pte" --preserve-ops "$name" > "$work/out.txt" 2> "$work/err.txt"
+  test ! -s "$work/err.txt" || { cat "$work/err.txt" >&2; exit 1; }
   grep -q "^$work/p.pte: [0-9]* bytes, 1 method\$" "$work/out.txt"
   "$bin" decode "$work/p.pte" > "$work/p.txt"
   grep -Eq '^    [0-9]+: aten::linear\.out$' "$work/p.txt" || { cat "$work/p.txt" >&2; exit 1; }
@@ -32,6 +34,14 @@ done
 "$bin" decode "$work/q.pte" > "$work/q.txt"
 grep -Eq '^    [0-9]+: aten::linear\.out$' "$work/q.txt"
 grep -Eq '^    [0-9]+: aten::matmul\.out$' "$work/q.txt"
+
+# A program saved after run_decompositions() no longer calls linear: the
+# option changes nothing, and a warning on stderr says so (exit 0, file written).
+"$bin" convert "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2" -o "$work/w.pte" \
+  --preserve-ops aten.linear.default,aten.tanh.default > "$work/out.txt" 2> "$work/err.txt"
+printf '%s\n' "warning: preserve_ops: no node of this method calls aten::linear, so preserving it changed nothing (a program saved after run_decompositions() no longer has the ops it decomposed) (method=forward pass=decompose)" \
+  | diff - "$work/err.txt"
+grep -q "^$work/w.pte: [0-9]* bytes, 1 method\$" "$work/out.txt"
 
 # Ops that cannot be preserved: exit 1, the exact first line, nothing written.
 expect_fail() {  # expect_fail "FIRST LINE" OPS

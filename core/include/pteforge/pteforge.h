@@ -96,6 +96,9 @@ struct ConvertResult {
   /// (serde::write_exported_program after the passes, methods sorted by
   /// name); "" otherwise.
   std::string programs_json;
+  /// The import's and the passes' warnings and remarks, in the order raised
+  /// (the same as report_json's "diagnostics"). The CLI prints them to stderr.
+  std::vector<Diagnostic> diagnostics;
   ConvertTimings timings;
 };
 

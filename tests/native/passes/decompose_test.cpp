@@ -190,6 +190,26 @@ TEST_CASE("decompose: preserve_ops keeps chosen ops (also inside other decomposi
           "  %matmul: float32[2, 5, 6] = aten.matmul.default(%x, %permute)\n"
           "  return (%matmul)\n");
   }
+  SUBCASE("a preserved op that no node calls gets one warning per op; one that is called, none") {
+    // The Core ATen corpus program was saved after run_decompositions():
+    // linear is already permute + addmm there.
+    ExportedProgram ep = load_program("fixtures/corpus/linear_tanh/json/models/model.json");
+    passes::PassReport report;
+    Status st = pteforge::testing::run_passes(ep, {"decompose"}, &report,
+                                              {"aten.linear.default", "aten::linear", "aten.tanh.default"});
+    if (!st.ok()) FAIL(st.error().to_string());
+    REQUIRE(report.diagnostics.size() == 1);
+    CHECK(report.diagnostics[0].to_string() ==
+          "warning: preserve_ops: no node of this method calls aten::linear, so preserving it changed nothing "
+          "(a program saved after run_decompositions() no longer has the ops it decomposed) "
+          "(method=forward pass=decompose)");
+
+    ExportedProgram tir = load_program("fixtures/corpus/training_ir_linear_gelu/json/models/model.json");
+    passes::PassReport called;
+    st = pteforge::testing::run_passes(tir, {"decompose"}, &called, {"aten.linear.default"});
+    if (!st.ok()) FAIL(st.error().to_string());
+    CHECK(called.diagnostics.empty());
+  }
   SUBCASE("invalid preserve_ops are OPTION_INVALID before anything changes") {
     struct Case {
       const char* op;
