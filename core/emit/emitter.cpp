@@ -81,12 +81,15 @@ Status MethodEmitter::add_instruction(Instruction ins, const ir::Node* from_node
 }
 
 int32_t MethodEmitter::operator_index(const std::string& name, const std::string& overload) {
-  std::string key = name;
-  key.push_back('\n');
-  key += overload;
-  auto [it, inserted] = operator_cache_.try_emplace(std::move(key), static_cast<int32_t>(plan_.operators.size()));
-  if (inserted) plan_.operators.push_back(Operator{name, overload});
-  return it->second;
+  operator_key_.assign(name);
+  operator_key_.push_back('\n');
+  operator_key_ += overload;
+  auto found = operator_cache_.find(operator_key_);
+  if (found != operator_cache_.end()) return found->second;
+  const auto index = static_cast<int32_t>(plan_.operators.size());
+  operator_cache_.emplace(operator_key_, index);
+  plan_.operators.push_back(Operator{name, overload});
+  return index;
 }
 
 Result<passes::TensorSpecPtr> MethodEmitter::spec_of(const std::string& name) {
@@ -100,8 +103,9 @@ Result<passes::TensorSpecPtr> MethodEmitter::spec_of(const std::string& name) {
 
 Result<int32_t> MethodEmitter::lookup(const std::string& name, ir::ValueKind kind) {
   if (kind == ir::ValueKind::Tensor) {
-    PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpecPtr spec, spec_of(name));
-    auto it = spec_values_.find(spec.get());
+    const passes::TensorSpec* spec = state_.specs.find(name);
+    if (!spec) return spec_of(name).error();  // the missing-spec error
+    auto it = spec_values_.find(spec);
     if (it != spec_values_.end()) return it->second;
     return error(ErrorCode::INTERNAL, "tensor '" + name + "' is used before the emitter created its value");
   }
@@ -427,7 +431,7 @@ Status MethodEmitter::emit_outputs(const std::vector<ir::Argument>& outputs) {
 
 void MethodEmitter::collect_plan_info() {
   // Graph values sharing each emitted, planned, non-view spec, in graph order.
-  tsl::robin_map<const passes::TensorSpec*, size_t> slot;
+  PtrMap<const passes::TensorSpec, size_t> slot;
   std::vector<PlannedTensorInfo> infos;
   for (const auto& [name, spec] : named_specs_) {
     if (spec->is_view() || !spec->planned()) continue;

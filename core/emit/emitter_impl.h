@@ -8,9 +8,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include <tsl/robin_map.h>
+
 #include "emit/emitter.h"
 #include "ops/op_schema.h"
 #include "passes/tensor_spec.h"
+#include "support/name_map.h"
 
 namespace pteforge::emit::detail {
 
@@ -71,13 +74,17 @@ class MethodEmitter {
   MethodDebugInfo debug_;
   std::vector<FrameList> stacktrace_;
   /// Spec object → its Tensor value (ExecuTorch's spec-to-value cache).
-  std::unordered_map<const passes::TensorSpec*, int32_t> spec_values_;
+  /// (Open addressing, as every table below that is looked up per argument.)
+  PtrMap<const passes::TensorSpec, int32_t> spec_values_;
   /// Spec with stored data (constants; initial values of planned tensors) →
   /// data_buffer_idx; views of it reuse the entry.
-  std::unordered_map<const passes::TensorSpec*, uint32_t> spec_data_;
+  PtrMap<const passes::TensorSpec, uint32_t> spec_data_;
   /// Non-tensor graph values (SymInt results, symbolic placeholders) → value.
-  std::unordered_map<std::string, int32_t> names_;
-  std::unordered_map<std::string, int32_t> operator_cache_;
+  NameMap<int32_t, std::string> names_;
+  /// "name\noverload" → index in plan_.operators; operator_key_ is the
+  /// reused buffer the key is built in.
+  NameMap<int32_t, std::string> operator_cache_;
+  std::string operator_key_;
   /// Placeholder name → its bound constant (ep.state), built on first use.
   std::unordered_map<std::string_view, const ir::ConstantRef*> constants_by_placeholder_;
   bool constants_indexed_ = false;

@@ -97,7 +97,7 @@ struct AncestorKeyHash {
   size_t operator()(const AncestorKey& k) const {
     const size_t h = k.kind == AncestorKey::Kind::FromNode ? NameHash{}(k.text)
                      : k.kind == AncestorKey::Kind::Origin  ? NameHash{}(k.graph)
-                                                            : std::hash<const void*>{}(k.node);
+                                                            : PtrHash{}(k.node);
     return h ^ (static_cast<size_t>(k.index) * 0x9e3779b97f4a7c15ull) ^ static_cast<size_t>(k.kind);
   }
 };

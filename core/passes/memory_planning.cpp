@@ -291,14 +291,14 @@ class MemoryPlanning final : public Pass {
     }
 
     // ---- planned specs, in encounter order ----
-    tsl::robin_set<const TensorSpec*> graph_inputs, graph_outputs;
+    PtrSet<const TensorSpec> graph_inputs, graph_outputs;
     for (const Slot& s : slots) {
       auto [b, e] = own_of(s);
       if (s.kind == Slot::Kind::Placeholder && !s.mutable_buffer) graph_inputs.insert(b, e);
       if (s.kind == Slot::Kind::Output) graph_outputs.insert(b, e);
     }
     std::vector<TensorSpec*> planned;
-    tsl::robin_set<const TensorSpec*> seen;
+    PtrSet<const TensorSpec> seen;
     for (const Slot& s : slots) {
       if (s.skip_collect) continue;
       for (size_t k = s.own_begin; k < s.own_end; ++k) {

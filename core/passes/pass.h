@@ -20,6 +20,7 @@
 #include "ir/exported_program.h"
 #include "passes/pipeline_options.h"
 #include "passes/tensor_spec.h"
+#include "support/name_map.h"
 #include "support/error.h"
 
 namespace pteforge::passes {
@@ -37,7 +38,7 @@ struct MethodState {
   SpecTable specs;
   /// Node → debug handle (generate_debug_handles, §1.2 step 11). Open
   /// addressing (one entry per node, no allocation per entry).
-  tsl::robin_map<const ir::Node*, int64_t> debug_handles;
+  PtrMap<const ir::Node, int64_t> debug_handles;
   /// Arena sizes per mem_id (index 0 reserved), set by memory_planning (§6.5):
   /// ExecutionPlan.non_const_buffer_sizes, e.g. {0, 32}; {0, 0} when nothing is planned.
   std::vector<uint64_t> non_const_buffer_sizes;

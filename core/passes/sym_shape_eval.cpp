@@ -60,7 +60,7 @@ class SymShapeEval final : public Pass {
       return make_error(ErrorCode::PASS_PRECONDITION, "sym_shape_eval needs tensor specs: run spec_prop first");
     }
 
-    tsl::robin_set<const TensorSpec*> done;  // open addressing: no allocation per spec
+    PtrSet<const TensorSpec> done;  // open addressing: no allocation per spec
     done.reserve(names.size());
     int64_t evaluated = 0;
     for (const std::string* name_ptr : names) {

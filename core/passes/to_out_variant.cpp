@@ -153,15 +153,16 @@ class ToOutVariant final : public Pass {
       }
     }
     std::vector<std::vector<int64_t>> sizes;
+    std::vector<TensorSpecPtr> result_specs;  // looked up once: the allocs share them below
+    result_specs.reserve(results.size());
     ir::ScalarType dtype = ir::ScalarType::Float;
     for (size_t i = 0; i < results.size(); ++i) {
-      TensorSpecPtr spec = specs.get(results[i]);
-      const ir::TensorMeta* meta = graph.tensor_meta(results[i]);
+      const TensorSpecPtr& spec = result_specs.emplace_back(specs.get(results[i]));
       std::vector<int64_t> s;
       if (spec) {
         s = spec->sizes;
         if (i == 0) dtype = spec->dtype;
-      } else if (meta) {
+      } else if (const ir::TensorMeta* meta = graph.tensor_meta(results[i])) {
         for (const ir::SymInt& d : meta->sizes) s.push_back(sym_hint(d).value_or(0));
         if (i == 0) dtype = meta->dtype;
       }
@@ -181,7 +182,7 @@ class ToOutVariant final : public Pass {
     graph.insert_before(node, std::move(alloc));
     for (size_t i = 0; i < results.size() && i < names.size(); ++i) {
       if (const ir::TensorMeta* meta = graph.tensor_meta(results[i])) graph.set_tensor_meta(names[i], *meta);
-      if (TensorSpecPtr spec = specs.get(results[i])) specs.set(names[i], spec);
+      if (result_specs[i]) specs.set(names[i], result_specs[i]);
     }
     return as_list ? ir::arg_tensors(names) : ir::arg_tensor(names[0]);
   }

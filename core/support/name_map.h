@@ -11,6 +11,7 @@
 #pragma once
 
 #include <tsl/robin_map.h>
+#include <tsl/robin_set.h>
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
 #endif
@@ -59,6 +60,30 @@ struct NameEqual {
     return true;
   }
 };
+
+/// Hash for pointer keys of open-addressing tables (tsl::robin_map/set).
+/// std::hash of a pointer is the address itself, and those tables pick the
+/// bucket from the low bits: objects of one size class lie a fixed stride
+/// apart (a TensorSpec every 256 bytes), so their low bits are all equal and
+/// the keys pile into a few long runs. The splitmix64 finalizer spreads every
+/// address bit into the low ones.
+struct PtrHash {
+  size_t operator()(const void* p) const {
+    uint64_t x = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return static_cast<size_t>(x);
+  }
+};
+
+/// Pointer → V and pointer set, open addressing with PtrHash.
+template <typename K, typename V>
+using PtrMap = tsl::robin_map<K*, V, PtrHash>;
+template <typename K>
+using PtrSet = tsl::robin_set<K*, PtrHash>;
 
 /// Name → V. `Key` is std::string_view (the names live elsewhere, e.g. in the
 /// IR objects the table points at) or std::string (the table owns them).
