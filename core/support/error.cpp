@@ -165,7 +165,7 @@ std::string Error::to_string() const {
 std::string Diagnostic::to_string() const {
   std::string out = printable(severity);
   out += ": ";
-  out += printable(message);
+  out += control_escaped(printable(message));  // one line, whatever names the message echoes
   if (!where.empty()) {
     out += " (";
     out += where.to_string();

@@ -86,7 +86,9 @@ struct Diagnostic {
   std::string message;
   Location where;
 
-  /// "severity: message (where: ...)" on one line, as the CLI prints it to stderr.
+  /// "severity: message (where: ...)" on one line, as the CLI prints it to
+  /// stderr: control characters in the message (a newline in an echoed
+  /// name) are written as \xNN, bytes that are not UTF-8 too.
   std::string to_string() const;
 };
 

@@ -68,3 +68,15 @@ TEST_CASE("error: control_escaped writes control characters as \\xNN and keeps t
   CHECK(control_escaped(std::string("a\x1b[31mb\n\x7f\x00z", 11)) == "a\\x1b[31mb\\x0a\\x7f\\x00z");
   CHECK(control_escaped("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 is not a control character
 }
+
+TEST_CASE("error: Diagnostic::to_string is one line: severity, message, location") {
+  Diagnostic d{"warning", "unknown field \"x\" in Node ignored", {}};
+  CHECK(d.to_string() == "warning: unknown field \"x\" in Node ignored");
+  d.where.method = "forward";
+  d.where.pointer = "/graph_module/graph/nodes/0/x";
+  CHECK(d.to_string() ==
+        "warning: unknown field \"x\" in Node ignored (method=forward pointer=/graph_module/graph/nodes/0/x)");
+  d.where = {};
+  d.message = "unknown field \"a\nb\" in Node ignored \xff";
+  CHECK(d.to_string() == "warning: unknown field \"a\\x0ab\" in Node ignored \\xff");
+}

@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <functional>
+#include <iterator>
+#include <set>
 #include <string>
 
 #include "support/error.h"
@@ -47,4 +51,30 @@ TEST_CASE("name_map: lookups by view, literal and string find the same entry, er
 TEST_CASE("error: single_quoted") {
   CHECK(single_quoted("add_1") == "'add_1'");
   CHECK(single_quoted("") == "''");
+}
+
+TEST_CASE("name_map: PtrHash spreads addresses a fixed stride apart over the low bits") {
+  // 1024 objects 256 bytes apart (one allocator size class): the address
+  // itself has 8 equal low bits, so a 1024-bucket mask sees only 4 buckets.
+  const uintptr_t base = 0x7f3a12345600;
+  std::set<size_t> identity_buckets, mixed_buckets;
+  for (uintptr_t i = 0; i < 1024; ++i) {
+    const void* p = reinterpret_cast<const void*>(base + i * 256);
+    identity_buckets.insert(std::hash<const void*>{}(p) & 1023);
+    mixed_buckets.insert(PtrHash{}(p) & 1023);
+  }
+  CHECK(identity_buckets.size() == 4);
+  // A random function fills 1 - 1/e of 1024 buckets (about 647) with 1024 keys.
+  CHECK(mixed_buckets.size() > 600);
+  CHECK(PtrHash{}(reinterpret_cast<const void*>(base)) == PtrHash{}(reinterpret_cast<const void*>(base)));
+
+  PtrMap<const int, int> map;
+  int values[3] = {0, 1, 2};
+  for (int& v : values) map.emplace(&v, v * 10);
+  CHECK(map.at(&values[1]) == 10);
+  CHECK(map.count(&values[0]) == 1);
+  PtrSet<const int> set;
+  CHECK(set.insert(&values[2]).second);
+  CHECK_FALSE(set.insert(&values[2]).second);
+  CHECK(set.count(&values[0]) == 0);
 }
