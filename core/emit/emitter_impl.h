@@ -8,8 +8,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include <tsl/robin_map.h>
-
 #include "emit/emitter.h"
 #include "ops/op_schema.h"
 #include "passes/tensor_spec.h"

@@ -143,9 +143,9 @@ class Engine {
       const ops::OpSchema* s = ops::op_table().find(name);
       if (!s || called_.count(s->torch_name()) || warned_.count(s->torch_name())) continue;
       warned_.insert(s->torch_name());
-      ctx_.warn("preserve_ops: no node of this method calls " + s->full_name() +
-                ", so preserving it changed nothing (a program saved after run_decompositions() "
-                "no longer has the ops it decomposed)");
+      ctx_.warn("preserve_ops: " + s->full_name() +
+                " is not called in this method, so there was nothing to preserve; if the program was saved "
+                "after run_decompositions(), save it before that step instead (pteforge decomposes it itself)");
     }
   }
 

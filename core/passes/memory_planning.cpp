@@ -55,6 +55,7 @@
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
 #include "passes/tensor_spec.h"
+#include "support/name_map.h"
 
 namespace pteforge::passes {
 namespace {

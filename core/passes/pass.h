@@ -20,8 +20,8 @@
 #include "ir/exported_program.h"
 #include "passes/pipeline_options.h"
 #include "passes/tensor_spec.h"
-#include "support/name_map.h"
 #include "support/error.h"
+#include "support/name_map.h"
 
 namespace pteforge::passes {
 

@@ -27,6 +27,7 @@
 #include "passes/pass_factories.h"
 #include "passes/sym_bounds.h"
 #include "passes/tensor_spec.h"
+#include "support/name_map.h"
 
 namespace pteforge::passes {
 namespace {

@@ -168,7 +168,7 @@ std::string Diagnostic::to_string() const {
   out += control_escaped(printable(message));  // one line, whatever names the message echoes
   if (!where.empty()) {
     out += " (";
-    out += where.to_string();
+    out += control_escaped(where.to_string());
     out += ')';
   }
   return out;

@@ -86,9 +86,10 @@ struct Diagnostic {
   std::string message;
   Location where;
 
-  /// "severity: message (where: ...)" on one line, as the CLI prints it to
-  /// stderr: control characters in the message (a newline in an echoed
-  /// name) are written as \xNN, bytes that are not UTF-8 too.
+  /// "severity: message (key=value ...)" on one line, as the CLI prints it
+  /// to stderr, e.g. "warning: ... (method=forward pass=decompose)": control
+  /// characters in the message and the location (a newline in an echoed
+  /// name or JSON key) are written as \xNN, bytes that are not UTF-8 too.
   std::string to_string() const;
 };
 

@@ -39,7 +39,7 @@ grep -Eq '^    [0-9]+: aten::matmul\.out$' "$work/q.txt"
 # option changes nothing, and a warning on stderr says so (exit 0, file written).
 "$bin" convert "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2" -o "$work/w.pte" \
   --preserve-ops aten.linear.default,aten.tanh.default > "$work/out.txt" 2> "$work/err.txt"
-printf '%s\n' "warning: preserve_ops: no node of this method calls aten::linear, so preserving it changed nothing (a program saved after run_decompositions() no longer has the ops it decomposed) (method=forward pass=decompose)" \
+printf '%s\n' "warning: preserve_ops: aten::linear is not called in this method, so there was nothing to preserve; if the program was saved after run_decompositions(), save it before that step instead (pteforge decomposes it itself) (method=forward pass=decompose)" \
   | diff - "$work/err.txt"
 grep -q "^$work/w.pte: [0-9]* bytes, 1 method\$" "$work/out.txt"
 

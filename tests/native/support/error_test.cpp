@@ -79,4 +79,6 @@ TEST_CASE("error: Diagnostic::to_string is one line: severity, message, location
   d.where = {};
   d.message = "unknown field \"a\nb\" in Node ignored \xff";
   CHECK(d.to_string() == "warning: unknown field \"a\\x0ab\" in Node ignored \\xff");
+  d.where.pointer = "/graph_module/a\nb";  // the JSON key echoed in the location
+  CHECK(d.to_string() == "warning: unknown field \"a\\x0ab\" in Node ignored \\xff (pointer=/graph_module/a\\x0ab)");
 }

@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <iterator>
 #include <set>
 #include <string>
 
@@ -56,7 +55,7 @@ TEST_CASE("error: single_quoted") {
 TEST_CASE("name_map: PtrHash spreads addresses a fixed stride apart over the low bits") {
   // 1024 objects 256 bytes apart (one allocator size class): the address
   // itself has 8 equal low bits, so a 1024-bucket mask sees only 4 buckets.
-  const uintptr_t base = 0x7f3a12345600;
+  const uintptr_t base = 0x12345600;  // fits 32-bit (WebAssembly) pointers too
   std::set<size_t> identity_buckets, mixed_buckets;
   for (uintptr_t i = 0; i < 1024; ++i) {
     const void* p = reinterpret_cast<const void*>(base + i * 256);
@@ -66,7 +65,6 @@ TEST_CASE("name_map: PtrHash spreads addresses a fixed stride apart over the low
   CHECK(identity_buckets.size() == 4);
   // A random function fills 1 - 1/e of 1024 buckets (about 647) with 1024 keys.
   CHECK(mixed_buckets.size() > 600);
-  CHECK(PtrHash{}(reinterpret_cast<const void*>(base)) == PtrHash{}(reinterpret_cast<const void*>(base)));
 
   PtrMap<const int, int> map;
   int values[3] = {0, 1, 2};
