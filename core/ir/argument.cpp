@@ -105,8 +105,15 @@ std::string escape_token(std::string_view s) {
 }
 
 bool find_name(const Argument& a, std::string_view name, std::string& path) {
-  std::string tag = "/" + std::string(a.tag_name());
-  auto idx = [](size_t i) { return "/" + std::to_string(i); };
+  // Built by appending: GCC 12 -O3 warns (-Wrestrict, a false positive) on
+  // `"literal" + std::string&&`, which goes through string::insert.
+  std::string tag("/");
+  tag += a.tag_name();
+  auto idx = [](size_t i) {
+    std::string s("/");
+    s += std::to_string(i);
+    return s;
+  };
   switch (a.tag()) {
     case ArgTag::Tensor:
     case ArgTag::CustomObj:
