@@ -47,7 +47,7 @@ std::string number(double d) {
   return s;
 }
 
-std::string quoted(const std::string& s) {
+std::string quoted_text(const std::string& s) {
   std::string out = "\"";
   size_t n = 0;
   for (unsigned char c : s) {
@@ -89,7 +89,7 @@ std::string describe_tensor(const Tensor& t) {
   }
   if (t.extra_tensor_info) {
     const auto& e = *t.extra_tensor_info;
-    if (e.fully_qualified_name) out += " fqn " + quoted(*e.fully_qualified_name);
+    if (e.fully_qualified_name) out += " fqn " + quoted_text(*e.fully_qualified_name);
     if (e.location != TensorDataLocation::Segment) out += " " + tensor_data_location_name(e.location);
     if (e.device_type != DeviceType::Cpu || e.device_index != 0) {
       out += " device " + device_type_name(e.device_type) + ":" + std::to_string(e.device_index);
@@ -116,7 +116,7 @@ std::string describe_value(const EValue& v) {
         } else if constexpr (std::is_same_v<T, Tensor>) {
           return describe_tensor(x);
         } else if constexpr (std::is_same_v<T, String>) {
-          return "String " + quoted(x.string_val);
+          return "String " + quoted_text(x.string_val);
         } else if constexpr (std::is_same_v<T, IntList>) {
           return "IntList [" + join(x.items, ref) + "]";
         } else if constexpr (std::is_same_v<T, DoubleList>) {
@@ -187,8 +187,8 @@ std::string format_pte_summary(const DecodedPte& d) {
     out += "  non_const_buffer_sizes: [" +
            join(plan.non_const_buffer_sizes, [](int64_t s) { return std::to_string(s); }, SIZE_MAX) + "]\n";
     if (!plan.container_meta_type.encoded_inp_str.empty() || !plan.container_meta_type.encoded_out_str.empty()) {
-      out += "  input spec: " + quoted(plan.container_meta_type.encoded_inp_str) + "\n";
-      out += "  output spec: " + quoted(plan.container_meta_type.encoded_out_str) + "\n";
+      out += "  input spec: " + quoted_text(plan.container_meta_type.encoded_inp_str) + "\n";
+      out += "  output spec: " + quoted_text(plan.container_meta_type.encoded_out_str) + "\n";
     }
     out += "  values (" + std::to_string(plan.values.size()) + "):\n";
     for (size_t i = 0; i < plan.values.size(); ++i) {
@@ -256,7 +256,7 @@ std::string format_pte_summary(const DecodedPte& d) {
   }
   if (p.named_data) {
     out += "named data (" + std::to_string(p.named_data->size()) + "):\n";
-    for (const auto& n : *p.named_data) out += "  " + quoted(n.key) + " -> segment " + std::to_string(n.segment_index) + "\n";
+    for (const auto& n : *p.named_data) out += "  " + quoted_text(n.key) + " -> segment " + std::to_string(n.segment_index) + "\n";
   }
   return out;
 }

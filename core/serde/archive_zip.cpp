@@ -65,7 +65,7 @@ Error invalid(std::string message, std::optional<std::string> entry = std::nullo
 }
 
 /// An entry name in double quotes for messages, control characters escaped.
-std::string quoted(std::string_view name) { return "\"" + control_escaped(name) + "\""; }
+std::string quoted_entry(std::string_view name) { return "\"" + control_escaped(name) + "\""; }
 
 struct EndRecords {
   uint64_t entry_count = 0;
@@ -204,7 +204,7 @@ Status apply_zip64_extra(std::string_view extra, ZipEntryRecord& rec, bool need_
     break;
   }
   if (need_size || need_csize || need_offset) {
-    return invalid("entry " + quoted(rec.name) +
+    return invalid("entry " + quoted_entry(rec.name) +
                        " needs ZIP64 sizes or offset but has no complete ZIP64 extra field",
                    rec.name, cd_pos);
   }
@@ -216,22 +216,22 @@ Status apply_zip64_extra(std::string_view extra, ZipEntryRecord& rec, bool need_
 /// byte_offset reported.
 Status check_record(const ZipEntryRecord& rec, uint64_t at) {
   if (rec.flags & 0x0001) {
-    return invalid("entry " + quoted(rec.name) + " is encrypted; encrypted archives are not supported",
+    return invalid("entry " + quoted_entry(rec.name) + " is encrypted; encrypted archives are not supported",
                    rec.name, at);
   }
   if (rec.method == 0 && rec.compressed_size != rec.size) {
-    return invalid("stored entry " + quoted(rec.name) + " has a compressed size (" +
+    return invalid("stored entry " + quoted_entry(rec.name) + " has a compressed size (" +
                        std::to_string(rec.compressed_size) + ") that differs from its size (" +
                        std::to_string(rec.size) + ")",
                    rec.name, at);
   }
   if (rec.method != 0 && rec.method != 8) {
-    return invalid("entry " + quoted(rec.name) + " uses compression method " +
+    return invalid("entry " + quoted_entry(rec.name) + " uses compression method " +
                        std::to_string(rec.method) + "; only stored (0) and deflate (8) are supported",
                    rec.name, at);
   }
   if (rec.method == 8 && rec.size / kMaxDeflateRatio > rec.compressed_size + kDeflateSlack) {
-    return invalid("deflated entry " + quoted(rec.name) + " claims " + std::to_string(rec.size) +
+    return invalid("deflated entry " + quoted_entry(rec.name) + " claims " + std::to_string(rec.size) +
                        " bytes from only " + std::to_string(rec.compressed_size) +
                        " compressed bytes, more than deflate can expand",
                    rec.name, at);
@@ -242,7 +242,7 @@ Status check_record(const ZipEntryRecord& rec, uint64_t at) {
 /// The entry's data [data_offset, data_offset + compressed_size) lies in the file.
 Status check_data_bounds(const ZipEntryRecord& rec, uint64_t size) {
   if (rec.data_offset > size || rec.compressed_size > size - rec.data_offset) {
-    return invalid("entry " + quoted(rec.name) + " claims " +
+    return invalid("entry " + quoted_entry(rec.name) + " claims " +
                        std::to_string(rec.compressed_size) + " bytes of data at offset " +
                        std::to_string(rec.data_offset) + ", but the file has only " +
                        std::to_string(size) + " bytes",
@@ -256,7 +256,7 @@ Status check_data_bounds(const ZipEntryRecord& rec, uint64_t size) {
 Status check_local_header_bounds(const ZipEntryRecord& rec, uint64_t size) {
   const uint64_t header_len = kLocalHeaderSize + rec.name.size();
   if (rec.local_header_offset > size || size - rec.local_header_offset < header_len) {
-    return invalid("the local header of entry " + quoted(rec.name) + " (offset " +
+    return invalid("the local header of entry " + quoted_entry(rec.name) + " (offset " +
                        std::to_string(rec.local_header_offset) + ") lies outside the " +
                        std::to_string(size) + "-byte file",
                    rec.name, rec.local_header_offset);
@@ -271,14 +271,14 @@ Status check_local_header(ByteSource& source, ZipEntryRecord& rec) {
   Cursor h(header);
   if (h.u32() != kLocalHeaderSig) {
     return invalid("no local file header where the central directory places entry " +
-                       quoted(rec.name),
+                       quoted_entry(rec.name),
                    rec.name, rec.local_header_offset);
   }
   h.skip(22);
   uint16_t name_len = h.u16();
   uint16_t extra_len = h.u16();
   if (name_len != rec.name.size() || h.take(name_len) != rec.name) {
-    return invalid("the local header of entry " + quoted(rec.name) +
+    return invalid("the local header of entry " + quoted_entry(rec.name) +
                        " names a different file than the central directory",
                    rec.name, rec.local_header_offset);
   }
@@ -351,7 +351,7 @@ Result<std::vector<ZipEntryRecord>> read_zip_directory(ByteSource& source) {
     PTEFORGE_TRY(apply_zip64_extra(extra, rec, size32 == 0xffffffff, csize32 == 0xffffffff,
                                    offset32 == 0xffffffff, cd_pos));
     if (disk_start != 0 && disk_start != 0xffff) {
-      return invalid("entry " + quoted(rec.name) + " starts on another disk", rec.name, cd_pos);
+      return invalid("entry " + quoted_entry(rec.name) + " starts on another disk", rec.name, cd_pos);
     }
     PTEFORGE_TRY(check_record(rec, cd_pos));
     PTEFORGE_TRY(check_local_header(source, rec));
@@ -366,7 +366,7 @@ Status check_zip_records(const std::vector<ZipEntryRecord>& records, uint64_t so
     const uint64_t header_len = kLocalHeaderSize + rec.name.size();
     PTEFORGE_TRY(check_local_header_bounds(rec, source_size));
     if (rec.data_offset < rec.local_header_offset + header_len) {
-      return invalid("entry " + quoted(rec.name) + " has its data at offset " +
+      return invalid("entry " + quoted_entry(rec.name) + " has its data at offset " +
                          std::to_string(rec.data_offset) + ", inside its own local header (offset " +
                          std::to_string(rec.local_header_offset) + ")",
                      rec.name, rec.data_offset);
@@ -429,7 +429,7 @@ Result<std::string> ZipArchive::read(const ArchiveEntry& entry, uint64_t max_byt
   if (rec.method != 0) return read_compressed(index, max_bytes);
   PTEFORGE_ASSIGN_OR_RETURN(std::string bytes, source_->read_at(rec.data_offset, rec.size));
   if (rec.crc32 != 0 && crc32_update(0, bytes) != rec.crc32) {
-    return invalid("entry " + quoted(rec.name) + " is corrupt: its CRC-32 does not match",
+    return invalid("entry " + quoted_entry(rec.name) + " is corrupt: its CRC-32 does not match",
                    rec.name, rec.data_offset);
   }
   return bytes;
@@ -449,7 +449,7 @@ Result<std::string> ZipArchive::read_compressed(size_t index, uint64_t /*max_byt
   Location where;
   where.entry = own.name;
   return make_error(ErrorCode::ARCHIVE_COMPRESSED,
-                    "entry " + quoted(own.name) +
+                    "entry " + quoted_entry(own.name) +
                         " is compressed and this build reads stored entries only; re-save the "
                         "archive without compression (torch.export.save does not compress)",
                     std::move(where));

@@ -8,15 +8,10 @@ using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::ProgramBuilder;
 using pteforge::testing::run_pass;
+using pteforge::testing::set_strides;
+using pteforge::testing::strides_of;
 
 namespace {
-
-void set_strides(ExportedProgram& ep, const std::string& name, std::vector<int64_t> strides) {
-  TensorMeta m = *ep.graph().tensor_meta(name);
-  m.strides.clear();
-  for (int64_t s : strides) m.strides.emplace_back(s);
-  ep.graph().set_tensor_meta(name, m);
-}
 
 void bind(ExportedProgram& ep, const std::string& placeholder, InputKind kind, std::vector<int64_t> strides) {
   ConstantRef t;
@@ -26,10 +21,6 @@ void bind(ExportedProgram& ep, const std::string& placeholder, InputKind kind, s
   t.sizes = *ep.graph().tensor_meta(placeholder)->concrete_sizes();
   t.strides = std::move(strides);
   ep.state.tensors.push_back(t);
-}
-
-std::vector<int64_t> strides_of(const ExportedProgram& ep, const std::string& name) {
-  return *ep.graph().tensor_meta(name)->concrete_strides();
 }
 
 }  // namespace

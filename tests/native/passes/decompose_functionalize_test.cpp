@@ -9,9 +9,9 @@
 using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::ProgramBuilder;
+using pteforge::testing::F;
 
 namespace {
-constexpr ScalarType F = ScalarType::Float;
 
 std::string program_text(const ExportedProgram& ep) {
   PrintOptions po;

@@ -14,10 +14,7 @@ using namespace pteforge::ir;
 using pteforge::testing::expect_decomposed;
 using pteforge::testing::Out;
 using pteforge::testing::ProgramBuilder;
-
-namespace {
-constexpr ScalarType F = ScalarType::Float;
-}
+using pteforge::testing::F;
 
 // ---- linear / matmul ---------------------------------------------------------------------------
 

@@ -10,9 +10,9 @@ using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::load_program;
 using pteforge::testing::ProgramBuilder;
+using pteforge::testing::F;
 
 namespace {
-constexpr ScalarType F = ScalarType::Float;
 
 SymInt sym(const std::string& expr, int64_t hint) {
   SymExpr e;

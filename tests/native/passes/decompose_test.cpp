@@ -11,10 +11,7 @@ using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::load_program;
 using pteforge::testing::ProgramBuilder;
-
-namespace {
-constexpr ScalarType F = ScalarType::Float;
-}
+using pteforge::testing::F;
 
 TEST_CASE("decompose: corpus training_ir_conv_bn becomes the documented Core ATen form") {
   ExportedProgram ep = load_program("fixtures/corpus/training_ir_conv_bn/json/models/model.json");

@@ -19,6 +19,9 @@
 
 namespace pteforge::testing {
 
+/// The float dtype, short for the rule tables of the decompose tests.
+inline constexpr ir::ScalarType F = ir::ScalarType::Float;
+
 inline std::string fixture_path(const std::string& rel) { return std::string(PTEFORGE_TEST_DATA_DIR) + "/" + rel; }
 
 inline std::string read_whole_file(const std::string& path) {

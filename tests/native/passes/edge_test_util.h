@@ -62,6 +62,19 @@ inline PassRun run_passes(ir::ExportedProgram& ep, const std::vector<std::string
   return r;
 }
 
+/// Gives value `name` these strides, keeping the rest of its tensor metadata.
+inline void set_strides(ir::ExportedProgram& ep, const std::string& name, std::vector<int64_t> strides) {
+  ir::TensorMeta m = *ep.graph().tensor_meta(name);
+  m.strides.clear();
+  for (int64_t s : strides) m.strides.emplace_back(s);
+  ep.graph().set_tensor_meta(name, m);
+}
+
+/// The concrete strides of value `name`.
+inline std::vector<int64_t> strides_of(const ir::ExportedProgram& ep, const std::string& name) {
+  return *ep.graph().tensor_meta(name)->concrete_strides();
+}
+
 inline PassRun run_pass(ir::ExportedProgram& ep, const std::string& name) { return run_passes(ep, {name}); }
 
 inline std::string read_text(const std::filesystem::path& p) {

@@ -8,21 +8,8 @@ using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::ProgramBuilder;
 using pteforge::testing::run_pass;
-
-namespace {
-
-void set_strides(ExportedProgram& ep, const std::string& name, std::vector<int64_t> strides) {
-  TensorMeta m = *ep.graph().tensor_meta(name);
-  m.strides.clear();
-  for (int64_t s : strides) m.strides.emplace_back(s);
-  ep.graph().set_tensor_meta(name, m);
-}
-
-std::vector<int64_t> strides_of(const ExportedProgram& ep, const std::string& name) {
-  return *ep.graph().tensor_meta(name)->concrete_strides();
-}
-
-}  // namespace
+using pteforge::testing::set_strides;
+using pteforge::testing::strides_of;
 
 TEST_CASE("memory_format_to_dim_order: _to_copy, clone and empty become dim-order ops") {
   ProgramBuilder b;

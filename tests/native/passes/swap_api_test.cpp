@@ -10,12 +10,9 @@ using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::Out;
 using pteforge::testing::ProgramBuilder;
-
-namespace {
-const char* const kPreserved = "fixtures/corpus/modules_preserved/json";
-const char* const kReplacement1 = "fixtures/corpus/modules_preserved_swap/replacement_1.pt2";
-const char* const kNested = "fixtures/programs/nested_modules";
-}  // namespace
+using pteforge::testing::kPreserved;
+using pteforge::testing::kNested;
+using pteforge::testing::kReplacement1;
 
 TEST_CASE("list_modules: the module tree of nested_modules with node counts and swappability") {
   auto l = testing::load(kNested);

@@ -9,10 +9,10 @@ using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::Out;
 using pteforge::testing::ProgramBuilder;
+using pteforge::testing::kNested;
 
 namespace {
 
-const char* const kNested = "fixtures/programs/nested_modules";
 const Out kT{ScalarType::Float, {2, 3}};
 
 Error outline_error(ExportedProgram& ep, std::vector<std::string> fqns) {

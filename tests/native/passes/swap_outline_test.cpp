@@ -8,13 +8,8 @@
 
 using namespace pteforge;
 using pteforge::testing::golden;
-
-namespace {
-
-const char* const kPreserved = "fixtures/corpus/modules_preserved/json";
-const char* const kNested = "fixtures/programs/nested_modules";
-
-}  // namespace
+using pteforge::testing::kPreserved;
+using pteforge::testing::kNested;
 
 TEST_CASE("outline_modules: block '1' of modules_preserved becomes a module call") {
   auto l = testing::load(kPreserved);

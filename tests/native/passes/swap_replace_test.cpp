@@ -7,12 +7,11 @@
 
 using namespace pteforge;
 using pteforge::testing::golden;
+using pteforge::testing::kPreserved;
+using pteforge::testing::kNested;
+using pteforge::testing::kReplacement1;
 
 namespace {
-
-const char* const kPreserved = "fixtures/corpus/modules_preserved/json";
-const char* const kReplacement1 = "fixtures/corpus/modules_preserved_swap/replacement_1.pt2";
-const char* const kNested = "fixtures/programs/nested_modules";
 
 /// "fqn placeholder <- source:entry (bytes)" per bound tensor.
 std::vector<std::string> state_lines(const ir::ExportedProgram& ep) {

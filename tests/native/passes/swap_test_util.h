@@ -25,6 +25,11 @@
 
 namespace pteforge::testing {
 
+/// Fixture folders (under tests/) the module-swap tests share.
+inline constexpr const char* kPreserved = "fixtures/corpus/modules_preserved/json";
+inline constexpr const char* kNested = "fixtures/programs/nested_modules";
+inline constexpr const char* kReplacement1 = "fixtures/corpus/modules_preserved_swap/replacement_1.pt2";
+
 inline std::string test_path(const std::string& rel) { return std::string(PTEFORGE_TEST_DATA_DIR) + "/" + rel; }
 
 /// A program loaded from an unpacked archive folder or .pt2 (relative to tests/), state bound.
