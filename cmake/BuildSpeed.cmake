@@ -8,14 +8,19 @@
 # core source's time is the headers it shares with the others (ir/graph.h,
 # passes/pass.h, the standard library) and the inline code they instantiate;
 # a batch does that once. Core: 744 s -> about 270 s of compiler time.
-# Release builds (native-release, wasm-release: what ships, and the build that
-# CI's wasm stage makes) stay one object per source, so a source that forgets
-# an #include still fails there. In a batch, names in one source's anonymous
-# namespace are visible to the next ones: helper names in core/ must be
-# unique per area (a clash is a compile error, e.g. two `quoted` helpers, or
-# std::quoted found by argument-dependent lookup).
+# Release builds (native-release, wasm-release: what ships) stay one object per
+# source; CI's wasm stage builds wasm-release, so a core source (other than the
+# *_native.cpp ones) that forgets an #include still fails CI. In a batch, the
+# names in one source's anonymous namespace are visible to the sources after
+# it, and batches cross area folders: file-local helpers in core/ need names
+# unique across core/. Two helpers of the same name and signature are a
+# compile error; with different signatures they would silently become
+# overloads (archive_dir.cpp's io_error became folder_error for this), and a
+# std:: function can win by argument-dependent lookup (archive_zip.cpp's
+# quoted(), now quoted_entry, lost to std::quoted).
 # The tests are grouped where their sources can share a batch
-# (pteforge_unity_test_groups below).
+# (pteforge_unity_test_groups below); a grouped test source is then never
+# compiled alone in CI (configure with -DPTEFORGE_UNITY_BUILD=OFF to check).
 #
 # PTEFORGE_PCH (default: on for Clang, i.e. native-asan): the test binaries
 # share one precompiled header (the standard library, our common headers,
@@ -24,12 +29,14 @@
 # load as it saved (native-debug 13.8 -> 13.5 min), so it is off there.
 # tests/native/test_main.cpp defines DOCTEST_CONFIG_IMPLEMENT before including
 # doctest and is left out (tests/CMakeLists.txt).
-if(CMAKE_BUILD_TYPE STREQUAL "Debug")
+# The default is decided at the first configure of a build folder (cached).
+if(CMAKE_BUILD_TYPE MATCHES "^[Dd][Ee][Bb][Uu][Gg]$")
   set(_pf_unity_default ON)
 else()
   set(_pf_unity_default OFF)
 endif()
-option(PTEFORGE_UNITY_BUILD "Compile the core and CLI in unity batches (default: Debug builds)" ${_pf_unity_default})
+option(PTEFORGE_UNITY_BUILD "Compile the core, the CLI and the grouped tests in unity batches (default: Debug builds)"
+       ${_pf_unity_default})
 if(CMAKE_CXX_COMPILER_ID MATCHES "Clang" AND NOT EMSCRIPTEN)
   set(_pf_pch_default ON)
 else()
@@ -45,7 +52,9 @@ function(pteforge_unity_build target)
 endfunction()
 
 # pteforge_precompile_test(TARGET): the first test binary builds the tests'
-# precompiled header, the others reuse it (they are compiled alike).
+# precompiled header, the others reuse it (REUSE_FROM). That needs every test
+# binary compiled with the same flags and definitions (tests/CMakeLists.txt
+# gives them the same ones): a per-folder definition or option would break it.
 function(pteforge_precompile_test target)
   if(NOT PTEFORGE_PCH)
     return()
@@ -80,6 +89,8 @@ function(pteforge_unity_test_groups target dir)
   foreach(_src ${ARGN})
     set(_group "")
     if(dir STREQUAL "passes")
+      # The group comes from the source's includes: configure again when they change.
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_src})
       file(STRINGS ${_src} _helpers REGEX "^#include \"(passes/)?(edge|et|decompose|swap)_test_util\\.h\"")
       list(LENGTH _helpers _n)
       if(_n EQUAL 1)

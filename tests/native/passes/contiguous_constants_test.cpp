@@ -13,7 +13,7 @@ using pteforge::testing::strides_of;
 
 namespace {
 
-void bind(ExportedProgram& ep, const std::string& placeholder, InputKind kind, std::vector<int64_t> strides) {
+void bind_strided(ExportedProgram& ep, const std::string& placeholder, InputKind kind, std::vector<int64_t> strides) {
   ConstantRef t;
   t.placeholder = placeholder;
   t.fqn = placeholder;
@@ -46,9 +46,9 @@ TEST_CASE(
   for (const auto& name : {w, bt, bn, ct}) set_strides(ep, name, {1, 2});
   set_strides(ep, cl, {12, 1, 6, 3});  // channels-last: kept
   set_strides(ep, c1, {1, 7});         // size-1 dim: still contiguous for torch
-  bind(ep, w, InputKind::Parameter, {1, 2});
-  bind(ep, bt, InputKind::Buffer, {1, 2});
-  bind(ep, ct, InputKind::TensorConstant, {1, 2});
+  bind_strided(ep, w, InputKind::Parameter, {1, 2});
+  bind_strided(ep, bt, InputKind::Buffer, {1, 2});
+  bind_strided(ep, ct, InputKind::TensorConstant, {1, 2});
 
   auto run = run_pass(ep, "contiguous_constants");
   REQUIRE(run.status.ok());
