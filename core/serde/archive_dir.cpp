@@ -1,8 +1,12 @@
 // Unpacked archive folders as archives (see archive_native.h).
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <map>
+#include <string>
 #include <system_error>
+
+#include <sys/stat.h>
 
 #include "serde/archive_native.h"
 #include "serde/archive_native_io.h"
@@ -15,11 +19,38 @@ namespace fs = std::filesystem;
 constexpr size_t kMaxFiles = 1000000;
 constexpr int kMaxDepth = 64;
 
-Error io_error(const std::string& path, const std::string& what) {
+Error folder_error(const std::string& path, const std::string& what) {
   Location where;
   where.entry = path;
   return make_error(ErrorCode::IO_ERROR, "cannot read folder \"" + path + "\": " + what,
                     std::move(where));
+}
+
+/// `base / name` as std::filesystem::path joins them on POSIX, without
+/// parsing either into components (that parse was a visible share of listing
+/// and reading a folder of thousands of weight files).
+std::string join_path(const std::string& base, const std::string& name) {
+  if (!name.empty() && name.front() == '/') return name;  // an absolute name replaces the base
+  std::string out;
+  out.reserve(base.size() + 1 + name.size());
+  out += base;
+  if (!out.empty() && out.back() != '/') out += '/';
+  out += name;
+  return out;
+}
+
+/// `full` relative to `base`, for the paths a recursive_directory_iterator
+/// started at `base` yields (base, then '/'-separated names): the text after
+/// base and its separators; other paths go through lexically_relative.
+std::string relative_to(const fs::path& full, const std::string& base) {
+  const std::string& text = full.native();
+  if (!base.empty() && text.size() > base.size() && text.compare(0, base.size(), base) == 0 &&
+      (base.back() == '/' || text[base.size()] == '/')) {
+    size_t start = base.size();
+    while (start < text.size() && text[start] == '/') ++start;
+    if (start < text.size()) return text.substr(start);
+  }
+  return full.lexically_relative(fs::path(base)).generic_string();
 }
 
 /// Files of a folder; entry i is the file base_ / name.
@@ -52,7 +83,7 @@ class DirectoryArchive final : public Archive {
 
  private:
   Result<std::unique_ptr<FileByteSource>> open(const ArchiveEntry& entry) const {
-    auto file = FileByteSource::open((fs::path(base_) / entry.name).string());
+    auto file = FileByteSource::open(join_path(base_, entry.name));
     if (!file.ok()) {
       Error error = std::move(file).error();
       error.where.entry = entry.name;
@@ -95,13 +126,22 @@ Result<std::unique_ptr<Archive>> open_listed(const std::string& base, const std:
   auto archive = std::make_unique<DirectoryArchive>(base, std::move(unlisted));
   std::vector<ArchiveEntry> entries;
   for (const auto& name : names) {
-    std::error_code ec;
-    fs::path full = fs::path(base) / name;
-    uint64_t size = fs::file_size(full, ec);
-    if (ec) return io_error(full.string(), open_failure_reason(ec.value()));
+    // As std::filesystem::file_size: follows symbolic links, refuses a folder
+    // (EISDIR) and anything else that is not a regular file (ENOTSUP).
+    const std::string full = join_path(base, name);
+    struct stat st {};
+    int err = 0;
+    if (::stat(full.c_str(), &st) != 0) {
+      err = errno;
+    } else if (S_ISDIR(st.st_mode)) {
+      err = EISDIR;
+    } else if (!S_ISREG(st.st_mode)) {
+      err = ENOTSUP;
+    }
+    if (err) return folder_error(full, open_failure_reason(err));
     ArchiveEntry entry;
     entry.name = name;
-    entry.size = size;
+    entry.size = static_cast<uint64_t>(st.st_size);
     entry.stored = true;
     entries.push_back(std::move(entry));
   }
@@ -118,16 +158,15 @@ Result<std::unique_ptr<Archive>> open_directory_files(const std::string& base,
 
 Result<std::unique_ptr<Archive>> open_directory(const std::string& path) {
   std::error_code ec;
-  if (!fs::is_directory(path, ec)) return io_error(path, "it is not a folder");
+  if (!fs::is_directory(path, ec)) return folder_error(path, "it is not a folder");
   std::vector<std::string> names;
   std::map<std::string, std::string> unlisted;
   fs::recursive_directory_iterator it(path, fs::directory_options::none, ec);
-  if (ec) return io_error(path, open_failure_reason(ec.value()));
-  const fs::path base(path);
+  if (ec) return folder_error(path, open_failure_reason(ec.value()));
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) return io_error(path, open_failure_reason(ec.value()));
+    if (ec) return folder_error(path, open_failure_reason(ec.value()));
     if (it.depth() >= kMaxDepth) {
-      return io_error(path, "it nests deeper than " + std::to_string(kMaxDepth) + " folders");
+      return folder_error(path, "it nests deeper than " + std::to_string(kMaxDepth) + " folders");
     }
     const fs::directory_entry& item = *it;
     std::error_code type_ec;
@@ -136,7 +175,7 @@ Result<std::unique_ptr<Archive>> open_directory(const std::string& path) {
     // remembered so that an entry expected by that name is explained.
     if (item.is_directory(type_ec)) {
       if (unlisted.size() < kMaxFiles) {
-        unlisted.emplace(item.path().lexically_relative(base).generic_string(),
+        unlisted.emplace(relative_to(item.path(), path),
                          item.is_symlink(type_ec) ? "it is a symbolic link to a folder (not followed)"
                                                   : "it is a folder");
       }
@@ -145,16 +184,16 @@ Result<std::unique_ptr<Archive>> open_directory(const std::string& path) {
     if (!item.is_regular_file(type_ec)) {
       // Not an entry; remembered so that "missing" errors can say why.
       if (unlisted.size() < kMaxFiles) {
-        unlisted.emplace(item.path().lexically_relative(base).generic_string(), not_a_file_reason(item));
+        unlisted.emplace(relative_to(item.path(), path), not_a_file_reason(item));
       }
       continue;
     }
     if (names.size() >= kMaxFiles) {
-      return io_error(path, "it holds more than " + std::to_string(kMaxFiles) + " files");
+      return folder_error(path, "it holds more than " + std::to_string(kMaxFiles) + " files");
     }
-    names.push_back(item.path().lexically_relative(base).generic_string());
+    names.push_back(relative_to(item.path(), path));
   }
-  if (ec) return io_error(path, open_failure_reason(ec.value()));
+  if (ec) return folder_error(path, open_failure_reason(ec.value()));
   std::sort(names.begin(), names.end());
   return open_listed(path, names, std::move(unlisted));
 }

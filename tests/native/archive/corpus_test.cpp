@@ -329,3 +329,38 @@ TEST_CASE("archive corpus: an unzipped archive folder (records under <root>/) is
   CHECK(methods_of(input->layout) == std::vector<std::string>{"forward", "reset"});
   check_models(input->layout, "two_methods/");
 }
+
+TEST_CASE("archive corpus: a folder spelled with trailing, doubled or '.' separators lists the same entries") {
+  const std::string dir = corpus_dir() + "/linear_tanh/json";
+  auto plain = open_directory(dir);
+  REQUIRE(plain.ok());
+  std::vector<std::pair<std::string, uint64_t>> want;
+  for (const auto& e : (*plain)->entries()) want.emplace_back(e.name, e.size);
+  REQUIRE(want.size() >= 3);
+  CHECK(want.front().first == ".data/serialization_id");  // names relative to the folder, sorted
+  for (const std::string& spelling : {dir + "/", dir + "//", dir + "/.", dir + "/./"}) {
+    CAPTURE(spelling);
+    auto folder = open_directory(spelling);
+    REQUIRE(folder.ok());
+    std::vector<std::pair<std::string, uint64_t>> got;
+    for (const auto& e : (*folder)->entries()) got.emplace_back(e.name, e.size);
+    CHECK(got == want);
+    // Entries read through the spelled base path.
+    const ArchiveEntry* model = (*folder)->find("models/model.json");
+    REQUIRE(model != nullptr);
+    auto bytes = (*folder)->read(*model, model->size);
+    REQUIRE(bytes.ok());
+    CHECK(*bytes == slurp(dir + "/models/model.json"));
+  }
+}
+
+TEST_CASE("archive corpus: open_directory_files refuses a folder or a missing file by its path") {
+  const std::string dir = corpus_dir() + "/linear_tanh/json";
+  auto folder = open_directory_files(dir, {"models"});
+  REQUIRE_FALSE(folder.ok());
+  CHECK(folder.error().code == ErrorCode::IO_ERROR);
+  CHECK(folder.error().message == "cannot read folder \"" + dir + "/models\": is a directory");
+  auto missing = open_directory_files(dir + "/", {"nope.json"});
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message == "cannot read folder \"" + dir + "/nope.json\": no such file or folder");
+}
