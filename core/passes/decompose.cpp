@@ -130,7 +130,7 @@ class Engine {
                               " has no out variant, so ExecuTorch could not run it undecomposed",
                           where);
       }
-      preserved_.insert(s->torch_name());
+      if (preserved_.insert(s->torch_name()).second) preserved_order_.push_back(s);
     }
     return Status::Ok();
   }
@@ -139,10 +139,8 @@ class Engine {
   /// after run_decompositions() no longer has it) changes nothing: say so,
   /// once per op, in option order.
   void warn_unused_preserve_ops() {
-    for (const auto& name : ctx_.options().preserve_ops) {
-      const ops::OpSchema* s = ops::op_table().find(name);
-      if (!s || called_.count(s->torch_name()) || warned_.count(s->torch_name())) continue;
-      warned_.insert(s->torch_name());
+    for (const ops::OpSchema* s : preserved_order_) {
+      if (called_.count(s->torch_name())) continue;
       ctx_.warn("preserve_ops: " + s->full_name() +
                 " is not called in this method, so there was nothing to preserve; if the program was saved "
                 "after run_decompositions(), save it before that step instead (pteforge decomposes it itself)");
@@ -597,8 +595,8 @@ class Engine {
   PassContext& ctx_;
   decomp::SymbolTable symbols_;
   std::set<std::string> preserved_;  // torch names ("torch.ops.aten.linear.default")
+  std::vector<const ops::OpSchema*> preserved_order_;  // preserved_, in option order, each op once
   std::set<std::string> called_;     // the preserved ops some node calls
-  std::set<std::string> warned_;
   std::vector<MutatedInput> mutated_;
   bool changed_ = false;
 };
