@@ -38,8 +38,9 @@ void register_decode(CLI::App& app, Action& out) {
   auto json = std::make_shared<bool>(false);
   auto flatc = std::make_shared<bool>(false);
   cmd->add_option("file", *path, "a .pte file")->required();
-  cmd->add_flag("--json", *json, "print the whole decoded program as JSON");
-  cmd->add_flag("--flatc-json", *flatc, "print JSON as `flatc --json --strict-json` would");
+  auto* json_flag = cmd->add_flag("--json", *json, "print the whole decoded program as JSON");
+  // One output format: asking for both is a usage error, not a silent choice.
+  cmd->add_flag("--flatc-json", *flatc, "print JSON as `flatc --json --strict-json` would")->excludes(json_flag);
   cmd->callback([&out, path, json, flatc] {
     out = [path, json, flatc] {
       uint64_t file_size = 0;

@@ -15,4 +15,6 @@ expect 2 "unknown command 'bogus' (commands: inspect, decode, convert)" bogus
 expect 2 "unknown command 'model.pt2' (commands: inspect, decode, convert)" model.pt2 -o out.pte
 expect 2 "unknown command 'a\\x1b[31mb' (commands: inspect, decode, convert)" $'a\e[31mb'
 expect 2 "A subcommand is required"
+expect 2 "--json excludes --flatc-json" decode x.pte --json --flatc-json
+expect 2 "--json excludes --flatc-json" decode x.pte --flatc-json --json
 echo "ok: usage errors"
