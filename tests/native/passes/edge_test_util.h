@@ -70,9 +70,11 @@ inline void set_strides(ir::ExportedProgram& ep, const std::string& name, std::v
   ep.graph().set_tensor_meta(name, m);
 }
 
-/// The concrete strides of value `name`.
+/// The concrete strides of value `name` (which must have tensor metadata).
 inline std::vector<int64_t> strides_of(const ir::ExportedProgram& ep, const std::string& name) {
-  return *ep.graph().tensor_meta(name)->concrete_strides();
+  const ir::TensorMeta* m = ep.graph().tensor_meta(name);
+  REQUIRE(m != nullptr);
+  return *m->concrete_strides();
 }
 
 inline PassRun run_pass(ir::ExportedProgram& ep, const std::string& name) { return run_passes(ep, {name}); }

@@ -9,15 +9,9 @@ using namespace pteforge::ir;
 using pteforge::testing::Out;
 using pteforge::testing::ProgramBuilder;
 using pteforge::testing::run_pass;
+using pteforge::testing::strides_of;
 
 namespace {
-
-/// Concrete strides of value `name`.
-std::vector<int64_t> checked_strides_of(const ExportedProgram& ep, const std::string& name) {
-  const TensorMeta* m = ep.graph().tensor_meta(name);
-  REQUIRE(m != nullptr);
-  return *m->concrete_strides();
-}
 
 /// Gives value `name` view strides (as torch.export records them for views).
 void set_view_strides(ExportedProgram& ep, const std::string& name, std::vector<int64_t> strides,
@@ -73,10 +67,10 @@ TEST_CASE("replace_view_ops_with_copy: views become _copy ops with contiguous re
         "  %contiguous = aten.contiguous.default(%expand)\n"
         "  %getitem, %getitem_1 = aten.split_copy.Tensor(%_unsafe_view, 4)  # split\n"
         "  return (%contiguous, %getitem_1)\n");
-  CHECK(checked_strides_of(ep, t) == std::vector<int64_t>{4, 1});
-  CHECK(checked_strides_of(ep, tt) == std::vector<int64_t>{4, 1});
-  CHECK(checked_strides_of(ep, ex) == std::vector<int64_t>{4, 1});
-  CHECK(checked_strides_of(ep, parts[1]) == std::vector<int64_t>{1});
+  CHECK(strides_of(ep, t) == std::vector<int64_t>{4, 1});
+  CHECK(strides_of(ep, tt) == std::vector<int64_t>{4, 1});
+  CHECK(strides_of(ep, ex) == std::vector<int64_t>{4, 1});
+  CHECK(strides_of(ep, parts[1]) == std::vector<int64_t>{1});
   CHECK(ep.graph().tensor_meta(sel)->storage_offset == SymInt(int64_t{0}));
   CHECK(ep.graph().tensor_meta(parts[1])->storage_offset == SymInt(int64_t{0}));
 }
@@ -152,10 +146,10 @@ TEST_CASE("replace_view_ops_with_copy: results that followed a view's layout bec
   auto run = run_pass(ep, "replace_view_ops_with_copy");
   REQUIRE(run.status.ok());
   CHECK(run.report.passes[0].stats.at("layouts_refreshed") == 3);
-  CHECK(checked_strides_of(ep, t) == std::vector<int64_t>{2, 1});
-  CHECK(checked_strides_of(ep, r) == std::vector<int64_t>{2, 1});
-  CHECK(checked_strides_of(ep, a) == std::vector<int64_t>{2, 1});
-  CHECK(checked_strides_of(ep, c) == std::vector<int64_t>{2, 1});
-  CHECK(checked_strides_of(ep, s) == std::vector<int64_t>{1, 3});  // not layout-following: kept
-  CHECK(checked_strides_of(ep, m) == std::vector<int64_t>{1, 3});  // its other input is still transposed
+  CHECK(strides_of(ep, t) == std::vector<int64_t>{2, 1});
+  CHECK(strides_of(ep, r) == std::vector<int64_t>{2, 1});
+  CHECK(strides_of(ep, a) == std::vector<int64_t>{2, 1});
+  CHECK(strides_of(ep, c) == std::vector<int64_t>{2, 1});
+  CHECK(strides_of(ep, s) == std::vector<int64_t>{1, 3});  // not layout-following: kept
+  CHECK(strides_of(ep, m) == std::vector<int64_t>{1, 3});  // its other input is still transposed
 }
