@@ -165,13 +165,21 @@ Status commit_outputs(std::vector<std::unique_ptr<StagedOutput>>& outputs) {
   DeferInterrupts defer;
   // The earlier version of each output is kept as a hard link beside it until
   // every rename succeeded, so a rename that fails can put the earlier ones
-  // back (where links are not possible, an output renamed before the failure
-  // is removed instead).
+  // back. Where hard links are not possible (Emscripten's file systems, some
+  // network and FAT file systems), an earlier regular file is renamed aside
+  // just before its replacement goes in instead: the same guarantee, though
+  // the path is briefly missing.
   std::vector<std::string> earlier(outputs.size());
+  std::vector<bool> aside(outputs.size(), false);
   for (size_t i = 0; i < outputs.size(); ++i) {
     const StagedOutput& out = *outputs[i];
     std::string link = out.tmp_ + ".earlier";
-    if (::link(out.target_.c_str(), link.c_str()) == 0) earlier[i] = std::move(link);
+    if (::link(out.target_.c_str(), link.c_str()) == 0) {
+      earlier[i] = std::move(link);
+      continue;
+    }
+    struct stat info;
+    aside[i] = ::lstat(out.target_.c_str(), &info) == 0 && S_ISREG(info.st_mode);
   }
   auto drop_earlier = [&] {
     for (const std::string& link : earlier) {
@@ -180,8 +188,16 @@ Status commit_outputs(std::vector<std::unique_ptr<StagedOutput>>& outputs) {
   };
   for (size_t i = 0; i < outputs.size(); ++i) {
     StagedOutput& out = *outputs[i];
+    if (aside[i]) {
+      std::string moved = out.tmp_ + ".earlier";
+      if (std::rename(out.target_.c_str(), moved.c_str()) == 0) earlier[i] = std::move(moved);
+    }
     if (std::rename(out.tmp_.c_str(), out.target_.c_str()) != 0) {
       Status st = write_error(errno, out.path_);
+      // This output's own earlier version, if it was renamed aside, goes back.
+      if (aside[i] && !earlier[i].empty() && std::rename(earlier[i].c_str(), out.target_.c_str()) == 0) {
+        earlier[i].clear();
+      }
       for (size_t j = 0; j < i; ++j) {
         const std::string& target = outputs[j]->target_;
         if (earlier[j].empty() || std::rename(earlier[j].c_str(), target.c_str()) != 0) {

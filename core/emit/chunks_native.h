@@ -59,7 +59,8 @@ class StagedOutput {
 /// Renames every staged output over its path, in order, in one step with
 /// interrupts held back (DeferInterrupts). When a rename fails, the outputs
 /// this call already renamed get their earlier version back (kept meanwhile
-/// as a hard link; an output that did not exist before is removed), so a
+/// as a hard link, or, where the file system has none, renamed aside just
+/// before it is replaced; an output that did not exist before is removed), so a
 /// failed run leaves the previous outputs as they were; the staged ones not
 /// yet renamed stay temporaries, removed with their objects.
 /// Errors: IO_ERROR (entry = the path whose rename failed).

@@ -41,7 +41,8 @@ struct SymNode {
 };
 
 /// Parses an expr_str in srepr or str form. INPUT_SCHEMA on syntax errors or
-/// nesting deeper than 200 levels.
+/// more than 40 levels of parentheses or calls (a bound that keeps the
+/// recursive parser inside Node's stack in every WebAssembly build).
 Result<SymNode> parse_sym_expr(std::string_view text);
 
 /// Compact infix form for display: "s77", "4*s77", "s0 - 1", "(s0//2)", "Max(s0, s1)", "s0 <= 64".

@@ -85,5 +85,36 @@ TEST_CASE("sym_expr: malformed text is INPUT_SCHEMA, display falls back to the t
   deep += "s0" + std::string(500, ')');
   auto d = parse_sym_expr(deep);
   REQUIRE_FALSE(d.ok());
+  CHECK(d.error().code == ErrorCode::INPUT_SCHEMA);
   CHECK(d.error().message.find("nested too deeply") != std::string::npos);
+}
+
+TEST_CASE("sym_expr: 40 levels of parentheses or calls parse, 41 are nested too deeply") {
+  auto parens = [](int n) { return std::string(static_cast<size_t>(n), '(') + "s0" + std::string(static_cast<size_t>(n), ')'); };
+  auto calls = [](int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += "Max(1, ";
+    s += "s0";
+    return s + std::string(static_cast<size_t>(n), ')');
+  };
+  auto p40 = parse_sym_expr(parens(40));
+  REQUIRE(p40.ok());
+  CHECK(format_sym_expr(*p40) == "s0");
+  auto c40 = parse_sym_expr(calls(40));
+  REQUIRE(c40.ok());
+  auto s0_is_7 = [](std::string_view n) { return n == "s0" ? std::optional<int64_t>(7) : std::nullopt; };
+  CHECK(evaluate_sym_expr(*c40, s0_is_7) == std::optional<int64_t>(7));
+  for (const std::string& text : {parens(41), calls(41)}) {
+    auto r = parse_sym_expr(text);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::INPUT_SCHEMA);
+    CHECK(r.error().message.find("nested too deeply") != std::string::npos);
+  }
+  const std::string p41 = parens(41);
+  CHECK(parse_sym_expr(p41).error().message ==
+        "cannot parse symbolic expression \"" + p41 +
+            "\": expression nested too deeply (more than 40 levels of parentheses or calls) at offset 43");
+  // Unary chains (one call per level) stop at the same budget.
+  CHECK(parse_sym_expr(std::string(80, '-') + "s0").ok());
+  CHECK_FALSE(parse_sym_expr(std::string(81, '-') + "s0").ok());
 }
