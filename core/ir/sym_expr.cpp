@@ -4,19 +4,25 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace pteforge::ir {
 namespace {
 
-// Nesting budget of the recursive-descent parser. An expression costs one
-// unit, and each level of parentheses or of a call two more (the bracket and
-// the expression inside), so 40 levels parse and 41 do not. Each level is
-// nine nested calls (expr ... atom); at 80 levels an unoptimized WebAssembly
-// build (-O0, V8's baseline compiler) overflowed Node's default stack, so
-// this keeps a 2x margin there (native stacks are far deeper). torch.export's
-// sympy strings nest a few levels.
-constexpr int kMaxDepth = 81;
-constexpr const char* kTooDeep = "expression nested too deeply (more than 40 levels of parentheses or calls)";
+// Nesting budget of the recursive-descent parser: kMaxLevels levels of
+// parentheses or calls parse, one more does not. Each level is nine nested
+// calls (expr ... atom); at 80 levels an unoptimized WebAssembly build (-O0,
+// V8's baseline compiler) overflowed Node's default stack, so 40 keeps a 2x
+// margin there (native stacks are far deeper). torch.export's sympy strings
+// nest a few levels.
+constexpr int kMaxLevels = 40;
+// The depth counter's bound: an expression costs one unit, and each level two
+// more (the bracket and the expression inside).
+constexpr int kMaxDepth = 2 * kMaxLevels + 1;
+// Built on the error path only (no static initializer).
+std::string too_deep() {
+  return "expression nested too deeply (more than " + std::to_string(kMaxLevels) + " levels of parentheses or calls)";
+}
 
 enum class Tok : uint8_t { End, Int, Float, Name, Str, Punct };
 
@@ -153,7 +159,7 @@ class Parser {
 
   Result<SymNode> expr() {
     DepthGuard g(depth_);
-    if (depth_ > kMaxDepth) return fail(kTooDeep);
+    if (depth_ > kMaxDepth) return fail(too_deep());
     PTEFORGE_ASSIGN_OR_RETURN(SymNode lhs, and_expr());
     while (accept("|")) {
       PTEFORGE_ASSIGN_OR_RETURN(SymNode rhs, and_expr());
@@ -174,7 +180,7 @@ class Parser {
   Result<SymNode> not_expr() {
     if (accept("~")) {
       DepthGuard g(depth_);
-      if (depth_ > kMaxDepth) return fail(kTooDeep);
+      if (depth_ > kMaxDepth) return fail(too_deep());
       PTEFORGE_ASSIGN_OR_RETURN(SymNode a, not_expr());
       return call("Not", {std::move(a)});
     }
@@ -234,13 +240,13 @@ class Parser {
   Result<SymNode> unary() {
     if (accept("-")) {
       DepthGuard g(depth_);
-      if (depth_ > kMaxDepth) return fail(kTooDeep);
+      if (depth_ > kMaxDepth) return fail(too_deep());
       PTEFORGE_ASSIGN_OR_RETURN(SymNode a, unary());
       return negate(std::move(a));
     }
     if (accept("+")) {
       DepthGuard g(depth_);
-      if (depth_ > kMaxDepth) return fail(kTooDeep);
+      if (depth_ > kMaxDepth) return fail(too_deep());
       return unary();
     }
     return power();
@@ -250,7 +256,7 @@ class Parser {
     PTEFORGE_ASSIGN_OR_RETURN(SymNode base, atom());
     if (accept("**")) {
       DepthGuard g(depth_);
-      if (depth_ > kMaxDepth) return fail(kTooDeep);
+      if (depth_ > kMaxDepth) return fail(too_deep());
       PTEFORGE_ASSIGN_OR_RETURN(SymNode exp, unary());
       SymNode n;
       n.op = SymNode::Op::Pow;
@@ -299,7 +305,7 @@ class Parser {
       case Tok::Punct:
         if (accept("(")) {
           DepthGuard g(depth_);
-          if (depth_ > kMaxDepth) return fail(kTooDeep);
+          if (depth_ > kMaxDepth) return fail(too_deep());
           PTEFORGE_ASSIGN_OR_RETURN(SymNode e, expr());
           if (!accept(")")) return fail("expected ')'");
           return e;
@@ -321,7 +327,7 @@ class Parser {
   // After "Name(": arguments (positional expressions, strings, key=value) up to ')'.
   Result<SymNode> call_args(std::string name) {
     DepthGuard g(depth_);
-    if (depth_ > kMaxDepth) return fail(kTooDeep);
+    if (depth_ > kMaxDepth) return fail(too_deep());
     std::vector<SymNode> args;
     std::vector<std::string> strings;
     if (!accept(")")) {
