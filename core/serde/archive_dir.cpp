@@ -121,9 +121,22 @@ std::string not_a_file_reason(const fs::directory_entry& item) {
 
 namespace {
 
+/// Why an item whose (followed) stat mode is `mode`, not a regular file, cannot be an entry.
+std::string not_a_file_reason(mode_t mode) {
+  if (S_ISDIR(mode)) return "it is a folder";
+  if (S_ISFIFO(mode)) return "it is a FIFO, not a regular file";
+  if (S_ISSOCK(mode)) return "it is a socket, not a regular file";
+  if (S_ISBLK(mode) || S_ISCHR(mode)) return "it is a device, not a regular file";
+  return "it is not a regular file";
+}
+
+/// The archive of `names` under `base`. With `listed` (the names come from
+/// listing the folder), a name that turns out not to be a regular file joins
+/// `unlisted` with the reason: the listing's item types can be wrong
+/// (Emscripten's readdir reports a FIFO as a regular file). Otherwise such a
+/// name is an IO_ERROR.
 Result<std::unique_ptr<Archive>> open_listed(const std::string& base, const std::vector<std::string>& names,
-                                             std::map<std::string, std::string> unlisted) {
-  auto archive = std::make_unique<DirectoryArchive>(base, std::move(unlisted));
+                                             std::map<std::string, std::string> unlisted, bool listed) {
   std::vector<ArchiveEntry> entries;
   for (const auto& name : names) {
     // As std::filesystem::file_size: follows symbolic links, refuses a folder
@@ -133,6 +146,9 @@ Result<std::unique_ptr<Archive>> open_listed(const std::string& base, const std:
     int err = 0;
     if (::stat(full.c_str(), &st) != 0) {
       err = errno;
+    } else if (listed && !S_ISREG(st.st_mode)) {
+      unlisted.emplace(name, not_a_file_reason(st.st_mode));
+      continue;
     } else if (S_ISDIR(st.st_mode)) {
       err = EISDIR;
     } else if (!S_ISREG(st.st_mode)) {
@@ -145,6 +161,7 @@ Result<std::unique_ptr<Archive>> open_listed(const std::string& base, const std:
     entry.stored = true;
     entries.push_back(std::move(entry));
   }
+  auto archive = std::make_unique<DirectoryArchive>(base, std::move(unlisted));
   PTEFORGE_TRY(archive->install(std::move(entries)));
   return std::unique_ptr<Archive>(std::move(archive));
 }
@@ -153,7 +170,7 @@ Result<std::unique_ptr<Archive>> open_listed(const std::string& base, const std:
 
 Result<std::unique_ptr<Archive>> open_directory_files(const std::string& base,
                                                       const std::vector<std::string>& names) {
-  return open_listed(base, names, {});
+  return open_listed(base, names, {}, false);
 }
 
 Result<std::unique_ptr<Archive>> open_directory(const std::string& path) {
@@ -195,7 +212,7 @@ Result<std::unique_ptr<Archive>> open_directory(const std::string& path) {
   }
   if (ec) return folder_error(path, open_failure_reason(ec.value()));
   std::sort(names.begin(), names.end());
-  return open_listed(path, names, std::move(unlisted));
+  return open_listed(path, names, std::move(unlisted), true);
 }
 
 }  // namespace pteforge::serde

@@ -24,9 +24,9 @@ namespace {
 // round-trip exactly. UTF-8 is not validated here (it costs a third of the
 // parse); invalid bytes never crash anything and are written back as U+FFFD.
 // In situ: strings are decoded inside our copy of the text instead of being
-// copied one by one. Recursive (RapidJSON's default parser, ~15% faster than
-// its iterative one): DepthLimitedHandler bounds the recursion. These are
-// kProgramJsonParseFlags (json_cursor.h), shared with the streaming reader.
+// copied one by one. Recursive natively, iterative under WebAssembly
+// (json_cursor.h says why): DepthLimitedHandler bounds the nesting either way.
+// These are kProgramJsonParseFlags, shared with the streaming reader.
 
 /// Forwards RapidJSON's SAX events to a Document and refuses to open an
 /// object or array more than kMaxJsonDepth levels deep. RapidJSON's recursive
@@ -89,8 +89,10 @@ Status parse_into(rapidjson::Document& doc, Stream& stream, std::string_view tex
   Location where;
   where.byte_offset = result.Offset();
   if (handler.too_deep()) {
-    // RapidJSON reports the offset just past the bracket it had consumed.
-    if (where.byte_offset && *where.byte_offset > 0) --*where.byte_offset;
+    // The recursive parser reports the offset just past the bracket it had
+    // consumed, the iterative one the bracket's own offset.
+    constexpr bool kPastBracket = (kProgramJsonParseFlags & rapidjson::kParseIterativeFlag) == 0;
+    if (kPastBracket && where.byte_offset && *where.byte_offset > 0) --*where.byte_offset;
     return make_error(ErrorCode::INPUT_SCHEMA,
                       "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", where);
   }
