@@ -102,6 +102,15 @@ class DirectoryArchive final : public Archive {
   std::string base_;
 };
 
+/// Why an item whose (followed) stat mode is `mode`, not a regular file, cannot be an entry.
+std::string not_a_file_reason(mode_t mode) {
+  if (S_ISDIR(mode)) return "it is a folder";
+  if (S_ISFIFO(mode)) return "it is a FIFO, not a regular file";
+  if (S_ISSOCK(mode)) return "it is a socket, not a regular file";
+  if (S_ISBLK(mode) || S_ISCHR(mode)) return "it is a device, not a regular file";
+  return "it is not a regular file";
+}
+
 /// Why a folder item that is not a regular file (nor a folder) cannot be an entry.
 std::string not_a_file_reason(const fs::directory_entry& item) {
   std::error_code ec;
@@ -111,24 +120,16 @@ std::string not_a_file_reason(const fs::directory_entry& item) {
     if (ec == std::errc::no_such_file_or_directory) return "it is a symbolic link to a missing file";
     if (ec) return "it is a symbolic link that cannot be followed: " + open_failure_reason(ec.value());
   }
-  if (item.is_fifo(ec)) return "it is a FIFO, not a regular file";
-  if (item.is_socket(ec)) return "it is a socket, not a regular file";
-  if (item.is_block_file(ec) || item.is_character_file(ec)) return "it is a device, not a regular file";
+  // The item's own type (followed), from stat: the listing's cached type can
+  // be wrong (Emscripten's readdir calls a FIFO a regular file).
+  struct stat st {};
+  if (::stat(item.path().c_str(), &st) == 0) return not_a_file_reason(st.st_mode);
   return "it is not a regular file";
 }
 
 }  // namespace
 
 namespace {
-
-/// Why an item whose (followed) stat mode is `mode`, not a regular file, cannot be an entry.
-std::string not_a_file_reason(mode_t mode) {
-  if (S_ISDIR(mode)) return "it is a folder";
-  if (S_ISFIFO(mode)) return "it is a FIFO, not a regular file";
-  if (S_ISSOCK(mode)) return "it is a socket, not a regular file";
-  if (S_ISBLK(mode) || S_ISCHR(mode)) return "it is a device, not a regular file";
-  return "it is not a regular file";
-}
 
 /// The archive of `names` under `base`. With `listed` (the names come from
 /// listing the folder), a name that turns out not to be a regular file joins
