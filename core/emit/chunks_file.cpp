@@ -161,6 +161,18 @@ Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chun
   return staged;
 }
 
+namespace {
+int (*g_rename)(const char*, const char*) = &std::rename;
+}  // namespace
+
+namespace testing {
+RenameFn set_rename_for_testing(RenameFn fn) {
+  RenameFn before = g_rename;
+  g_rename = fn ? fn : &std::rename;
+  return before;
+}
+}  // namespace testing
+
 Status commit_outputs(std::vector<std::unique_ptr<StagedOutput>>& outputs) {
   DeferInterrupts defer;
   // The earlier version of each output is kept as a hard link beside it until
@@ -190,24 +202,35 @@ Status commit_outputs(std::vector<std::unique_ptr<StagedOutput>>& outputs) {
     StagedOutput& out = *outputs[i];
     if (aside[i]) {
       std::string moved = out.tmp_ + ".earlier";
-      if (std::rename(out.target_.c_str(), moved.c_str()) == 0) earlier[i] = std::move(moved);
+      if (g_rename(out.target_.c_str(), moved.c_str()) == 0) earlier[i] = std::move(moved);
     }
-    if (std::rename(out.tmp_.c_str(), out.target_.c_str()) != 0) {
-      Status st = write_error(errno, out.path_);
-      // This output's own earlier version, if it was renamed aside, goes back.
-      if (aside[i] && !earlier[i].empty() && std::rename(earlier[i].c_str(), out.target_.c_str()) == 0) {
-        earlier[i].clear();
-      }
-      for (size_t j = 0; j < i; ++j) {
+    if (g_rename(out.tmp_.c_str(), out.target_.c_str()) != 0) {
+      Error err = write_error(errno, out.path_);
+      // An earlier version that cannot be put back is never deleted: it stays
+      // beside its path, and the error says where (the new version, a mix
+      // with the other outputs' earlier ones, is removed).
+      auto put_back = [&](size_t j, bool replaced) {
         const std::string& target = outputs[j]->target_;
-        if (earlier[j].empty() || std::rename(earlier[j].c_str(), target.c_str()) != 0) {
-          std::remove(target.c_str());
-        } else {
-          earlier[j].clear();
+        if (earlier[j].empty()) {  // nothing there before this run
+          if (replaced) std::remove(target.c_str());
+          return;
         }
-      }
+        if (g_rename(earlier[j].c_str(), target.c_str()) == 0) {
+          earlier[j].clear();
+          return;
+        }
+        const int why = errno;
+        if (replaced) std::remove(target.c_str());
+        err.notes.push_back("the earlier \"" + outputs[j]->path_ + "\" could not be put back (" +
+                            serde::open_failure_reason(why) + "); it is kept as \"" + earlier[j] + "\"");
+        earlier[j].clear();  // kept, not dropped
+      };
+      // This output's own earlier version goes back if it was renamed aside
+      // (a hard link stays where it is: the path was not replaced).
+      if (aside[i]) put_back(i, false);
+      for (size_t j = 0; j < i; ++j) put_back(j, true);
       drop_earlier();
-      return st;
+      return err;
     }
     out.tmp_.clear();
     out.remove_tmp_.reset();

@@ -62,9 +62,19 @@ class StagedOutput {
 /// as a hard link, or, where the file system has none, renamed aside just
 /// before it is replaced; an output that did not exist before is removed), so a
 /// failed run leaves the previous outputs as they were; the staged ones not
-/// yet renamed stay temporaries, removed with their objects.
+/// yet renamed stay temporaries, removed with their objects. An earlier
+/// version that cannot be put back (its rename fails too) is kept beside its
+/// path under the temporary's name + ".earlier", the new version there is
+/// removed, and the error has a note naming both.
 /// Errors: IO_ERROR (entry = the path whose rename failed).
 Status commit_outputs(std::vector<std::unique_ptr<StagedOutput>>& outputs);
+
+namespace testing {
+/// The rename commit_outputs calls: tests swap in one that fails on purpose
+/// (nullptr restores std::rename). Returns the one it replaces. Not thread-safe.
+using RenameFn = int (*)(const char* from, const char* to);
+RenameFn set_rename_for_testing(RenameFn fn);
+}  // namespace testing
 
 /// Writes one file: StagedOutput::write, then commit_outputs, so nothing
 /// half-written is left behind. Errors: those two's.

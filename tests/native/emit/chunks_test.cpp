@@ -6,12 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "emit/chunks.h"
 #include "emit/chunks_native.h"
+#include "serde/archive_native_io.h"
 #include "pte_test_util.h"
 
 using namespace pteforge;
@@ -190,6 +192,58 @@ TEST_CASE("staged outputs: nothing is in place before commit_outputs, then all a
   rmdir((dir + "/sub/b.pte").c_str());
   rmdir((dir + "/sub").c_str());
   for (const auto& n : list_dir(dir)) std::remove((dir + "/" + n).c_str());
+  rmdir(dir.c_str());
+}
+
+namespace {
+/// Fails (EBUSY) every rename that puts an earlier version back; the rest go through.
+int rename_failing_restores(const char* from, const char* to) {
+  const std::string f = from;
+  if (f.size() > 8 && f.compare(f.size() - 8, 8, ".earlier") == 0 && std::string(to).find(".earlier") == std::string::npos) {
+    errno = EBUSY;
+    return -1;
+  }
+  return std::rename(from, to);
+}
+}  // namespace
+
+TEST_CASE("staged outputs: an earlier version that cannot be put back is kept beside its path and named in the error") {
+  std::string dir = temp_dir();
+  write_file(dir + "/m.json", "old json");
+  mkdir((dir + "/sub").c_str(), 0755);
+  std::vector<std::unique_ptr<StagedOutput>> outputs;
+  for (const std::string name : {"m.json", "a.json", "sub/b.pte"}) {
+    auto staged = StagedOutput::write({Chunk::from_string("new")}, dir + "/" + name);
+    REQUIRE(staged.ok());
+    outputs.push_back(std::move(*staged));
+  }
+  mkdir((dir + "/sub/b.pte").c_str(), 0755);  // the third rename fails
+  write_file(dir + "/sub/b.pte/keep", "k");
+  testing::RenameFn before = testing::set_rename_for_testing(&rename_failing_restores);
+  Status st = commit_outputs(outputs);
+  testing::set_rename_for_testing(before);
+  REQUIRE(!st.ok());
+  CHECK(st.error().code == ErrorCode::IO_ERROR);
+  CHECK(st.error().where.entry == std::optional<std::string>(dir + "/sub/b.pte"));
+  outputs.clear();
+  // m.json's new version is gone, its earlier one kept under the temporary's
+  // name; a.json (new in this run) is removed; no other file is left.
+  std::vector<std::string> left = list_dir(dir);
+  REQUIRE(left.size() == 2);
+  CHECK(left[1] == "sub");
+  const std::string kept = left[0];
+  CHECK(kept.rfind(".pteforge-", 0) == 0);
+  CHECK(kept.size() == std::string(".pteforge-XXXXXX.earlier").size());
+  CHECK(kept.substr(kept.size() - 8) == ".earlier");
+  CHECK(read_file(dir + "/" + kept) == "old json");
+  REQUIRE(st.error().notes.size() == 1);
+  CHECK(st.error().notes[0] == "the earlier \"" + dir + "/m.json\" could not be put back (" +
+                                   serde::open_failure_reason(EBUSY) + "); it is kept as \"" + dir + "/" + kept + "\"");
+
+  std::remove((dir + "/" + kept).c_str());
+  std::remove((dir + "/sub/b.pte/keep").c_str());
+  rmdir((dir + "/sub/b.pte").c_str());
+  rmdir((dir + "/sub").c_str());
   rmdir(dir.c_str());
 }
 
