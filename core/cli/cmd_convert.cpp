@@ -66,8 +66,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 /// --bench N (scripts/bench_convert.py): the best of N runs of (a) RapidJSON
 /// DOM parsing of the program JSON bytes (the import baseline), (b) convert(),
 /// (c) writing the .pte; printed as one JSON line.
-Status run_bench(const ConvertArgs& args, const ConvertOptions& options) {
-  PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(args.input));
+Status run_bench(const ConvertArgs& args, const ConvertOptions& options, serde::OpenedInput& in) {
   std::vector<std::string> programs;
   for (const serde::Pt2Model& m : in.layout.models) {
     PTEFORGE_ASSIGN_OR_RETURN(std::string json, serde::read_entry(*in.archive, m.program_entry, uint64_t{4} << 30));
@@ -192,22 +191,30 @@ Status run_convert(const ConvertArgs& args) {
   }
 
   // No output may replace an input (the .pt2, a --swap replacement, or a
-  // file inside an input folder): the .pte references their bytes.
-  std::vector<std::pair<std::string, std::string>> inputs = {{"the input", args.input}};
-  for (const passes::SwapOption& s : swaps) inputs.emplace_back("the --swap replacement for '" + s.fqn + "'", s.path);
+  // file inside an input folder, including the unpacked archive around a
+  // program JSON): the .pte references their bytes.
+  PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(args.input));
+  struct InputPath {
+    std::string what, path, root;  // root: what the archive reads (OpenedInput::root)
+  };
+  std::vector<InputPath> inputs = {{"the input", args.input, in.root}};
+  for (size_t i = 0; i < swaps.size(); ++i) {
+    inputs.push_back({"the --swap replacement for '" + swaps[i].fqn + "'", swaps[i].path, replacements[i].root});
+  }
   for (const auto& [flag, path] : outputs) {
-    for (const auto& [what, input] : inputs) {
-      if (output_overwrites_input(path, input)) {
+    for (const InputPath& input : inputs) {
+      const bool direct = output_overwrites_input(path, input.path);
+      if (direct || output_overwrites_input(path, input.root)) {
         Location where;
         where.entry = path;
-        return make_error(ErrorCode::OPTION_INVALID,
-                          flag + " '" + path + "' would overwrite " + what + " '" + input + "'", where);
+        std::string message = flag + " '" + path + "' would overwrite " + input.what + " '" + input.path + "'";
+        if (!direct) message += " (it reads the unpacked archive '" + input.root + "')";
+        return make_error(ErrorCode::OPTION_INVALID, message, where);
       }
     }
   }
 
-  if (args.bench > 0) return run_bench(args, options);
-  PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(args.input));
+  if (args.bench > 0) return run_bench(args, options, in);
   PTEFORGE_ASSIGN_OR_RETURN(ConvertResult result, convert(*in.archive, in.layout, options));
   for (const Diagnostic& d : result.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
   // Every output is staged (written to a temporary file) before any is

@@ -41,6 +41,10 @@ Result<std::unique_ptr<Archive>> open_directory_files(const std::string& base,
 struct OpenedInput {
   std::unique_ptr<Archive> archive;
   Pt2Layout layout;
+  /// What the archive reads from: the .pt2 or JSON file, or the archive
+  /// folder (also for a program JSON inside an unpacked archive, whose
+  /// weights come from that folder). Writers check their outputs against it.
+  std::string root;
 };
 
 /// Opens any input form: a .pt2 zip, an unpacked archive folder, or a program

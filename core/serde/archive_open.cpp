@@ -25,6 +25,7 @@ Result<OpenedInput> with_layout(Result<std::unique_ptr<Archive>> opened, const s
   OpenedInput input;
   input.archive = std::move(opened).value();
   PTEFORGE_ASSIGN_OR_RETURN(input.layout, detect_input_layout(*input.archive, path));
+  input.root = path;
   return input;
 }
 
@@ -86,6 +87,7 @@ Result<OpenedInput> open_input(const std::string& path) {
                                                                       : plain.parent_path().string(),
                                                                   {name}));
     input.layout = program_json_layout(name);
+    input.root = path;
     return input;
   }
   return path_error(ErrorCode::ARCHIVE_INVALID, path,

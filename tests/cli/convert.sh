@@ -161,6 +161,21 @@ grep -q "^OPTION_INVALID: -o '.*self.pt2' would overwrite the input" "$work/err.
 grep -q "^OPTION_INVALID: -o '.*weight_0' would overwrite the input" "$work/err2.txt"
 cmp "$work/self.pt2" "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2"
 cmp "$work/unpacked/data/weights/weight_0" "$src/tests/fixtures/corpus/linear_tanh/json/data/weights/weight_0"
+# A program JSON inside an unpacked archive reads that folder's weights and
+# configs: they are inputs too.
+set +e
+"$bin" convert "$work/unpacked/models/model.json" -o "$work/unpacked/data/weights/weight_0" 2> "$work/err.txt"
+rc=$?
+"$bin" convert "$work/unpacked/models/model.json" -o "$work/j.pte" \
+  --metadata "$work/unpacked/data/weights/model_weights_config.json" 2> "$work/err2.txt"
+rc2=$?
+set -e
+test "$rc" -eq 1
+test "$rc2" -eq 1
+grep -qx "OPTION_INVALID: -o '$work/unpacked/data/weights/weight_0' would overwrite the input '$work/unpacked/models/model.json' (it reads the unpacked archive '$work/unpacked') (entry=$work/unpacked/data/weights/weight_0)" "$work/err.txt"
+grep -q "^OPTION_INVALID: --metadata '.*model_weights_config.json' would overwrite the input '.*model.json' (it reads the unpacked archive " "$work/err2.txt"
+test ! -e "$work/j.pte"
+diff -r "$work/unpacked" "$src/tests/fixtures/corpus/linear_tanh/json"
 
 # Usage errors: exit 2.
 set +e
