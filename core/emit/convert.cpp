@@ -216,11 +216,25 @@ std::vector<emit::InputRange> dense_payload_ranges(const std::vector<std::unique
 /// archives' payloads, labelled swap:<fqn>) and brought into the pipeline's
 /// dialect. Errors: OPTION_INVALID for a bad or repeated module path or a
 /// missing archive; load_program's and prepare_replacement's, with where.module.
+/// Refuses big-endian payloads (the `byteorder` record says "big"): a .pte
+/// holds little-endian data, and pteforge does not byte-swap tensors yet.
+/// Errors: UNSUPPORTED_FEATURE (entry = the byteorder record).
+Status refuse_big_endian(const serde::Pt2Layout& layout) {
+  if (layout.byteorder != serde::ByteOrder::kBig) return Status::Ok();
+  Location where;
+  where.entry = layout.entry_name("byteorder");
+  return make_error(ErrorCode::UNSUPPORTED_FEATURE,
+                    "the archive's tensor data is big-endian (byteorder is \"big\"); a .pte stores little-endian "
+                    "data and pteforge does not byte-swap tensors: export on a little-endian machine",
+                    std::move(where));
+}
+
 Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options) {
   passes::PipelineOptions pipeline = options.pipeline;
   std::set<std::string> seen;
   for (const SwapInput& s : options.swaps) {
     PTEFORGE_TRY(passes::check_module_path(s.fqn));
+    PTEFORGE_TRY(refuse_big_endian(s.layout));
     if (!seen.insert(s.fqn).second || s.archive == nullptr) {
       return make_error(ErrorCode::OPTION_INVALID, s.archive == nullptr
                                                        ? "the swap of module '" + s.fqn + "' has no input"
@@ -249,6 +263,7 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   if (layout.models.empty()) {
     return make_error(ErrorCode::ARCHIVE_ENTRY_MISSING, "the input holds no exported program");
   }
+  PTEFORGE_TRY(refuse_big_endian(layout));
   PTEFORGE_ASSIGN_OR_RETURN(std::vector<emit::ConstantMethod> getters, constant_methods(options));
   PTEFORGE_ASSIGN_OR_RETURN(passes::PipelineOptions pipeline, with_swaps(options));
   PTEFORGE_ASSIGN_OR_RETURN(passes::PassManager pm, passes::PassManager::create(pipeline));

@@ -177,6 +177,17 @@ grep -q "^OPTION_INVALID: --metadata '.*model_weights_config.json' would overwri
 test ! -e "$work/j.pte"
 diff -r "$work/unpacked" "$src/tests/fixtures/corpus/linear_tanh/json"
 
+# Big-endian tensor data is refused (a .pte is little-endian; nothing is byte-swapped).
+cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/big"
+printf big > "$work/big/byteorder"
+set +e
+"$bin" convert "$work/big" -o "$work/big.pte" 2> "$work/err.txt"
+rc=$?
+set -e
+test "$rc" -eq 1
+grep -qx 'UNSUPPORTED_FEATURE: the archive.s tensor data is big-endian (byteorder is "big"); a .pte stores little-endian data and pteforge does not byte-swap tensors: export on a little-endian machine (entry=byteorder)' "$work/err.txt"
+test ! -e "$work/big.pte"
+
 # Usage errors: exit 2.
 set +e
 "$bin" convert "$fx/ref_add" -o "$work/u.pte" --memory-planning fastest > /dev/null 2>&1
