@@ -9,6 +9,7 @@
 
 #include "serde/py_json_writer.h"
 #include "serde/treespec_json.h"
+#include "support/utf8.h"
 
 namespace pteforge::emit {
 namespace {
@@ -18,7 +19,9 @@ constexpr int kMaxConstantDepth = 64;
 Error option_error(const std::string& method, std::string message) {
   Location where;
   where.method = method;
-  return make_error(ErrorCode::OPTION_INVALID, "constant method '" + method + "': " + message, where);
+  // The whole map (parse_constant_methods) has no method name yet.
+  const std::string what = method.empty() ? "constant methods" : "constant method '" + method + "'";
+  return make_error(ErrorCode::OPTION_INVALID, what + ": " + message, where);
 }
 
 /// Flattens a JSON value as torch's pytree does, appending leaves to `values`.
@@ -70,6 +73,10 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
 }
 
 Result<rapidjson::Document> parse_json(const std::string& method, std::string_view json) {
+  // Its strings go into the .pte as FlatBuffers strings, which are UTF-8.
+  if (std::optional<size_t> bad = find_invalid_utf8(json)) {
+    return option_error(method, "value is not valid UTF-8 (at byte " + std::to_string(*bad) + ")");
+  }
   rapidjson::Document doc;
   // Iterative: no recursion on deeply nested values (flatten() then stops at 64 levels).
   doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag | rapidjson::kParseIterativeFlag>(
@@ -96,6 +103,10 @@ ConstantMethod int_getter(std::string name, int64_t v) {
 
 Result<ConstantMethod> parse_constant_method(std::string name, std::string_view json) {
   if (name.empty()) return option_error(name, "empty method name");
+  if (std::optional<size_t> bad = find_invalid_utf8(name)) {
+    return make_error(ErrorCode::OPTION_INVALID,
+                      "constant method name is not valid UTF-8 (at byte " + std::to_string(*bad) + ")");
+  }
   PTEFORGE_ASSIGN_OR_RETURN(rapidjson::Document doc, parse_json(name, json));
   ConstantMethod m;
   m.name = std::move(name);
@@ -114,6 +125,10 @@ Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json
     const auto& m = *(doc.MemberBegin() + i);
     std::string name(m.name.GetString(), m.name.GetStringLength());
     if (name.empty()) return option_error(name, "empty method name");
+  if (std::optional<size_t> bad = find_invalid_utf8(name)) {
+    return make_error(ErrorCode::OPTION_INVALID,
+                      "constant method name is not valid UTF-8 (at byte " + std::to_string(*bad) + ")");
+  }
     if (!seen.insert(name).second) return option_error(name, "given twice");
     ConstantMethod cm;
     cm.name = name;

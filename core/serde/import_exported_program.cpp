@@ -7,6 +7,7 @@
 #include "ir/verifier.h"
 #include "serde/import_context.h"
 #include "serde/stream_graph.h"
+#include "support/utf8.h"
 
 namespace pteforge::serde {
 namespace {
@@ -196,6 +197,7 @@ Result<ImportResult> import_document(ImportContext& ctx, const ImportOptions& op
 /// the program has an error, which the DOM reader then reports. `json` is
 /// parsed in place when `in_place` (then consumed), else a copy is.
 std::optional<ImportResult> import_streaming(std::string& json, bool in_place, const ImportOptions& options) {
+  if (find_invalid_utf8(json)) return std::nullopt;  // JsonDocument::parse says where
   JsonDocument doc;
   ImportContext ctx(doc, options);
   detail::StreamedGraph streamed;

@@ -77,10 +77,12 @@ class JsonDocument {
  public:
   /// Parses UTF-8 JSON text with RapidJSON's recursive parser, bounded to
   /// kMaxJsonDepth levels, full-precision doubles, and the non-standard tokens NaN / Infinity /
-  /// -Infinity accepted as numbers. UTF-8 is not validated. The text is
-  /// parsed in place (faster than copying every string into the DOM).
-  /// Errors: INPUT_EMPTY (empty or whitespace only), INPUT_NOT_JSON (message
-  /// from RapidJSON, where.byte_offset = offset of the error), INPUT_SCHEMA
+  /// -Infinity accepted as numbers. The text must be UTF-8 (checked first,
+  /// find_invalid_utf8). It is parsed in place (faster than copying every
+  /// string into the DOM).
+  /// Errors: INPUT_EMPTY (empty or whitespace only), INPUT_NOT_JSON ("invalid
+  /// UTF-8: ..." at the bad sequence's offset, or the message from RapidJSON,
+  /// where.byte_offset = offset of the error), INPUT_SCHEMA
   /// "JSON nested deeper than 1024 levels" (where.byte_offset = the opening
   /// bracket that goes too deep).
   /// Pass the text by std::move when the caller no longer needs it (no copy then).

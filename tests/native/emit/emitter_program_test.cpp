@@ -112,7 +112,7 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
   CHECK((*all)[1].values == std::vector<emit::EValue>{{emit::Double{0.25}}});
 
   for (const char* bad : {"get_x", "=1", "get_x=", "get_x=null", "get_x=tiny", "get_x=[1, null]",
-                          "get_x=18446744073709551615"}) {
+                          "get_x=18446744073709551615", "get_x=\"a\xFFz\"", "get_\xC0x=1"}) {
     CAPTURE(bad);
     auto r = emit::parse_constant_method_option(bad);
     REQUIRE_FALSE(r.ok());
@@ -132,6 +132,12 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
     CHECK(all_deep.error().message == "constant method 'get_y': value nested deeper than 64 levels");
   }
   CHECK(emit::parse_constant_method_option("get_x=" + std::string(64, '[') + "1" + std::string(64, ']')).ok());
+  CHECK(emit::parse_constant_method_option("get_x=\"a\xFFz\"").error().message ==
+        "constant method 'get_x': value is not valid UTF-8 (at byte 2)");
+  CHECK(emit::parse_constant_method_option("get_\xC0x=1").error().message ==
+        "constant method name is not valid UTF-8 (at byte 4)");
+  CHECK(emit::parse_constant_methods("{\"get_\xF5\": 1}").error().message ==
+        "constant methods: value is not valid UTF-8 (at byte 6)");
   CHECK(emit::parse_constant_methods("[1]").error().code == ErrorCode::OPTION_INVALID);
   CHECK(emit::parse_constant_methods("{\"a\": 1, \"a\": 2}").error().code == ErrorCode::OPTION_INVALID);
 }

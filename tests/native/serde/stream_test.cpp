@@ -228,6 +228,24 @@ TEST_CASE("stream: a text of more than 8 MiB (mapped with huge pages) with a 9 M
   CHECK(same_both_ways(text));
 }
 
+TEST_CASE("stream: text that is not UTF-8 is refused by both readers at the bad byte") {
+  const std::string good = mlp();
+  CHECK(same_both_ways(good));
+  // A raw 0xFF inside a string value (the JSON syntax stays valid).
+  const std::string bad = replace_first(good, "\"name\": \"x\"", "\"name\": \"x\xFF\"");
+  const size_t offset = bad.find('\xFF');
+  CHECK_FALSE(same_both_ways(bad));
+  auto r = serde::import_exported_program(bad);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::INPUT_NOT_JSON);
+  CHECK(r.error().message == "invalid UTF-8: the sequence starting with byte 0xFF is not a character (JSON text is UTF-8)");
+  CHECK(r.error().where.byte_offset == std::optional<uint64_t>(offset));
+  // An encoded surrogate (U+D800), which Python's strict UTF-8 decoder refuses too.
+  auto s = serde::import_exported_program(replace_first(good, "\"name\": \"x\"", "\"name\": \"\xED\xA0\x80\""));
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().message == "invalid UTF-8: the sequence starting with byte 0xED is not a character (JSON text is UTF-8)");
+}
+
 TEST_CASE("stream: a NUL byte ends the text for both readers") {
   const std::string base = mlp();
   CHECK(same_both_ways(base + std::string(1, '\0') + "trailing bytes"));
