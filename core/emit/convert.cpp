@@ -100,7 +100,13 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
                            "the program has parameters, buffers or tensor constants but the input carries no "
                            "weights for them (no payload configs)",
                            where);
-      e.notes.push_back("convert the .pt2 archive or its unpacked folder, not the program JSON alone");
+      if (model.weights_prefix.empty()) {  // a lone program JSON
+        e.notes.push_back("convert the .pt2 archive or its unpacked folder, not the program JSON alone");
+      } else {
+        e.notes.push_back("the archive has neither \"" + model.weights_prefix + model.name +
+                          "_weights_config.json\" nor \"" + model.constants_prefix + model.name +
+                          "_constants_config.json\"");
+      }
       return e;
     }
     return Status::Ok();
@@ -115,7 +121,22 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
     return (*entry)->size;
   };
   auto state = serde::bind_state(out.program, weights, constants, payload_size);
-  if (!state.ok()) return serde::explain_missing_entry(archive, std::move(state).error());
+  if (!state.ok()) {
+    Error e = std::move(state).error();
+    // A config the archive lacks (the other one is there) has no entry name:
+    // name the record that is missing.
+    if (e.code == ErrorCode::WEIGHTS_MISSING && (!e.where.entry || e.where.entry->empty())) {
+      const bool weights_store = e.message.find("weights config") != std::string::npos;
+      const std::string missing = weights_store ? model.weights_prefix + model.name + "_weights_config.json"
+                                                : model.constants_prefix + model.name + "_constants_config.json";
+      const size_t cut = e.message.find(" has no entry in the ");
+      e.message = e.message.substr(0, cut) + " needs the " + (weights_store ? "weights" : "constants") +
+                  " config \"" + missing + "\", which the archive lacks";
+      e.where.entry = missing;
+      return e;
+    }
+    return serde::explain_missing_entry(archive, std::move(e));
+  }
   out.program.state = std::move(state).value();
   return Status::Ok();
 }

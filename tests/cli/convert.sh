@@ -177,6 +177,22 @@ grep -q "^OPTION_INVALID: --metadata '.*model_weights_config.json' would overwri
 test ! -e "$work/j.pte"
 diff -r "$work/unpacked" "$src/tests/fixtures/corpus/linear_tanh/json"
 
+# A weights config the archive lacks is named.
+cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/nocfg"
+rm "$work/nocfg/data/weights/model_weights_config.json"
+set +e
+"$bin" convert "$work/nocfg" -o "$work/nocfg.pte" 2> "$work/err.txt"
+rc=$?
+set -e
+test "$rc" -eq 1
+grep -qx "WEIGHTS_MISSING: parameter '[a-z0-9_.]*' needs the weights config \"data/weights/model_weights_config.json\", which the archive lacks (method=forward entry=data/weights/model_weights_config.json)" "$work/err.txt"
+# With neither config, the note names both.
+rm "$work/nocfg/data/constants/model_constants_config.json"
+set +e
+"$bin" convert "$work/nocfg" -o "$work/nocfg.pte" 2> "$work/err.txt"
+set -e
+grep -qx '  note: the archive has neither "data/weights/model_weights_config.json" nor "data/constants/model_constants_config.json"' "$work/err.txt"
+
 # Big-endian tensor data is refused (a .pte is little-endian; nothing is byte-swapped).
 cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/big"
 printf big > "$work/big/byteorder"
