@@ -125,10 +125,6 @@ Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json
     const auto& m = *(doc.MemberBegin() + i);
     std::string name(m.name.GetString(), m.name.GetStringLength());
     if (name.empty()) return option_error(name, "empty method name");
-  if (std::optional<size_t> bad = find_invalid_utf8(name)) {
-    return make_error(ErrorCode::OPTION_INVALID,
-                      "constant method name is not valid UTF-8 (at byte " + std::to_string(*bad) + ")");
-  }
     if (!seen.insert(name).second) return option_error(name, "given twice");
     ConstantMethod cm;
     cm.name = name;
