@@ -87,6 +87,7 @@ Result<EndRecords> read_end_records(ByteSource& source) {
   const uint64_t tail_len = std::min<uint64_t>(size, kEndSize + kMaxCommentSize);
   PTEFORGE_ASSIGN_OR_RETURN(std::string tail, source.read_at(size - tail_len, tail_len));
   std::optional<size_t> found;
+  uint64_t trailing = 0;  // bytes after the record and its comment
   for (size_t i = tail.size() - kEndSize + 1; i-- > 0;) {
     Cursor c(tail, i);
     if (c.u32() != kEndSig) continue;
@@ -94,6 +95,7 @@ Result<EndRecords> read_end_records(ByteSource& source) {
     uint16_t comment_len = c.u16();
     if (i + kEndSize + comment_len <= tail.size()) {
       found = i;
+      trailing = tail.size() - (i + kEndSize + comment_len);
       break;
     }
   }
@@ -111,6 +113,19 @@ Result<EndRecords> read_end_records(ByteSource& source) {
                                  "file is a zip archive");
   }
   const uint64_t end_pos = size - tail_len + *found;
+  // A record that does not end the file is most often that of a zip stored
+  // inside a truncated archive (a .pt2's sample inputs are one): say so with
+  // whatever it then fails on.
+  auto invalid = [&](std::string message, std::optional<std::string> entry, std::optional<uint64_t> offset) {
+    Error e = serde::invalid(std::move(message), std::move(entry), offset);
+    if (trailing > 0) {
+      e.notes.push_back("the last end-of-central-directory record (at byte " + std::to_string(end_pos) +
+                        ") does not end the file (" + std::to_string(trailing) +
+                        " bytes follow it): the archive is probably truncated, and that record belongs to a "
+                        "zip stored inside it");
+    }
+    return e;
+  };
   Cursor c(tail, *found + 4);
   uint16_t disk = c.u16();
   uint16_t cd_disk = c.u16();
@@ -161,7 +176,7 @@ Result<EndRecords> read_end_records(ByteSource& source) {
                    "locator is missing",
                    std::nullopt, end_pos);
   }
-  if (multi_disk) return invalid("multi-disk (split) zip archives are not supported");
+  if (multi_disk) return invalid("multi-disk (split) zip archives are not supported", std::nullopt, std::nullopt);
   if (out.cd_offset > out.cd_limit || out.cd_size > out.cd_limit - out.cd_offset) {
     return invalid("the central directory (offset " + std::to_string(out.cd_offset) + ", " +
                        std::to_string(out.cd_size) + " bytes) lies outside the " +

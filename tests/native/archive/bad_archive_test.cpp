@@ -139,6 +139,14 @@ TEST_CASE("bad archive: a truncated zip") {
   auto cut_end = open_zip_bytes(full.substr(0, full.size() - 5));
   REQUIRE_FALSE(cut_end.ok());
   CHECK(cut_end.error().code == ErrorCode::ARCHIVE_INVALID);
+  // The last end record left is that of the zip stored inside (the sample
+  // inputs' model.pt), whose ZIP64 locator points nowhere useful: the note says so.
+  CHECK(cut_end.error().message == "no ZIP64 end-of-central-directory record where its locator points");
+  CHECK(cut_end.error().notes ==
+        std::vector<std::string>{"the last end-of-central-directory record (at byte 10883) does not end the file "
+                                 "(1539 bytes follow it): the archive is probably truncated, and that record "
+                                 "belongs to a zip stored inside it"});
+  CHECK(open_zip_bytes(full).ok());
 
   // Data cut away but the directory kept (moved up): offsets point past the end.
   std::string body_cut = full.substr(0, 1000) + full.substr(full.size() - 1200);
