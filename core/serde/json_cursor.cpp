@@ -76,6 +76,12 @@ class DepthLimitedHandler {
   bool too_deep_ = false;
 };
 
+/// Two upper-case hex digits of `byte` ("1F"), for messages.
+std::string hex_digits(unsigned char byte) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  return {kHex[byte >> 4], kHex[byte & 15]};
+}
+
 /// Parses `stream` (in situ over `text`) into `doc` (kProgramJsonParseFlags, depth-limited).
 /// Errors as JsonDocument::parse documents them.
 template <typename Stream>
@@ -105,11 +111,10 @@ Status parse_into(rapidjson::Document& doc, Stream& stream, std::string_view tex
   if (result.Code() == rapidjson::kParseErrorStringEscapeInvalid && result.Offset() < text.size()) {
     const auto byte = static_cast<unsigned char>(text[result.Offset()]);
     if (byte < 0x20) {
-      static constexpr char kHex[] = "0123456789ABCDEF";
-      const char code[] = {'0', 'x', kHex[byte >> 4], kHex[byte & 15], '\0'};
+      const std::string hex = hex_digits(byte);
       return make_error(ErrorCode::INPUT_NOT_JSON,
-                        std::string("JSON syntax error: unescaped control character ") + code +
-                            " in a string (write it as \\u00" + code[2] + code[3] + ").",
+                        "JSON syntax error: unescaped control character 0x" + hex + " in a string (write it as \\u00" +
+                            hex + ").",
                         where);
     }
   }
@@ -273,13 +278,11 @@ Result<std::unique_ptr<JsonDocument>> JsonDocument::parse(std::string text) {
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
   if (i == text.size()) return make_error(ErrorCode::INPUT_EMPTY, "the input is empty");
   if (std::optional<size_t> bad = find_invalid_utf8(text)) {
-    static constexpr char kHex[] = "0123456789ABCDEF";
-    const auto byte = static_cast<unsigned char>(text[*bad]);
     Location where;
     where.byte_offset = *bad;
     return make_error(ErrorCode::INPUT_NOT_JSON,
-                      std::string("invalid UTF-8: the sequence starting with byte 0x") + kHex[byte >> 4] +
-                          kHex[byte & 15] + " is not a character (JSON text is UTF-8)",
+                      "invalid UTF-8: the sequence starting with byte 0x" +
+                          hex_digits(static_cast<unsigned char>(text[*bad])) + " is not a character (JSON text is UTF-8)",
                       where);
   }
   auto doc = std::make_unique<JsonDocument>();
