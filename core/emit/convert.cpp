@@ -52,11 +52,6 @@ Error in_method(Error e, const std::string& method) {
   return e;
 }
 
-Result<serde::PayloadConfig> read_config(serde::Archive& archive, const std::optional<std::string>& entry) {
-  if (!entry) return serde::PayloadConfig{};
-  PTEFORGE_ASSIGN_OR_RETURN(std::string text, serde::read_entry(archive, *entry, kMaxConfigJson));
-  return serde::parse_payload_config(text, *entry);
-}
 
 bool has_state_inputs(const ir::ExportedProgram& ep) {
   for (const ir::InputSpec& s : ep.signature().input_specs) {
@@ -103,16 +98,19 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
       if (model.weights_prefix.empty()) {  // a lone program JSON
         e.notes.push_back("convert the .pt2 archive or its unpacked folder, not the program JSON alone");
       } else {
-        e.notes.push_back("the archive has neither \"" + model.weights_prefix + model.name +
-                          "_weights_config.json\" nor \"" + model.constants_prefix + model.name +
-                          "_constants_config.json\"");
+        e.notes.push_back("the archive has neither \"" +
+                          serde::expected_config_entry(model, serde::PayloadFolder::kWeights) + "\" nor \"" +
+                          serde::expected_config_entry(model, serde::PayloadFolder::kConstants) + "\"");
       }
       return e;
     }
     return Status::Ok();
   }
-  PTEFORGE_ASSIGN_OR_RETURN(serde::PayloadConfig weights, read_config(archive, model.weights_config_entry));
-  PTEFORGE_ASSIGN_OR_RETURN(serde::PayloadConfig constants, read_config(archive, model.constants_config_entry));
+  PTEFORGE_ASSIGN_OR_RETURN(serde::PayloadConfig weights,
+                            serde::read_payload_config(archive, model, serde::PayloadFolder::kWeights, kMaxConfigJson));
+  PTEFORGE_ASSIGN_OR_RETURN(
+      serde::PayloadConfig constants,
+      serde::read_payload_config(archive, model, serde::PayloadFolder::kConstants, kMaxConfigJson));
   auto payload_size = [&archive, &model](const std::string& path_name, bool is_constant) -> std::optional<uint64_t> {
     auto entry = serde::resolve_payload(archive, model,
                                         is_constant ? serde::PayloadFolder::kConstants : serde::PayloadFolder::kWeights,
@@ -121,22 +119,7 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
     return (*entry)->size;
   };
   auto state = serde::bind_state(out.program, weights, constants, payload_size);
-  if (!state.ok()) {
-    Error e = std::move(state).error();
-    // A config the archive lacks (the other one is there) has no entry name:
-    // name the record that is missing.
-    if (e.code == ErrorCode::WEIGHTS_MISSING && (!e.where.entry || e.where.entry->empty())) {
-      const bool weights_store = e.message.find("weights config") != std::string::npos;
-      const std::string missing = weights_store ? model.weights_prefix + model.name + "_weights_config.json"
-                                                : model.constants_prefix + model.name + "_constants_config.json";
-      const size_t cut = e.message.find(" has no entry in the ");
-      e.message = e.message.substr(0, cut) + " needs the " + (weights_store ? "weights" : "constants") +
-                  " config \"" + missing + "\", which the archive lacks";
-      e.where.entry = missing;
-      return e;
-    }
-    return serde::explain_missing_entry(archive, std::move(e));
-  }
+  if (!state.ok()) return serde::explain_missing_entry(archive, std::move(state).error());
   out.program.state = std::move(state).value();
   return Status::Ok();
 }
@@ -233,10 +216,6 @@ std::vector<emit::InputRange> dense_payload_ranges(const std::vector<std::unique
   return ranges;
 }
 
-/// The pipeline options with the swaps' replacements loaded (bound to their
-/// archives' payloads, labelled swap:<fqn>) and brought into the pipeline's
-/// dialect. Errors: OPTION_INVALID for a bad or repeated module path or a
-/// missing archive; load_program's and prepare_replacement's, with where.module.
 /// Refuses big-endian payloads (the `byteorder` record says "big"): a .pte
 /// holds little-endian data, and pteforge does not byte-swap tensors yet.
 /// Errors: UNSUPPORTED_FEATURE (entry = the byteorder record).
@@ -250,6 +229,10 @@ Status refuse_big_endian(const serde::Pt2Layout& layout) {
                     std::move(where));
 }
 
+/// The pipeline options with the swaps' replacements loaded (bound to their
+/// archives' payloads, labelled swap:<fqn>) and brought into the pipeline's
+/// dialect. Errors: OPTION_INVALID for a bad or repeated module path or a
+/// missing archive; load_program's and prepare_replacement's, with where.module.
 Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options) {
   passes::PipelineOptions pipeline = options.pipeline;
   std::set<std::string> seen;

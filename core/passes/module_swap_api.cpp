@@ -215,14 +215,9 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::P
   }
   ir::ExportedProgram ep = std::move(imported->program);
 
-  auto read_config = [&](const std::optional<std::string>& entry) -> Result<serde::PayloadConfig> {
-    if (!entry) return serde::PayloadConfig{};
-    PTEFORGE_ASSIGN_OR_RETURN(std::string cfg, serde::read_entry(archive, *entry, kMaxConfigBytes));
-    return serde::parse_payload_config(cfg, *entry);
-  };
-  auto weights = read_config(model->weights_config_entry);
+  auto weights = serde::read_payload_config(archive, *model, serde::PayloadFolder::kWeights, kMaxConfigBytes);
   if (!weights.ok()) return located(std::move(weights).error());
-  auto constants = read_config(model->constants_config_entry);
+  auto constants = serde::read_payload_config(archive, *model, serde::PayloadFolder::kConstants, kMaxConfigBytes);
   if (!constants.ok()) return located(std::move(constants).error());
   serde::PayloadSizeFn size_of = [&](const std::string& path_name, bool is_constant) -> std::optional<uint64_t> {
     auto entry = serde::resolve_payload(archive, *model,

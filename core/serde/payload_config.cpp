@@ -87,6 +87,19 @@ Result<PayloadConfig> parse_payload_config(std::string_view json, std::string en
   return config;
 }
 
+Result<PayloadConfig> read_payload_config(Archive& archive, const Pt2Model& model, PayloadFolder folder,
+                                          uint64_t max_bytes) {
+  const std::optional<std::string>& entry =
+      folder == PayloadFolder::kWeights ? model.weights_config_entry : model.constants_config_entry;
+  if (!entry) {
+    PayloadConfig none;
+    none.missing_entry = expected_config_entry(model, folder);
+    return none;
+  }
+  PTEFORGE_ASSIGN_OR_RETURN(std::string text, read_entry(archive, *entry, max_bytes));
+  return parse_payload_config(text, *entry);
+}
+
 std::string write_payload_config(const PayloadConfig& config) {
   std::string out;
   PyJsonWriter w(out);

@@ -12,6 +12,7 @@
 
 #include "ir/tensor_meta.h"
 #include "serde/import_exported_program.h"
+#include "serde/pt2_layout.h"
 #include "support/error.h"
 
 namespace pteforge::serde {
@@ -28,6 +29,9 @@ struct PayloadMeta {
 /// A parsed config: FQN → PayloadMeta, in input order.
 struct PayloadConfig {
   std::string entry_name;  ///< where it was read from (for error locations)
+  /// Set when the archive lacks this config (entries then empty): the record
+  /// it would be (expected_config_entry), for errors that need an entry.
+  std::string missing_entry;
   std::vector<std::pair<std::string, PayloadMeta>> entries;
   std::vector<ImportWarning> warnings;  ///< unknown keys
 
@@ -45,6 +49,12 @@ struct PayloadConfig {
 /// `where.entry`. Errors: INPUT_EMPTY, INPUT_NOT_JSON, INPUT_SCHEMA (with
 /// `where.pointer`).
 Result<PayloadConfig> parse_payload_config(std::string_view json, std::string entry_name);
+
+/// The weights or constants config of `model` (at most `max_bytes`), or,
+/// when the archive has none, an empty one whose missing_entry names the
+/// record expected. Errors: read_entry's and parse_payload_config's.
+Result<PayloadConfig> read_payload_config(Archive& archive, const Pt2Model& model, PayloadFolder folder,
+                                          uint64_t max_bytes);
 
 /// The config as json.dumps writes it (byte-identical to the producer's file).
 std::string write_payload_config(const PayloadConfig& config);

@@ -97,6 +97,12 @@ Result<Pt2Layout> detect_input_layout(Archive& archive, const std::string& input
 /// model "model", method "forward", no configs and no payload folders.
 Pt2Layout program_json_layout(std::string program_entry);
 
+/// The config record `model` would have in `folder` in the current spelling
+/// (<root>/data/weights/<name>_weights_config.json,
+/// <root>/data/constants/<name>_constants_config.json), to name one the
+/// archive lacks; empty for a lone program JSON (it has no payload folders).
+std::string expected_config_entry(const Pt2Model& model, PayloadFolder folder);
+
 /// The payload entry that a PayloadConfig `path_name` of `model` names.
 /// Errors: ARCHIVE_ENTRY_NAME when path_name is empty, has a directory part
 /// or is "."/".."; ARCHIVE_ENTRY_MISSING when the entry does not exist;

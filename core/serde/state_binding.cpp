@@ -40,6 +40,12 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
     const std::string what = std::string(ir::input_kind_name(spec.kind)) + " " + single_quoted(spec.target);
 
     const PayloadMeta* meta = config.find(spec.target);
+    if (!meta && !config.missing_entry.empty()) {
+      return entry_error(ErrorCode::WEIGHTS_MISSING,
+                         what + " needs the " + std::string(ir::payload_store_name(store)) + " config \"" +
+                             config.missing_entry + "\", which the archive lacks",
+                         config.missing_entry);
+    }
     if (!meta) {
       return entry_error(ErrorCode::WEIGHTS_MISSING,
                          what + " has no entry in the " + std::string(ir::payload_store_name(store)) + " config",

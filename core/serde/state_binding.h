@@ -28,7 +28,10 @@ using PayloadSizeFn = std::function<std::optional<uint64_t>(const std::string& p
 ///
 /// Errors:
 ///   WEIGHTS_MISSING      no config entry for an FQN (where.entry = the config),
-///                        or the payload does not exist (where.entry = the payload)
+///                        the config itself missing ("... needs the weights config
+///                        \"<missing_entry>\", which the archive lacks"; where.entry
+///                        = PayloadConfig::missing_entry), or the payload does not
+///                        exist (where.entry = the payload)
 ///   PAYLOAD_INVALID      payload too short for the view (bounds rule §1.6), size
 ///                        not a multiple of the element size, symbolic or negative
 ///                        sizes/strides, config meta disagreeing with the graph
