@@ -119,30 +119,44 @@ bool same_file(const std::string& a, const std::string& b) {
   return !ec && ca == cb;
 }
 
-/// True when writing `output` would replace `input` or a file inside it (an
-/// input folder): the same file through any path or link. Paths that do not
-/// exist yet never overwrite anything.
-bool output_overwrites_input(const std::string& output, const std::string& input) {
+/// How writing an output would touch an input.
+enum class Clash {
+  kNone,
+  kOverwrites,  ///< it replaces the input, or a file inside the input folder
+  kInside,      ///< it adds a new file inside the input folder
+};
+
+/// Whether writing `output` would replace `input` or a file inside it (an
+/// input folder; the same file through any path or link), or add a file
+/// inside that folder.
+Clash output_clashes_with_input(const std::string& output, const std::string& input) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path in = fs::weakly_canonical(input, ec);
-  if (ec) return false;
-  if (fs::exists(output, ec) && fs::equivalent(output, input, ec)) return true;
-  if (!fs::is_directory(in, ec)) return false;
+  if (ec) return Clash::kNone;
+  const bool exists = fs::exists(output, ec);
+  if (exists && fs::equivalent(output, input, ec)) return Clash::kOverwrites;
+  if (!fs::is_directory(in, ec)) return Clash::kNone;
   // The output's folder (links resolved) at or below the input folder.
   const fs::path out = fs::weakly_canonical(output, ec);
-  if (ec) return false;
+  if (ec) return Clash::kNone;
   auto o = out.begin();
   for (auto i = in.begin(); i != in.end(); ++i, ++o) {
     if (i->empty()) continue;  // a trailing separator
-    if (o == out.end() || *o != *i) return false;
+    if (o == out.end() || *o != *i) return Clash::kNone;
   }
-  return true;
+  return exists ? Clash::kOverwrites : Clash::kInside;
 }
 
 Status run_convert(const ConvertArgs& args) {
   ConvertOptions options;
   options.pipeline.passes = args.passes;
+  // CLI11 drops the empty names around commas ("a,,b," is a,b) but keeps a
+  // lone empty value; an empty list would silently mean the default pipeline.
+  if (std::find(args.passes.begin(), args.passes.end(), "") != args.passes.end()) {
+    return make_error(ErrorCode::OPTION_INVALID,
+                      "--passes needs pass names separated by commas (leave it out for the default pipeline)");
+  }
   options.pipeline.preserve_ops = args.preserve_ops;
   options.pipeline.memory_planning = args.memory_planning;
   options.init_buffers = args.init_buffers;
@@ -177,6 +191,15 @@ Status run_convert(const ConvertArgs& args) {
   if (!args.metadata.empty()) outputs.emplace_back("--metadata", args.metadata);
   if (!args.report.empty()) outputs.emplace_back("--report", args.report);
   if (!args.export_program.empty()) outputs.emplace_back("--export-program", args.export_program);
+  for (const auto& [flag, path] : outputs) {
+    // Outputs are staged in a temporary file and renamed into place: none can
+    // go to standard output, which "-" names for many tools.
+    if (path == "-") {
+      return make_error(ErrorCode::OPTION_INVALID, flag +
+                                                       " '-': outputs are written to files, not to standard output; "
+                                                       "name a file (./- for a file called '-')");
+    }
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       const auto& [flag, path] = outputs[i];
@@ -203,14 +226,17 @@ Status run_convert(const ConvertArgs& args) {
   }
   for (const auto& [flag, path] : outputs) {
     for (const InputPath& input : inputs) {
-      const bool direct = output_overwrites_input(path, input.path);
-      if (direct || output_overwrites_input(path, input.root)) {
-        Location where;
-        where.entry = path;
-        std::string message = flag + " '" + path + "' would overwrite " + input.what + " '" + input.path + "'";
-        if (!direct) message += " (it reads the unpacked archive '" + input.root + "')";
-        return make_error(ErrorCode::OPTION_INVALID, message, where);
-      }
+      Clash clash = output_clashes_with_input(path, input.path);
+      const bool direct = clash != Clash::kNone;
+      if (!direct) clash = output_clashes_with_input(path, input.root);
+      if (clash == Clash::kNone) continue;
+      Location where;
+      where.entry = path;
+      std::string message = flag + " '" + path + "' would " +
+                            (clash == Clash::kOverwrites ? "overwrite " : "write a file inside ") + input.what + " '" +
+                            input.path + "'";
+      if (!direct) message += " (it reads the unpacked archive '" + input.root + "')";
+      return make_error(ErrorCode::OPTION_INVALID, message, where);
     }
   }
 
@@ -242,10 +268,11 @@ Status run_convert(const ConvertArgs& args) {
   staged_outputs.push_back(std::move(pte));
   PTEFORGE_TRY(emit::commit_outputs(staged_outputs));
   const size_t methods = result.pte.program.execution_plan.size();
-  std::printf("%s: %llu bytes, %zu method%s\n", args.output.c_str(),
+  // Paths are echoed with their control characters escaped, as errors are.
+  std::printf("%s: %llu bytes, %zu method%s\n", control_escaped(args.output).c_str(),
               static_cast<unsigned long long>(result.pte.layout.file_size), methods, methods == 1 ? "" : "s");
   for (const SideFile& f : side_files) {
-    if (!f.path.empty()) std::printf("%s: %s\n", f.what, f.path.c_str());
+    if (!f.path.empty()) std::printf("%s: %s\n", f.what, control_escaped(f.path).c_str());
   }
   return Status::Ok();
 }

@@ -398,6 +398,13 @@ Result<std::string> inspect(serde::Archive& archive, const serde::Pt2Layout& lay
       if (!e.where.entry) e.where.entry = model.program_entry;
       return in_method(std::move(e), model.method);
     }
+    if (layout.byteorder == serde::ByteOrder::kBig) {  // convert refuses it (refuse_big_endian)
+      serde::ImportWarning w;
+      w.message = "the archive's tensor data is big-endian (byteorder is \"big\"): convert refuses it, since a .pte "
+                  "stores little-endian data";
+      w.where.entry = layout.entry_name("byteorder");
+      imported->warnings.push_back(std::move(w));
+    }
     warnings.emplace_back(model.method, std::move(imported->warnings));
     program.methods.emplace(model.method, std::move(imported->program));
   }

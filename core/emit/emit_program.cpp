@@ -5,7 +5,10 @@
 #include <rapidjson/error/en.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <set>
+#include <string_view>
 
 #include "serde/py_json_writer.h"
 #include "serde/treespec_json.h"
@@ -67,9 +70,38 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
   } else if (v.IsString()) {
     values.push_back(EValue{String{std::string(v.GetString(), v.GetStringLength())}});
   } else {
-    return option_error(method, "null is not a constant value (use an int, float, bool, string, or a list of them)");
+    return option_error(method, "null is not a constant value (use an int, float, bool or string, or lists and objects of them)");
   }
   return Status::Ok();
+}
+
+/// The first integer literal of (valid) JSON text `json` that int64 cannot
+/// hold, or an empty view. RapidJSON reads one past uint64 as a double
+/// (99999999999999999999 would become 1e+20), so the text is checked itself.
+std::string_view first_oversized_integer(std::string_view json) {
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '"') {  // skip the string (escapes included)
+      for (++i; i < json.size() && json[i] != '"'; ++i) {
+        if (json[i] == '\\') ++i;
+      }
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) continue;
+    size_t end = i + 1;
+    bool integer = true;
+    while (end < json.size() && (std::isdigit(static_cast<unsigned char>(json[end])) || json[end] == '.' ||
+                                 json[end] == 'e' || json[end] == 'E' || json[end] == '+' || json[end] == '-')) {
+      if (!std::isdigit(static_cast<unsigned char>(json[end]))) integer = false;
+      ++end;
+    }
+    const std::string_view token = json.substr(i, end - i);
+    i = end - 1;
+    if (!integer || token == "-") continue;
+    int64_t v = 0;
+    if (std::from_chars(token.data(), token.data() + token.size(), v).ec != std::errc()) return token;
+  }
+  return {};
 }
 
 Result<rapidjson::Document> parse_json(const std::string& method, std::string_view json) {
@@ -87,6 +119,9 @@ Result<rapidjson::Document> parse_json(const std::string& method, std::string_vi
                                        std::to_string(doc.GetErrorOffset()) + ")");
     e.notes.push_back("strings need JSON quotes, e.g. --constant-method 'get_name=\"tiny\"'");
     return e;
+  }
+  if (std::string_view big = first_oversized_integer(json); !big.empty()) {
+    return option_error(method, "integer " + std::string(big) + " does not fit int64");
   }
   return doc;
 }

@@ -106,7 +106,7 @@ rc=$?
 set -e
 test "$rc" -eq 1
 test -d "$work/adir"
-grep -qx "IO_ERROR: '$work/adir' exists and is not a regular file (a folder or a device); refusing to replace it (entry=$work/adir)" "$work/err.txt"
+grep -qx "IO_ERROR: '$work/adir' exists and is not a regular file (a folder, a device or a pipe); refusing to replace it (entry=$work/adir)" "$work/err.txt"
 set +e
 "$bin" convert "$fx/ref_arduino_add" -o "$work/same.pte" --metadata "$work/same.pte" > /dev/null 2> "$work/err.txt"
 rc=$?
@@ -176,6 +176,37 @@ grep -qx "OPTION_INVALID: -o '$work/unpacked/data/weights/weight_0' would overwr
 grep -q "^OPTION_INVALID: --metadata '.*model_weights_config.json' would overwrite the input '.*model.json' (it reads the unpacked archive " "$work/err2.txt"
 test ! -e "$work/j.pte"
 diff -r "$work/unpacked" "$src/tests/fixtures/corpus/linear_tanh/json"
+# A new file inside the input folder is refused too, and said so.
+set +e
+"$bin" convert "$work/unpacked/models/model.json" -o "$work/unpacked/data/new.pte" 2> "$work/err.txt"
+rc=$?
+set -e
+test "$rc" -eq 1
+grep -qx "OPTION_INVALID: -o '$work/unpacked/data/new.pte' would write a file inside the input '$work/unpacked/models/model.json' (it reads the unpacked archive '$work/unpacked') (entry=$work/unpacked/data/new.pte)" "$work/err.txt"
+diff -r "$work/unpacked" "$src/tests/fixtures/corpus/linear_tanh/json"
+
+# Outputs go to files: "-" is refused (not a file named "-"), and so is a
+# pipe reached through /dev/stdout; an empty --passes list is refused (it
+# would mean the default pipeline).
+set +e
+(cd "$work" && "$bin" convert "$fx/ref_arduino_add" -o - 2> "$work/err.txt")
+rc=$?
+"$bin" convert "$fx/ref_arduino_add" -o /dev/stdout 2> "$work/err2.txt" | cat > /dev/null
+rc2=${PIPESTATUS[0]}
+"$bin" convert "$fx/ref_arduino_add" -o "$work/p.pte" --passes '' 2> "$work/err3.txt"
+rc3=$?
+set -e
+test "$rc" -eq 1
+test "$rc2" -eq 1
+test "$rc3" -eq 1
+test ! -e "$work/-"
+test ! -e "$work/p.pte"
+grep -qx "OPTION_INVALID: -o '-': outputs are written to files, not to standard output; name a file (./- for a file called '-')" "$work/err.txt"
+grep -qx "IO_ERROR: '/dev/stdout' leads to a pipe, socket or device, not a regular file; refusing to write it (entry=/dev/stdout)" "$work/err2.txt"
+grep -qx "OPTION_INVALID: --passes needs pass names separated by commas (leave it out for the default pipeline)" "$work/err3.txt"
+# The success line escapes control characters in the paths it echoes.
+"$bin" convert "$fx/ref_arduino_add" -o "$work/tab$(printf '\t')name.pte" > "$work/out.txt"
+grep -Fqx "$work/tab\\x09name.pte: $(wc -c < "$ref/arduino_add_model.pte") bytes, 1 method" "$work/out.txt"
 
 # A weights config the archive lacks is named.
 cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/nocfg"
@@ -203,6 +234,9 @@ set -e
 test "$rc" -eq 1
 grep -qx 'UNSUPPORTED_FEATURE: the archive.s tensor data is big-endian (byteorder is "big"); a .pte stores little-endian data and pteforge does not byte-swap tensors: export on a little-endian machine (entry=byteorder)' "$work/err.txt"
 test ! -e "$work/big.pte"
+# inspect reads it, and warns that convert will not.
+"$bin" inspect "$work/big" > "$work/out.txt"
+grep -qx '    the archive.s tensor data is big-endian (byteorder is "big"): convert refuses it, since a .pte stores little-endian data (entry=byteorder)' "$work/out.txt"
 
 # Usage errors: exit 2.
 set +e

@@ -140,6 +140,22 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
         "constant methods: value is not valid UTF-8 (at byte 6)");
   CHECK(emit::parse_constant_methods("[1]").error().code == ErrorCode::OPTION_INVALID);
   CHECK(emit::parse_constant_methods("{\"a\": 1, \"a\": 2}").error().code == ErrorCode::OPTION_INVALID);
+  // Integers past int64 are refused, also those RapidJSON would read as a
+  // double (past uint64); number-like text in strings and real doubles are not.
+  CHECK(emit::parse_constant_method_option("get_x=[1, 99999999999999999999]").error().message ==
+        "constant method 'get_x': integer 99999999999999999999 does not fit int64");
+  CHECK(emit::parse_constant_method_option("get_x=-9223372036854775809").error().message ==
+        "constant method 'get_x': integer -9223372036854775809 does not fit int64");
+  CHECK(emit::parse_constant_methods("{\"get_y\": {\"k\": 18446744073709551615}}").error().message ==
+        "constant methods: integer 18446744073709551615 does not fit int64");
+  m = parse_ok("get_x=[\"99999999999999999999\\\"1\", 1e20, -9223372036854775808, -1.5e-3]");
+  CHECK(m.values == std::vector<emit::EValue>{{emit::String{"99999999999999999999\"1"}},
+                                              {emit::Double{1e20}},
+                                              {emit::Int{INT64_MIN}},
+                                              {emit::Double{-1.5e-3}}});
+  CHECK(emit::parse_constant_method_option("get_x=null").error().message ==
+        "constant method 'get_x': null is not a constant value (use an int, float, bool or string, or lists and "
+        "objects of them)");
 }
 
 TEST_CASE("constant methods reproduce stories260k_hybrid_llama_qnn.pte's getters (§7.5)") {
