@@ -114,15 +114,15 @@ Result<EndRecords> read_end_records(ByteSource& source) {
   }
   const uint64_t end_pos = size - tail_len + *found;
   // A record that does not end the file is most often that of a zip stored
-  // inside a truncated archive (a .pt2's sample inputs are one): say so with
-  // whatever it then fails on.
+  // inside a truncated archive (a .pt2's sample inputs are one): the message
+  // leads with that, then says what it failed on.
   auto invalid = [&](std::string message, std::optional<std::string> entry, std::optional<uint64_t> offset) {
+    if (trailing > 0) message = "the zip archive is probably truncated: " + message;
     Error e = serde::invalid(std::move(message), std::move(entry), offset);
     if (trailing > 0) {
       e.notes.push_back("the last end-of-central-directory record (at byte " + std::to_string(end_pos) +
                         ") does not end the file (" + std::to_string(trailing) +
-                        " bytes follow it): the archive is probably truncated, and that record belongs to a "
-                        "zip stored inside it");
+                        " bytes follow it): it probably belongs to a zip stored inside the archive");
     }
     return e;
   };

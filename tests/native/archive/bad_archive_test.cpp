@@ -140,12 +140,13 @@ TEST_CASE("bad archive: a truncated zip") {
   REQUIRE_FALSE(cut_end.ok());
   CHECK(cut_end.error().code == ErrorCode::ARCHIVE_INVALID);
   // The last end record left is that of the zip stored inside (the sample
-  // inputs' model.pt), whose ZIP64 locator points nowhere useful: the note says so.
-  CHECK(cut_end.error().message == "no ZIP64 end-of-central-directory record where its locator points");
+  // inputs' model.pt), whose ZIP64 locator points nowhere useful: the
+  // message leads with the likely cause, the note gives the evidence.
+  CHECK(cut_end.error().message ==
+        "the zip archive is probably truncated: no ZIP64 end-of-central-directory record where its locator points");
   CHECK(cut_end.error().notes ==
         std::vector<std::string>{"the last end-of-central-directory record (at byte 10883) does not end the file "
-                                 "(1539 bytes follow it): the archive is probably truncated, and that record "
-                                 "belongs to a zip stored inside it"});
+                                 "(1539 bytes follow it): it probably belongs to a zip stored inside the archive"});
   CHECK(open_zip_bytes(full).ok());
 
   // Data cut away but the directory kept (moved up): offsets point past the end.
