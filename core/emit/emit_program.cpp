@@ -18,6 +18,9 @@ namespace pteforge::emit {
 namespace {
 
 constexpr int kMaxConstantDepth = 64;
+/// Values, lists and objects one parse of constant methods may hold (the
+/// whole map of the API, or one --constant-method option).
+constexpr size_t kMaxConstantItems = 100000;
 
 Error option_error(const std::string& method, std::string message) {
   Location where;
@@ -28,14 +31,22 @@ Error option_error(const std::string& method, std::string message) {
 }
 
 /// Flattens a JSON value as torch's pytree does, appending leaves to `values`.
+/// `items` counts the values and lists/objects met so far (all methods):
+/// past kMaxConstantItems the option is refused (each costs some hundred
+/// bytes of treespec and EValue; a WebAssembly heap would run out first).
 Status flatten(const std::string& method, const rapidjson::Value& v, int depth, std::vector<EValue>& values,
-               ir::TreeSpecNode& spec) {
+               ir::TreeSpecNode& spec, size_t& items) {
   if (depth > kMaxConstantDepth) return option_error(method, "value nested deeper than 64 levels");
+  if (++items > kMaxConstantItems) {
+    return option_error(method, "more than " + std::to_string(kMaxConstantItems) +
+                                    " values, lists and objects (constant methods return a few values, e.g. "
+                                    "get_eos_ids=[2,3])");
+  }
   if (v.IsArray()) {
     std::vector<ir::TreeSpecNode> children;
     for (const auto& e : v.GetArray()) {
       ir::TreeSpecNode child;
-      PTEFORGE_TRY(flatten(method, e, depth + 1, values, child));
+      PTEFORGE_TRY(flatten(method, e, depth + 1, values, child, items));
       children.push_back(std::move(child));
     }
     spec = ir::treespec_node("builtins.list", "\"null\"", std::move(children));
@@ -51,7 +62,7 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
       if (keys.size() > 1) keys += ", ";
       keys += serde::python_json_string(std::string_view(m.name.GetString(), m.name.GetStringLength()));
       ir::TreeSpecNode child;
-      PTEFORGE_TRY(flatten(method, m.value, depth + 1, values, child));
+      PTEFORGE_TRY(flatten(method, m.value, depth + 1, values, child, items));
       children.push_back(std::move(child));
     }
     keys += "]";
@@ -145,7 +156,8 @@ Result<ConstantMethod> parse_constant_method(std::string name, std::string_view 
   PTEFORGE_ASSIGN_OR_RETURN(rapidjson::Document doc, parse_json(name, json));
   ConstantMethod m;
   m.name = std::move(name);
-  PTEFORGE_TRY(flatten(m.name, doc, 0, m.values, m.spec.root));
+  size_t items = 0;
+  PTEFORGE_TRY(flatten(m.name, doc, 0, m.values, m.spec.root, items));
   return m;
 }
 
@@ -156,6 +168,7 @@ Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json
   }
   std::vector<ConstantMethod> out;
   std::set<std::string> seen;
+  size_t items = 0;
   for (rapidjson::SizeType i = 0; i < doc.MemberCount(); ++i) {
     const auto& m = *(doc.MemberBegin() + i);
     std::string name(m.name.GetString(), m.name.GetStringLength());
@@ -163,7 +176,7 @@ Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json
     if (!seen.insert(name).second) return option_error(name, "given twice");
     ConstantMethod cm;
     cm.name = name;
-    PTEFORGE_TRY(flatten(name, m.value, 0, cm.values, cm.spec.root));
+    PTEFORGE_TRY(flatten(name, m.value, 0, cm.values, cm.spec.root, items));
     out.push_back(std::move(cm));
   }
   return out;

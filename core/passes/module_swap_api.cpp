@@ -186,7 +186,7 @@ Status swap(ir::ExportedProgram& ep, const std::vector<SwapRequest>& swaps, Pass
 std::string swap_source_label(std::string_view fqn) { return "swap:" + std::string(fqn); }
 
 Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::Pt2Layout& layout,
-                                         const std::string& method, const std::string& source) {
+                                         const std::string& method, const std::string& source, bool bind_weights) {
   const serde::Pt2Model* model = nullptr;
   if (method.empty() && layout.models.size() == 1) {
     model = &layout.models.front();
@@ -214,6 +214,7 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::P
     return located(std::move(e));
   }
   ir::ExportedProgram ep = std::move(imported->program);
+  if (!bind_weights) return ep;
 
   auto weights = serde::read_payload_config(archive, *model, serde::PayloadFolder::kWeights, kMaxConfigBytes);
   if (!weights.ok()) return located(std::move(weights).error());

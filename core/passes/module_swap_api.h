@@ -77,8 +77,11 @@ std::string swap_source_label(std::string_view fqn);
 /// where.entry / where.method); OPTION_INVALID when the method does not exist.
 Result<ir::ExportedProgram> load_program(serde::Archive& archive, const std::string& method, const std::string& source);
 /// Same, with the layout already detected (e.g. serde::OpenedInput from open_input).
+/// With `bind_weights` false the state is left unbound (no payload config is
+/// read): enough for the graph and its modules (list_modules), not to convert.
 Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::Pt2Layout& layout,
-                                         const std::string& method, const std::string& source);
+                                         const std::string& method, const std::string& source,
+                                         bool bind_weights = true);
 
 /// load_program over bytes: a .pt2 (zip, sniffed by its "PK" signature) or
 /// a program JSON (which then must have no parameters, buffers or constants:

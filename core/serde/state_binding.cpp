@@ -46,6 +46,11 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
                              config.missing_entry + "\", which the archive lacks",
                          config.missing_entry);
     }
+    if (!meta && config.entry_name.empty()) {  // no config at all: a program JSON alone
+      return make_error(ErrorCode::WEIGHTS_MISSING,
+                        what + " needs weights, but the input carries none (a program JSON alone): give the .pt2 "
+                               "archive or its unpacked folder");
+    }
     if (!meta) {
       return entry_error(ErrorCode::WEIGHTS_MISSING,
                          what + " has no entry in the " + std::string(ir::payload_store_name(store)) + " config",

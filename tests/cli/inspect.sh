@@ -25,6 +25,12 @@ assert m["state"]["parameters"] == {"count": 4, "bytes": 360}
 assert m["warnings"] == []
 PY
 
+# The module tree needs no weights: a program JSON alone (outside its folder) lists its modules.
+cp "$prog" "$tmp/lone.json"
+"$bin" inspect "$tmp/lone.json" --modules >"$tmp/out.txt" 2>"$tmp/err.txt" || fail "inspect --modules of a lone program JSON failed: $(cat "$tmp/err.txt")"
+head -1 "$tmp/out.txt" | grep -qx "method forward" || fail "inspect --modules of a lone program JSON: $(head -3 "$tmp/out.txt")"
+cmp "$tmp/out.txt" <("$bin" inspect "$prog" --modules) || fail "inspect --modules differs without the weights"
+
 "$bin" inspect "$src/tests/fixtures/errors/use_before_definition.json" >"$tmp/out.txt" 2>"$tmp/err.txt"
 [ $? -eq 1 ] || fail "inspect did not exit 1 on an invalid program"
 [ -s "$tmp/out.txt" ] && fail "inspect wrote to stdout on failure"

@@ -153,6 +153,16 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
                                               {emit::Double{1e20}},
                                               {emit::Int{INT64_MIN}},
                                               {emit::Double{-1.5e-3}}});
+  // At most 100,000 values, lists and objects per parse (the map's methods together).
+  std::string many = "[0";
+  for (int i = 1; i < 99999; ++i) many += ",0";
+  CHECK(emit::parse_constant_method_option("get_x=" + many + "]").ok());  // 99,999 values + the list
+  CHECK(emit::parse_constant_method_option("get_x=" + many + ",0]").error().message ==
+        "constant method 'get_x': more than 100000 values, lists and objects (constant methods return a few "
+        "values, e.g. get_eos_ids=[2,3])");
+  CHECK(emit::parse_constant_methods("{\"get_a\": " + many + "], \"get_b\": [1]}").error().message ==
+        "constant method 'get_b': more than 100000 values, lists and objects (constant methods return a few "
+        "values, e.g. get_eos_ids=[2,3])");
   CHECK(emit::parse_constant_method_option("get_x=null").error().message ==
         "constant method 'get_x': null is not a constant value (use an int, float, bool or string, or lists and "
         "objects of them)");

@@ -236,6 +236,17 @@ TEST_CASE("binding: missing and invalid state") {
   CHECK(no_entry.error().message == "buffer 'part' has no entry in the weights config");
   CHECK(no_entry.error().where.to_string() == "entry=data/weights/model_weights_config.json");
 
+  // No config at all (a program JSON alone, no archive around it): the input
+  // carries no weights, and no entry is named.
+  serde::PayloadConfig none;
+  auto lone = serde::bind_state(ep, none, empty, sizes({}));
+  REQUIRE_FALSE(lone.ok());
+  CHECK(lone.error().code == ErrorCode::WEIGHTS_MISSING);
+  CHECK(lone.error().message ==
+        "buffer 'big' needs weights, but the input carries none (a program JSON alone): give the .pt2 archive or its "
+        "unpacked folder");
+  CHECK(lone.error().where.to_string().empty());
+
   // A non-persistent buffer is looked up in the constants config.
   ir::ExportedProgram np = shared_program();
   np.signature().input_specs[1].persistent = false;
