@@ -241,7 +241,13 @@ function renderSwaps(summary) {
 
 /** The convert options from the form; throws {code: OPTION_INVALID} for a bad JSON field. */
 function readOptions() {
-  const opts = { memoryPlanning: $('memory-planning').value, initBuffers: $('init-buffers').checked, stackTraces: $('stack-traces').checked };
+  const opts = {
+    memoryPlanning: $('memory-planning').value,
+    initBuffers: $('init-buffers').checked,
+    stackTraces: $('stack-traces').checked,
+    // Opt-in: at 100k nodes the program JSON is some 400 MB and most of the time.
+    exportProgram: $('export-program').checked,
+  };
   // Checkboxes: a pass list only when it differs from the default pipeline.
   const boxes = [...document.querySelectorAll('input[name=pass]')];
   if (boxes.some((b) => b.checked !== (b.dataset.default === 'true'))) opts.passes = boxes.filter((b) => b.checked).map((b) => b.value);
@@ -337,7 +343,11 @@ function renderResults(r) {
 // ---------------------------------------------------------------- input
 
 async function openFile(file) {
-  if (!file || state.busy) return;
+  if (!file) return;
+  if (state.busy) {  // one call at a time: say so rather than drop the file silently
+    setStatus('busy', `Still working on ${state.file?.name ?? 'the last file'}: open ${file.name} again when it is done.`);
+    return;
+  }
   resetView();
   state.file = file;
   state.inspect = null;

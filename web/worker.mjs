@@ -35,11 +35,18 @@ function errorJson(e) {
   return { code: 'INTERNAL', message: String(e?.message ?? e), where: {}, notes: [] };
 }
 
-/** "pte" when the bytes look like an ExecuTorch program (identifier "ET" at offset 4). */
+/**
+ * "pte" for a .pte, or for a file of another name whose bytes carry an
+ * ExecuTorch identifier ("ET" and two digits at offset 4, e.g. ET12); a
+ * .json or .pt2 is always a program.
+ */
 async function sniff(file) {
+  const name = file.name ?? '';
+  if (/\.pte$/i.test(name)) return 'pte';
+  if (/\.(json|pt2)$/i.test(name)) return 'program';
   const head = new Uint8Array(await file.slice(0, 8).arrayBuffer());
-  if (head.length >= 8 && head[4] === 0x45 && head[5] === 0x54) return 'pte';
-  if (/\.pte$/i.test(file.name ?? '')) return 'pte';
+  const digit = (b) => b >= 0x30 && b <= 0x39;
+  if (head.length >= 8 && head[4] === 0x45 && head[5] === 0x54 && digit(head[6]) && digit(head[7])) return 'pte';
   return 'program';
 }
 
@@ -59,7 +66,7 @@ async function convert(id, file, options, swaps) {
   if (!pf.info.features.includes('convert')) {
     throw new PteforgeError('UNSUPPORTED_FEATURE', 'this build of the pteforge package cannot convert yet (its features are: ' + pf.info.features.join(', ') + ')');
   }
-  const opts = { ...options, exportProgram: true, name: file.name, onProgress: (p) => self.postMessage({ id, progress: p }) };
+  const opts = { ...options, name: file.name, onProgress: (p) => self.postMessage({ id, progress: p }) };
   if (swaps && Object.keys(swaps).length) opts.swaps = swaps;
   const result = await pf.convert(file, opts);
   const decodedView = await decode(result.pte, 'output.pte');

@@ -283,6 +283,7 @@ describe('pteforge web page', () => {
       const cli = runCli(['convert', file.endsWith('.json') ? loneCopy(file) : file, '-o', out, '--export-program', `${out}.program.json`]);
       if (cli.status !== 0) continue; // a JSON whose weights are in its folder, or not convertible natively either
       await pick(env.page, file);
+      await env.page.check('#export-program');
       await whenDone(env.page, () => env.page.click('#convert'));
       assert.equal(await env.page.isHidden('#error'), true, `${file}: ${await env.page.textContent('#error')}`);
       const pte = await download(env.page, '[data-testid=download-pte]');
@@ -387,8 +388,10 @@ describe('pteforge web page', () => {
       ]);
       assert.deepEqual(await page.$$eval('#passes h4', (hs) => hs.map((x) => x.textContent)), ['to_edge', 'to_executorch', 'swap_modules']);
       await page.uncheck('#passes input[value=remove_tensor_metadata_asserts]');
+      assert.deepEqual(await page.$$eval('#memory-planning option', (os) => os.map((o) => o.value)), ['greedy', 'naive', 'best_fit', 'best']);
       await page.selectOption('#memory-planning', 'naive');
       await page.check('#init-buffers');
+      await page.check('#export-program');
       await page.dispatchEvent('#swap-drop', 'drop', { dataTransfer: await page.evaluateHandle(() => {
         const t = new DataTransfer();
         t.items.add(new File(['{}'], 'replacement.json'));

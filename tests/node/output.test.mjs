@@ -6,7 +6,7 @@
 // A deflated entry nothing reads is not inflated ahead of the call.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -39,6 +39,11 @@ test('convertToFile never overwrites its input: the .pt2, a file in an input fol
     const weightBytes = readFileSync(weight);
     await assert.rejects(pf.convertToFile({ path: folder }, weight), (e) => e.code === 'OPTION_INVALID');
     assert.deepEqual(readFileSync(weight), weightBytes);
+    // A new file inside it: refused too, in the CLI's words.
+    const inside = join(folder, 'data', 'new.pte');
+    await assert.rejects(pf.convertToFile({ path: folder }, inside),
+      (e) => e.code === 'OPTION_INVALID' && e.message === `the output '${inside}' would write a file inside the input '${folder}'`);
+    assert.equal(existsSync(inside), false);
     // A swap's replacement archive.
     const replacement = join(dir, 'rep.pt2');
     copyFileSync(PT2, replacement);

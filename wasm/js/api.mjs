@@ -23,11 +23,68 @@ const decoder = new TextDecoder();
  */
 const DEFAULT_NAME = 'input';
 
-function checkObject(value, what) {
+function checkObject(value, what, pointer = '') {
   if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
-    throw new PteforgeError('OPTION_INVALID', `${what} must be an object`, { pointer: '' });
+    throw new PteforgeError('OPTION_INVALID', `${what} must be an object`, { pointer });
   }
   return value ?? {};
+}
+
+/** True for {} and Object.create(null) objects (not Map, Date, class instances, typed arrays). */
+function isPlainObject(value) {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * The JSON text of the option values `value` (options travel to the core as
+ * JSON), refusing what JSON.stringify would silently change or drop: a
+ * NaN/Infinity (→ null), a function, Symbol or BigInt, an undefined list
+ * item, and objects that are no plain objects (a Map or Set → {}, a Date →
+ * a string). An undefined object field is "not given", as before. Errors:
+ * OPTION_INVALID with the option's JSON pointer.
+ */
+export function optionsJson(value, pointer = '') {
+  const escape = (key) => String(key).replace(/~/g, '~0').replace(/\//g, '~1');
+  const bad = (what) => new PteforgeError('OPTION_INVALID',
+    `option ${pointer || '(options)'} is ${what}; options are JSON values (finite numbers, strings, booleans, null, lists and plain objects)`,
+    { pointer });
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw bad(String(value));
+    return JSON.stringify(value);
+  }
+  if (typeof value !== 'object') throw bad(describe(value));
+  if (Array.isArray(value)) {
+    return `[${value.map((v, i) => {
+      if (v === undefined) throw new PteforgeError('OPTION_INVALID', `option ${pointer}/${i} is undefined (a list item needs a value)`, { pointer: `${pointer}/${i}` });
+      return optionsJson(v, `${pointer}/${i}`);
+    }).join(',')}]`;
+  }
+  if (!isPlainObject(value)) throw bad(describe(value));
+  const fields = [];
+  for (const key of Object.keys(value)) {
+    if (value[key] === undefined) continue;
+    fields.push(`${JSON.stringify(key)}:${optionsJson(value[key], `${pointer}/${escape(key)}`)}`);
+  }
+  return `{${fields.join(',')}}`;
+}
+
+/**
+ * The [path, value] pairs of a {files} input: an object's entries, or for a
+ * list (File[] from a folder picker) each File's webkitRelativePath or name
+ * (file<i> for nameless values). Errors: OPTION_INVALID for a list naming
+ * one path twice, or files that are neither a list nor an object.
+ */
+function fileEntries(files) {
+  if (!Array.isArray(files)) return Object.entries(checkObject(files, 'input.files'));
+  const seen = new Set();
+  return files.map((f, i) => {
+    const path = f?.webkitRelativePath || f?.name || `file${i}`;
+    if (seen.has(path)) throw new PteforgeError('OPTION_INVALID', `input.files names "${path}" twice`, { entry: path });
+    seen.add(path);
+    return [path, f];
+  });
 }
 
 /**
@@ -85,6 +142,11 @@ export class Core {
     return this.#info;
   }
 
+  /** True while a loaded instance is held (false while one reloads after a failure). */
+  get loaded() {
+    return this.#module !== null;
+  }
+
   /** Bytes of WebAssembly memory the instance holds now (it never shrinks, E9). */
   wasmMemoryBytes() {
     return this.#module ? this.#module.HEAPU8.length : 0;
@@ -99,7 +161,7 @@ export class Core {
   #call(fn) {
     const m = this.#module;
     if (!m) {
-      throw new PteforgeError('INTERNAL', 'the pteforge instance is reloading after an earlier failure; use an async method (or await ready()) first');
+      throw new PteforgeError('INTERNAL', 'the pteforge instance is reloading after an earlier failure; call an async method (they wait for the reload) before the *Sync ones');
     }
     try {
       return fn(m);
@@ -121,12 +183,10 @@ export class Core {
   async prepareInput(input, name, { zip = true, opened = [] } = {}) {
     const env = this.#env;
     if (input && typeof input === 'object' && 'files' in input && !isBlob(input)) {
-      const files = input.files;
-      if (Array.isArray(files)) {
-        return { ...input, files: await Promise.all(files.map((f) => env.prepare(f))) };
-      }
+      // A File list becomes {path: prepared}: preparing (a Blob read into
+      // bytes where no FileReaderSync exists) loses the File's name.
       const out = {};
-      for (const [k, v] of Object.entries(checkObject(files, 'input.files'))) out[k] = await env.prepare(v);
+      for (const [k, v] of fileEntries(input.files)) out[k] = await env.prepare(v);
       return { ...input, files: out };
     }
     const prepared = input && typeof input === 'object' && 'data' in input && !isBlob(input)
@@ -162,6 +222,10 @@ export class Core {
     if (special) return special;
     const bytes = asBytes(value);
     if (bytes) return new BytesSource(bytes);
+    if (isBlob(value)) {  // only where a Blob cannot be read synchronously (Node, a main thread)
+      throw new PteforgeError('OPTION_INVALID',
+        `${what} is a Blob/File, which only the async methods can read here: use convert(), not convertSync()`);
+    }
     // {path} with a path that is no string: name the field, not "an object".
     if (this.#env.extraInputKinds && value !== null && typeof value === 'object' && 'path' in value &&
         typeof value.path !== 'string') {
@@ -196,10 +260,7 @@ export class Core {
     const open = (value, what) => this.#openValue(value, what);
     try {
       if (input && typeof input === 'object' && 'files' in input && !isBlob(input)) {
-        const list = Array.isArray(input.files)
-          ? input.files.map((f, i) => [f?.webkitRelativePath || f?.name || `file${i}`, f])
-          : Object.entries(checkObject(input.files, 'input.files'));
-        const files = list.map(([path, value]) => {
+        const files = fileEntries(input.files).map(([path, value]) => {
           const source = open(value, `input.files["${path}"]`);
           return { name: path, source: add(source), size: source.size };
         });
@@ -284,7 +345,7 @@ export class Core {
   decodePte(input, options = {}) {
     const { format = 'json', text = false, name } = checkObject(options, 'options');
     const kinds = { json: 'json', 'flatc-json': 'flatc', summary: 'summary' };
-    if (!(format in kinds)) {
+    if (typeof format !== 'string' || !Object.hasOwn(kinds, format)) {
       throw new PteforgeError('OPTION_INVALID', `options.format must be "json", "flatc-json" or "summary"; got ${describe(format)}`, { pointer: '/format' });
     }
     const sources = [];
@@ -330,7 +391,8 @@ export class Core {
   inspect(input, options = {}) {
     this.requireFeature('inspect', 'inspect()');
     const { name, text = false, ...rest } = checkObject(options, 'options');
-    const json = JSON.stringify({ ...rest, format: text ? 'text' : 'json' });
+    if (typeof text !== 'boolean') throw new PteforgeError('OPTION_INVALID', `options.text must be a boolean; got ${describe(text)}`, { pointer: '/text' });
+    const json = optionsJson({ ...rest, format: text ? 'text' : 'json' });
     const result = this.#withInput(input, name, 'inspect', (m, d, read, inflate) => m._inspect(d, read, inflate, json));
     return text ? result.text : JSON.parse(result.text);
   }
@@ -345,7 +407,8 @@ export class Core {
   listModules(input, options = {}) {
     this.requireFeature('listModules', 'listModules()');
     const { name, text = false, ...rest } = checkObject(options, 'options');
-    const json = JSON.stringify({ ...rest, format: text ? 'text' : 'json' });
+    if (typeof text !== 'boolean') throw new PteforgeError('OPTION_INVALID', `options.text must be a boolean; got ${describe(text)}`, { pointer: '/text' });
+    const json = optionsJson({ ...rest, format: text ? 'text' : 'json' });
     const result = this.#withInput(input, name, 'listModules', (m, d, read, inflate) => m._listModules(d, read, inflate, json));
     return text ? result.text : JSON.parse(result.text);
   }
@@ -364,19 +427,17 @@ export class Core {
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new PteforgeError('OPTION_INVALID', 'options.onProgress must be a function', { pointer: '/onProgress' });
     }
+    // Everything about the options is checked before any input is opened
+    // (an error then leaves no file descriptor open).
+    const swapValues = Object.entries(checkObject(swaps ?? undefined, 'options.swaps', '/swaps'));
+    optionsJson(rest);
     const sources = [];
     const description = this.openInput(input, name, sources, { method });
     const swapInputs = {};
-    for (const [fqn, value] of Object.entries(checkObject(swaps, 'options.swaps'))) {
+    for (const [fqn, value] of swapValues) {
       swapInputs[fqn] = this.openInput(value, undefined, sources, { method });
     }
-    let json;
-    try {
-      json = JSON.stringify({ ...rest, swaps: swapInputs });
-    } catch (e) {
-      closeSources(sources);
-      throw new PteforgeError('OPTION_INVALID', `options must be JSON values (numbers, strings, booleans, lists, objects): ${e?.message ?? e}`, { pointer: '' });
-    }
+    const json = optionsJson({ ...rest, swaps: swapInputs });
     const progress = (stage, done, total) => {
       if (!onProgress) return;
       try {

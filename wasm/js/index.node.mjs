@@ -281,7 +281,7 @@ function outputTarget(path, inputs) {
     // does not exist yet
   }
   if (info && !info.isFile()) {
-    throw new PteforgeError('IO_ERROR', `'${path}' exists and is not a regular file (a folder or a device); refusing to replace it`, { entry: path });
+    throw new PteforgeError('IO_ERROR', `'${path}' exists and is not a regular file (a folder, a device or a pipe); refusing to replace it`, { entry: path });
   }
   const real = (p) => {
     try {
@@ -294,7 +294,9 @@ function outputTarget(path, inputs) {
   for (const input of inputs) {
     const r = real(input);
     if (out === r || out.startsWith(r.endsWith(sep) ? r : r + sep)) {
-      throw new PteforgeError('OPTION_INVALID', `the output '${path}' would overwrite the input '${input}'`, { entry: path });
+      // The CLI's words: replacing a file, or adding one inside an input folder.
+      const what = info ? 'overwrite' : 'write a file inside';
+      throw new PteforgeError('OPTION_INVALID', `the output '${path}' would ${what} the input '${input}'`, { entry: path });
     }
   }
   return { target, mode: info ? info.mode & 0o7777 : undefined };

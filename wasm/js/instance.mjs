@@ -19,7 +19,15 @@ export function makeConverter(core, env) {
   const prepareOptions = async (options, opened) => {
     if (!options || typeof options !== 'object' || !options.swaps || typeof options.swaps !== 'object' || Array.isArray(options.swaps)) return options;
     const swaps = {};
-    for (const [fqn, value] of Object.entries(options.swaps)) swaps[fqn] = await core.prepareInput(value, undefined, { opened });
+    for (const [fqn, value] of Object.entries(options.swaps)) {
+      try {
+        swaps[fqn] = await core.prepareInput(value, undefined, { opened });
+      } catch (e) {
+        // Which input failed: the core says the same of the replacements it opens.
+        if (e instanceof PteforgeError) e.notes.push(`while opening the replacement for module '${fqn}' (options.swaps)`);
+        throw e;
+      }
+    }
     return { ...options, swaps };
   };
   // Async form of a sync method: reload a poisoned instance and await what
@@ -34,6 +42,9 @@ export function makeConverter(core, env) {
     try {
       args[0] = await core.prepareInput(args[0], optionName(args[optionsAt]), { zip, opened });
       if (zip) args[optionsAt] = await prepareOptions(args[optionsAt], opened);
+      // Another call may have failed and dropped the instance while this one
+      // awaited: wait for the reload (checked and called with no await between).
+      while (!core.loaded) await core.ready();
       return sync(...args);
     } finally {
       closeSources(opened);

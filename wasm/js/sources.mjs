@@ -4,17 +4,27 @@
 // descriptor (index.node.mjs). Weights therefore never travel into the WASM
 // heap whole: only the ranges the core asks for do, in bounded pieces.
 
+import { PteforgeError } from './errors.mjs';
+
 const encoder = new TextEncoder();
 
 /**
  * The bytes of `value` as a Uint8Array without copying where possible
  * (Uint8Array, Buffer, other ArrayBuffer views, ArrayBuffer), a string as
- * UTF-8, or null for anything else.
+ * UTF-8, or null for anything else. Errors: OPTION_INVALID for a detached
+ * ArrayBuffer.
  */
 export function asBytes(value) {
   if (value instanceof Uint8Array) return value;
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (value instanceof ArrayBuffer) {
+    try {
+      return new Uint8Array(value);
+    } catch {
+      // a transferred (postMessage) or otherwise detached buffer cannot be viewed
+      throw new PteforgeError('OPTION_INVALID', 'the ArrayBuffer given is detached (transferred elsewhere, e.g. by postMessage): it holds no bytes to read');
+    }
+  }
   if (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer) return new Uint8Array(value);
   if (typeof value === 'string') return encoder.encode(value);
   return null;

@@ -18,6 +18,16 @@ const LOCAL_HEADER = 30;
 const LOCAL_HEADER_SIG = 0x04034b50;
 /** The core's bound on deflate expansion (core/serde/archive_zip.cpp): no inflating beyond it. */
 const MAX_DEFLATE_RATIO = 1100;
+/**
+ * True for the entries the core reads whole (pt2_layout.cpp, payload_config.cpp,
+ * convert.cpp): JSON records and the archive_format / archive_version /
+ * byteorder records.
+ */
+function readWhole(name) {
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  return name.endsWith('.json') || base === 'archive_format' || base === 'archive_version' || base === 'byteorder';
+}
+
 /** Largest deflated entry inflated ahead of a call (bytes inflated); PyTorch deflates none. */
 export const MAX_INFLATE_ENTRY = 256 * 1024 * 1024;
 /** Largest total inflated ahead of one call. */
@@ -345,7 +355,10 @@ export async function readZip(source, name) {
     record.dataOffset = offset + LOCAL_HEADER + localNameLength + u16le(header, 28);
     entries.push(record);
 
-    const inflatable = record.method === 8 && !(record.flags & 1) &&
+    // Only entries the core reads whole can be inflated by it (JSON records
+    // and the small text records); payloads are read by range, never
+    // inflated (ARCHIVE_COMPRESSED), so nothing else is inflated ahead.
+    const inflatable = readWhole(displayName(raw)) && record.method === 8 && !(record.flags & 1) &&
       record.size / MAX_DEFLATE_RATIO <= record.compressedSize + DEFLATE_SLACK &&
       record.dataOffset + record.compressedSize <= source.size;
     if (!inflatable || inflated.has(record.dataOffset)) continue;

@@ -163,7 +163,7 @@ export interface DecodeOptions extends InputOptions {
 
 /** Options of inspect() and listModules(). */
 export interface InspectOptions extends InputOptions {
-  /** Return the text form instead of the JSON object (inspect: the CLI's `inspect` output). */
+  /** Return the text form instead of the JSON object (inspect: the CLI's `inspect` output; listModules: the CLI's `inspect --modules` table of that one method, without its `method NAME` line). */
   text?: boolean;
   /** inspect: only this method (default: all). listModules: the method to list (default: the only one). */
   method?: string;

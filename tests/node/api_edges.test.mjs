@@ -1,0 +1,164 @@
+// Edges of the JS API found by trying to break it: option values that JSON
+// would silently change, an empty pass list, huge constant methods, File
+// lists, Blobs and detached buffers in the wrong places, inherited property
+// names as option values, file descriptors left open by a bad option, and
+// calls in flight when another call poisons the instance.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { test } from 'node:test';
+
+import { PACKAGE_DIR, loadPackage, pteforge, repo } from './helpers.mjs';
+
+const FOLDER = repo('tests/fixtures/corpus/linear_tanh/json');
+const PT2 = repo('tests/fixtures/corpus/linear_tanh/linear_tanh.pt2');
+
+/** Every file below `dir`, as [path relative to dir, absolute path]. */
+function walk(dir, root = dir) {
+  const out = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...walk(p, root));
+    else out.push([relative(root, p), p]);
+  }
+  return out;
+}
+
+function rejectsWith(promise, code, pointer, message) {
+  return assert.rejects(promise, (e) => {
+    assert.equal(e.constructor.name, 'PteforgeError', String(e));
+    assert.equal(e.code, code, String(e));
+    if (pointer !== undefined) assert.equal(e.where.pointer, pointer, String(e));
+    if (message !== undefined) assert.equal(e.message, message);
+    return true;
+  });
+}
+
+test('option values JSON would change or drop are OPTION_INVALID with their pointer', async () => {
+  const pf = await pteforge();
+  const pt2 = readFileSync(PT2);
+  const hint = '; options are JSON values (finite numbers, strings, booleans, null, lists and plain objects)';
+  await rejectsWith(pf.convert(pt2, { memoryPlanning: NaN }), 'OPTION_INVALID', '/memoryPlanning',
+    `option /memoryPlanning is NaN${hint}`);
+  await rejectsWith(pf.convert(pt2, { initBuffers: Infinity }), 'OPTION_INVALID', '/initBuffers');
+  await rejectsWith(pf.convert(pt2, { constantMethods: { get_a: Symbol('x') } }), 'OPTION_INVALID',
+    '/constantMethods/get_a');
+  await rejectsWith(pf.convert(pt2, { constantMethods: { get_a: () => 1 } }), 'OPTION_INVALID', '/constantMethods/get_a');
+  await rejectsWith(pf.convert(pt2, { constantMethods: new Map([['get_a', 1]]) }), 'OPTION_INVALID',
+    '/constantMethods', `option /constantMethods is an object (Map)${hint}`);
+  await rejectsWith(pf.convert(pt2, { memoryPlanning: new Date(0) }), 'OPTION_INVALID', '/memoryPlanning');
+  await rejectsWith(pf.convert(pt2, { passes: ['spec_prop', undefined] }), 'OPTION_INVALID', '/passes/1',
+    'option /passes/1 is undefined (a list item needs a value)');
+  await rejectsWith(pf.convert(pt2, { constantMethods: { 'a/b~c': 10n } }), 'OPTION_INVALID', '/constantMethods/a~1b~0c');
+  await rejectsWith(pf.inspect(pt2, { text: 'no' }), 'OPTION_INVALID', '/text', 'options.text must be a boolean; got string "no"');
+  // An empty pass list would silently mean the default pipeline (the CLI refuses --passes '' too).
+  await rejectsWith(pf.convert(pt2, { passes: [] }), 'OPTION_INVALID', '/passes',
+    'option passes is an empty list: name the passes to run, or leave passes out for the default pipeline');
+  // null and undefined stay "not given", swaps included.
+  const plain = await pf.convert(pt2);
+  for (const options of [{ swaps: null }, { swaps: undefined, memoryPlanning: undefined }, { initBuffers: null }]) {
+    assert.ok(Buffer.from((await pf.convert(pt2, options)).pte).equals(Buffer.from(plain.pte)), JSON.stringify(options));
+  }
+  await rejectsWith(pf.convert(pt2, { swaps: 5 }), 'OPTION_INVALID', '/swaps', 'options.swaps must be an object');
+});
+
+test('constant methods past 100,000 values are refused, not an out-of-memory abort', async () => {
+  const pf = await pteforge();
+  const pt2 = readFileSync(PT2);
+  await rejectsWith(pf.convert(pt2, { constantMethods: { a: new Array(200001).fill(1) } }), 'OPTION_INVALID', undefined,
+    "constant method 'a': more than 100000 values, lists and objects (constant methods return a few values, e.g. get_eos_ids=[2,3])");
+  const ok = await pf.convert(pt2, { constantMethods: { a: new Array(1000).fill(1) } });
+  assert.ok(ok.pte.length > (await pf.convert(pt2)).pte.length);
+});
+
+test('decodePte: an inherited property name is no format', async () => {
+  const pf = await pteforge();
+  const pte = (await pf.convert(readFileSync(PT2))).pte;
+  for (const format of ['toString', 'constructor', 'valueOf', '__proto__']) {
+    await rejectsWith(pf.decodePte(pte, { format }), 'OPTION_INVALID', '/format',
+      `options.format must be "json", "flatc-json" or "summary"; got string ${JSON.stringify(format)}`);
+  }
+  assert.equal(typeof (await pf.decodePte(pte, { format: 'summary' })), 'string');
+});
+
+test('a File list keeps its names (async and Sync), and names one path once', async () => {
+  const pf = await pteforge();
+  const files = walk(FOLDER).map(([rel, abs]) => new File([readFileSync(abs)], rel));
+  const fromList = await pf.convert({ files });
+  const fromObject = await pf.convert({ files: Object.fromEntries(walk(FOLDER).map(([rel, abs]) => [rel, readFileSync(abs)])) });
+  assert.ok(Buffer.from(fromList.pte).equals(Buffer.from(fromObject.pte)));
+  await rejectsWith(pf.convert({ files: [files[0], files[0]] }), 'OPTION_INVALID', undefined,
+    `input.files names "${files[0].name}" twice`);
+  // Node has no FileReaderSync: the Sync twins say what to do instead.
+  assert.throws(() => pf.convertSync({ files }), (e) => e.code === 'OPTION_INVALID' &&
+    /is a Blob\/File, which only the async methods can read here: use convert\(\), not convertSync\(\)$/.test(e.message));
+  assert.throws(() => pf.convertSync(new Blob(['{}'])), (e) => e.code === 'OPTION_INVALID' &&
+    e.message === 'the input is a Blob/File, which only the async methods can read here: use convert(), not convertSync()');
+});
+
+test('a detached ArrayBuffer is OPTION_INVALID, not a raw TypeError', async () => {
+  const pf = await pteforge();
+  const buffer = new ArrayBuffer(8);
+  structuredClone(buffer, { transfer: [buffer] });
+  await rejectsWith(pf.convert(buffer), 'OPTION_INVALID', undefined,
+    'the ArrayBuffer given is detached (transferred elsewhere, e.g. by postMessage): it holds no bytes to read');
+  assert.equal((await pf.layout(readFileSync(PT2))).models[0].method, 'forward');
+});
+
+test('a bad option leaves no file descriptor open', async () => {
+  const pf = await pteforge();
+  const model = join(FOLDER, 'models', 'model.json');
+  const fds = () => readdirSync('/proc/self/fd').length;
+  await pf.convert({ path: model });  // warm up (module, zip.js)
+  const before = fds();
+  for (let i = 0; i < 5; i += 1) {
+    await rejectsWith(pf.convert({ path: model }, { swaps: 5 }), 'OPTION_INVALID', '/swaps');
+    assert.throws(() => pf.convertSync({ path: model }, { swaps: [1] }), (e) => e.code === 'OPTION_INVALID');
+    await rejectsWith(pf.convert({ path: model }, { passes: NaN }), 'OPTION_INVALID', '/passes');
+  }
+  assert.equal(fds(), before);
+});
+
+test('calls in flight survive another call poisoning the instance (they wait for the reload)', async () => {
+  // The wrapper over a stand-in module: `_layout` of an input reading "boom"
+  // traps (as an abort would); every other input answers. The good calls
+  // are held in prepare() until the bad one has poisoned the instance.
+  const { Core } = await import(pathToFileURL(join(PACKAGE_DIR, 'dist', 'api.mjs')).href);
+  const { makeConverter } = await import(pathToFileURL(join(PACKAGE_DIR, 'dist', 'instance.mjs')).href);
+  let loads = 0;
+  let poisoned;
+  const poisonedOnce = new Promise((resolve) => { poisoned = resolve; });
+  const fakeModule = () => ({
+    HEAPU8: new Uint8Array(16),
+    _version: () => JSON.stringify({ name: 'fake', features: ['layout'] }),
+    _layout: (description) => {
+      if (JSON.parse(description).name === 'boom') {
+        poisoned();
+        throw new WebAssembly.RuntimeError('unreachable');
+      }
+      return { ok: true, text: '{"models": []}' };
+    },
+  });
+  const core = new Core({
+    loadModule: async () => {
+      loads += 1;
+      // A reload takes a while (compiling the module): longer than the good calls' own waits.
+      if (loads > 1) await new Promise((resolve) => { setTimeout(resolve, 50); });
+      return fakeModule();
+    },
+    openSource: () => null,
+    prepare: async (value) => {
+      if (value !== 'boom') await poisonedOnce;
+      return value;
+    },
+  });
+  const pf = makeConverter(core, { assemble: () => new Uint8Array(0) });
+  const good = Array.from({ length: 6 }, (_, i) => pf.layout('{}', { name: `good${i}` }));
+  const bad = pf.layout('boom', { name: 'boom' });
+  await assert.rejects(bad, (e) => e.code === 'INTERNAL' && /the instance was reset/.test(e.message));
+  for (const r of await Promise.all(good)) assert.deepEqual(r, { models: [] });
+  assert.equal(loads, 2);
+  // The public package still loads and answers (the stand-in did not touch it).
+  assert.equal(typeof (await loadPackage()).createPteforge, 'function');
+});
