@@ -51,6 +51,12 @@ test('option values JSON would change or drop are OPTION_INVALID with their poin
   await rejectsWith(pf.convert(pt2, { passes: ['spec_prop', undefined] }), 'OPTION_INVALID', '/passes/1',
     'option /passes/1 is undefined (a list item needs a value)');
   await rejectsWith(pf.convert(pt2, { constantMethods: { 'a/b~c': 10n } }), 'OPTION_INVALID', '/constantMethods/a~1b~0c');
+  // Nesting: 64 levels reach the core's own limit; 100,000 stop in the wrapper (no stack overflow).
+  const nest = (n) => { let v = 1; for (let i = 0; i < n; i += 1) v = [v]; return v; };
+  await rejectsWith(pf.convert(pt2, { constantMethods: { get_x: nest(65) } }), 'OPTION_INVALID', undefined,
+    "constant method 'get_x': value nested deeper than 64 levels");
+  await rejectsWith(pf.convert(pt2, { constantMethods: { get_x: nest(100000) } }), 'OPTION_INVALID', '/constantMethods/get_x/0',
+    'an option value is nested deeper than 1000 levels');
   await rejectsWith(pf.inspect(pt2, { text: 'no' }), 'OPTION_INVALID', '/text', 'options.text must be a boolean; got string "no"');
   // An empty pass list would silently mean the default pipeline (the CLI refuses --passes '' too).
   await rejectsWith(pf.convert(pt2, { passes: [] }), 'OPTION_INVALID', '/passes',

@@ -36,15 +36,22 @@ function isPlainObject(value) {
   return proto === Object.prototype || proto === null;
 }
 
+/** Nesting optionsJson follows (the core refuses constant methods past 64 levels itself). */
+const MAX_OPTION_DEPTH = 1000;
+
 /**
  * The JSON text of the option values `value` (options travel to the core as
  * JSON), refusing what JSON.stringify would silently change or drop: a
  * NaN/Infinity (→ null), a function, Symbol or BigInt, an undefined list
  * item, and objects that are no plain objects (a Map or Set → {}, a Date →
  * a string). An undefined object field is "not given", as before. Errors:
- * OPTION_INVALID with the option's JSON pointer.
+ * OPTION_INVALID with the option's JSON pointer (its first three levels for
+ * a value nested deeper than MAX_OPTION_DEPTH, instead of a stack overflow).
  */
-export function optionsJson(value, pointer = '') {
+export function optionsJson(value, pointer = '', depth = 0) {
+  if (depth > MAX_OPTION_DEPTH) {
+    throw new PteforgeError('OPTION_INVALID', `an option value is nested deeper than ${MAX_OPTION_DEPTH} levels`, { pointer: pointer.split('/').slice(0, 4).join('/') });
+  }
   const escape = (key) => String(key).replace(/~/g, '~0').replace(/\//g, '~1');
   const bad = (what) => new PteforgeError('OPTION_INVALID',
     `option ${pointer || '(options)'} is ${what}; options are JSON values (finite numbers, strings, booleans, null, lists and plain objects)`,
@@ -58,14 +65,14 @@ export function optionsJson(value, pointer = '') {
   if (Array.isArray(value)) {
     return `[${value.map((v, i) => {
       if (v === undefined) throw new PteforgeError('OPTION_INVALID', `option ${pointer}/${i} is undefined (a list item needs a value)`, { pointer: `${pointer}/${i}` });
-      return optionsJson(v, `${pointer}/${i}`);
+      return optionsJson(v, `${pointer}/${i}`, depth + 1);
     }).join(',')}]`;
   }
   if (!isPlainObject(value)) throw bad(describe(value));
   const fields = [];
   for (const key of Object.keys(value)) {
     if (value[key] === undefined) continue;
-    fields.push(`${JSON.stringify(key)}:${optionsJson(value[key], `${pointer}/${escape(key)}`)}`);
+    fields.push(`${JSON.stringify(key)}:${optionsJson(value[key], `${pointer}/${escape(key)}`, depth + 1)}`);
   }
   return `{${fields.join(',')}}`;
 }
