@@ -149,15 +149,17 @@ std::string Location::to_string() const {
 std::string Error::to_string() const {
   std::string out(error_code_name(code));
   out += ": ";
-  out += printable(message);
+  // One line per message and note, whatever names they echo (a file name
+  // with an escape sequence must not reach the terminal as one).
+  out += control_escaped(printable(message));
   if (!where.empty()) {
     out += " (";
-    out += where.to_string();
+    out += control_escaped(where.to_string());
     out += ')';
   }
   for (const auto& note : notes) {
     out += "\n  note: ";
-    out += printable(note);
+    out += control_escaped(printable(note));
   }
   return out;
 }

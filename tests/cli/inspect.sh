@@ -37,6 +37,14 @@ cmp "$tmp/out.txt" <("$bin" inspect "$prog" --modules) || fail "inspect --module
 [ "$(wc -l <"$tmp/err.txt")" -eq 1 ] || fail "the error is not one line"
 grep -q "^INVALID_GRAPH: node 'mul' uses 'add' before its definition" "$tmp/err.txt" || fail "unexpected error: $(cat "$tmp/err.txt")"
 
+# Control characters in a name reach the terminal escaped, as \xNN.
+esc="$tmp/a$(printf '\033')[31mb.json"
+printf 'x' > "$esc"
+"$bin" inspect "$esc" 2>"$tmp/err.txt" >/dev/null
+[ $? -eq 1 ] || fail "inspect did not exit 1 on a file that is no program"
+grep -Fq "\"$tmp/a\x1b[31mb.json\" is neither a zip archive" "$tmp/err.txt" || fail "the escape character was not escaped: $(od -c "$tmp/err.txt" | head -3)"
+grep -q "$(printf '\033')" "$tmp/err.txt" && fail "a raw escape character reached stderr"
+
 "$bin" inspect "$tmp/missing.json" 2>"$tmp/err.txt" >/dev/null
 [ $? -eq 1 ] || fail "inspect did not exit 1 on a missing file"
 grep -q "^IO_ERROR: cannot open" "$tmp/err.txt" || fail "unexpected error for a missing file"

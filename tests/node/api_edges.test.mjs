@@ -51,12 +51,13 @@ test('option values JSON would change or drop are OPTION_INVALID with their poin
   await rejectsWith(pf.convert(pt2, { passes: ['spec_prop', undefined] }), 'OPTION_INVALID', '/passes/1',
     'option /passes/1 is undefined (a list item needs a value)');
   await rejectsWith(pf.convert(pt2, { constantMethods: { 'a/b~c': 10n } }), 'OPTION_INVALID', '/constantMethods/a~1b~0c');
-  // Nesting: 64 levels reach the core's own limit; 100,000 stop in the wrapper (no stack overflow).
+  // Nesting: 65 levels reach the core's own limit; 100,000 stop in the wrapper
+  // with the core's JSON-depth message (no stack overflow).
   const nest = (n) => { let v = 1; for (let i = 0; i < n; i += 1) v = [v]; return v; };
   await rejectsWith(pf.convert(pt2, { constantMethods: { get_x: nest(65) } }), 'OPTION_INVALID', undefined,
     "constant method 'get_x': value nested deeper than 64 levels");
-  await rejectsWith(pf.convert(pt2, { constantMethods: { get_x: nest(100000) } }), 'OPTION_INVALID', '/constantMethods/get_x/0',
-    'an option value is nested deeper than 1000 levels');
+  await rejectsWith(pf.convert(pt2, { constantMethods: { get_x: nest(100000) } }), 'OPTION_INVALID', undefined,
+    'options are nested deeper than 1024 levels');
   await rejectsWith(pf.inspect(pt2, { text: 'no' }), 'OPTION_INVALID', '/text', 'options.text must be a boolean; got string "no"');
   // An empty pass list would silently mean the default pipeline (the CLI refuses --passes '' too).
   await rejectsWith(pf.convert(pt2, { passes: [] }), 'OPTION_INVALID', '/passes',
@@ -167,4 +168,14 @@ test('calls in flight survive another call poisoning the instance (they wait for
   assert.equal(loads, 2);
   // The public package still loads and answers (the stand-in did not touch it).
   assert.equal(typeof (await loadPackage()).createPteforge, 'function');
+});
+
+test('String(error) escapes control characters as the CLI does', async () => {
+  const pf = await pteforge();
+  await assert.rejects(pf.inspect(new TextEncoder().encode('x'), { name: 'a\x1b[31mb.json' }), (e) => {
+    assert.equal(e.where.entry, 'a\x1b[31mb.json');  // the value itself is kept
+    assert.equal(String(e),
+      'ARCHIVE_INVALID: "a\\x1b[31mb.json" is neither a zip archive (.pt2) nor a program JSON (entry=a\\x1b[31mb.json)');
+    return true;
+  });
 });

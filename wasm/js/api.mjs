@@ -36,8 +36,11 @@ function isPlainObject(value) {
   return proto === Object.prototype || proto === null;
 }
 
-/** Nesting optionsJson follows (the core refuses constant methods past 64 levels itself). */
-const MAX_OPTION_DEPTH = 1000;
+/**
+ * Nesting optionsJson follows: the core's JSON reader's limit (serde::kMaxJsonDepth),
+ * with its message (the core refuses constant methods past 64 levels itself).
+ */
+const MAX_OPTION_DEPTH = 1024;
 
 /**
  * The JSON text of the option values `value` (options travel to the core as
@@ -45,12 +48,12 @@ const MAX_OPTION_DEPTH = 1000;
  * NaN/Infinity (→ null), a function, Symbol or BigInt, an undefined list
  * item, and objects that are no plain objects (a Map or Set → {}, a Date →
  * a string). An undefined object field is "not given", as before. Errors:
- * OPTION_INVALID with the option's JSON pointer (its first three levels for
- * a value nested deeper than MAX_OPTION_DEPTH, instead of a stack overflow).
+ * OPTION_INVALID with the option's JSON pointer (none for options nested
+ * deeper than MAX_OPTION_DEPTH, as the core says, instead of a stack overflow).
  */
 export function optionsJson(value, pointer = '', depth = 0) {
   if (depth > MAX_OPTION_DEPTH) {
-    throw new PteforgeError('OPTION_INVALID', `an option value is nested deeper than ${MAX_OPTION_DEPTH} levels`, { pointer: pointer.split('/').slice(0, 4).join('/') });
+    throw new PteforgeError('OPTION_INVALID', `options are nested deeper than ${MAX_OPTION_DEPTH} levels`);
   }
   const escape = (key) => String(key).replace(/~/g, '~0').replace(/\//g, '~1');
   const bad = (what) => new PteforgeError('OPTION_INVALID',

@@ -6,6 +6,14 @@
 /** Order of the `where` keys in the one-line form. */
 const WHERE_ORDER = ['method', 'entry', 'byte_offset', 'pointer', 'node', 'pass', 'source'];
 
+/**
+ * `text` with each control character (U+0000-U+001F, U+007F) written as
+ * "\xNN", as the CLI prints them (control_escaped in core/support/error.cpp).
+ */
+function controlEscaped(text) {
+  return String(text).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /** The error every pteforge call rejects or throws with. */
 export class PteforgeError extends Error {
   /**
@@ -31,9 +39,9 @@ export class PteforgeError extends Error {
   toString() {
     const where = this.where ?? {};
     const keys = WHERE_ORDER.filter((k) => where[k] !== undefined).map((k) => `${k}=${where[k]}`);
-    let out = `${this.code}: ${this.message}`;
-    if (keys.length) out += ` (${keys.join(' ')})`;
-    for (const note of this.notes ?? []) out += `\n  note: ${note}`;
+    let out = `${this.code}: ${controlEscaped(this.message)}`;
+    if (keys.length) out += ` (${controlEscaped(keys.join(' '))})`;
+    for (const note of this.notes ?? []) out += `\n  note: ${controlEscaped(note)}`;
     return out;
   }
 
