@@ -154,8 +154,9 @@ Status run_convert(const ConvertArgs& args) {
   // CLI11 drops the empty names around commas ("a,,b," is a,b) but keeps a
   // lone empty value; an empty list would silently mean the default pipeline.
   if (std::find(args.passes.begin(), args.passes.end(), "") != args.passes.end()) {
-    return make_error(ErrorCode::OPTION_INVALID,
-                      "--passes needs pass names separated by commas (leave it out for the default pipeline)");
+    return make_error(
+        ErrorCode::OPTION_INVALID,
+        "--passes needs pass names separated by commas (leave it out for the default pipeline)");
   }
   options.pipeline.preserve_ops = args.preserve_ops;
   options.pipeline.memory_planning = args.memory_planning;
@@ -195,9 +196,10 @@ Status run_convert(const ConvertArgs& args) {
     // Outputs are staged in a temporary file and renamed into place: none can
     // go to standard output, which "-" names for many tools.
     if (path == "-") {
-      return make_error(ErrorCode::OPTION_INVALID, flag +
-                                                       " '-': outputs are written to files, not to standard output; "
-                                                       "name a file (./- for a file called '-')");
+      return make_error(ErrorCode::OPTION_INVALID,
+                        flag +
+                            " '-': outputs are written to files, not to standard output; "
+                            "name a file (./- for a file called '-')");
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -233,8 +235,8 @@ Status run_convert(const ConvertArgs& args) {
       Location where;
       where.entry = path;
       std::string message = flag + " '" + path + "' would " +
-                            (clash == Clash::kOverwrites ? "overwrite " : "write a file inside ") + input.what + " '" +
-                            input.path + "'";
+                            (clash == Clash::kOverwrites ? "overwrite " : "write a file inside ") +
+                            input.what + " '" + input.path + "'";
       if (!direct) message += " (it reads the unpacked archive '" + input.root + "')";
       return make_error(ErrorCode::OPTION_INVALID, message, where);
     }

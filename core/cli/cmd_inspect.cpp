@@ -35,7 +35,9 @@ Result<std::string> inspect_modules(const std::string& path, const std::string& 
   std::string out = json ? "{" : "";
   bool found = false;
   for (const serde::Pt2Model& model : in.layout.models) {
-    PTEFORGE_ASSIGN_OR_RETURN(ir::ExportedProgram ep, passes::load_program(*in.archive, in.layout, model.method, "", /*bind_weights=*/false));
+    PTEFORGE_ASSIGN_OR_RETURN(
+        ir::ExportedProgram ep,
+        passes::load_program(*in.archive, in.layout, model.method, "", /*bind_weights=*/false));
     const std::vector<passes::ModuleInfo> modules = passes::list_modules(ep);
     if (json) {
       out += std::string(found ? ", " : "") + "\"" + model.method + "\": " + passes::modules_to_json(modules);

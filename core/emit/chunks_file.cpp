@@ -107,8 +107,9 @@ Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chun
       // /dev/stdout into a pipe: the link leads to no path, but to something.
       struct stat target;
       if (::stat(path_in.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
-        return io_error("'" + path_in + "' leads to a pipe, socket or device, not a regular file; refusing to write it",
-                        path_in);
+        return io_error(
+            "'" + path_in + "' leads to a pipe, socket or device, not a regular file; refusing to write it",
+            path_in);
       }
       return io_error("'" + path_in + "' is a symbolic link to a missing file; give the target path instead", path_in);
     }
@@ -118,8 +119,10 @@ Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chun
   struct stat info;
   const bool exists = ::stat(path.c_str(), &info) == 0;
   if (exists && !S_ISREG(info.st_mode)) {
-    return io_error("'" + path_in + "' exists and is not a regular file (a folder, a device or a pipe); refusing to replace it",
-                    path_in);
+    return io_error(
+        "'" + path_in +
+            "' exists and is not a regular file (a folder, a device or a pipe); refusing to replace it",
+        path_in);
   }
   // The temporary lives in the target's folder (a rename never crosses file
   // systems) under a short name of its own, so a target name near the 255-byte

@@ -52,7 +52,6 @@ Error in_method(Error e, const std::string& method) {
   return e;
 }
 
-
 bool has_state_inputs(const ir::ExportedProgram& ep) {
   for (const ir::InputSpec& s : ep.signature().input_specs) {
     if (s.is_state()) return true;
@@ -106,8 +105,9 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
     }
     return Status::Ok();
   }
-  PTEFORGE_ASSIGN_OR_RETURN(serde::PayloadConfig weights,
-                            serde::read_payload_config(archive, model, serde::PayloadFolder::kWeights, kMaxConfigJson));
+  PTEFORGE_ASSIGN_OR_RETURN(
+      serde::PayloadConfig weights,
+      serde::read_payload_config(archive, model, serde::PayloadFolder::kWeights, kMaxConfigJson));
   PTEFORGE_ASSIGN_OR_RETURN(
       serde::PayloadConfig constants,
       serde::read_payload_config(archive, model, serde::PayloadFolder::kConstants, kMaxConfigJson));
@@ -400,8 +400,9 @@ Result<std::string> inspect(serde::Archive& archive, const serde::Pt2Layout& lay
     }
     if (layout.byteorder == serde::ByteOrder::kBig) {  // convert refuses it (refuse_big_endian)
       serde::ImportWarning w;
-      w.message = "the archive's tensor data is big-endian (byteorder is \"big\"): convert refuses it, since a .pte "
-                  "stores little-endian data";
+      w.message =
+          "the archive's tensor data is big-endian (byteorder is \"big\"): convert refuses it, since a .pte "
+          "stores little-endian data";
       w.where.entry = layout.entry_name("byteorder");
       imported->warnings.push_back(std::move(w));
     }

@@ -74,14 +74,14 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
     values.push_back(EValue{Bool{v.GetBool()}});
   } else if (v.IsInt64()) {
     values.push_back(EValue{Int{v.GetInt64()}});
-  } else if (v.IsUint64()) {
-    return option_error(method, "integer " + std::to_string(v.GetUint64()) + " does not fit int64");
-  } else if (v.IsNumber()) {
+  } else if (v.IsNumber()) {  // a double: parse_json refused integers past int64 (first_oversized_integer)
     values.push_back(EValue{Double{v.GetDouble()}});
   } else if (v.IsString()) {
     values.push_back(EValue{String{std::string(v.GetString(), v.GetStringLength())}});
   } else {
-    return option_error(method, "null is not a constant value (use an int, float, bool or string, or lists and objects of them)");
+    return option_error(
+        method,
+        "null is not a constant value (use an int, float, bool or string, or lists and objects of them)");
   }
   return Status::Ok();
 }
@@ -101,8 +101,9 @@ std::string_view first_oversized_integer(std::string_view json) {
     if (c != '-' && (c < '0' || c > '9')) continue;
     size_t end = i + 1;
     bool integer = true;
-    while (end < json.size() && (std::isdigit(static_cast<unsigned char>(json[end])) || json[end] == '.' ||
-                                 json[end] == 'e' || json[end] == 'E' || json[end] == '+' || json[end] == '-')) {
+    while (end < json.size() &&
+           (std::isdigit(static_cast<unsigned char>(json[end])) || json[end] == '.' || json[end] == 'e' ||
+            json[end] == 'E' || json[end] == '+' || json[end] == '-')) {
       if (!std::isdigit(static_cast<unsigned char>(json[end]))) integer = false;
       ++end;
     }

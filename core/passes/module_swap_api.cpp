@@ -186,7 +186,8 @@ Status swap(ir::ExportedProgram& ep, const std::vector<SwapRequest>& swaps, Pass
 std::string swap_source_label(std::string_view fqn) { return "swap:" + std::string(fqn); }
 
 Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::Pt2Layout& layout,
-                                         const std::string& method, const std::string& source, bool bind_weights) {
+                                         const std::string& method, const std::string& source,
+                                         bool bind_weights) {
   const serde::Pt2Model* model = nullptr;
   if (method.empty() && layout.models.size() == 1) {
     model = &layout.models.front();
@@ -218,7 +219,8 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::P
 
   auto weights = serde::read_payload_config(archive, *model, serde::PayloadFolder::kWeights, kMaxConfigBytes);
   if (!weights.ok()) return located(std::move(weights).error());
-  auto constants = serde::read_payload_config(archive, *model, serde::PayloadFolder::kConstants, kMaxConfigBytes);
+  auto constants =
+      serde::read_payload_config(archive, *model, serde::PayloadFolder::kConstants, kMaxConfigBytes);
   if (!constants.ok()) return located(std::move(constants).error());
   serde::PayloadSizeFn size_of = [&](const std::string& path_name, bool is_constant) -> std::optional<uint64_t> {
     auto entry = serde::resolve_payload(archive, *model,

@@ -113,8 +113,8 @@ Status parse_into(rapidjson::Document& doc, Stream& stream, std::string_view tex
     if (byte < 0x20) {
       const std::string hex = hex_digits(byte);
       return make_error(ErrorCode::INPUT_NOT_JSON,
-                        "JSON syntax error: unescaped control character 0x" + hex + " in a string (write it as \\u00" +
-                            hex + ").",
+                        "JSON syntax error: unescaped control character 0x" + hex +
+                            " in a string (write it as \\u00" + hex + ").",
                         where);
     }
   }
@@ -282,7 +282,8 @@ Result<std::unique_ptr<JsonDocument>> JsonDocument::parse(std::string text) {
     where.byte_offset = *bad;
     return make_error(ErrorCode::INPUT_NOT_JSON,
                       "invalid UTF-8: the sequence starting with byte 0x" +
-                          hex_digits(static_cast<unsigned char>(text[*bad])) + " is not a character (JSON text is UTF-8)",
+                          hex_digits(static_cast<unsigned char>(text[*bad])) +
+                          " is not a character (JSON text is UTF-8)",
                       where);
   }
   auto doc = std::make_unique<JsonDocument>();

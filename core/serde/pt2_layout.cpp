@@ -322,9 +322,11 @@ Pt2Layout program_json_layout(std::string program_entry) {
 }
 
 std::string expected_config_entry(const Pt2Model& model, PayloadFolder folder) {
-  const std::string& prefix = folder == PayloadFolder::kWeights ? model.weights_prefix : model.constants_prefix;
+  const std::string& prefix =
+      folder == PayloadFolder::kWeights ? model.weights_prefix : model.constants_prefix;
   if (prefix.empty()) return "";
-  return prefix + model.name + (folder == PayloadFolder::kWeights ? "_weights_config.json" : "_constants_config.json");
+  return prefix + model.name +
+         (folder == PayloadFolder::kWeights ? "_weights_config.json" : "_constants_config.json");
 }
 
 Result<const ArchiveEntry*> resolve_payload(const Archive& archive, const Pt2Model& model,

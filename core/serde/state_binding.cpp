@@ -40,20 +40,22 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
     const std::string what = std::string(ir::input_kind_name(spec.kind)) + " " + single_quoted(spec.target);
 
     const PayloadMeta* meta = config.find(spec.target);
-    if (!meta && !config.missing_entry.empty()) {
-      return entry_error(ErrorCode::WEIGHTS_MISSING,
-                         what + " needs the " + std::string(ir::payload_store_name(store)) + " config \"" +
-                             config.missing_entry + "\", which the archive lacks",
-                         config.missing_entry);
-    }
-    if (!meta && config.entry_name.empty()) {  // no config at all: a program JSON alone
-      return make_error(ErrorCode::WEIGHTS_MISSING,
-                        what + " needs weights, but the input carries none (a program JSON alone): give the .pt2 "
-                               "archive or its unpacked folder");
-    }
     if (!meta) {
-      return entry_error(ErrorCode::WEIGHTS_MISSING,
-                         what + " has no entry in the " + std::string(ir::payload_store_name(store)) + " config",
+      const std::string store_name(ir::payload_store_name(store));
+      if (!config.missing_entry.empty()) {  // the archive lacks this config
+        return entry_error(ErrorCode::WEIGHTS_MISSING,
+                           what + " needs the " + store_name + " config \"" + config.missing_entry +
+                               "\", which the archive lacks",
+                           config.missing_entry);
+      }
+      if (config.entry_name.empty()) {  // no config at all: a program JSON alone
+        return make_error(
+            ErrorCode::WEIGHTS_MISSING,
+            what +
+                " needs weights, but the input carries none (a program JSON alone): give the .pt2 "
+                "archive or its unpacked folder");
+      }
+      return entry_error(ErrorCode::WEIGHTS_MISSING, what + " has no entry in the " + store_name + " config",
                          config.entry_name);
     }
     if (meta->use_pickle) {

@@ -81,6 +81,18 @@ export function optionsJson(value, pointer = '', depth = 0) {
 }
 
 /**
+ * The options JSON of inspect() and listModules(): `rest` with format "text"
+ * or "json" from options.text. Errors: OPTION_INVALID when text is no
+ * boolean, and optionsJson's.
+ */
+function textOptionsJson(text, rest) {
+  if (typeof text !== 'boolean') {
+    throw new PteforgeError('OPTION_INVALID', `options.text must be a boolean; got ${describe(text)}`, { pointer: '/text' });
+  }
+  return optionsJson({ ...rest, format: text ? 'text' : 'json' });
+}
+
+/**
  * The [path, value] pairs of a {files} input: an object's entries, or for a
  * list (File[] from a folder picker) each File's webkitRelativePath or name
  * (file<i> for nameless values). Errors: OPTION_INVALID for a list naming
@@ -401,8 +413,7 @@ export class Core {
   inspect(input, options = {}) {
     this.requireFeature('inspect', 'inspect()');
     const { name, text = false, ...rest } = checkObject(options, 'options');
-    if (typeof text !== 'boolean') throw new PteforgeError('OPTION_INVALID', `options.text must be a boolean; got ${describe(text)}`, { pointer: '/text' });
-    const json = optionsJson({ ...rest, format: text ? 'text' : 'json' });
+    const json = textOptionsJson(text, rest);
     const result = this.#withInput(input, name, 'inspect', (m, d, read, inflate) => m._inspect(d, read, inflate, json));
     return text ? result.text : JSON.parse(result.text);
   }
@@ -417,8 +428,7 @@ export class Core {
   listModules(input, options = {}) {
     this.requireFeature('listModules', 'listModules()');
     const { name, text = false, ...rest } = checkObject(options, 'options');
-    if (typeof text !== 'boolean') throw new PteforgeError('OPTION_INVALID', `options.text must be a boolean; got ${describe(text)}`, { pointer: '/text' });
-    const json = optionsJson({ ...rest, format: text ? 'text' : 'json' });
+    const json = textOptionsJson(text, rest);
     const result = this.#withInput(input, name, 'listModules', (m, d, read, inflate) => m._listModules(d, read, inflate, json));
     return text ? result.text : JSON.parse(result.text);
   }

@@ -243,7 +243,8 @@ val list_modules(std::string input_json, val read, val inflate, std::string opti
   auto input = open_js_input(input_json, reader);
   if (!input.ok()) return error_result(input.error());
   // The module tree needs no weights (a program JSON alone lists its modules).
-  auto program = passes::load_program(*input->archive, input->layout, options->method, "", /*bind_weights=*/false);
+  auto program =
+      passes::load_program(*input->archive, input->layout, options->method, "", /*bind_weights=*/false);
   if (!program.ok()) return error_result(program.error());
   const std::vector<passes::ModuleInfo> modules = passes::list_modules(*program);
   val result = ok_result();

@@ -21,9 +21,10 @@ Result<ConvertRequest> parse_convert_options(std::string_view json) {
   ConvertOptions& out = request.options;
   if (auto passes = options.take("passes"); passes && passes->is_array() && passes->value().Empty()) {
     // An empty list would silently mean the default pipeline (as the CLI's --passes '').
-    return passes->error(ErrorCode::OPTION_INVALID,
-                         "option passes is an empty list: name the passes to run, or leave passes out for the "
-                         "default pipeline");
+    return passes->error(
+        ErrorCode::OPTION_INVALID,
+        "option passes is an empty list: name the passes to run, or leave passes out for the "
+        "default pipeline");
   }
   PTEFORGE_ASSIGN_OR_RETURN(out.pipeline.passes, options.get_strings("passes"));
   PTEFORGE_ASSIGN_OR_RETURN(out.pipeline.preserve_ops, options.get_strings("preserveOps"));

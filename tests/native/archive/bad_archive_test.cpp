@@ -143,10 +143,12 @@ TEST_CASE("bad archive: a truncated zip") {
   // inputs' model.pt), whose ZIP64 locator points nowhere useful: the
   // message leads with the likely cause, the note gives the evidence.
   CHECK(cut_end.error().message ==
-        "the zip archive is probably truncated: no ZIP64 end-of-central-directory record where its locator points");
+        "the zip archive is probably truncated: no ZIP64 end-of-central-directory record where its locator "
+        "points");
   CHECK(cut_end.error().notes ==
-        std::vector<std::string>{"the last end-of-central-directory record (at byte 10883) does not end the file "
-                                 "(1539 bytes follow it): it probably belongs to a zip stored inside the archive"});
+        std::vector<std::string>{
+            "the last end-of-central-directory record (at byte 10883) does not end the file "
+            "(1539 bytes follow it): it probably belongs to a zip stored inside the archive"});
   CHECK(open_zip_bytes(full).ok());
 
   // Data cut away but the directory kept (moved up): offsets point past the end.

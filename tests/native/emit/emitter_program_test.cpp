@@ -164,7 +164,8 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
         "constant method 'get_b': more than 100000 values, lists and objects (constant methods return a few "
         "values, e.g. get_eos_ids=[2,3])");
   CHECK(emit::parse_constant_method_option("get_x=null").error().message ==
-        "constant method 'get_x': null is not a constant value (use an int, float, bool or string, or lists and "
+        "constant method 'get_x': null is not a constant value (use an int, float, bool or string, or lists "
+        "and "
         "objects of them)");
 }
 

@@ -243,7 +243,8 @@ TEST_CASE("binding: missing and invalid state") {
   REQUIRE_FALSE(lone.ok());
   CHECK(lone.error().code == ErrorCode::WEIGHTS_MISSING);
   CHECK(lone.error().message ==
-        "buffer 'big' needs weights, but the input carries none (a program JSON alone): give the .pt2 archive or its "
+        "buffer 'big' needs weights, but the input carries none (a program JSON alone): give the .pt2 "
+        "archive or its "
         "unpacked folder");
   CHECK(lone.error().where.to_string().empty());
 
