@@ -1,10 +1,12 @@
 // Edges of the JS API found by trying to break it: option values that JSON
 // would silently change, an empty pass list, huge constant methods, File
 // lists, Blobs and detached buffers in the wrong places, inherited property
-// names as option values, file descriptors left open by a bad option, and
-// calls in flight when another call poisons the instance.
+// names as option values, file descriptors left open by a bad option, calls
+// in flight when another call poisons the instance, and options whose getters
+// or Proxy traps throw.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
@@ -125,6 +127,39 @@ test('a bad option leaves no file descriptor open', async () => {
     await rejectsWith(pf.convert({ path: model }, { passes: NaN }), 'OPTION_INVALID', '/passes');
   }
   assert.equal(fds(), before);
+});
+
+test('options whose getters or Proxy traps throw are OPTION_INVALID naming the option', async () => {
+  const pf = await pteforge();
+  const pt2 = readFileSync(PT2);
+  const noKeys = new Proxy({}, { ownKeys() { throw new TypeError('no keys'); } });
+  const top = 'options could not be read: TypeError: no keys';
+  await rejectsWith(pf.convert(pt2, noKeys), 'OPTION_INVALID', undefined, top);
+  await rejectsWith(pf.inspect(pt2, noKeys), 'OPTION_INVALID', undefined, top);
+  await rejectsWith(pf.decodePte(pt2, noKeys), 'OPTION_INVALID', undefined, top);
+  assert.throws(() => pf.convertSync(pt2, noKeys), (e) => e.code === 'OPTION_INVALID' && e.message === top);
+  await rejectsWith(pf.convert(pt2, { get memoryPlanning() { throw new Error('boom'); } }), 'OPTION_INVALID', undefined,
+    'options could not be read: Error: boom');
+  await rejectsWith(pf.convert(pt2, { swaps: noKeys }), 'OPTION_INVALID', '/swaps',
+    'options.swaps could not be read: TypeError: no keys');
+  await rejectsWith(pf.convert(pt2, { constantMethods: { get n() { throw 'thrown text'; } } }), 'OPTION_INVALID',
+    '/constantMethods/n', 'option /constantMethods/n could not be read: thrown text');
+  // A hole in a list is a missing value, like an undefined item.
+  await rejectsWith(pf.convert(pt2, { constantMethods: { ids: [1, , 3] } }), 'OPTION_INVALID', '/constantMethods/ids/1',
+    'option /constantMethods/ids/1 is undefined (a list item needs a value)');
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  await rejectsWith(pf.convert(pt2, { constantMethods: [revoked.proxy] }), 'OPTION_INVALID', '/constantMethods/0',
+    "option /constantMethods/0 could not be read: TypeError: Cannot perform 'IsArray' on a proxy that has been revoked");
+  const work = mkdtempSync(join(tmpdir(), 'pteforge-trap-'));
+  try {
+    await rejectsWith(pf.convertToFile(pt2, join(work, 'out.pte'), noKeys), 'OPTION_INVALID', undefined, top);
+    assert.deepEqual(readdirSync(work), []);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  // The instance is unharmed.
+  assert.ok((await pf.convert(pt2, { memoryPlanning: 'greedy' })).pte.length > 0);
 });
 
 test('calls in flight survive another call poisoning the instance (they wait for the reload)', async () => {

@@ -54,6 +54,10 @@ window.cases = {
     } catch (e) {
       out.error = { isPteforgeError: e instanceof PteforgeError, code: e.code, where: e.where, text: String(e) };
     }
+    const trap = new Proxy({}, { ownKeys() { throw new TypeError('no keys'); } });
+    const pending = pf.convert(f, trap);  // a promise, even when the options cannot be read
+    out.trapIsPromise = pending instanceof Promise;
+    try { await pending; } catch (e) { out.trap = String(e); }
     out.again = await hex((await pf.convert(f)).pte);
     await pf.close();
     try { await pf.inspect(f); } catch (e) { out.closed = e.code; }
@@ -198,6 +202,8 @@ test('main thread: convert a File through the internal worker, byte-identical to
     isPteforgeError: true, code: 'ARCHIVE_INVALID', where: { entry: 'bad.pt2' },
     text: 'ARCHIVE_INVALID: "bad.pt2" is neither a zip archive (.pt2) nor a program JSON (entry=bad.pt2)',
   });
+  assert.equal(out.trapIsPromise, true);
+  assert.equal(out.trap, 'OPTION_INVALID: options could not be read: TypeError: no keys');
   assert.equal(out.closed, 'INTERNAL', 'calls after close() reject');
 });
 

@@ -11,7 +11,7 @@
 // FileReaderSync exists; a .pt2, whose zip directory zip.js reads and whose
 // deflated entries it inflates, zip.mjs) and reload a poisoned instance.
 
-import { PteforgeError, fromErrorJson, internalError } from './errors.mjs';
+import { PteforgeError, fromErrorJson, internalError, readCallerValue } from './errors.mjs';
 import { BytesSource, asBytes, isBlob } from './sources.mjs';
 import { MAX_INFLATE_ENTRY, TOO_BIG, ZipInput, readZip, sniffZip } from './zip.mjs';
 
@@ -23,11 +23,27 @@ const decoder = new TextDecoder();
  */
 const DEFAULT_NAME = 'input';
 
+/**
+ * A plain copy (own enumerable properties) of `value` when it is an object
+ * and no array; else `value` itself. Read once, so later reads cannot run the
+ * caller's getters or Proxy traps again. Errors: OPTION_INVALID naming `what`
+ * when one of them throws.
+ */
+export function snapshotOptions(value, what = 'options', pointer = '') {
+  return readCallerValue(what, pointer, () =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...value } : value);
+}
+
+/**
+ * snapshotOptions of `value`, {} for undefined. Errors: OPTION_INVALID naming
+ * `what` when it is no object, and snapshotOptions'.
+ */
 function checkObject(value, what, pointer = '') {
-  if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+  const copy = snapshotOptions(value, what, pointer);
+  if (copy !== undefined && (copy === null || typeof copy !== 'object' || Array.isArray(copy))) {
     throw new PteforgeError('OPTION_INVALID', `${what} must be an object`, { pointer });
   }
-  return value ?? {};
+  return copy ?? {};
 }
 
 /** True for {} and Object.create(null) objects (not Map, Date, class instances, typed arrays). */
@@ -52,6 +68,11 @@ const MAX_OPTION_DEPTH = 1024;
  * deeper than MAX_OPTION_DEPTH, as the core says, instead of a stack overflow).
  */
 export function optionsJson(value, pointer = '', depth = 0) {
+  return readCallerValue(pointer ? `option ${pointer}` : 'options', pointer, () => optionJsonAt(value, pointer, depth));
+}
+
+/** optionsJson for one value; a throwing getter or Proxy trap escapes to optionsJson. */
+function optionJsonAt(value, pointer, depth) {
   if (depth > MAX_OPTION_DEPTH) {
     throw new PteforgeError('OPTION_INVALID', `options are nested deeper than ${MAX_OPTION_DEPTH} levels`);
   }
@@ -65,17 +86,25 @@ export function optionsJson(value, pointer = '', depth = 0) {
     return JSON.stringify(value);
   }
   if (typeof value !== 'object') throw bad(describe(value));
+  // Each item is read once, under its own pointer (a getter may throw).
+  const item = (at, read) => readCallerValue(`option ${at}`, at, read);
   if (Array.isArray(value)) {
-    return `[${value.map((v, i) => {
-      if (v === undefined) throw new PteforgeError('OPTION_INVALID', `option ${pointer}/${i} is undefined (a list item needs a value)`, { pointer: `${pointer}/${i}` });
-      return optionsJson(v, `${pointer}/${i}`, depth + 1);
-    }).join(',')}]`;
+    const items = [];
+    for (let i = 0, n = value.length; i < n; i += 1) {
+      const at = `${pointer}/${i}`;
+      const v = item(at, () => value[i]);  // a hole reads as undefined
+      if (v === undefined) throw new PteforgeError('OPTION_INVALID', `option ${at} is undefined (a list item needs a value)`, { pointer: at });
+      items.push(optionsJson(v, at, depth + 1));
+    }
+    return `[${items.join(',')}]`;
   }
   if (!isPlainObject(value)) throw bad(describe(value));
   const fields = [];
   for (const key of Object.keys(value)) {
-    if (value[key] === undefined) continue;
-    fields.push(`${JSON.stringify(key)}:${optionsJson(value[key], `${pointer}/${escape(key)}`, depth + 1)}`);
+    const at = `${pointer}/${escape(key)}`;
+    const v = item(at, () => value[key]);
+    if (v === undefined) continue;
+    fields.push(`${JSON.stringify(key)}:${optionsJson(v, at, depth + 1)}`);
   }
   return `{${fields.join(',')}}`;
 }

@@ -61,3 +61,27 @@ export function fromErrorJson(json) {
 export function internalError(message, cause) {
   return new PteforgeError('INTERNAL', message, {}, [], cause);
 }
+
+/** The text of a value the caller threw (a getter or Proxy trap's), never throwing itself. */
+function thrownText(e) {
+  try {
+    return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  } catch {
+    return 'an exception that cannot be shown';
+  }
+}
+
+/**
+ * What `read()` returns. An exception it throws that is no PteforgeError (the
+ * caller's getter or Proxy trap failing while its options are read) becomes
+ * OPTION_INVALID "`what` could not be read: …" at JSON pointer `pointer`
+ * (no pointer when it is '', the options themselves).
+ */
+export function readCallerValue(what, pointer, read) {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof PteforgeError) throw e;
+    throw new PteforgeError('OPTION_INVALID', `${what} could not be read: ${thrownText(e)}`, pointer ? { pointer } : {});
+  }
+}

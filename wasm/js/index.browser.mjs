@@ -11,7 +11,7 @@
 // (new URL('pteforge.wasm', import.meta.url)) unless wasmUrl/locateFile says
 // otherwise; serve it as application/wasm (engineering-notes E12).
 
-import { Core } from './api.mjs';
+import { Core, snapshotOptions } from './api.mjs';
 import { PteforgeError, fromErrorJson } from './errors.mjs';
 import { makeConverter } from './instance.mjs';
 import { BlobSource, isBlob } from './sources.mjs';
@@ -61,8 +61,12 @@ async function createDirect(options) {
   return makeConverter(core, env);
 }
 
-/** Strips what cannot be posted (functions) and says whether progress was asked for. */
+/**
+ * Strips what cannot be posted (functions) and says whether progress was
+ * asked for. Errors: snapshotOptions' (a throwing getter or Proxy trap).
+ */
 function postable(options) {
+  options = snapshotOptions(options);
   if (!options || typeof options !== 'object') return { options, progress: null };
   const { onProgress, ...rest } = options;
   return { options: rest, progress: typeof onProgress === 'function' ? onProgress : null };
@@ -143,8 +147,13 @@ async function createProxy(options) {
   };
   for (const op of FORWARDED) {
     converter[op] = (input, opts) => {
-      const { options: rest, progress } = postable(opts);
-      return send(op, op === 'wasmMemoryBytes' || op === 'listPasses' ? [] : [input, rest], progress);
+      let posted;
+      try {
+        posted = postable(opts);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      return send(op, op === 'wasmMemoryBytes' || op === 'listPasses' ? [] : [input, posted.options], posted.progress);
     };
   }
   return converter;

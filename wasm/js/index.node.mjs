@@ -12,7 +12,7 @@ import { closeSync, existsSync, fchmodSync, fstatSync, lstatSync, openSync, read
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
 
-import { Core, chunksSize, closeSources, lazyJson } from './api.mjs';
+import { Core, chunksSize, closeSources, lazyJson, snapshotOptions } from './api.mjs';
 import { PteforgeError } from './errors.mjs';
 import { makeConverter } from './instance.mjs';
 import { ReadAheadWindow, SMALL_READ, isBlob } from './sources.mjs';
@@ -402,8 +402,9 @@ export async function createPteforge(options = {}) {
         if (typeof path !== 'string') {
           throw new PteforgeError('OPTION_INVALID', 'convertToFile needs an output path (string)');
         }
+        opts = snapshotOptions(opts);
         const inputs = [...inputPaths(input)];
-        for (const swap of Object.values(opts?.swaps ?? {})) inputs.push(...inputPaths(swap));
+        for (const swap of Object.values(snapshotOptions(opts?.swaps ?? {}, 'options.swaps', '/swaps'))) inputs.push(...inputPaths(swap));
         const { target, mode } = outputTarget(path, inputs);
         const { chunks, sources, metadataText, report, program } = core.convertChunks(input, opts, 'convertToFile');
         try {

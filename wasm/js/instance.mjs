@@ -4,7 +4,7 @@
 // methods to a worker holding one of these.
 
 import { PteforgeError } from './errors.mjs';
-import { closeSources, lazyJson } from './api.mjs';
+import { closeSources, lazyJson, snapshotOptions } from './api.mjs';
 
 /** options.name when it is a string (checked by the method itself otherwise). */
 function optionName(options) {
@@ -19,7 +19,7 @@ export function makeConverter(core, env) {
   const prepareOptions = async (options, opened) => {
     if (!options || typeof options !== 'object' || !options.swaps || typeof options.swaps !== 'object' || Array.isArray(options.swaps)) return options;
     const swaps = {};
-    for (const [fqn, value] of Object.entries(options.swaps)) {
+    for (const [fqn, value] of Object.entries(snapshotOptions(options.swaps, 'options.swaps', '/swaps'))) {
       try {
         swaps[fqn] = await core.prepareInput(value, undefined, { opened });
       } catch (e) {
@@ -40,6 +40,7 @@ export function makeConverter(core, env) {
     await core.ready();
     const opened = [];
     try {
+      args[optionsAt] = snapshotOptions(args[optionsAt]);
       args[0] = await core.prepareInput(args[0], optionName(args[optionsAt]), { zip, opened });
       if (zip) args[optionsAt] = await prepareOptions(args[optionsAt], opened);
       // Another call may have failed and dropped the instance while this one
@@ -52,6 +53,7 @@ export function makeConverter(core, env) {
   };
 
   const convertSync = (input, options = {}) => {
+    options = snapshotOptions(options);
     const { chunks, sources, metadataText, report, program } = core.convertChunks(input, options);
     try {
       const progress = (done) => {
