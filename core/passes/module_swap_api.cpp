@@ -1,10 +1,10 @@
 // Module swap API (see module_swap_api.h).
 #include "passes/module_swap_api.h"
 
-#include <algorithm>
-
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <algorithm>
 
 #include "ir/printer.h"
 #include "passes/module_swap/outline.h"
@@ -15,6 +15,7 @@
 #include "serde/import_exported_program.h"
 #include "serde/payload_config.h"
 #include "serde/state_binding.h"
+#include "support/text_table.h"
 
 namespace pteforge::passes {
 namespace {
@@ -110,21 +111,22 @@ std::vector<ModuleInfo> list_modules(const ir::ExportedProgram& ep) {
 }
 
 std::string modules_to_text(const std::vector<ModuleInfo>& modules) {
-  std::string out;
+  std::vector<std::vector<std::string>> rows;
   for (const auto& m : modules) {
-    std::string line(2 * m.depth, ' ');
-    line += m.fqn.empty() ? std::string("(root)") : m.fqn;
-    if (!m.type.empty()) line += "  " + m.type;
-    line += "  nodes=" + std::to_string(m.nodes);
-    if (m.calls > 1) line += "  calls=" + std::to_string(m.calls);
+    std::vector<std::string> row = {
+        std::string(2 * m.depth, ' ') + (m.fqn.empty() ? std::string("(root)") : m.fqn), m.type,
+        std::to_string(m.nodes) + (m.nodes == 1 ? " node" : " nodes")};
+    std::string tail;
+    if (m.calls > 1) tail += "  calls=" + std::to_string(m.calls);
     if (m.preserved) {
-      line += "  preserved";
-      line += m.swappable ? "  swappable" : "  not swappable: " + m.reason;
-      line += "  in=(" + join(m.inputs) + ") out=(" + join(m.outputs) + ")";
+      tail += "  preserved";
+      tail += m.swappable ? "  swappable" : "  not swappable: " + m.reason;
+      tail += "  in=(" + join(m.inputs) + ") out=(" + join(m.outputs) + ")";
     }
-    out += line + "\n";
+    if (!tail.empty()) row.push_back(tail.substr(2));
+    rows.push_back(std::move(row));
   }
-  return out;
+  return text_table(rows, "");
 }
 
 std::string modules_to_json(const std::vector<ModuleInfo>& modules) {

@@ -51,8 +51,9 @@ struct ModuleInfo {
 /// order), then paths only seen in nn_module_stack. Swappability is decided
 /// by outlining the module on a copy of the program. Never fails.
 std::vector<ModuleInfo> list_modules(const ir::ExportedProgram& ep);
-/// Text table, one module per line, indented by depth:
-///   "encoder.layer.1  __main__.MLPLayer  nodes=3  preserved  swappable  in=(float32[4, 8]) out=(float32[4, 8])"
+/// Text table, one module per line, indented by depth, the path, type and
+/// node-count columns aligned as in `inspect`'s module section, e.g.
+///   "  encoder.layer.1  __main__.MLPLayer  3 nodes  preserved  swappable  in=(float32[4]) out=(float32[4])"
 std::string modules_to_text(const std::vector<ModuleInfo>& modules);
 /// JSON array of objects {fqn, type, depth, nodes, calls, preserved, swappable,
 /// reason, in_spec, out_spec, inputs, outputs} (fixed key order).

@@ -10,6 +10,7 @@
 
 #include "ir/printer.h"
 #include "ir/sym_expr.h"
+#include "support/text_table.h"
 
 namespace pteforge::serde {
 namespace {
@@ -140,26 +141,6 @@ std::string io_type(const IoSummary& io) {
     out += dim_text((*io.shape)[i]);
   }
   return out + "]";
-}
-
-/// Rows of cells → aligned lines with the given indent; trailing spaces trimmed.
-std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
-  std::vector<size_t> width;
-  for (const auto& r : rows) {
-    if (width.size() < r.size()) width.resize(r.size(), 0);
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  }
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line = indent;
-    for (size_t i = 0; i < r.size(); ++i) {
-      line += r[i];
-      if (i + 1 < r.size()) line.append(width[i] - r[i].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
 }
 
 std::string bound_text(const std::optional<int64_t>& v, const char* inf) { return v ? std::to_string(*v) : inf; }
@@ -299,11 +280,11 @@ std::string summary_to_text(const ProgramSummary& summary) {
     out += "  inputs (" + std::to_string(m.inputs.size()) + "):\n";
     std::vector<std::vector<std::string>> rows;
     for (const auto& io : m.inputs) rows.push_back({io.name, io.kind, io.target, io_type(io)});
-    out += table(rows, "    ");
+    out += text_table(rows, "    ");
     out += "  outputs (" + std::to_string(m.outputs.size()) + "):\n";
     rows.clear();
     for (const auto& io : m.outputs) rows.push_back({io.name, io.kind, io.target, io_type(io)});
-    out += table(rows, "    ");
+    out += text_table(rows, "    ");
 
     if (!m.symbols.empty()) {
       out += "  symbols:\n";
@@ -311,7 +292,7 @@ std::string summary_to_text(const ProgramSummary& summary) {
       for (const auto& sym : m.symbols) {
         rows.push_back({sym.name, "[" + bound_text(sym.min, "-inf") + ", " + bound_text(sym.max, "inf") + "]"});
       }
-      out += table(rows, "    ");
+      out += text_table(rows, "    ");
     }
 
     out += "  nodes (" + std::to_string(m.node_count);
@@ -319,14 +300,14 @@ std::string summary_to_text(const ProgramSummary& summary) {
     out += "):\n";
     rows.clear();
     for (const auto& op : m.ops) rows.push_back({op.target, std::to_string(op.count)});
-    out += table(rows, "    ");
+    out += text_table(rows, "    ");
 
     out += "  state" + std::string(m.bytes_from_payloads ? " (bytes from payloads)" : "") + ":\n";
     rows = {{"parameters", state_text(m.parameters)},
             {"buffers", state_text(m.buffers)},
             {"constants", state_text(m.constants)}};
     if (m.custom_objects) rows.push_back({"custom objects", std::to_string(m.custom_objects)});
-    out += table(rows, "    ");
+    out += text_table(rows, "    ");
 
     if (!m.modules.empty()) {
       out += "  modules:\n";
@@ -336,7 +317,7 @@ std::string summary_to_text(const ProgramSummary& summary) {
         rows.push_back({indent + (mod.path.empty() ? "(root)" : mod.path), mod.type,
                         std::to_string(mod.nodes) + (mod.nodes == 1 ? " node" : " nodes")});
       }
-      out += table(rows, "    ");
+      out += text_table(rows, "    ");
     }
     if (!m.preserved_calls.empty()) {
       out += "  preserved call signatures:\n";
@@ -344,7 +325,7 @@ std::string summary_to_text(const ProgramSummary& summary) {
       for (const auto& c : m.preserved_calls) {
         rows.push_back({c.fqn, "(" + join(c.inputs, ", ") + ") -> (" + join(c.outputs, ", ") + ")"});
       }
-      out += table(rows, "    ");
+      out += text_table(rows, "    ");
     }
     if (!m.warnings.empty()) {
       out += "  warnings:\n";

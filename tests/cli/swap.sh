@@ -15,13 +15,13 @@ trap 'rm -rf "$work"' EXIT
 "$bin" inspect --modules "$base" > "$work/modules.txt"
 cat > "$work/expected.txt" <<'TXT'
 method forward
-(root)  torch.nn.modules.container.Sequential  nodes=7
-  0  torch.nn.modules.container.Sequential  nodes=4  preserved  swappable  in=(float32[3, 6]) out=(float32[3, 5])
-    0.0  torch.nn.modules.linear.Linear  nodes=2
-    0.1  torch.nn.modules.activation.SiLU  nodes=2
-  1  torch.nn.modules.container.Sequential  nodes=3  preserved  swappable  in=(float32[3, 5]) out=(float32[3, 4])
-    1.0  torch.nn.modules.linear.Linear  nodes=2
-    1.1  torch.nn.modules.activation.Tanh  nodes=1
+(root)   torch.nn.modules.container.Sequential  7 nodes
+  0      torch.nn.modules.container.Sequential  4 nodes  preserved  swappable  in=(float32[3, 6]) out=(float32[3, 5])
+    0.0  torch.nn.modules.linear.Linear         2 nodes
+    0.1  torch.nn.modules.activation.SiLU       2 nodes
+  1      torch.nn.modules.container.Sequential  3 nodes  preserved  swappable  in=(float32[3, 5]) out=(float32[3, 4])
+    1.0  torch.nn.modules.linear.Linear         2 nodes
+    1.1  torch.nn.modules.activation.Tanh       1 node
 TXT
 diff -u "$work/expected.txt" "$work/modules.txt"
 

@@ -18,18 +18,19 @@ TEST_CASE("list_modules: the module tree of nested_modules with node counts and 
   auto l = testing::load(kNested);
   auto modules = passes::list_modules(l.program);
   CHECK(passes::modules_to_text(modules) ==
-        "(root)  __main__.Model  nodes=8\n"
-        "  encoder  __main__.Encoder  nodes=6  preserved  swappable  in=(float32[4, 8]) out=(float32[4, 8])\n"
-        "    encoder.layer  nodes=0\n"
-        "      encoder.layer.0  __main__.MLPLayer  nodes=3  preserved  swappable  in=(float32[4, 8]) "
-        "out=(float32[4, 8])\n"
-        "        encoder.layer.0.fc  torch.nn.modules.linear.Linear  nodes=2\n"
-        "        encoder.layer.0.act  torch.nn.modules.activation.GELU  nodes=1\n"
-        "      encoder.layer.1  __main__.MLPLayer  nodes=3  preserved  swappable  in=(float32[4, 8]) "
-        "out=(float32[4, 8])\n"
-        "        encoder.layer.1.fc  torch.nn.modules.linear.Linear  nodes=2\n"
-        "        encoder.layer.1.act  torch.nn.modules.activation.GELU  nodes=1\n"
-        "  head  torch.nn.modules.linear.Linear  nodes=2\n");
+        "(root)                       __main__.Model                    8 nodes\n"
+        "  encoder                    __main__.Encoder                  6 nodes  preserved  swappable  "
+        "in=(float32[4, 8]) out=(float32[4, 8])\n"
+        "    encoder.layer                                              0 nodes\n"
+        "      encoder.layer.0        __main__.MLPLayer                 3 nodes  preserved  swappable  "
+        "in=(float32[4, 8]) out=(float32[4, 8])\n"
+        "        encoder.layer.0.fc   torch.nn.modules.linear.Linear    2 nodes\n"
+        "        encoder.layer.0.act  torch.nn.modules.activation.GELU  1 node\n"
+        "      encoder.layer.1        __main__.MLPLayer                 3 nodes  preserved  swappable  "
+        "in=(float32[4, 8]) out=(float32[4, 8])\n"
+        "        encoder.layer.1.fc   torch.nn.modules.linear.Linear    2 nodes\n"
+        "        encoder.layer.1.act  torch.nn.modules.activation.GELU  1 node\n"
+        "  head                       torch.nn.modules.linear.Linear    2 nodes\n");
   REQUIRE(modules.size() == 10);
   CHECK(modules[2].fqn == "encoder.layer");
   CHECK(modules[2].calls == 0);
@@ -74,8 +75,8 @@ TEST_CASE("list_modules: a preserved module that cannot be outlined says why") {
   CHECK(modules[1].out_spec == "(*, *)");
   CHECK(modules[1].reason.rfind("the nodes of module 'm' are not convex", 0) == 0);
   CHECK(passes::modules_to_text(modules) ==
-        "(root)  Root  nodes=3\n"
-        "  m  M_m  nodes=2  preserved  not swappable: " +
+        "(root)  Root  3 nodes\n"
+        "  m     M_m   2 nodes  preserved  not swappable: " +
             modules[1].reason + "  in=(float32[2, 3]) out=(float32[2, 3], float32[2, 3])\n");
 }
 
