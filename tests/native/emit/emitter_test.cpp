@@ -645,25 +645,43 @@ TEST_CASE("emitter: stack traces become frames, a trace per kernel call with --e
   CHECK(f.items[1] == emit::Frame{"/m/lib.py", 3, "helper", ""});
   CHECK(f.items[2] == emit::Frame{"/m/lib.py", 9, "inner", "y = f(x)"});
   CHECK(emit::stacktrace_to_frames("").items.empty());
+  // Python 3.11 marker lines between frames: each frame keeps its own source
+  // line (ExecuTorch's emitter would take every second line; README).
+  f = emit::stacktrace_to_frames(
+      "  File \"/m/model.py\", line 12, in forward\n"
+      "    return torch.tanh(x)\n"
+      "           ^^^^^^^^^^^^^\n"
+      "  File \"/m/b.py\", line 9, in f\n"
+      "    return g(x)\n");
+  REQUIRE(f.items.size() == 2);
+  CHECK(f.items[0] == emit::Frame{"/m/model.py", 12, "forward", "return torch.tanh(x)"});
+  CHECK(f.items[1] == emit::Frame{"/m/b.py", 9, "f", "return g(x)"});
 
   ProgramBuilder b;
   b.input("x", ScalarType::Float, {2});
   alloc(b, "a", ScalarType::Float, {2});
   b.call("aten.relu.out", {arg_tensor("x")}, {ScalarType::Float, {2}}, {{"out", arg_tensor("a")}}, "r");
-  b.output("r");
+  // A node without a stack trace (like an inserted buffer write-back): an
+  // empty frame list keeps one entry per instruction (README).
+  alloc(b, "a2", ScalarType::Float, {2});
+  b.call("aten.relu.out", {arg_tensor("r")}, {ScalarType::Float, {2}}, {{"out", arg_tensor("a2")}}, "r2");
+  b.output("r2");
   ExportedProgram ep = b.build();
   ep.graph().find_node("r")->metadata().stack_trace =
       std::make_shared<const std::string>("File \"a.py\", line 1, in f\n    relu(x)\n");
   passes::MethodState state;
   default_specs(ep, state);
   share_spec(state, "r", "a");
+  share_spec(state, "r2", "a2");
   emit::ProgramState program;
   emit::EmitOptions options;
   options.emit_stacktrace = true;
   emit::ExecutionPlan plan = emit_ok(ep, state, program, options);
+  REQUIRE(plan.chains[0].instructions.size() == 2);
   REQUIRE(plan.chains[0].stacktrace.has_value());
-  REQUIRE(plan.chains[0].stacktrace->size() == 1);
+  REQUIRE(plan.chains[0].stacktrace->size() == 2);
   CHECK((*plan.chains[0].stacktrace)[0].items == std::vector<emit::Frame>{emit::Frame{"a.py", 1, "f", "relu(x)"}});
+  CHECK((*plan.chains[0].stacktrace)[1].items.empty());
   emit::ProgramState program2;
   CHECK_FALSE(emit_ok(ep, state, program2).chains[0].stacktrace.has_value());
 }
