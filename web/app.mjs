@@ -90,18 +90,27 @@ async function showError(error, file = null) {
   const box = $('error');
   const items = WHERE_KEYS.filter((k) => where[k] !== undefined && where[k] !== '')
     .map((k) => [h('dt', {}, k), h('dd', { 'data-key': k }, String(where[k]))]);
+  // Read first, so that the box appears whole (with or without the input's text).
+  const snippet = file ? await contextAt(file, where).catch(() => null) : null;
   fill(box, 
     h('h2', {}, 'Error ', h('code', { class: 'code', 'data-testid': 'error-code' }, e.code ?? 'INTERNAL')),
     h('p', { class: 'message', 'data-testid': 'error-message' }, e.message ?? ''),
     items.length ? h('dl', { class: 'where', 'data-testid': 'error-where' }, items) : null,
     (e.notes ?? []).length ? h('ul', { class: 'notes' }, e.notes.map((n) => h('li', {}, n))) : null,
+    snippet,
   );
   box.hidden = false;
-  const snippet = file ? await contextAt(file, where) : null;
-  if (snippet) box.append(snippet);
 }
 
-/** The lines around where.byte_offset of a text (JSON) input, with a caret. */
+/** True when `bytes` hold a control byte no text has (not tab, LF, FF or CR): a binary file. */
+function looksBinary(bytes) {
+  return bytes.some((b) => b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0c && b !== 0x0d);
+}
+
+/**
+ * The line around where.byte_offset of a text (JSON) input, with a caret;
+ * null for a zip (its offsets are within entries) or a binary file (a .pte).
+ */
 async function contextAt(file, where) {
   const off = where.byte_offset;
   if (typeof off !== 'number' || off < 0 || off > file.size) return null;
@@ -109,12 +118,14 @@ async function contextAt(file, where) {
   if (head[0] === 0x50 && head[1] === 0x4b) return null; // a zip: offsets are within entries
   const start = Math.max(0, off - 200);
   const bytes = new Uint8Array(await file.slice(start, Math.min(file.size, off + 200)).arrayBuffer());
+  if (looksBinary(bytes)) return null;
   const dec = new TextDecoder('utf-8', { fatal: false });
   const before = dec.decode(bytes.subarray(0, off - start)).split('\n').pop();
   const after = dec.decode(bytes.subarray(off - start)).split('\n')[0];
   const line = (before + after).replace(/\t/g, ' ');
   const col = before.length;
-  // Line number: count newlines before the offset (bounded read).
+  // Line number: count newlines before the offset (bounded read: past 8 MiB
+  // the caption gives the byte alone).
   let lineNo = 1;
   if (off <= 8 << 20) {
     const all = new Uint8Array(await file.slice(0, off).arrayBuffer());
@@ -122,8 +133,9 @@ async function contextAt(file, where) {
   }
   const clipStart = Math.max(0, col - 60);
   const shown = line.slice(clipStart, clipStart + 120);
+  const place = off <= 8 << 20 ? `line ${lineNo}, column ${col + 1} (byte ${off})` : `byte ${off}`;
   return h('figure', { class: 'context' },
-    h('figcaption', {}, `${file.name}, line ${lineNo}, column ${col + 1} (byte ${off})`),
+    h('figcaption', {}, `${file.name}, ${place}`),
     h('pre', { 'data-testid': 'error-context' }, shown + '\n' + ' '.repeat(col - clipStart) + '^'));
 }
 
@@ -228,13 +240,17 @@ function renderOptions(summary) {
   $('options').hidden = false;
 }
 
+/** One row per replacement file, each with a module to replace; rows kept keep their choice. */
 function renderSwaps(summary) {
   const paths = [...new Set((summary?.methods ?? []).flatMap((m) => (m.modules ?? []).map((x) => x.path)).filter((p) => p !== ''))];
   $('swap-drop').hidden = paths.length === 0;
-  const rows = state.swapFiles.map((file, i) => h('div', { class: 'swap' },
-    h('label', {}, 'replace ', h('select', { 'data-swap': i },
-      h('option', { value: '' }, '(do not swap)'), paths.map((p) => h('option', { value: p }, p)))),
-    ' with ', h('strong', {}, file.name)));
+  const chosen = [...document.querySelectorAll('select[data-swap]')].map((sel) => sel.value);
+  const rows = state.swapFiles.map((file, i) => {
+    const select = h('select', { 'data-swap': i },
+      h('option', { value: '' }, '(do not swap)'), paths.map((p) => h('option', { value: p }, p)));
+    if (paths.includes(chosen[i])) select.value = chosen[i];
+    return h('div', { class: 'swap' }, h('label', {}, 'replace ', select), ' with ', h('strong', {}, file.name));
+  });
   fill($('swap-rows'), ...rows);
   $('swaps').hidden = rows.length === 0;
 }
@@ -264,12 +280,22 @@ function readOptions() {
   return opts;
 }
 
+/**
+ * {module path: replacement File} from the swap rows. Throws
+ * {code: OPTION_INVALID} when two rows replace one module.
+ */
 function readSwaps() {
-  const swaps = {};
+  const swaps = new Map();  // any module path is a key, "constructor" included
   for (const sel of document.querySelectorAll('select[data-swap]')) {
-    if (sel.value) swaps[sel.value] = state.swapFiles[Number(sel.dataset.swap)];
+    if (!sel.value) continue;
+    const file = state.swapFiles[Number(sel.dataset.swap)];
+    if (swaps.has(sel.value)) {
+      const pointer = `/swaps/${sel.value.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      throw { code: 'OPTION_INVALID', message: `module '${sel.value}' is replaced twice (by ${swaps.get(sel.value).name} and by ${file.name}); choose one`, where: { pointer }, notes: [] };
+    }
+    swaps.set(sel.value, file);
   }
-  return swaps;
+  return Object.fromEntries(swaps);
 }
 
 // ---------------------------------------------------------------- convert
@@ -290,16 +316,20 @@ async function convert() {
   $('decoded').hidden = true;
   fill($('progress'), );
   let options;
+  let swaps;
   try {
     options = readOptions();
+    swaps = readSwaps();
   } catch (e) {
-    return showError(e);
+    await showError(e);
+    finished();
+    return;
   }
   state.busy = true;
   $('convert').disabled = true;
   setStatus('busy', `Converting ${state.file.name}…`);
   try {
-    const r = await call({ op: 'convert', file: state.file, options, swaps: readSwaps() }, (p) => {
+    const r = await call({ op: 'convert', file: state.file, options, swaps }, (p) => {
       const bar = progressFor(p.stage);
       bar.max = Math.max(1, p.total);
       bar.value = p.done;

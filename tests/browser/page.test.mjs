@@ -254,6 +254,15 @@ describe('pteforge web page', () => {
     await pick(env.page, trunc);
     assert.equal(await env.page.textContent('[data-testid=error-code]'), cliPte.stderr.split(':')[0]);
     assert.equal(await env.page.textContent('[data-testid=error-code]'), 'PTE_INVALID');
+    // A .pte error at a byte offset: the offset is shown, but no "line" of the binary file.
+    const badId = join(SCRATCH, 'bad_identifier.pte');
+    const pteBytes = Buffer.from(readFileSync(repo('tests', 'data', 'reference', 'pte', 'add.pte')));
+    pteBytes.write('ET13', 4, 'latin1');
+    writeFileSync(badId, pteBytes);
+    assert.match(runCli(['decode', '--json', badId]).stderr, /^PTE_INVALID: file identifier is "ET13"; "ET12" expected \(entry=.* byte_offset=4\)/);
+    await pick(env.page, badId);
+    assert.equal(await env.page.textContent('[data-testid=error-where] dd[data-key=byte_offset]'), '4');
+    assert.equal(await env.page.locator('[data-testid=error-context]').count(), 0);
     await pick(env.page, repo('tests', 'data', 'reference', 'pte', 'add.pte'));
     assert.equal(await env.page.isHidden('#error'), true);
     assert.equal(await env.page.isVisible('#decoded'), true);
@@ -371,8 +380,8 @@ describe('pteforge web page', () => {
       assert.equal(await page.textContent('#convert-note'), '');
       // A bad constant-methods field is reported before anything runs.
       await page.fill('#constant-methods', '{"get_max_seq_len": }');
-      await whenDone(page, () => page.click('#convert')).catch(() => {});
-      await page.waitForSelector('#error:not([hidden])');
+      await whenDone(page, () => page.click('#convert'));
+      assert.equal(await page.isVisible('#error'), true);
       assert.equal(await page.textContent('[data-testid=error-code]'), 'OPTION_INVALID');
       assert.equal(await page.textContent('[data-testid=error-where] dd[data-key=pointer]'), '/constantMethods');
       // Options as chosen in the form reach convert().
@@ -398,6 +407,22 @@ describe('pteforge web page', () => {
         return t;
       }) });
       await page.selectOption('#swap-rows select', 'proj');
+      // A second replacement file: the first row keeps its choice; two rows
+      // replacing one module are refused before anything runs.
+      await page.dispatchEvent('#swap-drop', 'drop', { dataTransfer: await page.evaluateHandle(() => {
+        const t = new DataTransfer();
+        t.items.add(new File(['{}'], 'other.json'));
+        return t;
+      }) });
+      assert.deepEqual(await page.$$eval('#swap-rows select', (ss) => ss.map((x) => x.value)), ['proj', '']);
+      await page.selectOption('#swap-rows select[data-swap="1"]', 'proj');
+      await whenDone(page, () => page.click('#convert'));
+      assert.equal(await page.isVisible('#error'), true);
+      assert.equal(await page.textContent('[data-testid=error-code]'), 'OPTION_INVALID');
+      assert.equal(await page.textContent('[data-testid=error-message]'),
+        "module 'proj' is replaced twice (by replacement.json and by other.json); choose one");
+      assert.equal(await page.textContent('[data-testid=error-where] dd[data-key=pointer]'), '/swaps/proj');
+      await page.selectOption('#swap-rows select[data-swap="1"]', '');
       await whenDone(page, () => page.click('#convert'));
       assert.equal(await page.isHidden('#error'), true, await page.textContent('#error'));
       assert.equal(await page.textContent('#status'), 'Converted layernorm_residual.pt2.');
