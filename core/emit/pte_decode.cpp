@@ -4,6 +4,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "schema/program_generated.h"
@@ -239,12 +240,23 @@ class Decoder {
 
   static std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
+  /// The items of a scalar vector. Each is copied out byte-wise: the
+  /// verifier checks only the 4-byte alignment of a vector's length field, so
+  /// in a damaged (or hand-made) file the 8-byte items of an int64 or double
+  /// vector may sit off their alignment, where reading them in place is
+  /// undefined behaviour (found by fuzzing under UBSan).
   template <typename T, typename F>
   static std::vector<T> vec(const flatbuffers::Vector<F>* v) {
+    static_assert(std::is_arithmetic_v<F>, "scalar vectors only");
     std::vector<T> out;
     if (!v) return out;
     out.reserve(v->size());
-    for (flatbuffers::uoffset_t i = 0; i < v->size(); ++i) out.push_back(static_cast<T>(v->Get(i)));
+    const uint8_t* data = v->Data();
+    for (flatbuffers::uoffset_t i = 0; i < v->size(); ++i) {
+      F item;
+      std::memcpy(&item, data + static_cast<size_t>(i) * sizeof(F), sizeof(F));
+      out.push_back(static_cast<T>(flatbuffers::EndianScalar(item)));
+    }
     return out;
   }
 

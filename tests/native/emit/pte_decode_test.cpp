@@ -408,6 +408,29 @@ TEST_CASE("decoding from the program part plus the file size") {
   CHECK(partial.error().code == ErrorCode::PTE_INVALID);
 }
 
+TEST_CASE("an int64 vector off its 8-byte alignment is read byte-wise (the verifier accepts it)") {
+  // Found by fuzzing under UBSan: one byte of arduino_keyword_spotting.pte
+  // (the offset from value 154's IntList table to its items) moved by 124, so
+  // the int64 items start 4 bytes past an 8-byte boundary. FlatBuffers'
+  // verifier checks only the length field's 4-byte alignment, and reading the
+  // items in place was undefined behaviour.
+  std::string bytes = read_file(reference_path("arduino_keyword_spotting.pte"));
+  REQUIRE(bytes.size() == 54192);
+  REQUIRE(static_cast<uint8_t>(bytes[7896]) == 0x04);
+  bytes[7896] = static_cast<char>(0x80);
+  auto d = decode_pte(bytes);
+  REQUIRE_MESSAGE(d.ok(), d.error().to_string());
+  const auto& values = d.value().program.execution_plan[0].values;
+  REQUIRE(values.size() > 154);
+  const auto* list = std::get_if<IntList>(&values[154].val);
+  REQUIRE(list != nullptr);
+  CHECK(list->items == std::vector<int64_t>{-27676769255424});
+  // The untouched file: the same value holds [152, 153].
+  DecodedPte untouched = decode_reference("arduino_keyword_spotting.pte");
+  CHECK(std::get<IntList>(untouched.program.execution_plan[0].values[154].val).items ==
+        std::vector<int64_t>{152, 153});
+}
+
 TEST_CASE("bad headers give PTE_INVALID with the byte offset") {
   std::string good = read_file(reference_path("arduino_add_model.pte"));
   DecodeOptions options;
