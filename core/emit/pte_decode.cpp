@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "emit/pte_fault.h"
 #include "schema/program_generated.h"
 #include "serde/archive.h"
 
@@ -105,9 +106,15 @@ class Decoder {
     auto buf = reinterpret_cast<const uint8_t*>(aligned.data());
     flatbuffers::Verifier verifier(buf, static_cast<size_t>(info.program_size), kMaxDepth, kMaxTables);
     if (!fb::VerifyProgramBuffer(verifier)) {
-      return invalid("the flatbuffer failed verification: a table, vector or string is out of bounds, "
-                     "misaligned or nested too deeply",
-                     std::nullopt);
+      // The verifier says only no: look for the part that fails on its own.
+      std::optional<FlatbufferFault> fault =
+          locate_flatbuffer_fault(buf, static_cast<size_t>(info.program_size), kMaxDepth, kMaxTables);
+      std::optional<std::string> pointer;
+      if (fault && !fault->pointer.empty()) pointer = fault->pointer;
+      return invalid(
+          "the flatbuffer failed verification: a table, vector or string is out of bounds, "
+          "misaligned or nested too deeply",
+          fault ? std::optional<uint64_t>(fault->byte_offset) : std::nullopt, pointer);
     }
     const fb::Program* p = fb::GetProgram(buf);
     PTEFORGE_TRY(convert_program(*p, out.program));

@@ -431,6 +431,34 @@ TEST_CASE("an int64 vector off its 8-byte alignment is read byte-wise (the verif
         std::vector<int64_t>{152, 153});
 }
 
+TEST_CASE("a flatbuffer that fails verification: the error names the part that fails on its own") {
+  const std::string good = read_file(reference_path("arduino_keyword_spotting.pte"));
+  REQUIRE(good.size() == 54192);
+  DecodeOptions options;
+  options.source_name = "m.pte";
+  const std::string message =
+      "the flatbuffer failed verification: a table, vector or string is out of bounds, misaligned or "
+      "nested too deeply";
+  // Value 154's IntList items offset (4) made 0x7f0004: the items lie past the end.
+  std::string items = good;
+  items[7898] = 0x7f;
+  auto r = decode_pte(items, options);
+  REQUIRE(!r.ok());
+  CHECK(r.error().code == ErrorCode::PTE_INVALID);
+  CHECK(r.error().message == message);
+  CHECK(r.error().where.pointer == std::optional<std::string>("/execution_plan/0/values/154"));
+  CHECK(r.error().where.byte_offset == std::optional<uint64_t>(7880));
+  CHECK(r.error().where.entry == std::optional<std::string>("m.pte"));
+  // The root offset past the end: the root itself, at byte 0.
+  std::string root = good;
+  root[3] = 0x7f;
+  r = decode_pte(root, options);
+  REQUIRE(!r.ok());
+  CHECK(r.error().message == message);
+  CHECK_FALSE(r.error().where.pointer.has_value());
+  CHECK(r.error().where.byte_offset == std::optional<uint64_t>(0));
+}
+
 TEST_CASE("bad headers give PTE_INVALID with the byte offset") {
   std::string good = read_file(reference_path("arduino_add_model.pte"));
   DecodeOptions options;

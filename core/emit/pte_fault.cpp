@@ -1,0 +1,170 @@
+// Locating a FlatBuffers verification failure (see pte_fault.h).
+#include "emit/pte_fault.h"
+
+#include <functional>
+
+#include "schema/program_generated.h"
+
+namespace pteforge::emit {
+namespace {
+
+namespace fb = executorch_flatbuffer;
+using flatbuffers::Offset;
+using flatbuffers::Table;
+using flatbuffers::Vector;
+using flatbuffers::Verifier;
+using flatbuffers::voffset_t;
+
+class FaultFinder {
+ public:
+  FaultFinder(const uint8_t* buf, size_t size, size_t max_depth, size_t max_tables)
+      : buf_(buf), size_(size), max_depth_(max_depth), max_tables_(max_tables) {}
+
+  std::optional<FlatbufferFault> run() {
+    Verifier v = fresh();
+    if (size_ < sizeof(flatbuffers::uoffset_t) || !v.VerifyOffset(0)) return fault("", 0);
+    return program(fb::GetProgram(buf_));
+  }
+
+ private:
+  /// Finds the fault inside a table of type T at `pointer`, or nullopt.
+  template <typename T>
+  using Deeper = std::function<std::optional<FlatbufferFault>(const T*, const std::string&)>;
+
+  Verifier fresh() const {
+    return Verifier(buf_, size_, static_cast<flatbuffers::uoffset_t>(max_depth_),
+                    static_cast<flatbuffers::uoffset_t>(max_tables_));
+  }
+
+  FlatbufferFault fault(const std::string& pointer, uint64_t byte_offset) const {
+    return FlatbufferFault{pointer, byte_offset};
+  }
+
+  /// Offset of `p` in the buffer, or `fallback` when it points outside.
+  uint64_t at(const void* p, uint64_t fallback) const {
+    auto a = reinterpret_cast<uintptr_t>(p);
+    auto b = reinterpret_cast<uintptr_t>(buf_);
+    return a >= b && a - b < size_ ? a - b : fallback;
+  }
+
+  template <typename T>
+  static const Table* as_table(const T* t) {
+    return reinterpret_cast<const Table*>(t);
+  }
+
+  /// The table's own header (its vtable) first: the fields are only read after.
+  template <typename T>
+  bool table_start_ok(const T* t) const {
+    Verifier v = fresh();
+    return as_table(t)->VerifyTableStart(v);
+  }
+
+  template <typename T>
+  bool verifies(const T* t) const {
+    Verifier v = fresh();
+    return t->Verify(v);
+  }
+
+  /// Field `field` of `parent` (at `pointer`): a vector of T tables. The
+  /// fault in the field itself or in its first failing element (searched
+  /// deeper with `deeper` when given), or nullopt when all of it verifies.
+  template <typename T>
+  std::optional<FlatbufferFault> tables(const Table* parent, voffset_t field, const std::string& pointer,
+                                        Deeper<T> deeper = nullptr) const {
+    Verifier v = fresh();
+    const uint64_t parent_at = at(parent, 0);
+    if (!parent->VerifyOffset(v, field)) return fault(pointer, parent_at);
+    const auto* vec = parent->GetPointer<const Vector<Offset<T>>*>(field);
+    if (!vec) return std::nullopt;
+    if (!v.VerifyVector(vec)) return fault(pointer, at(vec, parent_at));
+    for (flatbuffers::uoffset_t i = 0; i < vec->size(); ++i) {
+      const T* element = vec->Get(i);
+      const std::string here = pointer + "/" + std::to_string(i);
+      // The slot holding the element's offset, for an element outside the buffer.
+      const uint64_t slot = at(vec->Data() + i * sizeof(flatbuffers::uoffset_t), parent_at);
+      if (verifies(element)) continue;
+      if (deeper && table_start_ok(element)) {
+        if (auto f = deeper(element, here)) return f;
+      }
+      return fault(here, at(element, slot));
+    }
+    return std::nullopt;
+  }
+
+  /// Field `field` of `parent`: one table of type T.
+  template <typename T>
+  std::optional<FlatbufferFault> table(const Table* parent, voffset_t field,
+                                       const std::string& pointer) const {
+    Verifier v = fresh();
+    const uint64_t parent_at = at(parent, 0);
+    if (!parent->VerifyOffset(v, field)) return fault(pointer, parent_at);
+    const T* t = parent->GetPointer<const T*>(field);
+    if (!t || verifies(t)) return std::nullopt;
+    return fault(pointer, at(t, parent_at));
+  }
+
+  std::optional<FlatbufferFault> chain(const fb::Chain* c, const std::string& pointer) const {
+    const Table* t = as_table(c);
+    if (auto f = tables<fb::Instruction>(t, fb::Chain::VT_INSTRUCTIONS, pointer + "/instructions")) return f;
+    if (auto f = tables<fb::FrameList>(t, fb::Chain::VT_STACKTRACE, pointer + "/stacktrace")) return f;
+    return std::nullopt;
+  }
+
+  std::optional<FlatbufferFault> plan(const fb::ExecutionPlan* p, const std::string& pointer) const {
+    const Table* t = as_table(p);
+    using P = fb::ExecutionPlan;
+    if (auto f = tables<fb::EValue>(t, P::VT_VALUES, pointer + "/values")) return f;
+    Deeper<fb::Chain> into_chain = [this](const fb::Chain* c, const std::string& where) {
+      return chain(c, where);
+    };
+    if (auto f = tables<fb::Chain>(t, P::VT_CHAINS, pointer + "/chains", into_chain)) return f;
+    if (auto f = tables<fb::Operator>(t, P::VT_OPERATORS, pointer + "/operators")) return f;
+    if (auto f = tables<fb::BackendDelegate>(t, P::VT_DELEGATES, pointer + "/delegates")) return f;
+    if (auto f = table<fb::ContainerMetadata>(t, P::VT_CONTAINER_META_TYPE, pointer + "/container_meta_type")) {
+      return f;
+    }
+    if (auto f = tables<fb::NonConstBufferDevice>(t, P::VT_NON_CONST_BUFFER_DEVICE,
+                                                  pointer + "/non_const_buffer_device")) {
+      return f;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<FlatbufferFault> program(const fb::Program* p) const {
+    if (!table_start_ok(p)) return fault("", at(p, 0));
+    const Table* t = as_table(p);
+    using P = fb::Program;
+    Deeper<fb::ExecutionPlan> into_plan = [this](const fb::ExecutionPlan* e, const std::string& where) {
+      return plan(e, where);
+    };
+    if (auto f = tables<fb::ExecutionPlan>(t, P::VT_EXECUTION_PLAN, "/execution_plan", into_plan)) return f;
+    if (auto f = tables<fb::Buffer>(t, P::VT_CONSTANT_BUFFER, "/constant_buffer")) return f;
+    if (auto f =
+            tables<fb::BackendDelegateInlineData>(t, P::VT_BACKEND_DELEGATE_DATA, "/backend_delegate_data")) {
+      return f;
+    }
+    if (auto f = tables<fb::DataSegment>(t, P::VT_SEGMENTS, "/segments")) return f;
+    if (auto f = table<fb::SubsegmentOffsets>(t, P::VT_CONSTANT_SEGMENT, "/constant_segment")) return f;
+    if (auto f = tables<fb::SubsegmentOffsets>(t, P::VT_MUTABLE_DATA_SEGMENTS, "/mutable_data_segments")) {
+      return f;
+    }
+    if (auto f = tables<fb::NamedData>(t, P::VT_NAMED_DATA, "/named_data")) return f;
+    // Every table field verifies on its own: a scalar field of the root, or a limit.
+    if (!verifies(p)) return fault("", at(p, 0));
+    return std::nullopt;
+  }
+
+  const uint8_t* buf_;
+  size_t size_;
+  size_t max_depth_;
+  size_t max_tables_;
+};
+
+}  // namespace
+
+std::optional<FlatbufferFault> locate_flatbuffer_fault(const uint8_t* buf, size_t size, size_t max_depth,
+                                                       size_t max_tables) {
+  return FaultFinder(buf, size, max_depth, max_tables).run();
+}
+
+}  // namespace pteforge::emit

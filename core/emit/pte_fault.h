@@ -1,0 +1,34 @@
+// Where in a .pte's flatbuffer the verifier's complaint lies. FlatBuffers'
+// Verifier answers only yes or no; on a no, decode asks this for the place.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace pteforge::emit {
+
+/// The smallest part of the Program that fails verification on its own.
+struct FlatbufferFault {
+  /// JSON pointer into `pteforge decode --json`'s Program ("" for the root
+  /// table), e.g. "/execution_plan/0/values/154".
+  std::string pointer;
+  /// Byte offset of that table, vector or field from the start of the file
+  /// (the program part starts at byte 0).
+  uint64_t byte_offset = 0;
+};
+
+/// Looks for the part of the Program flatbuffer `buf` (`size` bytes, 8-byte
+/// aligned, identifier already checked) that fails FlatBuffers verification:
+/// it verifies the root table, then each execution plan, chain, value,
+/// instruction, operator, delegate, buffer and segment table on its own with
+/// a fresh Verifier (the limits `max_depth` and `max_tables`), and names the
+/// deepest part that fails. nullopt when every part passes on its own (the
+/// whole failed only on a limit summed over parts). Never reads outside
+/// `buf`; only called after the whole buffer failed, so its cost (each part
+/// verified again) is no concern.
+std::optional<FlatbufferFault> locate_flatbuffer_fault(const uint8_t* buf, size_t size, size_t max_depth,
+                                                       size_t max_tables);
+
+}  // namespace pteforge::emit
