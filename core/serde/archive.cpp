@@ -205,4 +205,11 @@ size_t json_text_start(std::string_view head) {
   return pos;
 }
 
+std::string unrecognised_input_message(const std::string& path, std::string_view head) {
+  if (head.size() >= 8 && head.substr(4, 4) == "ET12") {
+    return "\"" + path + "\" is a .pte (an ExecuTorch program), not a .pt2 archive or a program JSON; decode reads it";
+  }
+  return "\"" + path + "\" is neither a zip archive (.pt2) nor a program JSON";
+}
+
 }  // namespace pteforge::serde

@@ -31,6 +31,11 @@ bool looks_like_zip(std::string_view head);
 /// order mark and JSON whitespace (space, tab, CR, LF); head.size() when
 /// there is none. A program JSON has '{' there.
 size_t json_text_start(std::string_view head);
+/// The message for an input named `path` whose first bytes `head` are
+/// neither a zip nor JSON: a .pte (the ExecuTorch identifier "ET12" at byte 4)
+/// is named as one, with where to read it; anything else is "neither a zip
+/// archive (.pt2) nor a program JSON".
+std::string unrecognised_input_message(const std::string& path, std::string_view head);
 
 /// One file of an archive.
 struct ArchiveEntry {

@@ -90,8 +90,7 @@ Result<OpenedInput> open_input(const std::string& path) {
     input.root = path;
     return input;
   }
-  return path_error(ErrorCode::ARCHIVE_INVALID, path,
-                    "\"" + path + "\" is neither a zip archive (.pt2) nor a program JSON");
+  return path_error(ErrorCode::ARCHIVE_INVALID, path, unrecognised_input_message(path, head));
 }
 
 }  // namespace pteforge::serde

@@ -83,6 +83,9 @@ expect_fail() {  # expect_fail CODE ARGS...
   test -z "$(ls "$work" | grep '^bad\.pte\.')"
 }
 expect_fail OPTION_INVALID "$fx/ref_add" --constant-method get_x=null
+# A .pte given to convert is named as one.
+expect_fail ARCHIVE_INVALID "$ref/add.pte"
+grep -qx "ARCHIVE_INVALID: \"$ref/add.pte\" is a .pte (an ExecuTorch program), not a .pt2 archive or a program JSON; decode reads it (entry=$ref/add.pte)" "$work/err.txt"
 expect_fail OPTION_INVALID "$fx/ref_add" --constant-method forward=1
 expect_fail OPTION_INVALID "$fx/ref_add" --constant-method noequals
 expect_fail UNKNOWN_PASS "$fx/ref_add" --passes spec_prop,no_such_pass

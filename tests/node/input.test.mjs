@@ -142,6 +142,9 @@ test('bad inputs: code, message and where, and the converter stays usable', asyn
       '"empty.pt2" is empty (0 bytes); expected a .pt2 archive or a program JSON'],
     [new TextEncoder().encode('not a model'), 'x.bin', 'ARCHIVE_INVALID', { entry: 'x.bin' },
       '"x.bin" is neither a zip archive (.pt2) nor a program JSON'],
+    // A .pte given to convert is named as one (decode's mirror image).
+    [readFileSync(repo('tests/data/reference/pte/add.pte')), 'add.pte', 'ARCHIVE_INVALID', { entry: 'add.pte' },
+      '"add.pte" is a .pte (an ExecuTorch program), not a .pt2 archive or a program JSON; decode reads it'],
     // A zip without its end record (truncated) gets the CLI's words (test below), not zip.js's.
     [good.subarray(0, good.length >> 1), 'half.pt2', 'ARCHIVE_INVALID', { entry: 'half.pt2', byte_offset: undefined },
       'the zip archive is truncated: its end-of-central-directory record is missing'],

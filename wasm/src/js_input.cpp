@@ -207,8 +207,7 @@ Result<JsInput> open_js_input(std::string_view description, const JsReader& read
     input.layout = serde::program_json_layout(entry);
     return input;
   }
-  return named_error(ErrorCode::ARCHIVE_INVALID, path,
-                     "\"" + path + "\" is neither a zip archive (.pt2) nor a program JSON");
+  return named_error(ErrorCode::ARCHIVE_INVALID, path, serde::unrecognised_input_message(path, head));
 }
 
 }  // namespace pteforge::wasm
