@@ -158,6 +158,8 @@ test('options whose getters or Proxy traps throw are OPTION_INVALID naming the o
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+  // An error about the options as a whole carries no pointer (String(e) has no "pointer=").
+  await assert.rejects(pf.convert(pt2, 'greedy'), (e) => String(e) === 'OPTION_INVALID: options must be an object');
   // The instance is unharmed.
   assert.ok((await pf.convert(pt2, { memoryPlanning: 'greedy' })).pte.length > 0);
 });

@@ -41,7 +41,7 @@ export function snapshotOptions(value, what = 'options', pointer = '') {
 function checkObject(value, what, pointer = '') {
   const copy = snapshotOptions(value, what, pointer);
   if (copy !== undefined && (copy === null || typeof copy !== 'object' || Array.isArray(copy))) {
-    throw new PteforgeError('OPTION_INVALID', `${what} must be an object`, { pointer });
+    throw new PteforgeError('OPTION_INVALID', `${what} must be an object`, optionAt(pointer));
   }
   return copy ?? {};
 }
@@ -50,6 +50,14 @@ function checkObject(value, what, pointer = '') {
 function isPlainObject(value) {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+/**
+ * The `where` of an options error: its JSON pointer, none for '' (the options
+ * as a whole, or a value that is no option, such as input.name).
+ */
+function optionAt(pointer) {
+  return pointer ? { pointer } : {};
 }
 
 /**
@@ -79,7 +87,7 @@ function optionJsonAt(value, pointer, depth) {
   const escape = (key) => String(key).replace(/~/g, '~0').replace(/\//g, '~1');
   const bad = (what) => new PteforgeError('OPTION_INVALID',
     `option ${pointer || '(options)'} is ${what}; options are JSON values (finite numbers, strings, booleans, null, lists and plain objects)`,
-    { pointer });
+    optionAt(pointer));
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw bad(String(value));
@@ -145,7 +153,7 @@ function fileEntries(files) {
 function checkName(value, what, pointer) {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') {
-    throw new PteforgeError('OPTION_INVALID', `${what} must be a string; got ${describe(value)}`, { pointer });
+    throw new PteforgeError('OPTION_INVALID', `${what} must be a string; got ${describe(value)}`, optionAt(pointer));
   }
   return value;
 }
