@@ -1,47 +1,17 @@
 // Decoded .pte → JSON (see decoded_pte_to_json in pte_decode.h).
-#include <cmath>
-#include <string>
-
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <cmath>
+#include <string>
+
 #include "emit/pte_decode.h"
+#include "support/utf8.h"
 
 namespace pteforge::emit {
 namespace {
 
 using JsonWriter = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
-
-// Replaces every byte that does not start a valid UTF-8 sequence with U+FFFD,
-// so the JSON stays valid whatever a damaged file holds.
-std::string valid_utf8(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    bool ok = len > 0 && i + len <= s.size();
-    for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 0x2;
-    if (ok && len == 2) ok = c >= 0xC2;
-    if (ok && len == 3) {
-      unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
-    }
-    if (ok && len == 4) {
-      unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = c <= 0xF4 && !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
-    }
-    if (ok) {
-      out.append(s, i, len);
-      i += len;
-    } else {
-      out += "\xEF\xBF\xBD";
-      i += 1;
-    }
-  }
-  return out;
-}
 
 class JsonOut {
  public:
@@ -50,7 +20,7 @@ class JsonOut {
   JsonWriter& w() { return w_; }
   void key(const char* k) { w_.Key(k); }
   void str(const std::string& s) {
-    std::string v = valid_utf8(s);
+    std::string v = replace_invalid_utf8(s);
     w_.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
   }
   void num(double d) {

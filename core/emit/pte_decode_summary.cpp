@@ -5,6 +5,7 @@
 #include <string>
 
 #include "emit/pte_decode.h"
+#include "support/utf8.h"
 
 namespace pteforge::emit {
 namespace {
@@ -258,7 +259,9 @@ std::string format_pte_summary(const DecodedPte& d) {
     out += "named data (" + std::to_string(p.named_data->size()) + "):\n";
     for (const auto& n : *p.named_data) out += "  " + quoted_text(n.key) + " -> segment " + std::to_string(n.segment_index) + "\n";
   }
-  return out;
+  // Names from a damaged file may be invalid UTF-8: U+FFFD for them, as in
+  // the JSON forms and in JavaScript (the npm package's text).
+  return replace_invalid_utf8(out);
 }
 
 }  // namespace pteforge::emit

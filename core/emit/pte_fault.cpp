@@ -17,8 +17,10 @@ using flatbuffers::voffset_t;
 
 class FaultFinder {
  public:
-  FaultFinder(const uint8_t* buf, size_t size, size_t max_depth, size_t max_tables)
-      : buf_(buf), size_(size), max_depth_(max_depth), max_tables_(max_tables) {}
+  /// `offsets_only`: the buffer passed verification; only the offsets of
+  /// vector elements are checked (see tables()).
+  FaultFinder(const uint8_t* buf, size_t size, size_t max_depth, size_t max_tables, bool offsets_only)
+      : buf_(buf), size_(size), max_depth_(max_depth), max_tables_(max_tables), offsets_only_(offsets_only) {}
 
   std::optional<FlatbufferFault> run() {
     Verifier v = fresh();
@@ -68,20 +70,34 @@ class FaultFinder {
   /// Field `field` of `parent` (at `pointer`): a vector of T tables. The
   /// fault in the field itself or in its first failing element (searched
   /// deeper with `deeper` when given), or nullopt when all of it verifies.
+  /// An element whose offset does not lead forward into the buffer (below
+  /// 2^31, as FlatBuffers requires of field offsets) is a fault of its own:
+  /// the verifier follows such an offset with pointer arithmetic, which on a
+  /// 32-bit machine (WebAssembly) wraps back into the buffer and may land on
+  /// a valid table, where a 64-bit machine lands outside and refuses.
   template <typename T>
   std::optional<FlatbufferFault> tables(const Table* parent, voffset_t field, const std::string& pointer,
                                         Deeper<T> deeper = nullptr) const {
     Verifier v = fresh();
     const uint64_t parent_at = at(parent, 0);
-    if (!parent->VerifyOffset(v, field)) return fault(pointer, parent_at);
+    if (!offsets_only_ && !parent->VerifyOffset(v, field)) return fault(pointer, parent_at);
     const auto* vec = parent->GetPointer<const Vector<Offset<T>>*>(field);
     if (!vec) return std::nullopt;
-    if (!v.VerifyVector(vec)) return fault(pointer, at(vec, parent_at));
+    if (!offsets_only_ && !v.VerifyVector(vec)) return fault(pointer, at(vec, parent_at));
     for (flatbuffers::uoffset_t i = 0; i < vec->size(); ++i) {
-      const T* element = vec->Get(i);
       const std::string here = pointer + "/" + std::to_string(i);
-      // The slot holding the element's offset, for an element outside the buffer.
-      const uint64_t slot = at(vec->Data() + i * sizeof(flatbuffers::uoffset_t), parent_at);
+      // The slot holding the element's offset: where a bad offset is reported.
+      const uint8_t* slot_ptr = vec->Data() + static_cast<size_t>(i) * sizeof(flatbuffers::uoffset_t);
+      const uint64_t slot = at(slot_ptr, parent_at);
+      const uint64_t offset = flatbuffers::ReadScalar<flatbuffers::uoffset_t>(slot_ptr);
+      if (offset == 0 || offset > 0x7fffffffu || offset >= size_ - slot) return fault(here, slot);
+      const T* element = reinterpret_cast<const T*>(slot_ptr + offset);
+      if (offsets_only_) {
+        if (deeper) {
+          if (auto f = deeper(element, here)) return f;
+        }
+        continue;
+      }
       if (verifies(element)) continue;
       if (deeper && table_start_ok(element)) {
         if (auto f = deeper(element, here)) return f;
@@ -103,10 +119,24 @@ class FaultFinder {
     return fault(pointer, at(t, parent_at));
   }
 
+  std::optional<FlatbufferFault> frame_list(const fb::FrameList* l, const std::string& pointer) const {
+    return tables<fb::Frame>(as_table(l), fb::FrameList::VT_ITEMS, pointer + "/items");
+  }
+
+  std::optional<FlatbufferFault> delegate(const fb::BackendDelegate* d, const std::string& pointer) const {
+    return tables<fb::CompileSpec>(as_table(d), fb::BackendDelegate::VT_COMPILE_SPECS,
+                                   pointer + "/compile_specs");
+  }
+
   std::optional<FlatbufferFault> chain(const fb::Chain* c, const std::string& pointer) const {
     const Table* t = as_table(c);
     if (auto f = tables<fb::Instruction>(t, fb::Chain::VT_INSTRUCTIONS, pointer + "/instructions")) return f;
-    if (auto f = tables<fb::FrameList>(t, fb::Chain::VT_STACKTRACE, pointer + "/stacktrace")) return f;
+    Deeper<fb::FrameList> into_frames = [this](const fb::FrameList* l, const std::string& where) {
+      return frame_list(l, where);
+    };
+    if (auto f = tables<fb::FrameList>(t, fb::Chain::VT_STACKTRACE, pointer + "/stacktrace", into_frames)) {
+      return f;
+    }
     return std::nullopt;
   }
 
@@ -119,7 +149,11 @@ class FaultFinder {
     };
     if (auto f = tables<fb::Chain>(t, P::VT_CHAINS, pointer + "/chains", into_chain)) return f;
     if (auto f = tables<fb::Operator>(t, P::VT_OPERATORS, pointer + "/operators")) return f;
-    if (auto f = tables<fb::BackendDelegate>(t, P::VT_DELEGATES, pointer + "/delegates")) return f;
+    Deeper<fb::BackendDelegate> into_delegate =
+        [this](const fb::BackendDelegate* d, const std::string& where) { return delegate(d, where); };
+    if (auto f = tables<fb::BackendDelegate>(t, P::VT_DELEGATES, pointer + "/delegates", into_delegate)) {
+      return f;
+    }
     if (auto f = table<fb::ContainerMetadata>(t, P::VT_CONTAINER_META_TYPE, pointer + "/container_meta_type")) {
       return f;
     }
@@ -131,7 +165,7 @@ class FaultFinder {
   }
 
   std::optional<FlatbufferFault> program(const fb::Program* p) const {
-    if (!table_start_ok(p)) return fault("", at(p, 0));
+    if (!offsets_only_ && !table_start_ok(p)) return fault("", at(p, 0));
     const Table* t = as_table(p);
     using P = fb::Program;
     Deeper<fb::ExecutionPlan> into_plan = [this](const fb::ExecutionPlan* e, const std::string& where) {
@@ -150,7 +184,7 @@ class FaultFinder {
     }
     if (auto f = tables<fb::NamedData>(t, P::VT_NAMED_DATA, "/named_data")) return f;
     // Every table field verifies on its own: a scalar field of the root, or a limit.
-    if (!verifies(p)) return fault("", at(p, 0));
+    if (!offsets_only_ && !verifies(p)) return fault("", at(p, 0));
     return std::nullopt;
   }
 
@@ -158,13 +192,18 @@ class FaultFinder {
   size_t size_;
   size_t max_depth_;
   size_t max_tables_;
+  bool offsets_only_;
 };
 
 }  // namespace
 
 std::optional<FlatbufferFault> locate_flatbuffer_fault(const uint8_t* buf, size_t size, size_t max_depth,
                                                        size_t max_tables) {
-  return FaultFinder(buf, size, max_depth, max_tables).run();
+  return FaultFinder(buf, size, max_depth, max_tables, false).run();
+}
+
+std::optional<FlatbufferFault> find_backward_offset(const uint8_t* buf, size_t size) {
+  return FaultFinder(buf, size, 64, 1, true).run();
 }
 
 }  // namespace pteforge::emit

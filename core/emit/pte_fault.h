@@ -31,4 +31,12 @@ struct FlatbufferFault {
 std::optional<FlatbufferFault> locate_flatbuffer_fault(const uint8_t* buf, size_t size, size_t max_depth,
                                                        size_t max_tables);
 
+/// For a buffer that passed verification: the first element of a vector of
+/// tables whose offset does not lead forward into the buffer, or nullopt.
+/// FlatBuffers' verifier follows such offsets with pointer arithmetic, which
+/// wraps on a 32-bit machine (WebAssembly) and may land on a valid table
+/// there, while a 64-bit machine refuses the file; decode checks this so that
+/// both refuse it alike (locate_flatbuffer_fault reports the same element).
+std::optional<FlatbufferFault> find_backward_offset(const uint8_t* buf, size_t size);
+
 }  // namespace pteforge::emit

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace pteforge {
@@ -15,5 +16,10 @@ namespace pteforge {
 /// The offset is that of the sequence's first byte. Linear time; runs of
 /// ASCII are skipped 32 bytes at a time.
 std::optional<size_t> find_invalid_utf8(std::string_view text);
+
+/// `text` with every byte that does not start a valid UTF-8 sequence (the
+/// rules of find_invalid_utf8) replaced by U+FFFD, so that text read from a
+/// damaged file prints the same in a terminal, in JSON and in JavaScript.
+std::string replace_invalid_utf8(std::string_view text);
 
 }  // namespace pteforge

@@ -1,14 +1,16 @@
 // Decoding the reference .pte files: exact facts from executorch-pipeline.md
 // §7, agreement with flatc's own JSON decodings, and bad input.
+#include "emit/pte_decode.h"
+
 #include <doctest/doctest.h>
+#include <rapidjson/document.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 
-#include <rapidjson/document.h>
-
-#include "emit/pte_decode.h"
+#include "emit/pte_fault.h"
 #include "pte_test_util.h"
 #include "schema/program_generated.h"
 
@@ -367,6 +369,17 @@ TEST_CASE("the readable JSON spells out layout, defaults and operator names") {
   CHECK(doc["mutable_data_segments"].IsNull());
 }
 
+TEST_CASE("the summary writes U+FFFD for invalid UTF-8 in names, as the JSON forms do") {
+  std::string bytes = read_file(reference_path("arduino_add_model.pte"));
+  REQUIRE(bytes.substr(280, 9) == "aten::add");
+  bytes[280] = static_cast<char>(0xC0);  // the operator name's first byte: a lone lead byte
+  auto d = decode_pte(bytes);
+  REQUIRE_MESSAGE(d.ok(), d.error().to_string());
+  const std::string s = format_pte_summary(d.value());
+  CHECK(s.find("    0: \xEF\xBF\xBDten::add.out\n") != std::string::npos);
+  CHECK(s.find('\xC0') == std::string::npos);
+}
+
 TEST_CASE("the summary lists methods, values, operators, instructions and segments") {
   DecodedPte d = decode_reference("arduino_add_model.pte");
   std::string s = format_pte_summary(d);
@@ -457,6 +470,35 @@ TEST_CASE("a flatbuffer that fails verification: the error names the part that f
   CHECK(r.error().message == message);
   CHECK_FALSE(r.error().where.pointer.has_value());
   CHECK(r.error().where.byte_offset == std::optional<uint64_t>(0));
+}
+
+TEST_CASE("a vector element whose offset leads backwards is refused, on 64- and 32-bit machines alike") {
+  // add.pte's first operator offset (at byte 200) made 0xFFFFFF54: 200 + it
+  // wraps to the root table (byte 28) on a 32-bit machine, where FlatBuffers'
+  // verifier then accepted the file (the npm package decoded it); on a 64-bit
+  // machine it points past the end. Found by comparing the CLI and the npm package.
+  std::string bytes = read_file(reference_path("add.pte"));
+  REQUIRE(bytes.substr(200, 4) == std::string("\x04\0\0\0", 4));
+  const uint32_t back = static_cast<uint32_t>(28 - 200);
+  std::memcpy(&bytes[200], &back, sizeof back);
+  DecodeOptions options;
+  options.source_name = "m.pte";
+  auto r = decode_pte(bytes, options);
+  REQUIRE(!r.ok());
+  CHECK(r.error().code == ErrorCode::PTE_INVALID);
+  CHECK(r.error().where.pointer == std::optional<std::string>("/execution_plan/0/operators/0"));
+  CHECK(r.error().where.byte_offset == std::optional<uint64_t>(200));
+  // The check decode runs after the verifier passed (what catches it on a 32-bit machine).
+  std::vector<uint64_t> aligned((bytes.size() + 7) / 8);
+  std::memcpy(aligned.data(), bytes.data(), bytes.size());
+  auto fault = find_backward_offset(reinterpret_cast<const uint8_t*>(aligned.data()), bytes.size());
+  REQUIRE(fault.has_value());
+  CHECK(fault->pointer == "/execution_plan/0/operators/0");
+  CHECK(fault->byte_offset == 200);
+  const std::string good = read_file(reference_path("add.pte"));
+  std::memcpy(aligned.data(), good.data(), good.size());
+  CHECK_FALSE(
+      find_backward_offset(reinterpret_cast<const uint8_t*>(aligned.data()), good.size()).has_value());
 }
 
 TEST_CASE("bad headers give PTE_INVALID with the byte offset") {

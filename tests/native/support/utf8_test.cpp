@@ -44,3 +44,14 @@ TEST_CASE("utf8: the offset of the first invalid sequence") {
     CHECK(find_invalid_utf8(c.text) == std::optional<size_t>(c.offset));
   }
 }
+
+TEST_CASE("utf8: replace_invalid_utf8 puts U+FFFD for each byte that starts no valid sequence") {
+  using pteforge::replace_invalid_utf8;
+  CHECK(replace_invalid_utf8("") == "");
+  CHECK(replace_invalid_utf8("a\xC3\xA9z") == "a\xC3\xA9z");              // é kept
+  CHECK(replace_invalid_utf8("a\xC0z") == "a\xEF\xBF\xBDz");              // a lone lead byte
+  CHECK(replace_invalid_utf8("\xC0\xAF") == "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong: two bytes, two marks
+  CHECK(replace_invalid_utf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+  CHECK(replace_invalid_utf8("\xF0\x9F\x98\x80!") == "\xF0\x9F\x98\x80!");                // U+1F600 kept
+  CHECK(replace_invalid_utf8("\xE2\x82") == "\xEF\xBF\xBD\xEF\xBF\xBD");  // truncated at the end
+}
