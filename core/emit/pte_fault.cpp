@@ -98,10 +98,13 @@ class FaultFinder {
         }
         continue;
       }
-      if (verifies(element)) continue;
-      if (deeper && table_start_ok(element)) {
+      // A table that verifies is still searched: on a 32-bit machine it may
+      // hold a backward offset deeper down (the check above, one level lower).
+      const bool ok = verifies(element);
+      if (deeper && (ok || table_start_ok(element))) {
         if (auto f = deeper(element, here)) return f;
       }
+      if (ok) continue;
       return fault(here, at(element, slot));
     }
     return std::nullopt;
