@@ -104,3 +104,21 @@ test('decodePte reads a {path} as the one file it names, with the CLI\'s errors:
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a .pte whose vector element offset leads backwards fails as in the CLI (it wrapped onto a valid table in 32-bit WebAssembly)', async () => {
+  const pf = await pteforge();
+  const work = mkdtempSync(join(tmpdir(), 'pteforge-wrap-'));
+  try {
+    // add.pte's first operator offset (byte 200) made 0xFFFFFF54: 200 + it is byte 28, the root table, modulo 2^32.
+    const bytes = Buffer.from(readFileSync(repo(PTE_DIR, 'add.pte')));
+    bytes.writeUInt32LE(0xffffff54, 200);
+    const path = join(work, 'wrapped.pte');
+    writeFileSync(path, bytes);
+    const expected = `PTE_INVALID: the flatbuffer failed verification: a table, vector or string is out of bounds, misaligned or nested too deeply (entry=${path} byte_offset=200 pointer=/execution_plan/0/operators/0)\n`;
+    assert.equal(runCli(['decode', '--json', path]).stderr.toString(), expected);
+    await assert.rejects(pf.decodePte({ path }, { text: true }), (e) => `${e}\n` === expected);
+    await assert.rejects(pf.decodePte(bytes, { name: path }), (e) => `${e}\n` === expected);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
