@@ -126,14 +126,15 @@ async function contextAt(file, where) {
   const col = before.length;
   // Line number: count newlines before the offset (bounded read: past 8 MiB
   // the caption gives the byte alone).
-  let lineNo = 1;
+  let place = `byte ${off}`;
   if (off <= 8 << 20) {
+    let lineNo = 1;
     const all = new Uint8Array(await file.slice(0, off).arrayBuffer());
     for (const b of all) if (b === 10) lineNo++;
+    place = `line ${lineNo}, column ${col + 1} (byte ${off})`;
   }
   const clipStart = Math.max(0, col - 60);
   const shown = line.slice(clipStart, clipStart + 120);
-  const place = off <= 8 << 20 ? `line ${lineNo}, column ${col + 1} (byte ${off})` : `byte ${off}`;
   return h('figure', { class: 'context' },
     h('figcaption', {}, `${file.name}, ${place}`),
     h('pre', { 'data-testid': 'error-context' }, shown + '\n' + ' '.repeat(col - clipStart) + '^'));

@@ -11,7 +11,7 @@
 // FileReaderSync exists; a .pt2, whose zip directory zip.js reads and whose
 // deflated entries it inflates, zip.mjs) and reload a poisoned instance.
 
-import { PteforgeError, fromErrorJson, internalError, readCallerValue } from './errors.mjs';
+import { PteforgeError, fromErrorJson, internalError, optionAt, readCallerValue } from './errors.mjs';
 import { BytesSource, asBytes, isBlob } from './sources.mjs';
 import { MAX_INFLATE_ENTRY, TOO_BIG, ZipInput, readZip, sniffZip } from './zip.mjs';
 
@@ -50,14 +50,6 @@ function checkObject(value, what, pointer = '') {
 function isPlainObject(value) {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
-}
-
-/**
- * The `where` of an options error: its JSON pointer, none for '' (the options
- * as a whole, or a value that is no option, such as input.name).
- */
-function optionAt(pointer) {
-  return pointer ? { pointer } : {};
 }
 
 /**

@@ -62,6 +62,14 @@ export function internalError(message, cause) {
   return new PteforgeError('INTERNAL', message, {}, [], cause);
 }
 
+/**
+ * The `where` of an options error: its JSON pointer, none for '' (the options
+ * as a whole, or a value that is no option, such as input.name).
+ */
+export function optionAt(pointer) {
+  return pointer ? { pointer } : {};
+}
+
 /** The text of a value the caller threw (a getter or Proxy trap's), never throwing itself. */
 function thrownText(e) {
   try {
@@ -82,6 +90,6 @@ export function readCallerValue(what, pointer, read) {
     return read();
   } catch (e) {
     if (e instanceof PteforgeError) throw e;
-    throw new PteforgeError('OPTION_INVALID', `${what} could not be read: ${thrownText(e)}`, pointer ? { pointer } : {});
+    throw new PteforgeError('OPTION_INVALID', `${what} could not be read: ${thrownText(e)}`, optionAt(pointer));
   }
 }
