@@ -23,15 +23,13 @@ constexpr flatbuffers::uoffset_t kMaxDepth = 64;
 constexpr flatbuffers::uoffset_t kMaxTables = 100'000'000;
 
 /// What `bytes` are when they look like one of the converter's inputs, as
-/// its readers sniff them (serde::looks_like_zip; JSON: '{' or '[' at
-/// serde::json_text_start); nullopt otherwise.
+/// its readers sniff them (serde::looks_like_zip, serde::starts_json_document);
+/// nullopt otherwise.
 std::optional<std::string> converter_input_kind(std::string_view bytes) {
   if (serde::looks_like_zip(bytes)) return std::string("a zip archive (such as a .pt2)");
   const std::string_view head = bytes.substr(0, 4096);
   const size_t first = serde::json_text_start(head);
-  if (first < head.size() && (head[first] == '{' || head[first] == '[')) {
-    return std::string("JSON (such as a program JSON)");
-  }
+  if (serde::starts_json_document(head, first)) return std::string("JSON (such as a program JSON)");
   return std::nullopt;
 }
 

@@ -205,6 +205,10 @@ size_t json_text_start(std::string_view head) {
   return pos;
 }
 
+bool starts_json_document(std::string_view head, size_t pos) {
+  return pos < head.size() && (head[pos] == '{' || head[pos] == '[');
+}
+
 std::string unrecognised_input_message(const std::string& path, std::string_view head) {
   if (head.size() >= 8 && head.substr(4, 4) == "ET12") {
     return "\"" + path + "\" is a .pte (an ExecuTorch program), not a .pt2 archive or a program JSON; decode reads it";

@@ -31,6 +31,11 @@ bool looks_like_zip(std::string_view head);
 /// order mark and JSON whitespace (space, tab, CR, LF); head.size() when
 /// there is none. A program JSON has '{' there.
 size_t json_text_start(std::string_view head);
+/// True when `head` is read as JSON text: its first character at `pos`
+/// (json_text_start) opens an object or an array. An array, valid or not,
+/// goes to the JSON reader too, so that its error names the byte offset or
+/// says which value was expected there.
+bool starts_json_document(std::string_view head, size_t pos);
 /// The message for an input named `path` whose first bytes `head` are
 /// neither a zip nor JSON: a .pte (the ExecuTorch identifier "ET12" at byte 4)
 /// is named as one, with where to read it; anything else is "neither a zip

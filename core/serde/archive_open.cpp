@@ -73,7 +73,7 @@ Result<OpenedInput> open_input(const std::string& path) {
   if (looks_like_zip(head)) return with_layout(open_zip_file(path), path);
 
   const size_t pos = json_text_start(head);
-  if (pos < head.size() && head[pos] == '{') {
+  if (starts_json_document(head, pos)) {
     const fs::path json_path = fs::absolute(fs::path(path), ec);
     if (!ec) {
       PTEFORGE_ASSIGN_OR_RETURN(std::optional<OpenedInput> in_folder, open_json_in_folder(json_path));

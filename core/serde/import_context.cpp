@@ -135,11 +135,11 @@ std::optional<JsonCursor> optional(const JsonCursor& obj, const rapidjson::Value
 
 Result<UnionValue> read_union(const JsonCursor& c, std::string_view type) {
   if (!c.is_object()) {
-    return c.error(ErrorCode::INPUT_SCHEMA, "expected a " + std::string(type) + " union (an object with one key), found " +
+    return c.error(ErrorCode::INPUT_SCHEMA, "expected " + with_article(type) + " union (an object with one key), found " +
                                                 std::string(json_type_name(c.value())));
   }
   if (c.value().MemberCount() != 1) {
-    return c.error(ErrorCode::INPUT_SCHEMA, "expected exactly one key in a " + std::string(type) + " union, found " +
+    return c.error(ErrorCode::INPUT_SCHEMA, "expected exactly one key in " + with_article(type) + " union, found " +
                                                 std::to_string(c.value().MemberCount()));
   }
   const auto& m = *c.value().MemberBegin();

@@ -100,7 +100,7 @@ Result<Slots<N>> read_struct(ImportContext& ctx, const JsonCursor& c, std::strin
                              const std::array<std::string_view, N>& keys) {
   if (!c.is_object()) {
     return c.error(ErrorCode::INPUT_SCHEMA,
-                   "expected a " + std::string(type) + " object, found " + std::string(json_type_name(c.value())));
+                   "expected " + with_article(type) + " object, found " + std::string(json_type_name(c.value())));
   }
   Slots<N> slots{};
   // Members usually come in the schema's order: the search for each starts

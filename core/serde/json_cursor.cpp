@@ -260,6 +260,13 @@ std::string escape_pointer_token(std::string_view token) {
   return out;
 }
 
+std::string with_article(std::string_view name) {
+  const bool vowel = !name.empty() && std::string_view("AEIOUaeiou").find(name.front()) != std::string_view::npos;
+  std::string out(vowel ? "an " : "a ");
+  out += name;
+  return out;
+}
+
 std::string_view json_type_name(const rapidjson::Value& v) {
   switch (v.GetType()) {
     case rapidjson::kNullType: return "null";

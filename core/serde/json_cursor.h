@@ -25,6 +25,9 @@ namespace pteforge::serde {
 std::string escape_pointer_token(std::string_view token);
 /// JSON type of a value for messages: "an object", "an array", "a string", "a number", "a boolean", "null".
 std::string_view json_type_name(const rapidjson::Value& v);
+/// `name` after its indefinite article, for messages: "an ExportedProgram",
+/// "a Graph" (by the first letter: "an" before a vowel).
+std::string with_article(std::string_view name);
 
 /// The value of the strings "NaN", "Infinity" and "-Infinity", which program
 /// JSON writes for non-finite floats (§2.8); nullopt for any other string.

@@ -139,7 +139,8 @@ std::string Location::to_string() const {
   if (method) add("method", *method);
   if (entry) add("entry", *entry);
   if (byte_offset) add("byte_offset", std::to_string(*byte_offset));
-  if (pointer) add("pointer", *pointer);
+  // The empty pointer (the whole document) is written "" so it still reads as a value.
+  if (pointer) add("pointer", pointer->empty() ? std::string("\"\"") : *pointer);
   if (node) add("node", *node);
   if (pass) add("pass", *pass);
   if (source) add("source", *source);

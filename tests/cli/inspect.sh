@@ -45,6 +45,18 @@ printf 'x' > "$esc"
 grep -Fq "\"$tmp/a\x1b[31mb.json\" is neither a zip archive" "$tmp/err.txt" || fail "the escape character was not escaped: $(od -c "$tmp/err.txt" | head -3)"
 grep -q "$(printf '\033')" "$tmp/err.txt" && fail "a raw escape character reached stderr"
 
+# JSON whose top level is an array is read as JSON: broken, its syntax error
+# names the byte offset; valid, the schema error names the root.
+printf ' [1,' > "$tmp/arr.json"
+"$bin" inspect "$tmp/arr.json" 2>"$tmp/err.txt" >/dev/null
+[ $? -eq 1 ] || fail "inspect did not exit 1 on a broken JSON array"
+[ "$(cat "$tmp/err.txt")" = "INPUT_NOT_JSON: JSON syntax error: Invalid value. (method=forward entry=arr.json byte_offset=4)" ] ||
+  fail "unexpected error for a broken JSON array: $(cat "$tmp/err.txt")"
+printf '[]' > "$tmp/arr.json"
+"$bin" inspect "$tmp/arr.json" 2>"$tmp/err.txt" >/dev/null
+[ "$(cat "$tmp/err.txt")" = 'INPUT_SCHEMA: expected an ExportedProgram object, found an array (method=forward entry=arr.json pointer="")' ] ||
+  fail "unexpected error for a JSON array: $(cat "$tmp/err.txt")"
+
 "$bin" inspect "$tmp/missing.json" 2>"$tmp/err.txt" >/dev/null
 [ $? -eq 1 ] || fail "inspect did not exit 1 on a missing file"
 grep -q "^IO_ERROR: cannot open" "$tmp/err.txt" || fail "unexpected error for a missing file"

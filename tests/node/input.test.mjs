@@ -173,6 +173,19 @@ test('bad inputs: code, message and where, and the converter stays usable', asyn
   }
 });
 
+test('JSON whose top level is an array reaches the JSON reader: a syntax error with its byte offset, or the schema error at the root', async () => {
+  const pf = await pteforge();
+  await assert.rejects(pf.inspect(new TextEncoder().encode(' [1,'), { name: 'a.json' }), (e) => {
+    assert.equal(String(e), 'INPUT_NOT_JSON: JSON syntax error: Invalid value. (method=forward entry=a.json byte_offset=4)');
+    return true;
+  });
+  await assert.rejects(pf.inspect(new TextEncoder().encode('[]'), { name: 'b.json' }), (e) => {
+    assert.equal(e.where.pointer, '');
+    assert.equal(String(e), 'INPUT_SCHEMA: expected an ExportedProgram object, found an array (method=forward entry=b.json pointer="")');
+    return true;
+  });
+});
+
 test('a truncated or foreign zip: the CLI\'s error, word for word', async () => {
   const pf = await pteforge();
   const good = readFileSync(repo(CORPUS, 'linear_tanh/linear_tanh.pt2'));

@@ -38,7 +38,9 @@ export class PteforgeError extends Error {
    */
   toString() {
     const where = this.where ?? {};
-    const keys = WHERE_ORDER.filter((k) => where[k] !== undefined).map((k) => `${k}=${where[k]}`);
+    // The empty pointer (the whole document) is written "" as the CLI writes it.
+    const shown = (k) => (k === 'pointer' && where[k] === '' ? '""' : where[k]);
+    const keys = WHERE_ORDER.filter((k) => where[k] !== undefined).map((k) => `${k}=${shown(k)}`);
     let out = `${this.code}: ${controlEscaped(this.message)}`;
     if (keys.length) out += ` (${controlEscaped(keys.join(' '))})`;
     for (const note of this.notes ?? []) out += `\n  note: ${controlEscaped(note)}`;

@@ -199,7 +199,7 @@ Result<JsInput> open_js_input(std::string_view description, const JsReader& read
                        "archives with zip.js and describes them as kind \"zip\"");
   }
   const size_t pos = serde::json_text_start(head);
-  if (pos < head.size() && head[pos] == '{') {
+  if (serde::starts_json_document(head, pos)) {
     const std::string entry = base_name(path).empty() ? std::string("model.json") : base_name(path);
     PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<JsFilesArchive> archive,
                               JsFilesArchive::create(reader, {JsFile{entry, src, *size}}));

@@ -29,6 +29,17 @@ TEST_CASE("error: to_json writes code, message, where keys and notes") {
         "  note: defined by node 5");
 }
 
+TEST_CASE("error: the empty pointer (the whole document) is written \"\" in text and kept empty in JSON") {
+  Location where;
+  where.entry = "a.json";
+  where.pointer = "";
+  Error e = make_error(ErrorCode::INPUT_SCHEMA, "expected an ExportedProgram object, found an array", where);
+  CHECK(e.to_string() == "INPUT_SCHEMA: expected an ExportedProgram object, found an array (entry=a.json pointer=\"\")");
+  CHECK(e.to_json() ==
+        R"({"code":"INPUT_SCHEMA","message":"expected an ExportedProgram object, found an array",)"
+        R"("where":{"pointer":"","entry":"a.json"}})");
+}
+
 namespace {
 Result<int> half(int x) {
   if (x % 2) return make_error(ErrorCode::OPTION_INVALID, "odd");
