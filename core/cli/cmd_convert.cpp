@@ -148,17 +148,36 @@ Clash output_clashes_with_input(const std::string& output, const std::string& in
   return exists ? Clash::kOverwrites : Clash::kInside;
 }
 
+/// The items of a comma-separated list option given once or more (`values`,
+/// one per occurrence), in order. OPTION_INVALID for an empty item ("a,,b",
+/// "a,", ""): an empty --passes would silently mean the default pipeline.
+Result<std::vector<std::string>> split_list(const std::string& flag, const std::string& what,
+                                            const std::vector<std::string>& values) {
+  std::vector<std::string> items;
+  for (const std::string& value : values) {
+    size_t start = 0;
+    while (true) {
+      const size_t comma = value.find(',', start);
+      std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (item.empty()) {
+        return make_error(ErrorCode::OPTION_INVALID,
+                          flag + " needs " + what + " separated by commas, got " +
+                              (value.empty() ? std::string("an empty string")
+                                             : single_quoted(control_escaped(value)) + " with an empty item") +
+                              (flag == "--passes" ? " (leave it out for the default pipeline)" : ""));
+      }
+      items.push_back(std::move(item));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return items;
+}
+
 Status run_convert(const ConvertArgs& args) {
   ConvertOptions options;
-  options.pipeline.passes = args.passes;
-  // CLI11 drops the empty names around commas ("a,,b," is a,b) but keeps a
-  // lone empty value; an empty list would silently mean the default pipeline.
-  if (std::find(args.passes.begin(), args.passes.end(), "") != args.passes.end()) {
-    return make_error(
-        ErrorCode::OPTION_INVALID,
-        "--passes needs pass names separated by commas (leave it out for the default pipeline)");
-  }
-  options.pipeline.preserve_ops = args.preserve_ops;
+  PTEFORGE_ASSIGN_OR_RETURN(options.pipeline.passes, split_list("--passes", "pass names", args.passes));
+  PTEFORGE_ASSIGN_OR_RETURN(options.pipeline.preserve_ops, split_list("--preserve-ops", "op names", args.preserve_ops));
   options.pipeline.memory_planning = args.memory_planning;
   options.init_buffers = args.init_buffers;
   options.emit_stacktrace = args.emit_stacktrace;
@@ -285,26 +304,40 @@ void register_convert(CLI::App& app, Action& out) {
   auto* cmd = app.add_subcommand("convert", "Convert a .pt2 archive, unpacked folder or program JSON to a .pte");
   auto args = std::make_shared<ConvertArgs>();
   cmd->add_option("input", args->input, "a .pt2 archive, an unpacked archive folder, or a program JSON")->required();
-  cmd->add_option("-o,--output", args->output, "the .pte file to write")->required();
+  const CLI::Validator path = option_value(cmd, ValueKind::kPath);
+  const CLI::Validator text = option_value(cmd, ValueKind::kText);
+  const CLI::Validator list = option_value(cmd, ValueKind::kList);
+  cmd->add_option("-o,--output", args->output, "the .pte file to write")->required()->check(path);
   cmd->add_option("--metadata", args->metadata,
-                  "also write the metadata JSON (debug handles, memory plan, operators, pass report)");
-  cmd->add_option("--report", args->report, "also write the pass report JSON");
+                  "also write the metadata JSON (debug handles, memory plan, operators, pass report)")
+      ->check(path);
+  cmd->add_option("--report", args->report, "also write the pass report JSON")->check(path);
   cmd->add_option("--export-program", args->export_program,
-                  "also write each method's program after the passes, as torch.export JSON: {method: program}");
+                  "also write each method's program after the passes, as torch.export JSON: {method: program}")
+      ->check(path);
+  // The lists and the repeatable options take one word per occurrence: by
+  // default CLI11 would also take the words after it (the input file too).
+  // The lists are split in run_convert (split_list), which refuses empty items.
   cmd->add_option("--passes", args->passes, "passes to run instead of the default pipeline (comma-separated)")
-      ->delimiter(',');
+      ->allow_extra_args(false)
+      ->check(list);
   cmd->add_option("--preserve-ops", args->preserve_ops,
                   "ops the decompose pass keeps (each needs an out variant), comma-separated, "
                   "e.g. aten.linear.default")
-      ->delimiter(',');
+      ->allow_extra_args(false)
+      ->check(list);
   cmd->add_option("--memory-planning", args->memory_planning, "memory planning algorithm")
       ->check(CLI::IsMember({"greedy", "naive", "best_fit", "best"}));
   cmd->add_option("--constant-method", args->constant_methods,
                   "add a method returning a constant, NAME=JSON (e.g. get_max_seq_len=128, "
-                  "get_eos_ids=[2,3], get_name='\"tiny\"'); repeatable");
+                  "get_eos_ids=[2,3], get_name='\"tiny\"'); repeatable")
+      ->allow_extra_args(false)
+      ->check(text);
   cmd->add_option("--swap", args->swaps,
                   "replace module FQN (exported with preserve_module_call_signature) by the program in PATH, "
-                  "FQN=PATH (e.g. encoder.layer.1=replacement.pt2); repeatable");
+                  "FQN=PATH (e.g. encoder.layer.1=replacement.pt2); repeatable")
+      ->allow_extra_args(false)
+      ->check(text);
   cmd->add_flag("--init-buffers", args->init_buffers, "store the initial values of mutable buffers in the .pte");
   cmd->add_flag("--emit-stacktrace", args->emit_stacktrace, "store a stack trace per instruction");
   // Shown under its own heading: CLI11 2.1 leaves a hidden option's name out

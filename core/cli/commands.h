@@ -12,6 +12,18 @@ namespace pteforge::cli {
 /// A subcommand's action, run after parsing; returns the process exit code.
 using Action = std::function<int()>;
 
+/// What an option's value is, for option_value: a path or text must not be
+/// empty; a comma-separated list may (its parser names the empty item).
+enum class ValueKind { kPath, kText, kList };
+
+/// A CLI11 check for the value of an option of subcommand `cmd`: refuses an
+/// empty value (except a kList), and a value that reads as an option: any
+/// "--word", or one of `cmd`'s one-letter options (CLI11 2.1 hands an option
+/// the next word even when that word is "--json"). The
+/// usage error reads "--metadata: needs a value, but the next word is the
+/// option '--json' (write ./--json for a file of that name)"; exit code 2.
+CLI::Validator option_value(const CLI::App* cmd, ValueKind kind);
+
 /// Adds `inspect` (program summary) to `app`; the action is stored in `out`.
 void register_inspect(CLI::App& app, Action& out);
 

@@ -1,6 +1,7 @@
 // pteforge CLI entry point: parses the command line with CLI11 and runs the
 // chosen subcommand. Exit codes: 0 success, 1 conversion/input error (one
 // message on stderr), 2 usage error. `--version` prints "pteforge X.Y.Z".
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -57,6 +58,22 @@ __attribute__((section(".preinit_array"), used)) void (*const kConfigureMimalloc
 }  // namespace
 #endif
 
+namespace {
+
+/// 0 when everything printed to standard output reached it, else 1 after an
+/// IO_ERROR line: a full disk (> /dev/full) or a closed file is an error,
+/// not a silent success with part of a summary or JSON lost.
+int stdout_written() {
+  errno = 0;
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
+  const int err = errno;
+  std::fprintf(stderr, "IO_ERROR: cannot write standard output: %s\n",
+               err == ENOSPC ? "no space left on the device" : err != 0 ? std::strerror(err) : "write failed");
+  return 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"pteforge: torch.export programs (.pt2 / JSON) to ExecuTorch .pte"};
   app.set_version_flag("--version", "pteforge " PTEFORGE_VERSION);
@@ -92,7 +109,8 @@ int main(int argc, char** argv) {
   // allocation or a broken invariant. One message and the usual exit code,
   // and unwinding removes the temporary outputs (emit::StagedOutput).
   try {
-    return action ? action() : 2;
+    const int code = action ? action() : 2;
+    return code == 0 ? stdout_written() : code;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "INTERNAL: out of memory: the conversion needs more memory than the system gave it\n");
   } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -229,6 +230,29 @@ Status refuse_big_endian(const serde::Pt2Layout& layout) {
                     std::move(where));
 }
 
+/// Options that configure a pass need that pass in an explicit pass list:
+/// without it they would be ignored without a word. OPTION_INVALID naming
+/// the option and the pass.
+Status check_configured_passes(const ConvertOptions& options) {
+  const std::vector<std::string>& list = options.pipeline.passes;
+  if (list.empty()) return Status::Ok();  // the default pipeline runs them all
+  auto missing = [&list](std::string_view pass) { return std::find(list.begin(), list.end(), pass) == list.end(); };
+  auto refuse = [](const std::string& what, std::string_view pass) {
+    return make_error(ErrorCode::OPTION_INVALID, what + " the pass " + std::string(pass) +
+                                                     ", which the pass list leaves out (add it, or leave the pass "
+                                                     "list out for the default pipeline)");
+  };
+  // outline_modules and replace_modules, swap_modules' two halves, read the swaps too.
+  if (!options.swaps.empty() && missing("swap_modules") && missing("outline_modules") && missing("replace_modules")) {
+    return refuse("module swaps need", "swap_modules");
+  }
+  if (!options.pipeline.preserve_ops.empty() && missing("decompose")) return refuse("preserved ops need", "decompose");
+  if (options.pipeline.memory_planning != "greedy" && missing("memory_planning")) {
+    return refuse("the memory planning algorithm '" + options.pipeline.memory_planning + "' needs", "memory_planning");
+  }
+  return Status::Ok();
+}
+
 /// The pipeline options with the swaps' replacements loaded (bound to their
 /// archives' payloads, labelled swap:<fqn>) and brought into the pipeline's
 /// dialect. Errors: OPTION_INVALID for a bad or repeated module path or a
@@ -269,9 +293,20 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   }
   PTEFORGE_TRY(refuse_big_endian(layout));
   PTEFORGE_ASSIGN_OR_RETURN(std::vector<emit::ConstantMethod> getters, constant_methods(options));
+  PTEFORGE_TRY(check_configured_passes(options));
   PTEFORGE_ASSIGN_OR_RETURN(passes::PipelineOptions pipeline, with_swaps(options));
   PTEFORGE_ASSIGN_OR_RETURN(passes::PassManager pm, passes::PassManager::create(pipeline));
   passes::PassReport report;
+  if (!pipeline.passes.empty() &&
+      std::find(pipeline.passes.begin(), pipeline.passes.end(), "memory_planning") == pipeline.passes.end()) {
+    // ExecuTorch's to_executorch always plans memory; without a plan the
+    // runtime has no memory for the intermediate tensors.
+    report.diagnostics.push_back(passes::Diagnostic{
+        "warning",
+        "the pass list leaves out memory_planning: the .pte has no memory plan, so ExecuTorch's runtime "
+        "cannot run a method that makes intermediate tensors",
+        {}});
+  }
   ConvertTimings timings;
   auto t0 = std::chrono::steady_clock::now();
 

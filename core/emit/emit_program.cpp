@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <map>
 #include <set>
 #include <string_view>
 
+#include "serde/json_cursor.h"
 #include "serde/py_json_writer.h"
 #include "serde/treespec_json.h"
 #include "support/utf8.h"
@@ -53,16 +55,29 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
     return Status::Ok();
   }
   if (v.IsObject()) {
-    std::vector<ir::TreeSpecNode> children;
-    std::string keys = "[";
+    // A repeated key keeps its first place and takes its last value, as
+    // Python's json.loads builds the dict the getter would return.
+    std::vector<std::pair<std::string_view, const rapidjson::Value*>> members;
+    std::map<std::string_view, size_t> place;
     // Indexed, not a ranged for: clang (Emscripten) finds RapidJSON's member
     // iterator comparison ambiguous under C++20.
     for (rapidjson::SizeType i = 0; i < v.MemberCount(); ++i) {
       const auto& m = *(v.MemberBegin() + i);
+      const std::string_view key(m.name.GetString(), m.name.GetStringLength());
+      const auto [it, added] = place.emplace(key, members.size());
+      if (added) {
+        members.emplace_back(key, &m.value);
+      } else {
+        members[it->second].second = &m.value;
+      }
+    }
+    std::vector<ir::TreeSpecNode> children;
+    std::string keys = "[";
+    for (const auto& [key, value] : members) {
       if (keys.size() > 1) keys += ", ";
-      keys += serde::python_json_string(std::string_view(m.name.GetString(), m.name.GetStringLength()));
+      keys += serde::python_json_string(key);
       ir::TreeSpecNode child;
-      PTEFORGE_TRY(flatten(method, m.value, depth + 1, values, child, items));
+      PTEFORGE_TRY(flatten(method, *value, depth + 1, values, child, items));
       children.push_back(std::move(child));
     }
     keys += "]";
@@ -126,9 +141,9 @@ Result<rapidjson::Document> parse_json(const std::string& method, std::string_vi
   doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag | rapidjson::kParseIterativeFlag>(
       json.data(), json.size());
   if (doc.HasParseError()) {
-    Error e = option_error(method, std::string("value is not JSON (") +
-                                       rapidjson::GetParseError_En(doc.GetParseError()) + " at byte " +
-                                       std::to_string(doc.GetErrorOffset()) + ")");
+    Error e = option_error(method, "value is not JSON (" +
+                                       serde::json_parse_error_text(doc.GetParseError(), doc.GetErrorOffset(), json) +
+                                       " at byte " + std::to_string(doc.GetErrorOffset()) + ")");
     e.notes.push_back("strings need JSON quotes, e.g. --constant-method 'get_name=\"tiny\"'");
     return e;
   }

@@ -1,10 +1,14 @@
 // Decoded .pte → human-readable text (see format_pte_summary in pte_decode.h).
+// Names (methods, operators, delegates, compile spec keys) are written with
+// their control characters as \xNN, as errors write the names they echo:
+// the text goes to a terminal. Strings are quoted and escaped (quoted_text).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "emit/pte_decode.h"
+#include "support/error.h"
 #include "support/utf8.h"
 
 namespace pteforge::emit {
@@ -144,13 +148,13 @@ std::string format_instruction(const ExecutionPlan& plan, const Instruction& ins
         if constexpr (std::is_same_v<T, KernelCall>) {
           std::string name = "<operator " + std::to_string(x.op_index) + " missing>";
           if (x.op_index >= 0 && static_cast<size_t>(x.op_index) < plan.operators.size()) {
-            name = operator_qualified_name(plan.operators[static_cast<size_t>(x.op_index)]);
+            name = control_escaped(operator_qualified_name(plan.operators[static_cast<size_t>(x.op_index)]));
           }
           return name + "(" + refs(x.args) + ")";
         } else if constexpr (std::is_same_v<T, DelegateCall>) {
           std::string name = "<missing>";
           if (x.delegate_index >= 0 && static_cast<size_t>(x.delegate_index) < plan.delegates.size()) {
-            name = plan.delegates[static_cast<size_t>(x.delegate_index)].id;
+            name = control_escaped(plan.delegates[static_cast<size_t>(x.delegate_index)].id);
           }
           return "delegate " + std::to_string(x.delegate_index) + " " + name + "(" + refs(x.args) + ")";
         } else if constexpr (std::is_same_v<T, MoveCall>) {
@@ -182,7 +186,7 @@ std::string format_pte_summary(const DecodedPte& d) {
          " method(s)\n";
 
   for (const auto& plan : p.execution_plan) {
-    out += "\nmethod " + plan.name + "\n";
+    out += "\nmethod " + control_escaped(plan.name) + "\n";
     out += "  inputs: [" + refs(plan.inputs) + "]\n";
     out += "  outputs: [" + refs(plan.outputs) + "]\n";
     out += "  non_const_buffer_sizes: [" +
@@ -197,7 +201,7 @@ std::string format_pte_summary(const DecodedPte& d) {
     }
     out += "  operators (" + std::to_string(plan.operators.size()) + "):\n";
     for (size_t i = 0; i < plan.operators.size(); ++i) {
-      out += "    " + std::to_string(i) + ": " + operator_qualified_name(plan.operators[i]) + "\n";
+      out += "    " + std::to_string(i) + ": " + control_escaped(operator_qualified_name(plan.operators[i])) + "\n";
     }
     for (size_t c = 0; c < plan.chains.size(); ++c) {
       const auto& chain = plan.chains[c];
@@ -214,10 +218,10 @@ std::string format_pte_summary(const DecodedPte& d) {
       out += "  delegates (" + std::to_string(plan.delegates.size()) + "):\n";
       for (size_t i = 0; i < plan.delegates.size(); ++i) {
         const auto& del = plan.delegates[i];
-        out += "    " + std::to_string(i) + ": " + del.id + ", data " + data_location_name(del.processed.location) +
+        out += "    " + std::to_string(i) + ": " + control_escaped(del.id) + ", data " + data_location_name(del.processed.location) +
                " " + std::to_string(del.processed.index) + ", compile specs [" +
                join(del.compile_specs,
-                    [](const CompileSpec& cs) { return cs.key + " (" + std::to_string(cs.value.size()) + " bytes)"; },
+                    [](const CompileSpec& cs) { return control_escaped(cs.key) + " (" + std::to_string(cs.value.size()) + " bytes)"; },
                     SIZE_MAX) +
                "]\n";
       }

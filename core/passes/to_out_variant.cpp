@@ -292,8 +292,19 @@ class ToOutVariant final : public Pass {
     msg += ". ExecuTorch's runtime only runs out-variant kernels (ToOutVarPass); decompose these ops or add kernels";
     Error e = ctx.error_at(ErrorCode::UNSUPPORTED_OPERATOR, msg, *missing.nodes.at(missing.order.front()).front());
     for (const std::string& op : missing.order) {
-      std::vector<const ops::OpSchema*> near = ops::op_table().nearest_supported(op);
       std::string note = op + ": ";
+      const ops::OpSchema* schema = ops::op_table().find(op);
+      const ops::OpSchema* copy = schema ? ops::op_table().copy_variant(*schema) : nullptr;
+      if (copy && ops::op_table().out_variant(*copy)) {
+        // A view op (an explicit pass list that leaves out the view pass).
+        note += "a view op: the pass replace_view_ops_with_copy turns it into " + copy->full_name() +
+                ", which has an out variant (run it before to_out_variant)";
+        e.notes.push_back(std::move(note));
+        continue;
+      }
+      std::vector<const ops::OpSchema*> near = ops::op_table().nearest_supported(op);
+      // The op itself (another overload's name can read the same) is no suggestion.
+      std::erase_if(near, [&op](const ops::OpSchema* s) { return s->full_name() == op; });
       if (near.empty()) {
         note += "no similar supported operator";
       } else {

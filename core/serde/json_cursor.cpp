@@ -105,21 +105,10 @@ Status parse_into(rapidjson::Document& doc, Stream& stream, std::string_view tex
     return make_error(ErrorCode::INPUT_SCHEMA,
                       "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", where);
   }
-  // RapidJSON reports a raw control character inside a string as an invalid
-  // escape; say what it is. The byte at the offset is still intact: in-situ
-  // decoding only writes behind the read position.
-  if (result.Code() == rapidjson::kParseErrorStringEscapeInvalid && result.Offset() < text.size()) {
-    const auto byte = static_cast<unsigned char>(text[result.Offset()]);
-    if (byte < 0x20) {
-      const std::string hex = hex_digits(byte);
-      return make_error(ErrorCode::INPUT_NOT_JSON,
-                        "JSON syntax error: unescaped control character 0x" + hex +
-                            " in a string (write it as \\u00" + hex + ").",
-                        where);
-    }
-  }
+  // The byte at the offset is still intact: in-situ decoding only writes
+  // behind the read position.
   return make_error(ErrorCode::INPUT_NOT_JSON,
-                    std::string("JSON syntax error: ") + rapidjson::GetParseError_En(result.Code()), where);
+                    "JSON syntax error: " + json_parse_error_text(result.Code(), result.Offset(), text), where);
 }
 
 #if defined(RAPIDJSON_SSE2)
@@ -258,6 +247,19 @@ std::string escape_pointer_token(std::string_view token) {
     }
   }
   return out;
+}
+
+std::string json_parse_error_text(rapidjson::ParseErrorCode code, size_t offset, std::string_view text) {
+  // RapidJSON reports a raw control character inside a string as an invalid
+  // escape; say what it is.
+  if (code == rapidjson::kParseErrorStringEscapeInvalid && offset < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[offset]);
+    if (byte < 0x20) {
+      const std::string hex = hex_digits(byte);
+      return "unescaped control character 0x" + hex + " in a string (write it as \\u00" + hex + ").";
+    }
+  }
+  return rapidjson::GetParseError_En(code);
 }
 
 std::string with_article(std::string_view name) {

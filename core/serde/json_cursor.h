@@ -25,6 +25,11 @@ namespace pteforge::serde {
 std::string escape_pointer_token(std::string_view token);
 /// JSON type of a value for messages: "an object", "an array", "a string", "a number", "a boolean", "null".
 std::string_view json_type_name(const rapidjson::Value& v);
+/// RapidJSON's words for parse error `code` at byte `offset` of `text`,
+/// except that a raw control character inside a string (which RapidJSON calls
+/// an invalid escape) is named with the escape to write instead:
+/// "unescaped control character 0x01 in a string (write it as \u0001)."
+std::string json_parse_error_text(rapidjson::ParseErrorCode code, size_t offset, std::string_view text);
 /// `name` after its indefinite article, for messages: "an ExportedProgram",
 /// "a Graph" (by the first letter: "an" before a vowel).
 std::string with_article(std::string_view name);

@@ -206,7 +206,7 @@ test ! -e "$work/-"
 test ! -e "$work/p.pte"
 grep -qx "OPTION_INVALID: -o '-': outputs are written to files, not to standard output; name a file (./- for a file called '-')" "$work/err.txt"
 grep -qx "IO_ERROR: '/dev/stdout' leads to a pipe, socket or device, not a regular file; refusing to write it (entry=/dev/stdout)" "$work/err2.txt"
-grep -qx "OPTION_INVALID: --passes needs pass names separated by commas (leave it out for the default pipeline)" "$work/err3.txt"
+grep -qx "OPTION_INVALID: --passes needs pass names separated by commas, got an empty string (leave it out for the default pipeline)" "$work/err3.txt"
 # The success line escapes control characters in the paths it echoes.
 "$bin" convert "$fx/ref_arduino_add" -o "$work/tab$(printf '\t')name.pte" > "$work/out.txt"
 grep -Fqx "$work/tab\\x09name.pte: $(wc -c < "$ref/arduino_add_model.pte") bytes, 1 method" "$work/out.txt"
@@ -256,4 +256,46 @@ test "$rc3" -eq 2
 # A missing value names its option (--bench included).
 grep -qx -- "--bench: 1 required N missing" "$work/usage.txt"
 test ! -e "$work/u.pte"
+# A repeated key in a constant method's dict keeps its first place and takes
+# its last value (Python's json.loads); decode escapes control characters in
+# method names; a full standard output is an error, not a silent success.
+"$bin" convert "$fx/ref_arduino_add" -o "$work/d.pte" --constant-method 'd={"a":1,"b":2,"a":3}' \
+  --constant-method $'get\e[2J\nx="v"' > /dev/null
+"$bin" decode "$work/d.pte" > "$work/d.txt"
+grep -A8 -x "method d" "$work/d.txt" | grep -qx '    %0 = Int 3'
+grep -A8 -x "method d" "$work/d.txt" | grep -qx '    %1 = Int 2'
+grep -qF 'context\": \"[\\\"a\\\", \\\"b\\\"]\"' "$work/d.txt"
+grep -qxF 'method get\x1b[2J\x0ax' "$work/d.txt"
+set +e
+"$bin" decode "$work/d.pte" > /dev/full 2> "$work/full.txt"
+rc=$?
+"$bin" convert "$fx/ref_arduino_add" -o "$work/x.pte" --constant-method $'b="x\x01y"' 2> "$work/ctl.txt"
+rc2=$?
+set -e
+test "$rc" -eq 1
+grep -qx "IO_ERROR: cannot write standard output: no space left on the device" "$work/full.txt"
+test "$rc2" -eq 1
+grep -qxF 'OPTION_INVALID: constant method '"'b'"': value is not JSON (unescaped control character 0x01 in a string (write it as \u0001). at byte 2) (method=b)' "$work/ctl.txt"
+
+# An option that configures a pass the --passes list leaves out is refused;
+# a list without memory_planning is warned about.
+set +e
+"$bin" convert "$fx/ref_arduino_add" -o "$work/x.pte" --passes decompose,to_out_variant --memory-planning naive 2> "$work/mp.txt"
+rc=$?
+"$bin" convert "$fx/ref_arduino_add" -o "$work/x.pte" --passes decompose --swap a="$fx/ref_arduino_add" 2> "$work/sw.txt"
+rc2=$?
+"$bin" convert "$fx/ref_arduino_add" -o "$work/x.pte" --passes remove_noops --preserve-ops aten.linear.default 2> "$work/po.txt"
+rc3=$?
+set -e
+test "$rc" -eq 1 && test "$rc2" -eq 1 && test "$rc3" -eq 1
+test ! -e "$work/x.pte"
+tail_msg="which the pass list leaves out (add it, or leave the pass list out for the default pipeline)"
+grep -qx "OPTION_INVALID: the memory planning algorithm 'naive' needs the pass memory_planning, $tail_msg" "$work/mp.txt"
+grep -qx "OPTION_INVALID: module swaps need the pass swap_modules, $tail_msg" "$work/sw.txt"
+grep -qx "OPTION_INVALID: preserved ops need the pass decompose, $tail_msg" "$work/po.txt"
+"$bin" convert "$fx/ref_arduino_add" -o "$work/r.pte" --report "$work/r.json" > /dev/null
+no_mp="$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.load(open(sys.argv[1]))['passes'] if p['name'] != 'memory_planning'))" "$work/r.json")"
+"$bin" convert "$fx/ref_arduino_add" -o "$work/nomp.pte" --passes "$no_mp" 2> "$work/nomp.txt" > /dev/null
+grep -qx "warning: the pass list leaves out memory_planning: the .pte has no memory plan, so ExecuTorch's runtime cannot run a method that makes intermediate tensors" "$work/nomp.txt"
+
 echo "convert.sh: ok"

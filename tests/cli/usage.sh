@@ -17,4 +17,22 @@ expect 2 "unknown command 'a\\x1b[31mb' (commands: inspect, decode, convert)" $'
 expect 2 "A subcommand is required"
 expect 2 "--json excludes --flatc-json" decode x.pte --json --flatc-json
 expect 2 "--json excludes --flatc-json" decode x.pte --flatc-json --json
+# An option's value is never the next option (CLI11 would hand it over: a
+# file named --emit-stacktrace, and no stack traces), nor empty.
+m="$2/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+expect 2 "--metadata: needs a value, but the next word is the option '--emit-stacktrace' (write ./--emit-stacktrace for a file of that name)" \
+  convert "$m" -o m.pte --metadata --emit-stacktrace
+expect 2 "--output: needs a value, but the next word is the option '--json' (write ./--json for a file of that name)" \
+  convert "$m" --report r.json -o --json
+expect 2 "--constant-method: needs a value, but the next word is the option '-o'" convert "$m" --constant-method -o x.pte
+expect 2 "--metadata: needs a path, not an empty string" convert "$m" -o m.pte --metadata ''
+expect 2 "--method: needs a value, not an empty string" inspect "$m" --method ''
+# A repeatable option takes one word: the next one is the input, or an error.
+expect 2 "The following argument was not expected: b=2" convert "$m" -o m.pte --constant-method a=1 b=2
+[[ -z "$(ls -A)" ]] || { echo "usage errors left files: $(ls -A)" >&2; exit 1; }
+"$bin" convert --constant-method a=1 --passes "$(printf '%s' "$("$bin" convert "$m" -o d.pte --report r.json >/dev/null && python3 -c "import json;print(','.join(p['name'] for p in json.load(open('r.json'))['passes']))")")" "$m" -o c.pte > out.txt
+grep -qx "c.pte: [0-9]* bytes, 2 methods" out.txt || { echo "a repeatable option before the input: $(cat out.txt)" >&2; exit 1; }
 echo "ok: usage errors"
