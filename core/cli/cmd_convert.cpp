@@ -160,11 +160,12 @@ Result<std::vector<std::string>> split_list(const std::string& flag, const std::
       const size_t comma = value.find(',', start);
       std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       if (item.empty()) {
-        return make_error(ErrorCode::OPTION_INVALID,
-                          flag + " needs " + what + " separated by commas, got " +
-                              (value.empty() ? std::string("an empty string")
-                                             : single_quoted(control_escaped(value)) + " with an empty item") +
-                              (flag == "--passes" ? " (leave it out for the default pipeline)" : ""));
+        return make_error(
+            ErrorCode::OPTION_INVALID,
+            flag + " needs " + what + " separated by commas, got " +
+                (value.empty() ? std::string("an empty string")
+                               : single_quoted(control_escaped(value)) + " with an empty item") +
+                (flag == "--passes" ? " (leave it out for the default pipeline)" : ""));
       }
       items.push_back(std::move(item));
       if (comma == std::string::npos) break;
@@ -177,7 +178,8 @@ Result<std::vector<std::string>> split_list(const std::string& flag, const std::
 Status run_convert(const ConvertArgs& args) {
   ConvertOptions options;
   PTEFORGE_ASSIGN_OR_RETURN(options.pipeline.passes, split_list("--passes", "pass names", args.passes));
-  PTEFORGE_ASSIGN_OR_RETURN(options.pipeline.preserve_ops, split_list("--preserve-ops", "op names", args.preserve_ops));
+  PTEFORGE_ASSIGN_OR_RETURN(options.pipeline.preserve_ops,
+                            split_list("--preserve-ops", "op names", args.preserve_ops));
   options.pipeline.memory_planning = args.memory_planning;
   options.init_buffers = args.init_buffers;
   options.emit_stacktrace = args.emit_stacktrace;
@@ -312,8 +314,9 @@ void register_convert(CLI::App& app, Action& out) {
                   "also write the metadata JSON (debug handles, memory plan, operators, pass report)")
       ->check(path);
   cmd->add_option("--report", args->report, "also write the pass report JSON")->check(path);
-  cmd->add_option("--export-program", args->export_program,
-                  "also write each method's program after the passes, as torch.export JSON: {method: program}")
+  cmd->add_option(
+         "--export-program", args->export_program,
+         "also write each method's program after the passes, as torch.export JSON: {method: program}")
       ->check(path);
   // The lists and the repeatable options take one word per occurrence: by
   // default CLI11 would also take the words after it (the input file too).

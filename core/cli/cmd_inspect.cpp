@@ -62,7 +62,8 @@ void register_inspect(CLI::App& app, Action& out) {
   cmd->add_flag("--json", *json, "print the summary as JSON");
   cmd->add_flag("--modules", *modules,
                 "print the module tree instead: node counts, preserved call signatures, which modules can be swapped");
-  cmd->add_option("--method", *method, "only this method (of the summary, or with --modules of the module tree)")
+  cmd->add_option("--method", *method,
+                  "only this method (of the summary, or with --modules of the module tree)")
       ->check(option_value(cmd, ValueKind::kText));
   cmd->callback([&out, path, json, modules, method] {
     out = [path, json, modules, method] {

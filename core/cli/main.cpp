@@ -68,7 +68,9 @@ int stdout_written() {
   if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
   const int err = errno;
   std::fprintf(stderr, "IO_ERROR: cannot write standard output: %s\n",
-               err == ENOSPC ? "no space left on the device" : err != 0 ? std::strerror(err) : "write failed");
+               err == ENOSPC ? "no space left on the device"
+               : err != 0    ? std::strerror(err)
+                             : "write failed");
   return 1;
 }
 

@@ -28,14 +28,18 @@ CLI::Validator option_value(const CLI::App* cmd, ValueKind kind) {
   return CLI::Validator(
       [cmd, kind](std::string& value) -> std::string {
         if (value.empty() && kind != ValueKind::kList) {
-          return kind == ValueKind::kPath ? "needs a path, not an empty string" : "needs a value, not an empty string";
+          return kind == ValueKind::kPath ? "needs a path, not an empty string"
+                                          : "needs a value, not an empty string";
         }
         if (!looks_like_option(cmd, value)) return std::string();
         // CLI11 gives an option the next word even when it is another option
         // ("--metadata --emit-stacktrace" would write a file named
         // "--emit-stacktrace" and drop the flag).
-        std::string message = "needs a value, but the next word is the option " + single_quoted(control_escaped(value));
-        if (kind == ValueKind::kPath) message += " (write ./" + control_escaped(value) + " for a file of that name)";
+        std::string message =
+            "needs a value, but the next word is the option " + single_quoted(control_escaped(value));
+        if (kind == ValueKind::kPath) {
+          message += " (write ./" + control_escaped(value) + " for a file of that name)";
+        }
         return message;
       },
       kind == ValueKind::kPath ? "PATH" : "");

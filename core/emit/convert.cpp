@@ -236,19 +236,26 @@ Status refuse_big_endian(const serde::Pt2Layout& layout) {
 Status check_configured_passes(const ConvertOptions& options) {
   const std::vector<std::string>& list = options.pipeline.passes;
   if (list.empty()) return Status::Ok();  // the default pipeline runs them all
-  auto missing = [&list](std::string_view pass) { return std::find(list.begin(), list.end(), pass) == list.end(); };
+  auto missing = [&list](std::string_view pass) {
+    return std::find(list.begin(), list.end(), pass) == list.end();
+  };
   auto refuse = [](const std::string& what, std::string_view pass) {
-    return make_error(ErrorCode::OPTION_INVALID, what + " the pass " + std::string(pass) +
-                                                     ", which the pass list leaves out (add it, or leave the pass "
-                                                     "list out for the default pipeline)");
+    return make_error(ErrorCode::OPTION_INVALID,
+                      what + " the pass " + std::string(pass) +
+                          ", which the pass list leaves out (add it, or leave the pass "
+                          "list out for the default pipeline)");
   };
   // outline_modules and replace_modules, swap_modules' two halves, read the swaps too.
-  if (!options.swaps.empty() && missing("swap_modules") && missing("outline_modules") && missing("replace_modules")) {
+  if (!options.swaps.empty() && missing("swap_modules") && missing("outline_modules") &&
+      missing("replace_modules")) {
     return refuse("module swaps need", "swap_modules");
   }
-  if (!options.pipeline.preserve_ops.empty() && missing("decompose")) return refuse("preserved ops need", "decompose");
+  if (!options.pipeline.preserve_ops.empty() && missing("decompose")) {
+    return refuse("preserved ops need", "decompose");
+  }
   if (options.pipeline.memory_planning != "greedy" && missing("memory_planning")) {
-    return refuse("the memory planning algorithm '" + options.pipeline.memory_planning + "' needs", "memory_planning");
+    return refuse("the memory planning algorithm '" + options.pipeline.memory_planning + "' needs",
+                  "memory_planning");
   }
   return Status::Ok();
 }

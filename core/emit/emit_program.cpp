@@ -141,9 +141,10 @@ Result<rapidjson::Document> parse_json(const std::string& method, std::string_vi
   doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag | rapidjson::kParseIterativeFlag>(
       json.data(), json.size());
   if (doc.HasParseError()) {
-    Error e = option_error(method, "value is not JSON (" +
-                                       serde::json_parse_error_text(doc.GetParseError(), doc.GetErrorOffset(), json) +
-                                       " at byte " + std::to_string(doc.GetErrorOffset()) + ")");
+    Error e = option_error(method,
+                           "value is not JSON (" +
+                               serde::json_parse_error_text(doc.GetParseError(), doc.GetErrorOffset(), json) +
+                               " at byte " + std::to_string(doc.GetErrorOffset()) + ")");
     e.notes.push_back("strings need JSON quotes, e.g. --constant-method 'get_name=\"tiny\"'");
     return e;
   }

@@ -201,7 +201,8 @@ std::string format_pte_summary(const DecodedPte& d) {
     }
     out += "  operators (" + std::to_string(plan.operators.size()) + "):\n";
     for (size_t i = 0; i < plan.operators.size(); ++i) {
-      out += "    " + std::to_string(i) + ": " + control_escaped(operator_qualified_name(plan.operators[i])) + "\n";
+      out += "    " + std::to_string(i) + ": " + control_escaped(operator_qualified_name(plan.operators[i])) +
+             "\n";
     }
     for (size_t c = 0; c < plan.chains.size(); ++c) {
       const auto& chain = plan.chains[c];
@@ -218,11 +219,15 @@ std::string format_pte_summary(const DecodedPte& d) {
       out += "  delegates (" + std::to_string(plan.delegates.size()) + "):\n";
       for (size_t i = 0; i < plan.delegates.size(); ++i) {
         const auto& del = plan.delegates[i];
-        out += "    " + std::to_string(i) + ": " + control_escaped(del.id) + ", data " + data_location_name(del.processed.location) +
-               " " + std::to_string(del.processed.index) + ", compile specs [" +
-               join(del.compile_specs,
-                    [](const CompileSpec& cs) { return control_escaped(cs.key) + " (" + std::to_string(cs.value.size()) + " bytes)"; },
-                    SIZE_MAX) +
+        out += "    " + std::to_string(i) + ": " + control_escaped(del.id) + ", data " +
+               data_location_name(del.processed.location) + " " + std::to_string(del.processed.index) +
+               ", compile specs [" +
+               join(
+                   del.compile_specs,
+                   [](const CompileSpec& cs) {
+                     return control_escaped(cs.key) + " (" + std::to_string(cs.value.size()) + " bytes)";
+                   },
+                   SIZE_MAX) +
                "]\n";
       }
     }

@@ -108,7 +108,8 @@ Status parse_into(rapidjson::Document& doc, Stream& stream, std::string_view tex
   // The byte at the offset is still intact: in-situ decoding only writes
   // behind the read position.
   return make_error(ErrorCode::INPUT_NOT_JSON,
-                    "JSON syntax error: " + json_parse_error_text(result.Code(), result.Offset(), text), where);
+                    "JSON syntax error: " + json_parse_error_text(result.Code(), result.Offset(), text),
+                    where);
 }
 
 #if defined(RAPIDJSON_SSE2)
