@@ -313,8 +313,8 @@ void register_convert(CLI::App& app, Action& out) {
   cmd->add_option("--metadata", args->metadata,
                   "also write the metadata JSON (debug handles, memory plan, operators, pass report)")
       ->check(path);
-  cmd->add_option("--report", args->report, "also write the pass report JSON")->check(path);
-  cmd->add_option(
+  CLI::Option* report = cmd->add_option("--report", args->report, "also write the pass report JSON")->check(path);
+  CLI::Option* export_program = cmd->add_option(
          "--export-program", args->export_program,
          "also write each method's program after the passes, as torch.export JSON: {method: program}")
       ->check(path);
@@ -347,6 +347,10 @@ void register_convert(CLI::App& app, Action& out) {
   // of its errors (": 1 required INT missing").
   cmd->add_option("--bench", args->bench, "time N runs against a RapidJSON parse of the input (scripts/bench_convert.py)")
       ->type_name("N")
+      ->check(CLI::Range(1, 1000000).description(""))
+      // It writes the .pte and --metadata only.
+      ->excludes(report)
+      ->excludes(export_program)
       ->group("Benchmarking");
   cmd->callback([&out, args] {
     out = [args] {

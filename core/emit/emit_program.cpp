@@ -36,8 +36,12 @@ Error option_error(const std::string& method, std::string message) {
 /// `items` counts the values and lists/objects met so far (all methods):
 /// past kMaxConstantItems the option is refused (each costs some hundred
 /// bytes of treespec and EValue; a WebAssembly heap would run out first).
+/// `at` is the JSON pointer of `v` inside the method's value ("" for the
+/// value itself, "/1/a/0" deeper); a null's error names it.
 Status flatten(const std::string& method, const rapidjson::Value& v, int depth, std::vector<EValue>& values,
-               ir::TreeSpecNode& spec, size_t& items) {
+               ir::TreeSpecNode& spec, size_t& items, std::string& at) {
+  // " at /1/a/0" inside the value; nothing for the value itself.
+  auto place = [&at] { return at.empty() ? std::string() : " at " + control_escaped(at); };
   if (depth > kMaxConstantDepth) return option_error(method, "value nested deeper than 64 levels");
   if (++items > kMaxConstantItems) {
     return option_error(method, "more than " + std::to_string(kMaxConstantItems) +
@@ -46,9 +50,13 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
   }
   if (v.IsArray()) {
     std::vector<ir::TreeSpecNode> children;
+    size_t index = 0;
     for (const auto& e : v.GetArray()) {
+      const size_t length = at.size();
+      at += "/" + std::to_string(index++);
       ir::TreeSpecNode child;
-      PTEFORGE_TRY(flatten(method, e, depth + 1, values, child, items));
+      PTEFORGE_TRY(flatten(method, e, depth + 1, values, child, items, at));
+      at.resize(length);
       children.push_back(std::move(child));
     }
     spec = ir::treespec_node("builtins.list", "\"null\"", std::move(children));
@@ -76,8 +84,11 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
     for (const auto& [key, value] : members) {
       if (keys.size() > 1) keys += ", ";
       keys += serde::python_json_string(key);
+      const size_t length = at.size();
+      at += "/" + serde::escape_pointer_token(key);
       ir::TreeSpecNode child;
-      PTEFORGE_TRY(flatten(method, *value, depth + 1, values, child, items));
+      PTEFORGE_TRY(flatten(method, *value, depth + 1, values, child, items, at));
+      at.resize(length);
       children.push_back(std::move(child));
     }
     keys += "]";
@@ -94,9 +105,9 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
   } else if (v.IsString()) {
     values.push_back(EValue{String{std::string(v.GetString(), v.GetStringLength())}});
   } else {
-    return option_error(
-        method,
-        "null is not a constant value (use an int, float, bool or string, or lists and objects of them)");
+    return option_error(method, "null" + place() +
+                                    " is not a constant value (use an int, float, bool or string, or lists and "
+                                    "objects of them)");
   }
   return Status::Ok();
 }
@@ -174,7 +185,8 @@ Result<ConstantMethod> parse_constant_method(std::string name, std::string_view 
   ConstantMethod m;
   m.name = std::move(name);
   size_t items = 0;
-  PTEFORGE_TRY(flatten(m.name, doc, 0, m.values, m.spec.root, items));
+  std::string at;
+  PTEFORGE_TRY(flatten(m.name, doc, 0, m.values, m.spec.root, items, at));
   return m;
 }
 
@@ -193,7 +205,8 @@ Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json
     if (!seen.insert(name).second) return option_error(name, "given twice");
     ConstantMethod cm;
     cm.name = name;
-    PTEFORGE_TRY(flatten(name, m.value, 0, cm.values, cm.spec.root, items));
+    std::string at;
+    PTEFORGE_TRY(flatten(name, m.value, 0, cm.values, cm.spec.root, items, at));
     out.push_back(std::move(cm));
   }
   return out;

@@ -32,6 +32,9 @@ expect 2 "--metadata: needs a path, not an empty string" convert "$m" -o m.pte -
 expect 2 "--method: needs a value, not an empty string" inspect "$m" --method ''
 # A repeatable option takes one word: the next one is the input, or an error.
 expect 2 "The following argument was not expected: b=2" convert "$m" -o m.pte --constant-method a=1 b=2
+# --bench runs at least once and writes only the .pte and --metadata.
+expect 2 "--bench: Value 0 not in range 1 to 1000000" convert "$m" -o m.pte --bench 0
+expect 2 "--report excludes --bench" convert "$m" -o m.pte --bench 1 --report r.json
 [[ -z "$(ls -A)" ]] || { echo "usage errors left files: $(ls -A)" >&2; exit 1; }
 "$bin" convert --constant-method a=1 --passes "$(printf '%s' "$("$bin" convert "$m" -o d.pte --report r.json >/dev/null && python3 -c "import json;print(','.join(p['name'] for p in json.load(open('r.json'))['passes']))")")" "$m" -o c.pte > out.txt
 grep -qx "c.pte: [0-9]* bytes, 2 methods" out.txt || { echo "a repeatable option before the input: $(cat out.txt)" >&2; exit 1; }

@@ -167,6 +167,15 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
         "constant method 'get_x': null is not a constant value (use an int, float, bool or string, or lists "
         "and "
         "objects of them)");
+  // Deeper, the error names the place inside the value (a JSON pointer; "/" in a key is ~1).
+  CHECK(emit::parse_constant_method_option("get_x=[1,{\"a/b\":[null]}]").error().message ==
+        "constant method 'get_x': null at /1/a~1b/0 is not a constant value (use an int, float, bool or "
+        "string, or lists and objects of them)");
+  // A key given twice keeps its first place and its last value (Python's json.loads).
+  emit::ConstantMethod d = parse_ok("get_d={\"a\": 1, \"b\": [2], \"a\": true}");
+  CHECK(d.values == std::vector<emit::EValue>{{emit::Bool{true}}, {emit::Int{2}}});
+  REQUIRE(d.spec.root.children.size() == 2);
+  CHECK(d.spec.root.context == R"("[\"a\", \"b\"]")");
 }
 
 TEST_CASE("constant methods reproduce stories260k_hybrid_llama_qnn.pte's getters (§7.5)") {
