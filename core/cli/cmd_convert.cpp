@@ -313,11 +313,13 @@ void register_convert(CLI::App& app, Action& out) {
   cmd->add_option("--metadata", args->metadata,
                   "also write the metadata JSON (debug handles, memory plan, operators, pass report)")
       ->check(path);
-  CLI::Option* report = cmd->add_option("--report", args->report, "also write the pass report JSON")->check(path);
-  CLI::Option* export_program = cmd->add_option(
-         "--export-program", args->export_program,
-         "also write each method's program after the passes, as torch.export JSON: {method: program}")
-      ->check(path);
+  CLI::Option* report =
+      cmd->add_option("--report", args->report, "also write the pass report JSON")->check(path);
+  CLI::Option* export_program =
+      cmd->add_option(
+             "--export-program", args->export_program,
+             "also write each method's program after the passes, as torch.export JSON: {method: program}")
+          ->check(path);
   // The lists and the repeatable options take one word per occurrence: by
   // default CLI11 would also take the words after it (the input file too).
   // The lists are split in run_convert (split_list), which refuses empty items.
@@ -345,7 +347,8 @@ void register_convert(CLI::App& app, Action& out) {
   cmd->add_flag("--emit-stacktrace", args->emit_stacktrace, "store a stack trace per instruction");
   // Shown under its own heading: CLI11 2.1 leaves a hidden option's name out
   // of its errors (": 1 required INT missing").
-  cmd->add_option("--bench", args->bench, "time N runs against a RapidJSON parse of the input (scripts/bench_convert.py)")
+  cmd->add_option("--bench", args->bench,
+                  "time N runs against a RapidJSON parse of the input (scripts/bench_convert.py)")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000).description(""))
       // It writes the .pte and --metadata only.

@@ -105,9 +105,10 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
   } else if (v.IsString()) {
     values.push_back(EValue{String{std::string(v.GetString(), v.GetStringLength())}});
   } else {
-    return option_error(method, "null" + place() +
-                                    " is not a constant value (use an int, float, bool or string, or lists and "
-                                    "objects of them)");
+    return option_error(method,
+                        "null" + place() +
+                            " is not a constant value (use an int, float, bool or string, or lists and "
+                            "objects of them)");
   }
   return Status::Ok();
 }
