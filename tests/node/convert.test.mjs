@@ -195,6 +195,13 @@ test('bad options and inputs: PteforgeError with code and where; converting agai
     [input, { constantMethods: { get_x: nested(1500) } }, 'OPTION_INVALID', { byte_offset: undefined, pointer: undefined },
       'options are nested deeper than 1024 levels'],
     [input, { passes: ['no_such_pass'] }, 'UNKNOWN_PASS', {}],
+    // An option that configures a pass an explicit list leaves out (the CLI's words).
+    [input, { passes: ['decompose', 'to_out_variant'], memoryPlanning: 'naive' }, 'OPTION_INVALID', {},
+      "the memory planning algorithm 'naive' needs the pass memory_planning, which the pass list leaves out " +
+      '(add it, or leave the pass list out for the default pipeline)'],
+    [input, { passes: ['remove_noops'], preserveOps: ['aten.linear.default'] }, 'OPTION_INVALID', {},
+      'preserved ops need the pass decompose, which the pass list leaves out ' +
+      '(add it, or leave the pass list out for the default pipeline)'],
     [input, { onProgress: 'loud' }, 'OPTION_INVALID', { pointer: '/onProgress' }],
     [new Uint8Array(0), {}, 'INPUT_EMPTY', { entry: 'input' }],
     ['{"not": "a program"}', { name: 'p.json' }, null, { method: 'forward' }],
