@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "emit/chunks_native.h"
 #include "support/error.h"
 #include "support/interrupt_cleanup.h"
 
@@ -67,10 +68,8 @@ int stdout_written() {
   errno = 0;
   if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
   const int err = errno;
-  std::fprintf(stderr, "IO_ERROR: cannot write standard output: %s\n",
-               err == ENOSPC ? "no space left on the device"
-               : err != 0    ? std::strerror(err)
-                             : "write failed");
+  const std::string reason = err != 0 ? pteforge::emit::write_failure_reason(err, "") : "write failed";
+  std::fprintf(stderr, "IO_ERROR: cannot write standard output: %s\n", reason.c_str());
   return 1;
 }
 

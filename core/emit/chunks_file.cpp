@@ -15,25 +15,6 @@
 namespace pteforge::emit {
 namespace {
 
-/// Why `path` could not be written, in words (the npm package's
-/// writeFailureReason says the same). ENOENT is "its folder does not exist"
-/// when that is so (a file system that refuses new files, /proc, says ENOENT too).
-std::string write_failure_reason(int err, const std::string& path) {
-  switch (err) {
-    case ENOENT: {
-      const size_t slash = path.rfind('/');
-      const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-      struct stat st;
-      if (::stat(folder.c_str(), &st) != 0) return "its folder does not exist";
-      return "no such file or folder";
-    }
-    case ENOSPC: return "no space left on the device";
-    case EFBIG: return "file too large for the file system or the file-size limit (ulimit -f)";
-    case EROFS: return "the file system is read-only";
-    default: return serde::open_failure_reason(err);  // same words for ENOTDIR, EACCES and the rest
-  }
-}
-
 Error io_error(std::string message, const std::string& file, std::optional<uint64_t> offset = std::nullopt) {
   Location where;
   where.entry = file;
@@ -59,6 +40,22 @@ struct ReaderState {
 };
 
 }  // namespace
+
+std::string write_failure_reason(int err, const std::string& path) {
+  switch (err) {
+    case ENOENT: {
+      const size_t slash = path.rfind('/');
+      const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+      struct stat st;
+      if (::stat(folder.c_str(), &st) != 0) return "its folder does not exist";
+      return "no such file or folder";
+    }
+    case ENOSPC: return "no space left on the device";
+    case EFBIG: return "file too large for the file system or the file-size limit (ulimit -f)";
+    case EROFS: return "the file system is read-only";
+    default: return serde::open_failure_reason(err);  // same words for ENOTDIR, EACCES and the rest
+  }
+}
 
 RangeReader file_range_reader(std::map<std::string, std::string> paths) {
   auto state = std::make_shared<ReaderState>();

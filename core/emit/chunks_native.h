@@ -14,6 +14,12 @@
 
 namespace pteforge::emit {
 
+/// Why `path` could not be written (errno `err`), in words: "no space left on
+/// the device", "its folder does not exist" (ENOENT when that is so; a file
+/// system that refuses new files, /proc, says ENOENT too), ... The npm
+/// package's writeFailureReason says the same.
+std::string write_failure_reason(int err, const std::string& path);
+
 /// A RangeReader over files: InputRange.source is looked up in `paths`
 /// (source id → file path); a source missing from the map is used as a path
 /// itself. Files stay open for the reader's lifetime.

@@ -232,8 +232,10 @@ Status refuse_big_endian(const serde::Pt2Layout& layout) {
 
 /// Options that configure a pass need that pass in an explicit pass list:
 /// without it they would be ignored without a word. OPTION_INVALID naming
-/// the option and the pass.
-Status check_configured_passes(const ConvertOptions& options) {
+/// the option and the pass. A list without memory_planning adds a warning
+/// to `diagnostics`: ExecuTorch's to_executorch always plans memory, and
+/// without a plan the runtime has no memory for the intermediate tensors.
+Status check_configured_passes(const ConvertOptions& options, std::vector<passes::Diagnostic>& diagnostics) {
   const std::vector<std::string>& list = options.pipeline.passes;
   if (list.empty()) return Status::Ok();  // the default pipeline runs them all
   auto missing = [&list](std::string_view pass) {
@@ -256,6 +258,13 @@ Status check_configured_passes(const ConvertOptions& options) {
   if (options.pipeline.memory_planning != "greedy" && missing("memory_planning")) {
     return refuse("the memory planning algorithm '" + options.pipeline.memory_planning + "' needs",
                   "memory_planning");
+  }
+  if (missing("memory_planning")) {
+    diagnostics.push_back(passes::Diagnostic{
+        "warning",
+        "the pass list leaves out memory_planning: the .pte has no memory plan, so ExecuTorch's runtime "
+        "cannot run a method that makes intermediate tensors",
+        {}});
   }
   return Status::Ok();
 }
@@ -300,20 +309,10 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   }
   PTEFORGE_TRY(refuse_big_endian(layout));
   PTEFORGE_ASSIGN_OR_RETURN(std::vector<emit::ConstantMethod> getters, constant_methods(options));
-  PTEFORGE_TRY(check_configured_passes(options));
+  passes::PassReport report;
+  PTEFORGE_TRY(check_configured_passes(options, report.diagnostics));
   PTEFORGE_ASSIGN_OR_RETURN(passes::PipelineOptions pipeline, with_swaps(options));
   PTEFORGE_ASSIGN_OR_RETURN(passes::PassManager pm, passes::PassManager::create(pipeline));
-  passes::PassReport report;
-  if (!pipeline.passes.empty() &&
-      std::find(pipeline.passes.begin(), pipeline.passes.end(), "memory_planning") == pipeline.passes.end()) {
-    // ExecuTorch's to_executorch always plans memory; without a plan the
-    // runtime has no memory for the intermediate tensors.
-    report.diagnostics.push_back(passes::Diagnostic{
-        "warning",
-        "the pass list leaves out memory_planning: the .pte has no memory plan, so ExecuTorch's runtime "
-        "cannot run a method that makes intermediate tensors",
-        {}});
-  }
   ConvertTimings timings;
   auto t0 = std::chrono::steady_clock::now();
 
