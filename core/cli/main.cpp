@@ -65,7 +65,9 @@ namespace {
 /// IO_ERROR line: a full disk (> /dev/full) or a closed file is an error,
 /// not a silent success with part of a summary or JSON lost.
 int stdout_written() {
-  errno = 0;
+  // errno is not cleared first: a write that failed during an earlier printf
+  // (output past the stdio buffer) left its reason there, and the flush
+  // below then has nothing to write.
   if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
   const int err = errno;
   const std::string reason = err != 0 ? pteforge::emit::write_failure_reason(err, "") : "write failed";
