@@ -301,15 +301,40 @@ Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options) {
   return pipeline;
 }
 
-}  // namespace
+/// At most this many earlier warnings are added to a failed conversion's error.
+constexpr size_t kMaxWarningNotes = 8;
 
-Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& layout, const ConvertOptions& options) {
+/// `e` with the warnings raised before it as notes ("earlier warning: ...
+/// (where)"), at most kMaxWarningNotes and a count of the rest: a failed
+/// conversion returns no report, and a warning (a newer schema, an ignored
+/// field) often explains the error.
+Error with_earlier_warnings(Error e, const passes::PassReport& report) {
+  size_t shown = 0, rest = 0;
+  for (const Diagnostic& d : report.diagnostics) {
+    if (d.severity != "warning") continue;
+    if (shown == kMaxWarningNotes) {
+      ++rest;
+      continue;
+    }
+    std::string note = "earlier warning: " + d.message;
+    if (!d.where.empty()) note += " (" + d.where.to_string() + ")";
+    e.notes.push_back(std::move(note));
+    ++shown;
+  }
+  if (rest) {
+    e.notes.push_back("and " + std::to_string(rest) + " more earlier warning" + (rest == 1 ? "" : "s"));
+  }
+  return e;
+}
+
+/// convert() with the report it fills as it goes (its warnings are needed when it fails).
+Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt2Layout& layout,
+                                        const ConvertOptions& options, passes::PassReport& report) {
   if (layout.models.empty()) {
     return make_error(ErrorCode::ARCHIVE_ENTRY_MISSING, "the input holds no exported program");
   }
   PTEFORGE_TRY(refuse_big_endian(layout));
   PTEFORGE_ASSIGN_OR_RETURN(std::vector<emit::ConstantMethod> getters, constant_methods(options));
-  passes::PassReport report;
   PTEFORGE_TRY(check_configured_passes(options, report.diagnostics));
   PTEFORGE_ASSIGN_OR_RETURN(passes::PipelineOptions pipeline, with_swaps(options));
   PTEFORGE_ASSIGN_OR_RETURN(passes::PassManager pm, passes::PassManager::create(pipeline));
@@ -397,6 +422,16 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
   progress("serialize", 1, 1);
   result.programs_json = std::move(programs_json);
   result.timings = timings;
+  return result;
+}
+
+}  // namespace
+
+Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& layout,
+                              const ConvertOptions& options) {
+  passes::PassReport report;
+  Result<ConvertResult> result = convert_reporting(archive, layout, options, report);
+  if (!result.ok()) return with_earlier_warnings(std::move(result).error(), report);
   return result;
 }
 

@@ -295,9 +295,29 @@ Result<Pt2Layout> detect_pt2_layout(Archive& archive) {
                     "a complete .pt2 archive",
                     "archive_format");
   }
-  return make_error(ErrorCode::ARCHIVE_INVALID,
-                    "not a torch.export archive: no archive_format record (first entry \"" + first +
-                        "\")");
+  Error e =
+      make_error(ErrorCode::ARCHIVE_INVALID,
+                 "not a torch.export archive: no archive_format record (first entry \"" + first + "\")");
+  // A folder (or zip) that holds .pt2 files, such as a corpus case: name them.
+  std::vector<std::string> inner;
+  size_t more = 0;
+  for (const ArchiveEntry& entry : archive.entries()) {
+    if (!entry.name.ends_with(".pt2")) continue;
+    if (inner.size() < 3) {
+      inner.push_back("\"" + entry.name + "\"");
+    } else {
+      ++more;
+    }
+  }
+  if (!inner.empty()) {
+    std::string list;
+    for (const std::string& n : inner) list += (list.empty() ? "" : ", ") + n;
+    if (more) list += " and " + std::to_string(more) + " more";
+    const bool one = inner.size() + more == 1;
+    e.notes.push_back(std::string(one ? "it holds the .pt2 archive " : "it holds the .pt2 archives ") + list +
+                      (one ? ": give that file as the input" : ": give one of them as the input"));
+  }
+  return e;
 }
 
 Result<Pt2Layout> detect_input_layout(Archive& archive, const std::string& input) {

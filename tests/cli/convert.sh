@@ -303,4 +303,25 @@ no_mp="$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.load
 "$bin" convert "$fx/ref_arduino_add" -o "$work/nomp.pte" --passes "$no_mp" 2> "$work/nomp.txt" > /dev/null
 grep -qx "warning: the pass list leaves out memory_planning: the .pte has no memory plan, so ExecuTorch's runtime cannot run a method that makes intermediate tensors" "$work/nomp.txt"
 
+# A failed conversion prints the warnings raised before its error as notes
+# (it writes no report): here a program without schema_version calling an unknown op.
+python3 - "$fx/ref_arduino_add/models/model.json" "$work/warned.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["schema_version"]
+d["graph_module"]["graph"]["nodes"][0]["target"] = "torch.ops.aten.no_such_op.default"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+if "$bin" convert "$work/warned.json" -o "$work/warned.pte" 2> "$work/warned.txt"; then exit 1; fi
+test ! -e "$work/warned.pte"
+head -n 1 "$work/warned.txt" | grep -q '^UNSUPPORTED_OPERATOR: node "add" calls aten.no_such_op.default, '
+tail -n 1 "$work/warned.txt" | grep -qx '  note: earlier warning: the program has no schema_version; reading it as schema 8.x (method=forward entry=warned.json pointer="")'
+
+# A folder that holds a .pt2 (a corpus case) is no unpacked archive: the .pt2 is named.
+if "$bin" convert "$src/tests/fixtures/corpus/linear_tanh" -o "$work/case.pte" 2> "$work/case.txt"; then exit 1; fi
+printf '%s\n' "ARCHIVE_INVALID: not a torch.export archive: no archive_format record (first entry \"io.json\") (entry=$src/tests/fixtures/corpus/linear_tanh)" \
+  '  note: it holds the .pt2 archive "linear_tanh.pt2": give that file as the input' | diff - "$work/case.txt"
+if "$bin" inspect "$src/tests/fixtures/corpus" 2> "$work/cases.txt"; then exit 1; fi
+tail -n 1 "$work/cases.txt" | grep -q '^  note: it holds the .pt2 archives "[a-z_]*/[a-z_]*.pt2", "[a-z_]*/[a-z_]*.pt2", "[a-z_]*/[a-z_]*.pt2" and [0-9]* more: give one of them as the input$'
+
 echo "convert.sh: ok"

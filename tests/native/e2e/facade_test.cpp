@@ -1,8 +1,9 @@
 // The façade (pteforge/pteforge.h) on bytes, as the WASM bindings call it:
 // convert_bytes on a program JSON and a .pt2, decode_pte, inspect, list_passes_json.
 #include <doctest/doctest.h>
-
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <cstdio>
 #include <string>
@@ -126,4 +127,46 @@ TEST_CASE("façade: list_passes_json and inspect") {
   rapidjson::Document doc;
   CHECK(!doc.Parse(summary->c_str()).HasParseError());
   CHECK(summary->find("forward") != std::string::npos);
+}
+
+TEST_CASE("façade: a failed conversion keeps the warnings raised before the error, as notes") {
+  rapidjson::Document doc;
+  REQUIRE(
+      !doc.Parse(read_bytes("fixtures/programs/ref_arduino_add/models/model.json").c_str()).HasParseError());
+  doc.RemoveMember("schema_version");  // a warning: read as schema 8.x
+  auto& a = doc.GetAllocator();
+  rapidjson::Value& graph = doc["graph_module"]["graph"];
+  for (int i = 0; i < 10; ++i) {  // ten more: unknown fields are ignored with a warning each
+    std::string key = "extra_" + std::to_string(i);
+    graph.AddMember(rapidjson::Value(key.c_str(), a), rapidjson::Value(i), a);
+  }
+  graph["nodes"][0]["target"].SetString("torch.ops.aten.no_such_op.default", a);  // then an error
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  doc.Accept(writer);
+
+  auto r = convert_bytes(buffer.GetString());
+  REQUIRE_FALSE(r.ok());
+  const Error& e = r.error();
+  CHECK(e.code == ErrorCode::UNSUPPORTED_OPERATOR);
+  REQUIRE(e.notes.size() >= 9);
+  // The error's own notes come first; then 8 warnings in the order raised, and a count of the rest.
+  const size_t first = e.notes.size() - 9;
+  CHECK(e.notes[first] ==
+        "earlier warning: the program has no schema_version; reading it as schema 8.x "
+        "(method=forward entry=model.json pointer=\"\")");
+  CHECK(e.notes[first + 1] ==
+        "earlier warning: unknown field \"extra_0\" in Graph ignored "
+        "(method=forward entry=model.json pointer=/graph_module/graph/extra_0)");
+  CHECK(e.notes[first + 7].rfind("earlier warning: unknown field \"extra_6\"", 0) == 0);
+  CHECK(e.notes.back() == "and 3 more earlier warnings");
+
+  // The same program converts (with its warnings in the result) once the op is known again.
+  graph["nodes"][0]["target"].SetString("torch.ops.aten.add.Tensor", a);
+  buffer.Clear();
+  writer.Reset(buffer);
+  doc.Accept(writer);
+  auto ok = convert_bytes(buffer.GetString());
+  REQUIRE_MESSAGE(ok.ok(), ok.error().to_string());
+  CHECK(ok->diagnostics.size() == 11);
 }
