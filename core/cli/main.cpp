@@ -85,21 +85,43 @@ int main(int argc, char** argv) {
   pteforge::cli::register_inspect(app, action);
   pteforge::cli::register_decode(app, action);
   pteforge::cli::register_convert(app, action);
-  // A first word that is no option and no command is a mistyped command:
-  // say so (CLI11 alone says "A subcommand is required").
-  if (argc > 1 && argv[1][0] != '-') {
-    std::string known;
+  // A missing or mistyped command gets the list of commands (CLI11 alone
+  // says "A subcommand is required"); an option before the command gets the
+  // commands that take it.
+  const std::vector<CLI::App*> commands = app.get_subcommands([](const CLI::App*) { return true; });
+  std::string known;
+  for (const CLI::App* sub : commands) known += (known.empty() ? "" : ", ") + sub->get_name();
+  if (argc == 1) {
+    std::fprintf(
+        stderr,
+        "a command is required: pteforge COMMAND ... (commands: %s)\nRun with --help for more information.\n",
+        known.c_str());
+    return 2;
+  }
+  const std::string first = argv[1];
+  if (first[0] != '-' || first == "-") {
     bool found = false;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      found = found || sub->check_name(argv[1]);
-      known += (known.empty() ? "" : ", ") + sub->get_name();
-    }
+    for (const CLI::App* sub : commands) found = found || sub->check_name(first);
     if (!found) {
       // Escaped: the word goes to a terminal.
       std::fprintf(stderr, "unknown command '%s' (commands: %s)\nRun with --help for more information.\n",
-                   pteforge::control_escaped(argv[1]).c_str(), known.c_str());
+                   pteforge::control_escaped(first).c_str(), known.c_str());
       return 2;
     }
+  } else if (first != "-h" && first != "--help" && first != "--version") {
+    const std::string name = first.substr(0, first.find('='));  // --opt=value
+    std::string takers;
+    for (const CLI::App* sub : commands) {
+      if (sub->get_option_no_throw(name) != nullptr) takers += (takers.empty() ? "" : ", ") + sub->get_name();
+    }
+    std::fprintf(stderr, "options come after the command: pteforge COMMAND [options] (commands: %s)",
+                 known.c_str());
+    if (!takers.empty()) {
+      std::fprintf(stderr, "; %s is an option of: %s", pteforge::control_escaped(name).c_str(),
+                   takers.c_str());
+    }
+    std::fprintf(stderr, "\nRun with --help for more information.\n");
+    return 2;
   }
   // Ctrl-C during convert leaves no temporary file and no side file without its .pte.
   pteforge::install_interrupt_cleanup();

@@ -14,7 +14,14 @@ expect() {  # expect WANTED_STATUS WANTED_FIRST_LINE ARGS...
 expect 2 "unknown command 'bogus' (commands: inspect, decode, convert)" bogus
 expect 2 "unknown command 'model.pt2' (commands: inspect, decode, convert)" model.pt2 -o out.pte
 expect 2 "unknown command 'a\\x1b[31mb' (commands: inspect, decode, convert)" $'a\e[31mb'
-expect 2 "A subcommand is required"
+expect 2 "unknown command '-' (commands: inspect, decode, convert)" -
+expect 2 "a command is required: pteforge COMMAND ... (commands: inspect, decode, convert)"
+# An option before the command: the commands that take it.
+expect 2 "options come after the command: pteforge COMMAND [options] (commands: inspect, decode, convert); --memory-planning is an option of: convert" \
+  --memory-planning naive convert m.pt2 -o m.pte
+expect 2 "options come after the command: pteforge COMMAND [options] (commands: inspect, decode, convert); --json is an option of: inspect, decode" \
+  --json=1
+expect 2 "options come after the command: pteforge COMMAND [options] (commands: inspect, decode, convert)" --bogus convert
 expect 2 "--json excludes --flatc-json" decode x.pte --json --flatc-json
 expect 2 "--json excludes --flatc-json" decode x.pte --flatc-json --json
 # An option's value is never the next option (CLI11 would hand it over: a
