@@ -260,7 +260,15 @@ std::string json_parse_error_text(rapidjson::ParseErrorCode code, size_t offset,
       return "unescaped control character 0x" + hex + " in a string (write it as \\u00" + hex + ").";
     }
   }
-  return rapidjson::GetParseError_En(code);
+  std::string what = rapidjson::GetParseError_En(code);
+  // At the very end of the input, RapidJSON's words ("Invalid value.") hide
+  // the cause: the document is cut short.
+  if (offset >= text.size() && code != rapidjson::kParseErrorDocumentEmpty && !what.empty() &&
+      what.back() == '.') {
+    what.back() = ':';
+    what += " the JSON text ends before the document is complete";
+  }
+  return what;
 }
 
 std::string with_article(std::string_view name) {
