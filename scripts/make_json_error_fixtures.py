@@ -127,6 +127,13 @@ def main():
     mutate("schema_major_9", lambda p: p.__setitem__("schema_version", {"major": 9, "minor": 0}))
     mutate("missing_schema_version", lambda p: p.pop("schema_version"))
 
+    # --- warnings raised before an error: the error carries them as notes
+    def warnings_then_error(p):
+        p["schema_version"] = {"major": 9, "minor": 0}
+        p["future_field"] = 1
+        nodes(p)[0]["inputs"] = 5
+    mutate("warnings_then_error", warnings_then_error)
+
     # --- valid inputs that exercise lenient rules
     def nonfinite_strings(p):
         nodes(p)[1]["inputs"][1]["arg"] = {"as_floats": ["Infinity", "-Infinity", "NaN", 0.5]}

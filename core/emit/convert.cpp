@@ -301,32 +301,6 @@ Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options) {
   return pipeline;
 }
 
-/// At most this many earlier warnings are added to a failed conversion's error.
-constexpr size_t kMaxWarningNotes = 8;
-
-/// `e` with the warnings raised before it as notes ("earlier warning: ...
-/// (where)"), at most kMaxWarningNotes and a count of the rest: a failed
-/// conversion returns no report, and a warning (a newer schema, an ignored
-/// field) often explains the error.
-Error with_earlier_warnings(Error e, const passes::PassReport& report) {
-  size_t shown = 0, rest = 0;
-  for (const Diagnostic& d : report.diagnostics) {
-    if (d.severity != "warning") continue;
-    if (shown == kMaxWarningNotes) {
-      ++rest;
-      continue;
-    }
-    std::string note = "earlier warning: " + d.message;
-    if (!d.where.empty()) note += " (" + d.where.to_string() + ")";
-    e.notes.push_back(std::move(note));
-    ++shown;
-  }
-  if (rest) {
-    e.notes.push_back("and " + std::to_string(rest) + " more earlier warning" + (rest == 1 ? "" : "s"));
-  }
-  return e;
-}
-
 /// convert() with the report it fills as it goes (its warnings are needed when it fails).
 Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt2Layout& layout,
                                         const ConvertOptions& options, passes::PassReport& report) {
@@ -431,7 +405,11 @@ Result<ConvertResult> convert(serde::Archive& archive, const serde::Pt2Layout& l
                               const ConvertOptions& options) {
   passes::PassReport report;
   Result<ConvertResult> result = convert_reporting(archive, layout, options, report);
-  if (!result.ok()) return with_earlier_warnings(std::move(result).error(), report);
+  if (!result.ok()) {
+    Error e = std::move(result).error();
+    add_earlier_warning_notes(e, report.diagnostics);
+    return e;
+  }
   return result;
 }
 

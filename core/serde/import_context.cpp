@@ -25,16 +25,38 @@ void ImportContext::warn(const rapidjson::Value& at, std::string message, std::s
 void ImportContext::warn_repeated(const rapidjson::Value& at, std::string_view type, std::string_view key) {
   std::string message =
       "field \"" + std::string(key) + "\" is repeated in " + std::string(type) + ": the last value is used";
-  if (repeated_.size() < 3) repeated_.push_back(PendingWarning{&at, std::string(key), message});
+  const bool noted = repeated_.size() < 3;  // a note of its own (with_warning_notes)
+  if (noted) repeated_.push_back(PendingWarning{&at, std::string(key), message, true});
+  const size_t before = pending_.size();
   warn(at, std::move(message), key);
+  if (noted && pending_.size() > before) pending_.back().repeated = true;
 }
 
-Error ImportContext::with_repeated_notes(Error err) const {
-  if (repeated_.empty()) return err;
-  std::vector<std::string> pointers = pointers_of(repeated_);
-  for (size_t i = 0; i < repeated_.size(); ++i) {
-    err.notes.push_back(repeated_[i].message + " (at " + pointers[i] + ")");
+Error ImportContext::with_warning_notes(Error err) const {
+  if (!repeated_.empty()) {
+    std::vector<std::string> pointers = pointers_of(repeated_);
+    for (size_t i = 0; i < repeated_.size(); ++i) {
+      err.notes.push_back(repeated_[i].message + " (at " + pointers[i] + ")");
+    }
   }
+  std::vector<PendingWarning> others;  // the first ones only: their pointers cost a document search
+  size_t uncounted = suppressed_;
+  for (const PendingWarning& w : pending_) {
+    if (w.repeated) continue;
+    if (others.size() <= kMaxEarlierWarningNotes) {  // one past the limit, so the count is right
+      others.push_back(w);
+    } else {
+      ++uncounted;
+    }
+  }
+  std::vector<std::string> pointers = pointers_of(others);
+  std::vector<Diagnostic> warnings;
+  for (size_t i = 0; i < others.size(); ++i) {
+    Location where;
+    where.pointer = pointers[i];
+    warnings.push_back(Diagnostic{"warning", others[i].message, std::move(where)});
+  }
+  add_earlier_warning_notes(err, warnings, uncounted);
   return err;
 }
 

@@ -49,8 +49,11 @@ class ImportContext {
   /// a note for any error the import then reports, since the ignored first
   /// value often explains it (e.g. an empty tensor_values after the real one).
   void warn_repeated(const rapidjson::Value& at, std::string_view type, std::string_view key);
-  /// `err` with one note per repeated field recorded so far (at most 3, with pointers).
-  Error with_repeated_notes(Error err) const;
+  /// `err` with one note per repeated field recorded so far (at most 3, with
+  /// pointers), then the other warnings recorded so far, as
+  /// add_earlier_warning_notes writes them ("earlier warning: MESSAGE
+  /// (pointer=P)"): a failed import returns no warnings.
+  Error with_warning_notes(Error err) const;
 
   /// Shared copies of repeated metadata strings and parsed metadata; nullptr when malformed.
   std::shared_ptr<const std::string> stack_trace(std::string_view text);
@@ -71,6 +74,7 @@ class ImportContext {
     const rapidjson::Value* at;
     std::string key;
     std::string message;
+    bool repeated = false;  ///< also in repeated_ (its note has its own form)
   };
   /// Each warning's pointer: its value's pointer, plus "/key" when it has a key (one document search).
   std::vector<std::string> pointers_of(const std::vector<PendingWarning>& warnings) const;
@@ -78,7 +82,7 @@ class ImportContext {
   const JsonDocument& doc_;
   const ImportOptions& options_;
   std::vector<PendingWarning> pending_;
-  std::vector<PendingWarning> repeated_;  // for with_repeated_notes, not capped by max_warnings
+  std::vector<PendingWarning> repeated_;  // for with_warning_notes, not capped by max_warnings
   size_t suppressed_ = 0;
   NameMap<std::shared_ptr<const std::string>> stack_traces_;
   NameMap<std::shared_ptr<const ir::ModuleStack>> module_stacks_;

@@ -181,11 +181,11 @@ Result<ir::ExportedProgram> read_program(ImportContext& ctx) {
 namespace {
 Result<ImportResult> import_document(ImportContext& ctx, const ImportOptions& options) {
   Result<ir::ExportedProgram> read = read_program(ctx);
-  if (!read.ok()) return ctx.with_repeated_notes(std::move(read).error());
+  if (!read.ok()) return ctx.with_warning_notes(std::move(read).error());
   ir::ExportedProgram ep = std::move(read).value();
   if (options.verify) {
     Status st = ir::verify_program(ep);
-    if (!st.ok()) return ctx.with_repeated_notes(std::move(st).error());
+    if (!st.ok()) return ctx.with_warning_notes(std::move(st).error());
   }
   ImportResult result;
   result.program = std::move(ep);

@@ -165,6 +165,24 @@ std::string Error::to_string() const {
   return out;
 }
 
+void add_earlier_warning_notes(Error& err, const std::vector<Diagnostic>& warnings, size_t uncounted) {
+  size_t shown = 0, rest = uncounted;
+  for (const Diagnostic& d : warnings) {
+    if (d.severity != "warning") continue;
+    if (shown == kMaxEarlierWarningNotes) {
+      ++rest;
+      continue;
+    }
+    std::string note = "earlier warning: " + d.message;
+    if (!d.where.empty()) note += " (" + d.where.to_string() + ")";
+    err.notes.push_back(std::move(note));
+    ++shown;
+  }
+  if (rest) {
+    err.notes.push_back("and " + std::to_string(rest) + " more earlier warning" + (rest == 1 ? "" : "s"));
+  }
+}
+
 std::string Diagnostic::to_string() const {
   std::string out = printable(severity);
   out += ": ";

@@ -96,6 +96,17 @@ struct Diagnostic {
 /// Builds an Error; `where` may be filled in afterwards by callers that know more.
 Error make_error(ErrorCode code, std::string message, Location where = {});
 
+/// At most this many earlier warnings become notes of an error.
+inline constexpr size_t kMaxEarlierWarningNotes = 8;
+
+/// Appends the warnings raised before `err` as its notes: "earlier warning:
+/// MESSAGE (where)" for the first kMaxEarlierWarningNotes of `warnings`
+/// (other severities are skipped), then "and N more earlier warnings" for the
+/// rest plus `uncounted` (warnings not kept). A failed conversion returns no
+/// report, and a warning (a newer schema, an ignored field) often explains
+/// the error.
+void add_earlier_warning_notes(Error& err, const std::vector<Diagnostic>& warnings, size_t uncounted = 0);
+
 /// Value or Error. [[nodiscard]]: a dropped Result is a bug.
 template <typename T>
 class [[nodiscard]] Result {

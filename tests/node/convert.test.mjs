@@ -274,3 +274,16 @@ test('options that are not JSON values are OPTION_INVALID, not a TypeError', asy
   await assert.rejects(pf.convert(input, { constantMethods: { a: 10n } }), (e) => e.name === 'PteforgeError' && e.code === 'OPTION_INVALID' && /JSON values/.test(e.message));
   assert.ok((await pf.convert(input, { memoryPlanning: 'best_fit' })).pte.length > 0, 'best_fit, as the CLI offers it');
 });
+
+test('a failed conversion keeps the warnings raised before its error, as the last notes', async () => {
+  const pf = await pteforge();
+  const program = JSON.parse(readFileSync(repo('tests/fixtures/programs/ref_arduino_add/models/model.json'), 'utf8'));
+  delete program.schema_version;  // a warning
+  program.graph_module.graph.nodes[0].target = 'torch.ops.aten.no_such_op.default';  // then an error
+  await assert.rejects(pf.convert(JSON.stringify(program), { name: 'w.json' }), (e) => {
+    assert.equal(e.code, 'UNSUPPORTED_OPERATOR', String(e));
+    assert.equal(e.notes.at(-1),
+      'earlier warning: the program has no schema_version; reading it as schema 8.x (method=forward entry=w.json pointer="")');
+    return true;
+  });
+});

@@ -96,7 +96,7 @@ TEST_CASE("stream: every fixture program reads the same with and without the fas
     if (model || error_case) files.push_back(p.string());
   }
   std::sort(files.begin(), files.end());
-  REQUIRE(files.size() == 42 + 45);
+  REQUIRE(files.size() == 42 + 46);
   std::set<std::string> not_streamed;
   for (const auto& path : files) {
     CAPTURE(path);
@@ -146,6 +146,7 @@ TEST_CASE("stream: every fixture program reads the same with and without the fas
       "errors/unknown_layout_number.json",
       "errors/use_before_definition.json",
       "errors/value_in_two_tables.json",
+      "errors/warnings_then_error.json",
       "errors/whitespace_only.json",
       "errors/zip_not_json.json",
   };
