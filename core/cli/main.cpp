@@ -108,20 +108,38 @@ int main(int argc, char** argv) {
                    pteforge::control_escaped(first).c_str(), known.c_str());
       return 2;
     }
-  } else if (first != "-h" && first != "--help" && first != "--version") {
-    const std::string name = first.substr(0, first.find('='));  // --opt=value
-    std::string takers;
-    for (const CLI::App* sub : commands) {
-      if (sub->get_option_no_throw(name) != nullptr) takers += (takers.empty() ? "" : ", ") + sub->get_name();
+  } else {
+    // The option's name: before '=' (--opt=value), or the letter (-oVALUE).
+    const std::string name = first[1] == '-' ? first.substr(0, first.find('=')) : first.substr(0, 2);
+    const bool own = name == "-h" || name == "--help" || name == "--version";  // the program's own: CLI11's
+    if (first == "--") {
+      std::fprintf(stderr,
+                   "a command is required before '--': pteforge COMMAND ... (commands: %s)\n"
+                   "Run with --help for more information.\n",
+                   known.c_str());
+      return 2;
     }
-    std::fprintf(stderr, "options come after the command: pteforge COMMAND [options] (commands: %s)",
-                 known.c_str());
-    if (!takers.empty()) {
-      std::fprintf(stderr, "; %s is an option of: %s", pteforge::control_escaped(name).c_str(),
-                   takers.c_str());
+    if (!own) {
+      std::string takers;
+      for (const CLI::App* sub : commands) {
+        if (sub->get_option_no_throw(name) != nullptr) {
+          takers += (takers.empty() ? "" : ", ") + sub->get_name();
+        }
+      }
+      // Escaped: the word goes to a terminal.
+      const std::string shown = pteforge::control_escaped(name == "--" ? first : name);  // "--=x"
+      if (takers.empty()) {
+        std::fprintf(stderr, "unknown option '%s': no command takes it (commands: %s)\n", shown.c_str(),
+                     known.c_str());
+      } else {
+        std::fprintf(stderr,
+                     "options come after the command: pteforge COMMAND [options] (commands: %s); %s is an "
+                     "option of: %s\n",
+                     known.c_str(), shown.c_str(), takers.c_str());
+      }
+      std::fprintf(stderr, "Run with --help for more information.\n");
+      return 2;
     }
-    std::fprintf(stderr, "\nRun with --help for more information.\n");
-    return 2;
   }
   // Ctrl-C during convert leaves no temporary file and no side file without its .pte.
   pteforge::install_interrupt_cleanup();

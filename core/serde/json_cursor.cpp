@@ -266,7 +266,7 @@ std::string json_parse_error_text(rapidjson::ParseErrorCode code, size_t offset,
   if (offset >= text.size() && code != rapidjson::kParseErrorDocumentEmpty && !what.empty() &&
       what.back() == '.') {
     what.back() = ':';
-    what += " the JSON text ends before the document is complete";
+    what += " the JSON text ends too early";
   }
   return what;
 }

@@ -1,7 +1,11 @@
 // Layout detection for exported-program archives (see pt2_layout.h).
 #include "serde/pt2_layout.h"
 
+#include <strings.h>
+
 #include <algorithm>
+
+#include "serde/archive_zip.h"
 
 namespace pteforge::serde {
 namespace {
@@ -302,7 +306,10 @@ Result<Pt2Layout> detect_pt2_layout(Archive& archive) {
   std::vector<std::string> inner;
   size_t more = 0;
   for (const ArchiveEntry& entry : archive.entries()) {
-    if (!entry.name.ends_with(".pt2")) continue;
+    const std::string_view base = std::string_view(entry.name).substr(entry.name.rfind('/') + 1);
+    if (base.size() <= 4 || strcasecmp(std::string(base.substr(base.size() - 4)).c_str(), ".pt2") != 0) {
+      continue;  // not *.pt2 (a hidden file named ".pt2" is none)
+    }
     if (inner.size() < 3) {
       inner.push_back("\"" + entry.name + "\"");
     } else {
@@ -314,8 +321,10 @@ Result<Pt2Layout> detect_pt2_layout(Archive& archive) {
     for (const std::string& n : inner) list += (list.empty() ? "" : ", ") + n;
     if (more) list += " and " + std::to_string(more) + " more";
     const bool one = inner.size() + more == 1;
+    const bool zipped = dynamic_cast<const ZipArchive*>(&archive) != nullptr;
     e.notes.push_back(std::string(one ? "it holds the .pt2 archive " : "it holds the .pt2 archives ") + list +
-                      (one ? ": give that file as the input" : ": give one of them as the input"));
+                      ": " + (zipped ? "extract " : "give ") + (one ? "that file" : "one of them") +
+                      (zipped ? " and give it as the input" : " as the input"));
   }
   return e;
 }

@@ -323,5 +323,10 @@ printf '%s\n' "ARCHIVE_INVALID: not a torch.export archive: no archive_format re
   '  note: it holds the .pt2 archive "linear_tanh.pt2": give that file as the input' | diff - "$work/case.txt"
 if "$bin" inspect "$src/tests/fixtures/corpus" 2> "$work/cases.txt"; then exit 1; fi
 tail -n 1 "$work/cases.txt" | grep -q '^  note: it holds the .pt2 archives "[a-z_]*/[a-z_]*.pt2", "[a-z_]*/[a-z_]*.pt2", "[a-z_]*/[a-z_]*.pt2" and [0-9]* more: give one of them as the input$'
+# In a zip, the .pt2 must be extracted first.
+python3 -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').write(sys.argv[2], 'inner/linear_tanh.pt2')" \
+  "$work/outer.zip" "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2"
+if "$bin" convert "$work/outer.zip" -o "$work/outer.pte" 2> "$work/outer.txt"; then exit 1; fi
+tail -n 1 "$work/outer.txt" | grep -qx '  note: it holds the .pt2 archive "inner/linear_tanh.pt2": extract that file and give it as the input'
 
 echo "convert.sh: ok"

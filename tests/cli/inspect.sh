@@ -50,7 +50,7 @@ grep -q "$(printf '\033')" "$tmp/err.txt" && fail "a raw escape character reache
 printf ' [1,' > "$tmp/arr.json"
 "$bin" inspect "$tmp/arr.json" 2>"$tmp/err.txt" >/dev/null
 [ $? -eq 1 ] || fail "inspect did not exit 1 on a broken JSON array"
-[ "$(cat "$tmp/err.txt")" = "INPUT_NOT_JSON: JSON syntax error: Invalid value: the JSON text ends before the document is complete (method=forward entry=arr.json byte_offset=4)" ] ||
+[ "$(cat "$tmp/err.txt")" = "INPUT_NOT_JSON: JSON syntax error: Invalid value: the JSON text ends too early (method=forward entry=arr.json byte_offset=4)" ] ||
   fail "unexpected error for a broken JSON array: $(cat "$tmp/err.txt")"
 printf '[]' > "$tmp/arr.json"
 "$bin" inspect "$tmp/arr.json" 2>"$tmp/err.txt" >/dev/null

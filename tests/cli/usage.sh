@@ -21,7 +21,11 @@ expect 2 "options come after the command: pteforge COMMAND [options] (commands: 
   --memory-planning naive convert m.pt2 -o m.pte
 expect 2 "options come after the command: pteforge COMMAND [options] (commands: inspect, decode, convert); --json is an option of: inspect, decode" \
   --json=1
-expect 2 "options come after the command: pteforge COMMAND [options] (commands: inspect, decode, convert)" --bogus convert
+expect 2 "options come after the command: pteforge COMMAND [options] (commands: inspect, decode, convert); -o is an option of: convert" \
+  -ox.pte convert m.pt2
+expect 2 "unknown option '--bogus': no command takes it (commands: inspect, decode, convert)" --bogus=1 convert
+expect 2 "unknown option '--=x': no command takes it (commands: inspect, decode, convert)" --=x
+expect 2 "a command is required before '--': pteforge COMMAND ... (commands: inspect, decode, convert)" -- convert
 expect 2 "--json excludes --flatc-json" decode x.pte --json --flatc-json
 expect 2 "--json excludes --flatc-json" decode x.pte --flatc-json --json
 # An option's value is never the next option (CLI11 would hand it over: a

@@ -176,7 +176,7 @@ test('bad inputs: code, message and where, and the converter stays usable', asyn
 test('JSON whose top level is an array reaches the JSON reader: a syntax error with its byte offset, or the schema error at the root', async () => {
   const pf = await pteforge();
   await assert.rejects(pf.inspect(new TextEncoder().encode(' [1,'), { name: 'a.json' }), (e) => {
-    assert.equal(String(e), 'INPUT_NOT_JSON: JSON syntax error: Invalid value: the JSON text ends before the document is complete (method=forward entry=a.json byte_offset=4)');
+    assert.equal(String(e), 'INPUT_NOT_JSON: JSON syntax error: Invalid value: the JSON text ends too early (method=forward entry=a.json byte_offset=4)');
     return true;
   });
   await assert.rejects(pf.inspect(new TextEncoder().encode('[]'), { name: 'b.json' }), (e) => {

@@ -206,9 +206,8 @@ TEST_CASE("treespec: malformed text") {
   REQUIRE_FALSE(not_json.ok());
   CHECK(not_json.error().code == ErrorCode::INPUT_SCHEMA);
   CHECK(not_json.error().message ==
-        "invalid treespec: JSON syntax error: Missing a name for object member: the JSON text ends before "
-        "the document "
-        "is complete at offset 5 of the text");
+        "invalid treespec: JSON syntax error: Missing a name for object member: the JSON text ends too early "
+        "at offset 5 of the text");
   auto proto = parse_treespec(R"([2, {"type": null, "context": null, "children_spec": []}])");
   REQUIRE_FALSE(proto.ok());
   CHECK(proto.error().message == "invalid treespec: unsupported pytree protocol 2 (only 1 exists) (at /0 inside the text)");
