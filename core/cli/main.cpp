@@ -146,7 +146,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: CLI11 prints them
+    // CLI11's words, escaped: they echo what was typed, and go to a terminal.
+    std::fprintf(stderr, "%s\nRun with --help for more information.\n",
+                 pteforge::control_escaped(e.what()).c_str());
+    return 2;
   }
   // Errors are values (support/error.h); an exception here is a failed
   // allocation or a broken invariant. One message and the usual exit code,

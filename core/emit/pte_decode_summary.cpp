@@ -14,6 +14,10 @@
 namespace pteforge::emit {
 namespace {
 
+/// A name from the file as the summary prints it: U+FFFD for bytes that are
+/// not UTF-8 (as the JSON forms write them), then control characters escaped.
+std::string shown(std::string_view name) { return control_escaped(replace_invalid_utf8(name)); }
+
 constexpr size_t kMaxListItems = 16;
 constexpr size_t kMaxStringChars = 80;
 
@@ -148,13 +152,13 @@ std::string format_instruction(const ExecutionPlan& plan, const Instruction& ins
         if constexpr (std::is_same_v<T, KernelCall>) {
           std::string name = "<operator " + std::to_string(x.op_index) + " missing>";
           if (x.op_index >= 0 && static_cast<size_t>(x.op_index) < plan.operators.size()) {
-            name = control_escaped(operator_qualified_name(plan.operators[static_cast<size_t>(x.op_index)]));
+            name = shown(operator_qualified_name(plan.operators[static_cast<size_t>(x.op_index)]));
           }
           return name + "(" + refs(x.args) + ")";
         } else if constexpr (std::is_same_v<T, DelegateCall>) {
           std::string name = "<missing>";
           if (x.delegate_index >= 0 && static_cast<size_t>(x.delegate_index) < plan.delegates.size()) {
-            name = control_escaped(plan.delegates[static_cast<size_t>(x.delegate_index)].id);
+            name = shown(plan.delegates[static_cast<size_t>(x.delegate_index)].id);
           }
           return "delegate " + std::to_string(x.delegate_index) + " " + name + "(" + refs(x.args) + ")";
         } else if constexpr (std::is_same_v<T, MoveCall>) {
@@ -186,7 +190,7 @@ std::string format_pte_summary(const DecodedPte& d) {
          " method(s)\n";
 
   for (const auto& plan : p.execution_plan) {
-    out += "\nmethod " + control_escaped(plan.name) + "\n";
+    out += "\nmethod " + shown(plan.name) + "\n";
     out += "  inputs: [" + refs(plan.inputs) + "]\n";
     out += "  outputs: [" + refs(plan.outputs) + "]\n";
     out += "  non_const_buffer_sizes: [" +
@@ -201,8 +205,7 @@ std::string format_pte_summary(const DecodedPte& d) {
     }
     out += "  operators (" + std::to_string(plan.operators.size()) + "):\n";
     for (size_t i = 0; i < plan.operators.size(); ++i) {
-      out += "    " + std::to_string(i) + ": " + control_escaped(operator_qualified_name(plan.operators[i])) +
-             "\n";
+      out += "    " + std::to_string(i) + ": " + shown(operator_qualified_name(plan.operators[i])) + "\n";
     }
     for (size_t c = 0; c < plan.chains.size(); ++c) {
       const auto& chain = plan.chains[c];
@@ -219,13 +222,13 @@ std::string format_pte_summary(const DecodedPte& d) {
       out += "  delegates (" + std::to_string(plan.delegates.size()) + "):\n";
       for (size_t i = 0; i < plan.delegates.size(); ++i) {
         const auto& del = plan.delegates[i];
-        out += "    " + std::to_string(i) + ": " + control_escaped(del.id) + ", data " +
+        out += "    " + std::to_string(i) + ": " + shown(del.id) + ", data " +
                data_location_name(del.processed.location) + " " + std::to_string(del.processed.index) +
                ", compile specs [" +
                join(
                    del.compile_specs,
                    [](const CompileSpec& cs) {
-                     return control_escaped(cs.key) + " (" + std::to_string(cs.value.size()) + " bytes)";
+                     return shown(cs.key) + " (" + std::to_string(cs.value.size()) + " bytes)";
                    },
                    SIZE_MAX) +
                "]\n";

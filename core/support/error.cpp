@@ -80,15 +80,26 @@ std::string control_escaped(std::string_view text) {
   static const char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
+  auto escape = [&out](char c) {
     const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    } else {
-      out += c;
+    out += "\\x";
+    out += kHex[u >> 4];
+    out += kHex[u & 15];
+  };
+  for (size_t i = 0; i < text.size();) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    const size_t n = utf8_sequence(text, i);
+    // C0 controls and DEL; C1 controls, as raw bytes (no UTF-8) or as
+    // U+0080..U+009F (C2 80..C2 9F): some terminals act on both (0x9b is CSI).
+    const bool c1 = n == 2 && u == 0xc2 && static_cast<unsigned char>(text[i + 1]) <= 0x9f;
+    if (n == 0 || c1 || u < 0x20 || u == 0x7f) {
+      const size_t len = n == 0 ? 1 : n;
+      for (size_t k = 0; k < len; ++k) escape(text[i + k]);
+      i += len;
+      continue;
     }
+    out.append(text, i, n);
+    i += n;
   }
   return out;
 }

@@ -36,9 +36,10 @@ inline std::string single_quoted(std::string_view s) {
   out += '\'';
   return out;
 }
-/// `text` with each control character (bytes 0x00-0x1f and 0x7f) written as
-/// "\xNN" (two lowercase hex digits), for names echoed in messages that go
-/// to a terminal (an archive entry name, a mistyped command).
+/// `text` with each control character (bytes 0x00-0x1f and 0x7f, and the C1
+/// controls: U+0080..U+009F in UTF-8) and each byte that is not UTF-8
+/// written as "\xNN" (two lowercase hex digits), for names echoed in
+/// messages that go to a terminal (an archive entry name, a mistyped command).
 std::string control_escaped(std::string_view text);
 /// One-line description of a code, from error_codes.def.
 std::string_view error_code_summary(ErrorCode code);

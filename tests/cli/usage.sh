@@ -26,6 +26,9 @@ expect 2 "options come after the command: pteforge COMMAND [options] (commands: 
 expect 2 "unknown option '--bogus': no command takes it (commands: inspect, decode, convert)" --bogus=1 convert
 expect 2 "unknown option '--=x': no command takes it (commands: inspect, decode, convert)" --=x
 expect 2 "a command is required before '--': pteforge COMMAND ... (commands: inspect, decode, convert)" -- convert
+# CLI11's own errors echo what was typed: escaped, as every message is.
+expect 2 "The following argument was not expected: --\\x07" inspect x.json $'--\a'
+expect 2 "unknown command '\\xc2\\x9b31mX' (commands: inspect, decode, convert)" $'\xc2\x9b31mX'
 expect 2 "--json excludes --flatc-json" decode x.pte --json --flatc-json
 expect 2 "--json excludes --flatc-json" decode x.pte --flatc-json --json
 # An option's value is never the next option (CLI11 would hand it over: a

@@ -7,11 +7,16 @@
 const WHERE_ORDER = ['method', 'entry', 'byte_offset', 'pointer', 'node', 'pass', 'source'];
 
 /**
- * `text` with each control character (U+0000-U+001F, U+007F) written as
+ * `text` with each control character (U+0000-U+001F, U+007F-U+009F) written as
  * "\xNN", as the CLI prints them (control_escaped in core/support/error.cpp).
  */
 function controlEscaped(text) {
-  return String(text).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const hex = (n) => `\\x${n.toString(16).padStart(2, '0')}`;
+  // C1 controls (U+0080..U+009F) as their UTF-8 bytes, as the CLI writes them.
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
+    const n = c.charCodeAt(0);
+    return n < 0x80 ? hex(n) : hex(0xc2) + hex(n);
+  });
 }
 
 /** The error every pteforge call rejects or throws with. */

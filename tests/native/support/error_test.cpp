@@ -78,6 +78,12 @@ TEST_CASE("error: control_escaped writes control characters as \\xNN and keeps t
   CHECK(control_escaped("model.pt2") == "model.pt2");
   CHECK(control_escaped(std::string("a\x1b[31mb\n\x7f\x00z", 11)) == "a\\x1b[31mb\\x0a\\x7f\\x00z");
   CHECK(control_escaped("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 is not a control character
+  // C1 controls (CSI is 0x9b) as raw bytes or in UTF-8, and bytes that are not UTF-8.
+  CHECK(control_escaped("a\x9b"
+                        "31mb") == "a\\x9b31mb");
+  CHECK(control_escaped("a\xc2\x9b"
+                        "31m\xc2\xa0") == "a\\xc2\\x9b31m\xc2\xa0");  // U+00A0 is no control
+  CHECK(control_escaped("\xff\xc3") == "\\xff\\xc3");
 }
 
 TEST_CASE("error: Diagnostic::to_string is one line: severity, message, location") {
