@@ -54,6 +54,7 @@ def main():
     # --- the JSON text itself
     case("empty", "")
     case("whitespace_only", " \n\t\n")
+    case("byte_order_mark", b"\xef\xbb\xbf" + text.encode())
     case("truncated", text[:500])
     case("zip_not_json", b"PK\x03\x04\x14\x00\x00\x00\x00\x00")
     case("trailing_comma", text[:-1] + ", }")

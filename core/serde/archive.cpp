@@ -216,4 +216,11 @@ std::string unrecognised_input_message(const std::string& path, std::string_view
   return "\"" + path + "\" is neither a zip archive (.pt2) nor a program JSON";
 }
 
+std::optional<std::string> blank_input_message(const std::string& path, std::string_view head,
+                                               uint64_t size) {
+  if (head.size() != size || json_text_start(head) != head.size()) return std::nullopt;
+  return "\"" + path + "\" holds only whitespace (" + std::to_string(size) +
+         " bytes); expected a .pt2 archive or a program JSON";
+}
+
 }  // namespace pteforge::serde

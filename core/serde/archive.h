@@ -41,6 +41,11 @@ bool starts_json_document(std::string_view head, size_t pos);
 /// is named as one, with where to read it; anything else is "neither a zip
 /// archive (.pt2) nor a program JSON".
 std::string unrecognised_input_message(const std::string& path, std::string_view head);
+/// For an input of `size` bytes whose first bytes are `head`: when it holds
+/// nothing but JSON whitespace (and perhaps a byte order mark), the message
+/// of its INPUT_EMPTY error ("\"x.json\" holds only whitespace (3 bytes);
+/// expected ..."); nullopt otherwise.
+std::optional<std::string> blank_input_message(const std::string& path, std::string_view head, uint64_t size);
 
 /// One file of an archive.
 struct ArchiveEntry {

@@ -68,7 +68,8 @@ Result<OpenedInput> open_input(const std::string& path) {
     return path_error(ErrorCode::INPUT_EMPTY, path,
                       "\"" + path + "\" is empty (0 bytes); expected a .pt2 archive or a program JSON");
   }
-  PTEFORGE_ASSIGN_OR_RETURN(std::string head, file->read_at(0, std::min<uint64_t>(file->size(), 512)));
+  const uint64_t size = file->size();
+  PTEFORGE_ASSIGN_OR_RETURN(std::string head, file->read_at(0, std::min<uint64_t>(size, 512)));
   file.reset();
   if (looks_like_zip(head)) return with_layout(open_zip_file(path), path);
 
@@ -89,6 +90,9 @@ Result<OpenedInput> open_input(const std::string& path) {
     input.layout = program_json_layout(name);
     input.root = path;
     return input;
+  }
+  if (std::optional<std::string> blank = blank_input_message(path, head, size)) {
+    return path_error(ErrorCode::INPUT_EMPTY, path, *blank);
   }
   return path_error(ErrorCode::ARCHIVE_INVALID, path, unrecognised_input_message(path, head));
 }

@@ -30,7 +30,8 @@ std::string_view json_type_name(const rapidjson::Value& v);
 /// an invalid escape) is named with the escape to write instead:
 /// "unescaped control character 0x01 in a string (write it as \u0001).",
 /// and an error at the end of `text` says that the document is cut short:
-/// "Invalid value: the JSON text ends too early".
+/// "Invalid value: the JSON text ends too early"; a byte order mark at the
+/// start is named as such.
 std::string json_parse_error_text(rapidjson::ParseErrorCode code, size_t offset, std::string_view text);
 /// `name` after its indefinite article, for messages: "an ExportedProgram",
 /// "a Graph" (by the first letter: "an" before a vowel).

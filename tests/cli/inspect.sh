@@ -52,6 +52,15 @@ printf ' [1,' > "$tmp/arr.json"
 [ $? -eq 1 ] || fail "inspect did not exit 1 on a broken JSON array"
 [ "$(cat "$tmp/err.txt")" = "INPUT_NOT_JSON: JSON syntax error: Invalid value: the JSON text ends too early (method=forward entry=arr.json byte_offset=4)" ] ||
   fail "unexpected error for a broken JSON array: $(cat "$tmp/err.txt")"
+# Only whitespace is an empty input; a byte order mark is named.
+printf ' \n\t ' > "$tmp/ws.json"
+"$bin" inspect "$tmp/ws.json" 2>"$tmp/err.txt" >/dev/null && fail "inspect accepted a whitespace-only file"
+[ "$(cat "$tmp/err.txt")" = "INPUT_EMPTY: \"$tmp/ws.json\" holds only whitespace (4 bytes); expected a .pt2 archive or a program JSON (entry=$tmp/ws.json)" ] ||
+  fail "unexpected error for a whitespace-only file: $(cat "$tmp/err.txt")"
+printf '\xef\xbb\xbf{}' > "$tmp/bom.json"
+"$bin" inspect "$tmp/bom.json" 2>"$tmp/err.txt" >/dev/null && fail "inspect accepted a byte order mark"
+grep -q '^INPUT_NOT_JSON: JSON syntax error: the text starts with a UTF-8 byte order mark (bytes EF BB BF), which pteforge does not read (RFC 8259 forbids writing one); save the file without it (method=forward entry=bom.json byte_offset=0)$' "$tmp/err.txt" ||
+  fail "unexpected error for a byte order mark: $(cat "$tmp/err.txt")"
 printf '[]' > "$tmp/arr.json"
 "$bin" inspect "$tmp/arr.json" 2>"$tmp/err.txt" >/dev/null
 [ "$(cat "$tmp/err.txt")" = 'INPUT_SCHEMA: expected an ExportedProgram object, found an array (method=forward entry=arr.json pointer="")' ] ||

@@ -186,6 +186,15 @@ test('JSON whose top level is an array reaches the JSON reader: a syntax error w
   });
 });
 
+test('an input of only whitespace is INPUT_EMPTY, as in the CLI', async () => {
+  const pf = await pteforge();
+  await assert.rejects(pf.inspect(new TextEncoder().encode(' \n\t '), { name: 'w.json' }), (e) => {
+    assert.equal(e.code, 'INPUT_EMPTY', String(e));
+    assert.equal(e.message, '"w.json" holds only whitespace (4 bytes); expected a .pt2 archive or a program JSON');
+    return true;
+  });
+});
+
 test('a truncated or foreign zip: the CLI\'s error, word for word', async () => {
   const pf = await pteforge();
   const good = readFileSync(repo(CORPUS, 'linear_tanh/linear_tanh.pt2'));

@@ -207,6 +207,9 @@ Result<JsInput> open_js_input(std::string_view description, const JsReader& read
     input.layout = serde::program_json_layout(entry);
     return input;
   }
+  if (std::optional<std::string> blank = serde::blank_input_message(path, head, *size)) {
+    return named_error(ErrorCode::INPUT_EMPTY, path, *blank);
+  }
   return named_error(ErrorCode::ARCHIVE_INVALID, path, serde::unrecognised_input_message(path, head));
 }
 

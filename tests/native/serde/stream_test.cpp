@@ -96,7 +96,7 @@ TEST_CASE("stream: every fixture program reads the same with and without the fas
     if (model || error_case) files.push_back(p.string());
   }
   std::sort(files.begin(), files.end());
-  REQUIRE(files.size() == 42 + 46);
+  REQUIRE(files.size() == 42 + 47);
   std::set<std::string> not_streamed;
   for (const auto& path : files) {
     CAPTURE(path);
@@ -110,6 +110,7 @@ TEST_CASE("stream: every fixture program reads the same with and without the fas
   const std::set<std::string> expected = {
       "errors/bad_treespec.json",
       "errors/buffer_spec_missing_persistent.json",
+      "errors/byte_order_mark.json",
       "errors/dangling_tensor_name.json",
       "errors/deeply_nested_arrays.json",
       "errors/dtype_minus_one.json",
