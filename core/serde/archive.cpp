@@ -216,11 +216,27 @@ std::string unrecognised_input_message(const std::string& path, std::string_view
   return "\"" + path + "\" is neither a zip archive (.pt2) nor a program JSON";
 }
 
-std::optional<std::string> blank_input_message(const std::string& path, std::string_view head,
-                                               uint64_t size) {
-  if (head.size() != size || json_text_start(head) != head.size()) return std::nullopt;
-  return "\"" + path + "\" holds only whitespace (" + std::to_string(size) +
-         " bytes); expected a .pt2 archive or a program JSON";
+Result<std::optional<char>> first_text_char(std::string_view head, uint64_t size, const SniffReader& read) {
+  const size_t pos = json_text_start(head);
+  if (pos < head.size()) return std::optional<char>(head[pos]);
+  constexpr uint64_t kPiece = 64 * 1024;
+  for (uint64_t offset = head.size(); offset < size;) {
+    const uint64_t n = std::min(kPiece, size - offset);
+    PTEFORGE_ASSIGN_OR_RETURN(std::string piece, read(offset, n));
+    if (piece.size() != n)
+      return make_error(ErrorCode::IO_ERROR, "the input became shorter while it was read");
+    for (char c : piece) {
+      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return std::optional<char>(c);
+    }
+    offset += n;
+  }
+  return std::optional<char>();
+}
+
+std::string blank_input_message(const std::string& path, std::string_view head, uint64_t size) {
+  const bool bom = head.substr(0, 3) == "\xEF\xBB\xBF";
+  return "\"" + path + "\" holds only " + (bom ? "a UTF-8 byte order mark and whitespace" : "whitespace") +
+         " (" + std::to_string(size) + " bytes); expected a .pt2 archive or a program JSON";
 }
 
 }  // namespace pteforge::serde

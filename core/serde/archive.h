@@ -41,11 +41,21 @@ bool starts_json_document(std::string_view head, size_t pos);
 /// is named as one, with where to read it; anything else is "neither a zip
 /// archive (.pt2) nor a program JSON".
 std::string unrecognised_input_message(const std::string& path, std::string_view head);
-/// For an input of `size` bytes whose first bytes are `head`: when it holds
-/// nothing but JSON whitespace (and perhaps a byte order mark), the message
-/// of its INPUT_EMPTY error ("\"x.json\" holds only whitespace (3 bytes);
-/// expected ..."); nullopt otherwise.
-std::optional<std::string> blank_input_message(const std::string& path, std::string_view head, uint64_t size);
+/// Reads `length` bytes at `offset` of an input being sniffed.
+using SniffReader = std::function<Result<std::string>(uint64_t offset, uint64_t length)>;
+/// The first character of the text of an input of `size` bytes whose first
+/// bytes are `head`: the byte after an optional UTF-8 byte order mark and
+/// JSON whitespace (json_text_start), reading on past `head` in pieces while
+/// only whitespace was seen (never holding more than one piece), so that a
+/// program JSON with a long run of leading whitespace is still one;
+/// nullopt when the input holds nothing else. Errors: those of `read`, and
+/// IO_ERROR when it returns fewer bytes than asked.
+Result<std::optional<char>> first_text_char(std::string_view head, uint64_t size, const SniffReader& read);
+/// The message of the INPUT_EMPTY error for an input named `path` of `size`
+/// bytes that holds nothing but whitespace (first_text_char gave nullopt)
+/// after a byte order mark when `head` starts with one: "\"x.json\" holds
+/// only whitespace (3 bytes); expected a .pt2 archive or a program JSON".
+std::string blank_input_message(const std::string& path, std::string_view head, uint64_t size);
 
 /// One file of an archive.
 struct ArchiveEntry {

@@ -70,11 +70,16 @@ Result<OpenedInput> open_input(const std::string& path) {
   }
   const uint64_t size = file->size();
   PTEFORGE_ASSIGN_OR_RETURN(std::string head, file->read_at(0, std::min<uint64_t>(size, 512)));
+  if (looks_like_zip(head)) {
+    file.reset();
+    return with_layout(open_zip_file(path), path);
+  }
+  PTEFORGE_ASSIGN_OR_RETURN(std::optional<char> first,
+                            first_text_char(head, size, [&file](uint64_t offset, uint64_t length) {
+                              return file->read_at(offset, length);
+                            }));
   file.reset();
-  if (looks_like_zip(head)) return with_layout(open_zip_file(path), path);
-
-  const size_t pos = json_text_start(head);
-  if (starts_json_document(head, pos)) {
+  if (first && (*first == '{' || *first == '[')) {
     const fs::path json_path = fs::absolute(fs::path(path), ec);
     if (!ec) {
       PTEFORGE_ASSIGN_OR_RETURN(std::optional<OpenedInput> in_folder, open_json_in_folder(json_path));
@@ -91,9 +96,7 @@ Result<OpenedInput> open_input(const std::string& path) {
     input.root = path;
     return input;
   }
-  if (std::optional<std::string> blank = blank_input_message(path, head, size)) {
-    return path_error(ErrorCode::INPUT_EMPTY, path, *blank);
-  }
+  if (!first) return path_error(ErrorCode::INPUT_EMPTY, path, blank_input_message(path, head, size));
   return path_error(ErrorCode::ARCHIVE_INVALID, path, unrecognised_input_message(path, head));
 }
 

@@ -262,7 +262,7 @@ std::string json_parse_error_text(rapidjson::ParseErrorCode code, size_t offset,
   }
   if (offset == 0 && text.substr(0, 3) == "\xEF\xBB\xBF") {
     return "the text starts with a UTF-8 byte order mark (bytes EF BB BF), which pteforge does not read "
-           "(RFC 8259 forbids writing one); save the file without it";
+           "(RFC 8259 forbids writing one)";
   }
   std::string what = rapidjson::GetParseError_En(code);
   // At the very end of the input, RapidJSON's words ("Invalid value.") hide

@@ -57,9 +57,20 @@ printf ' \n\t ' > "$tmp/ws.json"
 "$bin" inspect "$tmp/ws.json" 2>"$tmp/err.txt" >/dev/null && fail "inspect accepted a whitespace-only file"
 [ "$(cat "$tmp/err.txt")" = "INPUT_EMPTY: \"$tmp/ws.json\" holds only whitespace (4 bytes); expected a .pt2 archive or a program JSON (entry=$tmp/ws.json)" ] ||
   fail "unexpected error for a whitespace-only file: $(cat "$tmp/err.txt")"
+printf '\xef\xbb\xbf \n' > "$tmp/bomws.json"
+"$bin" inspect "$tmp/bomws.json" 2>"$tmp/err.txt" >/dev/null && fail "inspect accepted a byte order mark and whitespace"
+[ "$(cat "$tmp/err.txt")" = "INPUT_EMPTY: \"$tmp/bomws.json\" holds only a UTF-8 byte order mark and whitespace (5 bytes); expected a .pt2 archive or a program JSON (entry=$tmp/bomws.json)" ] ||
+  fail "unexpected error for a byte order mark and whitespace: $(cat "$tmp/err.txt")"
+# Whitespace past the first 512 bytes: still a blank input, or still a program JSON.
+head -c 70000 /dev/zero | tr '\0' ' ' > "$tmp/ws_long.json"
+"$bin" inspect "$tmp/ws_long.json" 2>"$tmp/err.txt" >/dev/null && fail "inspect accepted 70000 spaces"
+grep -q '^INPUT_EMPTY: .* holds only whitespace (70000 bytes); expected a .pt2 archive or a program JSON' "$tmp/err.txt" ||
+  fail "unexpected error for 70000 spaces: $(cat "$tmp/err.txt")"
+cat "$tmp/ws_long.json" "$src/tests/fixtures/programs/ref_arduino_add/models/model.json" > "$tmp/padded.json"
+"$bin" inspect "$tmp/padded.json" > /dev/null || fail "a program JSON after 70000 spaces was refused"
 printf '\xef\xbb\xbf{}' > "$tmp/bom.json"
 "$bin" inspect "$tmp/bom.json" 2>"$tmp/err.txt" >/dev/null && fail "inspect accepted a byte order mark"
-grep -q '^INPUT_NOT_JSON: JSON syntax error: the text starts with a UTF-8 byte order mark (bytes EF BB BF), which pteforge does not read (RFC 8259 forbids writing one); save the file without it (method=forward entry=bom.json byte_offset=0)$' "$tmp/err.txt" ||
+grep -q '^INPUT_NOT_JSON: JSON syntax error: the text starts with a UTF-8 byte order mark (bytes EF BB BF), which pteforge does not read (RFC 8259 forbids writing one) (method=forward entry=bom.json byte_offset=0)$' "$tmp/err.txt" ||
   fail "unexpected error for a byte order mark: $(cat "$tmp/err.txt")"
 printf '[]' > "$tmp/arr.json"
 "$bin" inspect "$tmp/arr.json" 2>"$tmp/err.txt" >/dev/null

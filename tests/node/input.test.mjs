@@ -193,6 +193,14 @@ test('an input of only whitespace is INPUT_EMPTY, as in the CLI', async () => {
     assert.equal(e.message, '"w.json" holds only whitespace (4 bytes); expected a .pt2 archive or a program JSON');
     return true;
   });
+  await assert.rejects(pf.inspect(new Uint8Array([0xef, 0xbb, 0xbf, 0x20]), { name: 'b.json' }), (e) => {
+    assert.equal(e.message, '"b.json" holds only a UTF-8 byte order mark and whitespace (4 bytes); expected a .pt2 archive or a program JSON');
+    return true;
+  });
+  // Whitespace past the first 512 bytes (the sniffed head) still leads to the program.
+  const program = readFileSync(repo(CORPUS, 'linear_tanh/json/models/model.json'), 'utf8');
+  const padded = new TextEncoder().encode(' '.repeat(70000) + program);
+  assert.equal((await pf.inspect(padded, { name: 'p.json' })).methods.length, 1);
 });
 
 test('a truncated or foreign zip: the CLI\'s error, word for word', async () => {

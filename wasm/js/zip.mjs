@@ -75,7 +75,7 @@ export function sniffZip(source) {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** An entry name as the core writes it in messages: UTF-8 text, other bytes as \xNN, control characters as \xNN. */
+/** An entry name as the core writes it in messages: UTF-8 text, other bytes as \xNN, control characters (C0, DEL, C1) as \xNN. */
 function displayName(raw) {
   let text;
   try {
@@ -84,7 +84,9 @@ function displayName(raw) {
     text = null;
   }
   if (text !== null) {
-    return text.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+    const hex = (n) => `\\x${n.toString(16).padStart(2, '0')}`;
+    // C1 controls (U+0080..U+009F) as their UTF-8 bytes, as control_escaped writes them.
+    return text.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => (c.charCodeAt(0) < 0x80 ? hex(c.charCodeAt(0)) : hex(0xc2) + hex(c.charCodeAt(0))));
   }
   return [...raw].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`)).join('');
 }

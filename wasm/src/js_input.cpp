@@ -198,8 +198,13 @@ Result<JsInput> open_js_input(std::string_view description, const JsReader& read
     return wrapper_bug("\"" + path + "\" is a zip archive described as kind \"auto\"; the wrapper reads "
                        "archives with zip.js and describes them as kind \"zip\"");
   }
-  const size_t pos = serde::json_text_start(head);
-  if (serde::starts_json_document(head, pos)) {
+  serde::SniffReader read_more = [&](uint64_t offset, uint64_t length) -> Result<std::string> {
+    std::string piece(static_cast<size_t>(length), '\0');
+    PTEFORGE_TRY(reader.read(src, offset, reinterpret_cast<uint8_t*>(piece.data()), piece.size(), at));
+    return piece;
+  };
+  PTEFORGE_ASSIGN_OR_RETURN(std::optional<char> first, serde::first_text_char(head, *size, read_more));
+  if (first && (*first == '{' || *first == '[')) {
     const std::string entry = base_name(path).empty() ? std::string("model.json") : base_name(path);
     PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<JsFilesArchive> archive,
                               JsFilesArchive::create(reader, {JsFile{entry, src, *size}}));
@@ -207,9 +212,7 @@ Result<JsInput> open_js_input(std::string_view description, const JsReader& read
     input.layout = serde::program_json_layout(entry);
     return input;
   }
-  if (std::optional<std::string> blank = serde::blank_input_message(path, head, *size)) {
-    return named_error(ErrorCode::INPUT_EMPTY, path, *blank);
-  }
+  if (!first) return named_error(ErrorCode::INPUT_EMPTY, path, serde::blank_input_message(path, head, *size));
   return named_error(ErrorCode::ARCHIVE_INVALID, path, serde::unrecognised_input_message(path, head));
 }
 

@@ -380,6 +380,22 @@ TEST_CASE("the summary writes U+FFFD for invalid UTF-8 in names, as the JSON for
   CHECK(s.find('\xC0') == std::string::npos);
 }
 
+TEST_CASE("the summary escapes C1 controls (U+0080..U+009F) in names and quoted strings") {
+  std::string bytes = read_file(reference_path("arduino_add_model.pte"));
+  REQUIRE(bytes.substr(280, 9) == "aten::add");
+  bytes.replace(280, 2, "\xc2\x9b");  // "at" -> U+009B (CSI), valid UTF-8 of the same length
+  const size_t spec = bytes.find("builtins.tuple");
+  REQUIRE(spec != std::string::npos);
+  bytes.replace(spec, 2, "\xc2\x85");  // "bu" -> U+0085 inside the container's input spec
+  auto d = decode_pte(bytes);
+  REQUIRE_MESSAGE(d.ok(), d.error().to_string());
+  const std::string s = format_pte_summary(d.value());
+  CHECK(s.find("    0: \\xc2\\x9ben::add.out\n") != std::string::npos);
+  CHECK(s.find("\\\"\\xc2\\x85iltins.tuple\\\"") != std::string::npos);
+  CHECK(s.find("\xc2\x9b") == std::string::npos);
+  CHECK(s.find("\xc2\x85") == std::string::npos);
+}
+
 TEST_CASE("the summary lists methods, values, operators, instructions and segments") {
   DecodedPte d = decode_reference("arduino_add_model.pte");
   std::string s = format_pte_summary(d);
