@@ -91,33 +91,26 @@ int main(int argc, char** argv) {
   const std::vector<CLI::App*> commands = app.get_subcommands([](const CLI::App*) { return true; });
   std::string known;
   for (const CLI::App* sub : commands) known += (known.empty() ? "" : ", ") + sub->get_name();
-  if (argc == 1) {
-    std::fprintf(
-        stderr,
-        "a command is required: pteforge COMMAND ... (commands: %s)\nRun with --help for more information.\n",
-        known.c_str());
+  // A usage error: its line, CLI11's pointer to --help, exit status 2.
+  auto usage_error = [](const std::string& line) {
+    std::fprintf(stderr, "%s\nRun with --help for more information.\n", line.c_str());
     return 2;
-  }
+  };
+  if (argc == 1) return usage_error("a command is required: pteforge COMMAND ... (commands: " + known + ")");
   const std::string first = argv[1];
   if (first[0] != '-' || first == "-") {
     bool found = false;
     for (const CLI::App* sub : commands) found = found || sub->check_name(first);
-    if (!found) {
-      // Escaped: the word goes to a terminal.
-      std::fprintf(stderr, "unknown command '%s' (commands: %s)\nRun with --help for more information.\n",
-                   pteforge::control_escaped(first).c_str(), known.c_str());
-      return 2;
-    }
+    // Escaped: the word goes to a terminal.
+    if (!found)
+      return usage_error("unknown command '" + pteforge::control_escaped(first) + "' (commands: " + known +
+                         ")");
   } else {
     // The option's name: before '=' (--opt=value), or the letter (-oVALUE).
     const std::string name = first[1] == '-' ? first.substr(0, first.find('=')) : first.substr(0, 2);
     const bool own = name == "-h" || name == "--help" || name == "--version";  // the program's own: CLI11's
     if (first == "--") {
-      std::fprintf(stderr,
-                   "a command is required before '--': pteforge COMMAND ... (commands: %s)\n"
-                   "Run with --help for more information.\n",
-                   known.c_str());
-      return 2;
+      return usage_error("a command is required before '--': pteforge COMMAND ... (commands: " + known + ")");
     }
     if (!own) {
       std::string takers;
@@ -129,16 +122,10 @@ int main(int argc, char** argv) {
       // Escaped: the word goes to a terminal.
       const std::string shown = pteforge::control_escaped(name == "--" ? first : name);  // "--=x"
       if (takers.empty()) {
-        std::fprintf(stderr, "unknown option '%s': no command takes it (commands: %s)\n", shown.c_str(),
-                     known.c_str());
-      } else {
-        std::fprintf(stderr,
-                     "options come after the command: pteforge COMMAND [options] (commands: %s); %s is an "
-                     "option of: %s\n",
-                     known.c_str(), shown.c_str(), takers.c_str());
+        return usage_error("unknown option '" + shown + "': no command takes it (commands: " + known + ")");
       }
-      std::fprintf(stderr, "Run with --help for more information.\n");
-      return 2;
+      return usage_error("options come after the command: pteforge COMMAND [options] (commands: " + known +
+                         "); " + shown + " is an option of: " + takers);
     }
   }
   // Ctrl-C during convert leaves no temporary file and no side file without its .pte.
@@ -148,9 +135,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: CLI11 prints them
     // CLI11's words, escaped: they echo what was typed, and go to a terminal.
-    std::fprintf(stderr, "%s\nRun with --help for more information.\n",
-                 pteforge::control_escaped(e.what()).c_str());
-    return 2;
+    return usage_error(pteforge::control_escaped(e.what()));
   }
   // Errors are values (support/error.h); an exception here is a failed
   // allocation or a broken invariant. One message and the usual exit code,

@@ -57,33 +57,14 @@ std::string number(double d) {
 }
 
 std::string quoted_text(const std::string& s) {
-  std::string out = "\"";
-  size_t n = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (n++ == kMaxStringChars) {
-      out += "...";
-      break;
-    }
-    // A C1 control in UTF-8 (U+0080..U+009F: C2 80..C2 9F) is escaped as its two bytes.
-    const bool c1 = c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9f &&
-                    static_cast<unsigned char>(s[i + 1]) >= 0x80;
-    if (c1) {
-      char buf[16];
-      std::snprintf(buf, sizeof buf, "\\xc2\\x%02x", static_cast<unsigned char>(s[++i]));
-      out += buf;
-    } else if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
+  // Quotes and backslashes escaped in the first kMaxStringChars bytes; then
+  // the same escaping as names (shown): control characters, C1 included.
+  std::string head;
+  for (char c : std::string_view(s).substr(0, kMaxStringChars)) {
+    if (c == '"' || c == '\\') head += '\\';
+    head += c;
   }
-  out += "\"";
+  std::string out = "\"" + shown(head) + (s.size() > kMaxStringChars ? "...\"" : "\"");
   if (s.size() > kMaxStringChars) out += " (" + std::to_string(s.size()) + " bytes)";
   return out;
 }

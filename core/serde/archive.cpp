@@ -199,9 +199,14 @@ Result<std::string> MemoryArchive::read_range(const ArchiveEntry& entry, uint64_
 
 bool looks_like_zip(std::string_view head) { return head.size() >= 4 && head.substr(0, 2) == "PK"; }
 
+namespace {
+/// JSON's whitespace (RFC 8259: space, tab, LF, CR).
+bool is_json_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+}  // namespace
+
 size_t json_text_start(std::string_view head) {
   size_t pos = head.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-  while (pos < head.size() && (head[pos] == ' ' || head[pos] == '\n' || head[pos] == '\r' || head[pos] == '\t')) ++pos;
+  while (pos < head.size() && is_json_space(head[pos])) ++pos;
   return pos;
 }
 
@@ -226,7 +231,7 @@ Result<std::optional<char>> first_text_char(std::string_view head, uint64_t size
     if (piece.size() != n)
       return make_error(ErrorCode::IO_ERROR, "the input became shorter while it was read");
     for (char c : piece) {
-      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return std::optional<char>(c);
+      if (!is_json_space(c)) return std::optional<char>(c);
     }
     offset += n;
   }

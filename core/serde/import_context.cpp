@@ -1,6 +1,8 @@
 // Importer context and generic helpers (see import_context.h).
 #include "serde/import_context.h"
 
+#include <algorithm>
+
 namespace pteforge::serde::detail {
 
 std::string PointerChain::str() const {
@@ -25,11 +27,8 @@ void ImportContext::warn(const rapidjson::Value& at, std::string message, std::s
 void ImportContext::warn_repeated(const rapidjson::Value& at, std::string_view type, std::string_view key) {
   std::string message =
       "field \"" + std::string(key) + "\" is repeated in " + std::string(type) + ": the last value is used";
-  const bool noted = repeated_.size() < 3;  // a note of its own (with_warning_notes)
-  if (noted) repeated_.push_back(PendingWarning{&at, std::string(key), message, true});
-  const size_t before = pending_.size();
+  if (repeated_.size() < 3) repeated_.push_back(PendingWarning{&at, std::string(key), message});
   warn(at, std::move(message), key);
-  if (noted && pending_.size() > before) pending_.back().repeated = true;
 }
 
 Error ImportContext::with_warning_notes(Error err) const {
@@ -42,7 +41,9 @@ Error ImportContext::with_warning_notes(Error err) const {
   std::vector<PendingWarning> others;  // the first ones only: their pointers cost a document search
   size_t uncounted = suppressed_;
   for (const PendingWarning& w : pending_) {
-    if (w.repeated) continue;
+    // A repeated field with a note of its own above is not listed again.
+    auto same = [&w](const PendingWarning& r) { return r.at == w.at && r.key == w.key; };
+    if (std::any_of(repeated_.begin(), repeated_.end(), same)) continue;
     if (others.size() <= kMaxEarlierWarningNotes) {  // one past the limit, so the count is right
       others.push_back(w);
     } else {

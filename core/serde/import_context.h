@@ -74,7 +74,6 @@ class ImportContext {
     const rapidjson::Value* at;
     std::string key;
     std::string message;
-    bool repeated = false;  ///< also in repeated_ (its note has its own form)
   };
   /// Each warning's pointer: its value's pointer, plus "/key" when it has a key (one document search).
   std::vector<std::string> pointers_of(const std::vector<PendingWarning>& warnings) const;
