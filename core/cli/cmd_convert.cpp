@@ -32,6 +32,7 @@
 
 #include "cli/commands.h"
 #include "emit/chunks_native.h"
+#include "emit/emit_program.h"
 #include "passes/module_swap_api.h"
 #include "pteforge/pteforge.h"
 #include "serde/archive_native.h"
@@ -185,12 +186,8 @@ Status run_convert(const ConvertArgs& args) {
   options.emit_stacktrace = args.emit_stacktrace;
   options.export_programs = !args.export_program.empty();
   for (const std::string& m : args.constant_methods) {
-    size_t eq = m.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return make_error(ErrorCode::OPTION_INVALID,
-                        "--constant-method expects NAME=JSON (e.g. get_max_seq_len=128), got '" + m + "'");
-    }
-    options.constant_methods.emplace_back(m.substr(0, eq), m.substr(eq + 1));
+    PTEFORGE_ASSIGN_OR_RETURN(auto parts, emit::split_constant_method_option(m));
+    options.constant_methods.push_back(std::move(parts));
   }
 
   // The replacements stay open until the .pte is written (it references their weights).

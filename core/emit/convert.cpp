@@ -230,6 +230,8 @@ Status refuse_big_endian(const serde::Pt2Layout& layout) {
                     std::move(where));
 }
 
+/// An explicit pass list's names must be registered passes: UNKNOWN_PASS
+/// (as PassManager::create gives it) before any other check of the list.
 /// Options that configure a pass need that pass in an explicit pass list:
 /// without it they would be ignored without a word. OPTION_INVALID naming
 /// the option and the pass. A list without memory_planning adds a warning
@@ -238,6 +240,11 @@ Status refuse_big_endian(const serde::Pt2Layout& layout) {
 Status check_configured_passes(const ConvertOptions& options, std::vector<passes::Diagnostic>& diagnostics) {
   const std::vector<std::string>& list = options.pipeline.passes;
   if (list.empty()) return Status::Ok();  // the default pipeline runs them all
+  // An unknown name is the one error to report (the checks below would read
+  // a list that is not what the user meant).
+  for (const std::string& name : list) {
+    if (!passes::find_pass(name)) PTEFORGE_TRY(passes::create_pass(name));
+  }
   auto missing = [&list](std::string_view pass) {
     return std::find(list.begin(), list.end(), pass) == list.end();
   };

@@ -148,6 +148,11 @@ Result<rapidjson::Document> parse_json(const std::string& method, std::string_vi
   if (std::optional<size_t> bad = find_invalid_utf8(json)) {
     return option_error(method, "value is not valid UTF-8 (at byte " + std::to_string(*bad) + ")");
   }
+  // RapidJSON would skip a leading byte order mark; a value is JSON text, which has none (RFC 8259).
+  if (json.substr(0, 3) == "\xEF\xBB\xBF") {
+    return option_error(
+        method, "value starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON text does not have");
+  }
   rapidjson::Document doc;
   // Iterative: no recursion on deeply nested values (flatten() then stops at 64 levels).
   doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag | rapidjson::kParseIterativeFlag>(
@@ -213,13 +218,18 @@ Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json
   return out;
 }
 
-Result<ConstantMethod> parse_constant_method_option(std::string_view option) {
-  size_t eq = option.find('=');
-  if (eq == std::string_view::npos) {
+Result<std::pair<std::string, std::string>> split_constant_method_option(std::string_view option) {
+  const size_t eq = option.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
     return make_error(ErrorCode::OPTION_INVALID,
                       "--constant-method expects NAME=JSON (e.g. get_max_seq_len=128), got '" + std::string(option) + "'");
   }
-  return parse_constant_method(std::string(option.substr(0, eq)), option.substr(eq + 1));
+  return std::pair(std::string(option.substr(0, eq)), std::string(option.substr(eq + 1)));
+}
+
+Result<ConstantMethod> parse_constant_method_option(std::string_view option) {
+  PTEFORGE_ASSIGN_OR_RETURN(auto parts, split_constant_method_option(option));
+  return parse_constant_method(std::move(parts.first), parts.second);
 }
 
 Result<std::vector<TrainingMetadata>> training_metadata(const std::vector<MethodInput>& methods) {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "emit/emitter.h"
@@ -44,7 +45,12 @@ Result<ConstantMethod> parse_constant_method(std::string name, std::string_view 
 /// bad values as parse_constant_method).
 Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json_object);
 
-/// Splits a CLI option `NAME=JSON` (e.g. `get_max_seq_len=128`) and parses it.
+/// Splits a CLI option `NAME=JSON` (e.g. `get_max_seq_len=128`) at its first
+/// '=' into {NAME, JSON}. Errors: OPTION_INVALID when there is no '=' or the
+/// name is empty.
+Result<std::pair<std::string, std::string>> split_constant_method_option(std::string_view option);
+
+/// Splits a CLI option `NAME=JSON` (split_constant_method_option) and parses it.
 /// Errors: OPTION_INVALID (no '=', empty name, bad JSON).
 Result<ConstantMethod> parse_constant_method_option(std::string_view option);
 

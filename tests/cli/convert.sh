@@ -88,6 +88,13 @@ expect_fail ARCHIVE_INVALID "$ref/add.pte"
 grep -qx "ARCHIVE_INVALID: \"$ref/add.pte\" is a .pte (an ExecuTorch program), not a .pt2 archive or a program JSON; decode reads it (entry=$ref/add.pte)" "$work/err.txt"
 expect_fail OPTION_INVALID "$fx/ref_add" --constant-method forward=1
 expect_fail OPTION_INVALID "$fx/ref_add" --constant-method noequals
+grep -qx "OPTION_INVALID: --constant-method expects NAME=JSON (e.g. get_max_seq_len=128), got 'noequals'" "$work/err.txt"
+expect_fail OPTION_INVALID "$fx/ref_add" --constant-method $'get_x=\xef\xbb\xbf1'
+grep -q "^OPTION_INVALID: constant method 'get_x': value starts with a UTF-8 byte order mark (bytes EF BB BF)" "$work/err.txt"
+# An unknown pass name is the one error: no warning about what the list leaves out.
+expect_fail UNKNOWN_PASS "$fx/ref_add" --passes no_such_pass --memory-planning naive
+test "$(grep -c 'note: ' "$work/err.txt")" -eq 1
+grep -q "^  note: valid passes: " "$work/err.txt"
 expect_fail UNKNOWN_PASS "$fx/ref_add" --passes spec_prop,no_such_pass
 cp "$fx/mlp/models/model.json" "$work/mlp.json"  # outside its archive folder: no weights
 expect_fail WEIGHTS_MISSING "$work/mlp.json"

@@ -10,7 +10,7 @@ const WHERE_ORDER = ['method', 'entry', 'byte_offset', 'pointer', 'node', 'pass'
  * `text` with each control character (U+0000-U+001F, U+007F-U+009F) written as
  * "\xNN", as the CLI prints them (control_escaped in core/support/error.cpp).
  */
-function controlEscaped(text) {
+export function controlEscaped(text) {
   const hex = (n) => `\\x${n.toString(16).padStart(2, '0')}`;
   // C1 controls (U+0080..U+009F) as their UTF-8 bytes, as the CLI writes them.
   return String(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {

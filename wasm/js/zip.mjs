@@ -11,7 +11,7 @@
 //    through the synchronous inflate callback (api.mjs).
 // zip.js is asynchronous, so an archive can only be read by the async methods.
 
-import { PteforgeError } from './errors.mjs';
+import { controlEscaped, PteforgeError } from './errors.mjs';
 
 /** Bytes of a local file header before its name (APPNOTE 4.3.7). */
 const LOCAL_HEADER = 30;
@@ -83,11 +83,7 @@ function displayName(raw) {
   } catch {
     text = null;
   }
-  if (text !== null) {
-    const hex = (n) => `\\x${n.toString(16).padStart(2, '0')}`;
-    // C1 controls (U+0080..U+009F) as their UTF-8 bytes, as control_escaped writes them.
-    return text.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => (c.charCodeAt(0) < 0x80 ? hex(c.charCodeAt(0)) : hex(0xc2) + hex(c.charCodeAt(0))));
-  }
+  if (text !== null) return controlEscaped(text);
   return [...raw].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`)).join('');
 }
 

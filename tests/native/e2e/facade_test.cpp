@@ -98,8 +98,19 @@ TEST_CASE("façade: errors carry their code and place") {
   CHECK(bad.error().where.method == "forward");
   ConvertOptions options;
   options.pipeline.passes = {"spec_prop", "no_such_pass"};
-  CHECK(convert_bytes(read_bytes("fixtures/programs/ref_add/models/model.json"), options).error().code ==
-        ErrorCode::UNKNOWN_PASS);
+  auto unknown = convert_bytes(read_bytes("fixtures/programs/ref_add/models/model.json"), options);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().code == ErrorCode::UNKNOWN_PASS);
+  CHECK(unknown.error().message == "unknown pass \"no_such_pass\"");
+  // Only the list of valid names: no "leaves out memory_planning" warning
+  // about a list that is not what was meant.
+  REQUIRE(unknown.error().notes.size() == 1);
+  CHECK(unknown.error().notes[0].rfind("valid passes: ", 0) == 0);
+  // The unknown name is reported before the options the list cannot serve.
+  options.pipeline.memory_planning = "naive";
+  auto unknown_first = convert_bytes(read_bytes("fixtures/programs/ref_add/models/model.json"), options);
+  REQUIRE_FALSE(unknown_first.ok());
+  CHECK(unknown_first.error().code == ErrorCode::UNKNOWN_PASS);
   CHECK(decode_pte("not a pte").error().code == ErrorCode::PTE_INVALID);
 }
 

@@ -139,6 +139,27 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
   CHECK(emit::parse_constant_methods("{\"get_\xF5\": 1}").error().message ==
         "constant methods: value is not valid UTF-8 (at byte 6)");
   CHECK(emit::parse_constant_methods("[1]").error().code == ErrorCode::OPTION_INVALID);
+  // A byte order mark (RapidJSON alone would skip it) is named, in an option and in the map.
+  CHECK(
+      emit::parse_constant_method_option("get_x=\xEF\xBB\xBF"
+                                         "1")
+          .error()
+          .message ==
+      "constant method 'get_x': value starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON text "
+      "does not have");
+  CHECK(emit::parse_constant_methods("\xEF\xBB\xBF{\"get_y\": 1}").error().message ==
+        "constant methods: value starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON text does "
+        "not "
+        "have");
+  // The one splitter the CLI uses too: at the first '=', a name before it.
+  auto parts = emit::split_constant_method_option("get_eq=\"a=b\"");
+  REQUIRE(parts.ok());
+  CHECK(parts->first == "get_eq");
+  CHECK(parts->second == "\"a=b\"");
+  CHECK(emit::split_constant_method_option("=1").error().message ==
+        "--constant-method expects NAME=JSON (e.g. get_max_seq_len=128), got '=1'");
+  CHECK(emit::split_constant_method_option("get_x").error().message ==
+        "--constant-method expects NAME=JSON (e.g. get_max_seq_len=128), got 'get_x'");
   CHECK(emit::parse_constant_methods("{\"a\": 1, \"a\": 2}").error().code == ErrorCode::OPTION_INVALID);
   // Integers past int64 are refused, also those RapidJSON would read as a
   // double (past uint64); number-like text in strings and real doubles are not.
