@@ -1,7 +1,5 @@
 // The pteforge façade (core/include/pteforge/pteforge.h): import → passes →
 // emit_program → serialize_program, plus decode and pass listing.
-#include "pteforge/pteforge.h"
-
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -20,9 +18,11 @@
 #include "ir/verifier.h"
 #include "ops/op_table.h"
 #include "passes/lowering_util.h"
+#include "passes/module_swap/partition.h"
 #include "passes/module_swap_api.h"
 #include "passes/pass_manager.h"
 #include "passes/pass_registry.h"
+#include "pteforge/pteforge.h"
 #include "serde/archive_zip.h"
 #include "serde/export_exported_program.h"
 #include "serde/import_exported_program.h"
@@ -308,6 +308,36 @@ Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options) {
   return pipeline;
 }
 
+/// A swap of several methods' program (`package_pt2`) names a module, not
+/// a method: it applies to the methods whose program has that module, so
+/// one without it (a `reset` beside `forward`) is left as it is. A swap no
+/// method knows stays as given, and each method reports the unknown module.
+/// Returns true when some swap was narrowed to a list of methods.
+bool scope_swaps_to_methods(passes::PipelineOptions& pipeline,
+                            const std::vector<std::unique_ptr<Method>>& methods) {
+  if (methods.size() < 2) return false;
+  bool changed = false;
+  std::vector<passes::SwapRequest> scoped;
+  for (passes::SwapRequest& s : pipeline.swaps) {
+    if (!s.method.empty()) {
+      scoped.push_back(std::move(s));
+      continue;
+    }
+    std::vector<std::string> with_module;
+    for (const auto& m : methods) {
+      if (passes::module_swap::module_known(m->program, s.fqn)) with_module.push_back(m->model->method);
+    }
+    if (with_module.empty() || with_module.size() == methods.size()) {
+      scoped.push_back(std::move(s));
+      continue;
+    }
+    changed = true;
+    for (std::string& method : with_module) scoped.emplace_back(s.fqn, s.replacement, std::move(method));
+  }
+  pipeline.swaps = std::move(scoped);
+  return changed;
+}
+
 /// convert() with the report it fills as it goes (its warnings are needed when it fails).
 Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt2Layout& layout,
                                         const ConvertOptions& options, passes::PassReport& report) {
@@ -336,6 +366,9 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
     if (!st.ok()) return in_method(std::move(st).error(), model.method);
     methods.push_back(std::move(m));
     progress("import", methods.size(), count);
+  }
+  if (scope_swaps_to_methods(pipeline, methods)) {
+    PTEFORGE_ASSIGN_OR_RETURN(pm, passes::PassManager::create(pipeline));
   }
   timings.import_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();

@@ -283,11 +283,14 @@ Status swap_from_bytes(ir::ExportedProgram& ep, const std::string& fqn, std::str
 }
 
 namespace {
+constexpr const char* kNotAModulePath =
+    "' is not a module path (non-empty module names separated by single dots, without control characters)";
+
 bool is_module_path(std::string_view fqn) {
+  // torch's add_module refuses only empty names and names with a '.' in
+  // them: ModuleDict keys such as "blk-1" are module names too.
   bool ok = !fqn.empty() && fqn.front() != '.' && fqn.back() != '.' && fqn.find("..") == std::string_view::npos;
-  for (char c : fqn) {
-    ok &= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
-  }
+  for (char c : fqn) ok &= static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
   return ok;
 }
 }  // namespace
@@ -296,10 +299,7 @@ Status check_module_path(std::string_view fqn) {
   if (is_module_path(fqn)) return Status::Ok();
   Location where;
   where.pointer = "/swaps";
-  return make_error(ErrorCode::OPTION_INVALID,
-                    "'" + std::string(fqn) +
-                        "' is not a module path (names of letters, digits and '_' separated by single dots)",
-                    where);
+  return make_error(ErrorCode::OPTION_INVALID, "'" + std::string(fqn) + kNotAModulePath, where);
 }
 
 Result<SwapOption> parse_swap_option(std::string_view text) {
@@ -316,9 +316,7 @@ Result<SwapOption> parse_swap_option(std::string_view text) {
     return make_error(ErrorCode::OPTION_INVALID, "--swap " + shown + " names no replacement file after '='");
   }
   if (!is_module_path(opt.fqn)) {
-    return make_error(ErrorCode::OPTION_INVALID,
-                      "--swap " + shown + ": '" + opt.fqn +
-                          "' is not a module path (names of letters, digits and '_' separated by single dots)");
+    return make_error(ErrorCode::OPTION_INVALID, "--swap " + shown + ": '" + opt.fqn + kNotAModulePath);
   }
   return opt;
 }

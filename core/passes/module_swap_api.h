@@ -106,7 +106,8 @@ struct SwapOption {
   std::string path;
 };
 /// Checks that `fqn` is a dotted module path as nn_module_stack writes them:
-/// names of letters, digits and '_', separated by single dots, none empty.
+/// module names separated by single dots, none empty, no control characters
+/// (torch's add_module allows any name without a '.', e.g. "blk-1").
 /// OPTION_INVALID (pointer /swaps) otherwise.
 Status check_module_path(std::string_view fqn);
 /// Parses "FQN=PATH" (split at the first '='). OPTION_INVALID when there is

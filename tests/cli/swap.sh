@@ -48,6 +48,56 @@ cmp "$work/swapped.pte" "$work/folder.pte"
 "$bin" convert "$base" -o "$work/plain.pte" > /dev/null
 ! cmp -s "$work/swapped.pte" "$work/plain.pte"
 
+# A module name torch allows but that is not an identifier (a ModuleDict key
+# such as "blk-1"): the same program with module 1 renamed swaps alike.
+cp -r "$src/tests/fixtures/corpus/modules_preserved/json" "$work/dash"
+python3 - "$work/dash/models/model.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+d = json.load(open(path))
+g = d["graph_module"]
+for m in g["module_call_graph"]:
+    if m["fqn"] == "1" or m["fqn"].startswith("1."):
+        m["fqn"] = "blk-" + m["fqn"]
+for n in g["graph"]["nodes"]:
+    stack = n["metadata"].get("nn_module_stack")
+    if stack:
+        for old in ("1", "1.0", "1.1"):
+            stack = stack.replace("," + old + ",", ",blk-" + old + ",")
+        n["metadata"]["nn_module_stack"] = stack
+json.dump(d, open(path, "w"))
+PY
+"$bin" inspect --modules "$work/dash" | grep -q "^  blk-1 .* preserved  swappable "
+"$bin" convert "$work/dash" --swap "blk-1=$rep" -o "$work/dash.pte" > /dev/null
+cmp "$work/swapped.pte" "$work/dash.pte"
+
+# A program of two methods (package_pt2) where only forward has module 1:
+# the swap applies to forward, and reset converts as it is.
+mp="$src/tests/fixtures/corpus/modules_preserved/json"
+cp -r "$src/tests/fixtures/corpus/two_methods/json" "$work/twom"
+cp "$mp/models/model.json" "$work/twom/models/forward.json"
+cp "$mp/data/weights/model_weights_config.json" "$work/twom/data/weights/forward_weights_config.json"
+cp "$mp/data/constants/model_constants_config.json" "$work/twom/data/constants/forward_constants_config.json"
+cp "$mp"/data/weights/weight_* "$work/twom/data/weights/"
+"$bin" convert "$work/twom" --swap "1=$rep" -o "$work/twom.pte" > "$work/out.txt"
+grep -qx "$work/twom.pte: [0-9]* bytes, 2 methods" "$work/out.txt"
+"$bin" decode --json "$work/twom.pte" > "$work/twom.json"
+python3 - "$work/twom.json" <<'PY'
+import json, sys
+plans = {p["name"]: p for p in json.load(open(sys.argv[1]))["execution_plan"]}
+assert sorted(plans) == ["forward", "reset"], sorted(plans)
+ops = {o["name"] for o in plans["forward"]["operators"]}
+assert "aten::relu" in ops and "aten::tanh" not in ops, ops
+PY
+# A module no method has is still named, by the first method that lacks it.
+set +e
+"$bin" convert "$work/twom" --swap "9=$rep" -o "$work/bad.pte" > /dev/null 2> "$work/err.txt"
+rc=$?
+set -e
+[[ $rc == 1 ]]
+grep -q "^MODULE_SWAP: there is no module '9' in the program (method=forward" "$work/err.txt"
+test ! -e "$work/bad.pte"
+
 # Errors: exit 1, one message naming the module, no output file.
 expect_error() {  # expect_error EXPECTED_FIRST_LINE ARGS...
   local expected="$1"

@@ -3,13 +3,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
-#include "passes/module_swap/partition.h"
 #include "passes/legalize.h"
+#include "passes/module_swap/partition.h"
 #include "passes/module_swap/pytree_ir.h"
 #include "passes/module_swap/value_util.h"
 #include "serde/treespec_json.h"
@@ -75,6 +76,26 @@ Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string&
     }
     return any;
   };
+  // The mutation kind when `name` is written back into a buffer or parameter
+  // of the module itself (its state-dict name starts with "fqn.").
+  auto own_state_write = [&](const std::string& name) -> std::optional<ir::OutputKind> {
+    for (const ir::OutputSpec& spec : ep.signature().output_specs) {
+      if ((spec.kind == ir::OutputKind::BufferMutation || spec.kind == ir::OutputKind::ParameterMutation) &&
+          spec.name() == name && spec.target.size() > fqn.size() &&
+          spec.target.compare(0, fqn.size(), fqn) == 0 && spec.target[fqn.size()] == '.') {
+        return spec.kind;
+      }
+    }
+    return std::nullopt;
+  };
+  auto mutates_state = [&](const std::string& name, ir::OutputKind kind, const ir::Node& n) {
+    return at_node(
+        ErrorCode::UNSUPPORTED_FEATURE,
+        "module " + single_quoted(fqn) + " mutates state: its value " + single_quoted(name) + " (node " +
+            single_quoted(n.name()) + ") is written back as a " + std::string(ir::output_kind_name(kind)) +
+            " output; outlining or swapping a module that mutates buffers or inputs is not supported yet",
+        n);
+  };
   std::unordered_set<const ir::Node*> independent;
   for (ir::Node* n : nodes) {
     if (!symbolic_only(*n)) continue;
@@ -92,7 +113,13 @@ Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string&
   for (ir::Node* n : nodes) {
     for (std::string_view name_view : n->output_names()) {
       const std::string name(name_view);
-      if (sig_out_names.count(name)) continue;
+      if (sig_out_names.count(name)) {
+        // A module output that is also written back into the module's own
+        // state: the module mutates its buffers (or parameters) and returns
+        // the new value; a replacement's output would be written into them.
+        if (std::optional<ir::OutputKind> k = own_state_write(name)) return mutates_state(name, *k, *n);
+        continue;
+      }
       const ir::Value* v = g.find_value(name);
       if (!v) continue;
       const ir::Node* outside_user = nullptr;
@@ -117,15 +144,7 @@ Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string&
         if (hoist.insert(n).second) hoist_work.push_back(n);
         continue;
       }
-      if (out_kind && is_mutation(*out_kind)) {
-        return at_node(ErrorCode::UNSUPPORTED_FEATURE,
-                       "module " + single_quoted(fqn) + " mutates state: its value " + single_quoted(name) + " (node " +
-                           single_quoted(n->name()) + ") is written back as a " +
-                           std::string(ir::output_kind_name(*out_kind)) +
-                           " output; outlining or swapping a module that mutates buffers or inputs is not "
-                           "supported yet",
-                       *n);
-      }
+      if (out_kind && is_mutation(*out_kind)) return mutates_state(name, *out_kind, *n);
       std::string user = outside_user ? "node " + single_quoted(outside_user->name()) : std::string("the graph output");
       return at_node(ErrorCode::MODULE_SWAP,
                      "value " + single_quoted(name) + " computed inside module " + single_quoted(fqn) + " (by node " +

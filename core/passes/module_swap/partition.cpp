@@ -11,6 +11,12 @@ namespace {
 
 Error swap_error(std::string message) { return make_error(ErrorCode::MODULE_SWAP, std::move(message)); }
 
+size_t depth_of(std::string_view fqn) {
+  return fqn.empty() ? 0 : static_cast<size_t>(std::count(fqn.begin(), fqn.end(), '.')) + 1;
+}
+
+}  // namespace
+
 bool module_known(const ir::ExportedProgram& ep, std::string_view fqn) {
   for (const auto& e : ep.graph_module.module_call_graph) {
     if (e.fqn == fqn) return true;
@@ -20,12 +26,6 @@ bool module_known(const ir::ExportedProgram& ep, std::string_view fqn) {
   }
   return false;
 }
-
-size_t depth_of(std::string_view fqn) {
-  return fqn.empty() ? 0 : static_cast<size_t>(std::count(fqn.begin(), fqn.end(), '.')) + 1;
-}
-
-}  // namespace
 
 bool node_in_module(const ir::Node& n, std::string_view fqn) {
   const auto& stack = n.metadata().nn_module_stack;

@@ -17,6 +17,10 @@ namespace pteforge::passes::module_swap {
 /// True when `fqn` is one of the paths of the node's nn_module_stack.
 bool node_in_module(const ir::Node& n, std::string_view fqn);
 
+/// True when the program knows module `fqn`: a module_call_graph entry or
+/// a path of some node's nn_module_stack.
+bool module_known(const ir::ExportedProgram& ep, std::string_view fqn);
+
 /// Nodes of the top-level graph that belong to `fqn`, in graph order.
 std::vector<ir::Node*> module_nodes(ir::Graph& g, std::string_view fqn);
 

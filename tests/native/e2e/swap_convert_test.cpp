@@ -117,6 +117,7 @@ TEST_CASE("convert --swap errors: unknown module, module swapped twice, no input
   CHECK(r.error().code == ErrorCode::OPTION_INVALID);
   // The API's own wording (no CLI "--swap '...'" around it), located at the option.
   CHECK(r.error().message ==
-        "'1..x' is not a module path (names of letters, digits and '_' separated by single dots)");
+        "'1..x' is not a module path (non-empty module names separated by single dots, without control "
+        "characters)");
   CHECK(r.error().where.pointer == "/swaps");
 }

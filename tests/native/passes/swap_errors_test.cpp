@@ -200,6 +200,37 @@ TEST_CASE("swap errors: a module that mutates a buffer is not supported yet") {
         "outlining or swapping a module that mutates buffers or inputs is not supported yet");
 }
 
+TEST_CASE("swap errors: a module that returns the value it writes into its own buffer") {
+  // The write-back value is a module output, so it is not "used outside but
+  // not an output": it must still be refused, or a replacement's output would
+  // be written into the module's buffer.
+  auto build = [](const std::string& buffer_fqn) {
+    ProgramBuilder pb;
+    auto b = pb.buffer("b_acc", buffer_fqn, ScalarType::Float, {2, 3});
+    auto x = pb.input("x", ScalarType::Float, {2, 3});
+    auto nb = pb.call("aten.add.Tensor", {arg_tensor(b), arg_tensor(x)}, kT);
+    pb.output(nb, OutputKind::BufferMutation, buffer_fqn);
+    pb.output(nb);
+    ExportedProgram ep = pb.build();
+    testing::set_stack(ep.graph(), nb, {"m"});
+    testing::preserve(ep, "m", {x}, {nb}, testing::args_spec(1), testing::out_spec(1));
+    return ep;
+  };
+  ExportedProgram own = build("m.acc");
+  Error e = outline_error(own, {"m"});
+  CHECK(e.code == ErrorCode::UNSUPPORTED_FEATURE);
+  CHECK(e.message ==
+        "module 'm' mutates state: its value 'add' (node 'add') is written back as a buffer_mutation output; "
+        "outlining or swapping a module that mutates buffers or inputs is not supported yet");
+  CHECK(e.where.node == "add");
+  // A buffer outside the module ("mm.acc" only shares the prefix) that gets
+  // the module's output is the caller's write: outlining is fine.
+  ExportedProgram outer = build("mm.acc");
+  passes::PipelineOptions options;
+  options.outline_modules = {"m"};
+  testing::run_passes(outer, {"outline_modules"}, options);
+}
+
 TEST_CASE("swap errors: malformed call signatures") {
   SUBCASE("in_spec is not (args, kwargs)") {
     ExportedProgram ep = simple_module();
@@ -414,14 +445,25 @@ TEST_CASE("parse_swap_option: FQN=PATH") {
       {"=x.pt2", "--swap '=x.pt2' names no module before '='"},
       {"encoder=", "--swap 'encoder=' names no replacement file after '='"},
       {"enc..layer=x.pt2",
-       "--swap 'enc..layer=x.pt2': 'enc..layer' is not a module path (names of letters, digits and '_' separated by "
-       "single dots)"},
+       "--swap 'enc..layer=x.pt2': 'enc..layer' is not a module path (non-empty module names separated by "
+       "single "
+       "dots, without control characters)"},
       {".enc=x.pt2",
-       "--swap '.enc=x.pt2': '.enc' is not a module path (names of letters, digits and '_' separated by single dots)"},
-      {"enc-1=x.pt2",
-       "--swap 'enc-1=x.pt2': 'enc-1' is not a module path (names of letters, digits and '_' separated by single "
-       "dots)"},
+       "--swap '.enc=x.pt2': '.enc' is not a module path (non-empty module names separated by single dots, "
+       "without "
+       "control characters)"},
+      {"enc\x01=x.pt2",
+       "--swap 'enc\x01=x.pt2': 'enc\x01' is not a module path (non-empty module names separated by single "
+       "dots, "
+       "without control characters)"},
   };
+  // torch names ModuleDict entries by their keys: any name without a '.'.
+  for (const char* good : {"blk-1=x.pt2", "layers.0.attn proj=x.pt2"}) {
+    CAPTURE(good);
+    auto r = passes::parse_swap_option(good);
+    REQUIRE(r.ok());
+    CHECK(r->fqn == std::string(good).substr(0, std::string(good).find('=')));
+  }
   for (const Bad& b : bad) {
     auto r = passes::parse_swap_option(b.text);
     REQUIRE_FALSE(r.ok());
