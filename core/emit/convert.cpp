@@ -65,6 +65,28 @@ Result<std::string> read_program_text(serde::Archive& archive, const serde::Pt2M
   return serde::read_entry(archive, model.program_entry, kMaxProgramJson);
 }
 
+/// A payload of 0 bytes stands for an all-zero tensor (torch writes none
+/// for fake tensors; torch-export-format.md "Zero-length file"), which is
+/// also what a weight file truncated to nothing looks like: each such
+/// tensor with elements gets a warning naming it and its payload, so the
+/// zeros in the .pte are never a surprise.
+void warn_zero_filled(const ir::StateBinding& state, const serde::Pt2Model& model,
+                      passes::PassReport& report) {
+  for (const ir::ConstantRef& ref : state.tensors) {
+    if (!ref.zero_filled || ref.is_inline() || ref.numel() == 0) continue;
+    const ir::PayloadStorage& storage = state.storages.at(ref.storage);
+    Location where;
+    where.method = model.method;
+    where.entry = storage.entry();
+    report.diagnostics.push_back(passes::Diagnostic{
+        "warning",
+        "the payload of '" + ref.fqn + "' has 0 bytes, so its " + std::to_string(ref.numel()) +
+            " elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file "
+            "of 0 bytes means the archive is damaged)",
+        std::move(where)});
+  }
+}
+
 /// Imports one model and binds its weights and constants.
 Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method& out,
                    passes::PassReport& report) {
@@ -122,6 +144,7 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
   auto state = serde::bind_state(out.program, weights, constants, payload_size);
   if (!state.ok()) return serde::explain_missing_entry(archive, std::move(state).error());
   out.program.state = std::move(state).value();
+  warn_zero_filled(out.program.state, model, report);
   return Status::Ok();
 }
 

@@ -305,6 +305,12 @@ tail_msg="which the pass list leaves out (add it, or leave the pass list out for
 grep -qx "OPTION_INVALID: the memory planning algorithm 'naive' needs the pass memory_planning, $tail_msg" "$work/mp.txt"
 grep -qx "OPTION_INVALID: module swaps need the pass swap_modules, $tail_msg" "$work/sw.txt"
 grep -qx "OPTION_INVALID: preserved ops need the pass decompose, $tail_msg" "$work/po.txt"
+# A weight file of 0 bytes is an all-zero tensor (torch's fake tensors) and
+# converts, with a warning naming the tensor (a truncated file looks the same).
+cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/w0"
+: > "$work/w0/data/weights/weight_0"
+"$bin" convert "$work/w0" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null
+grep -qx "warning: the payload of 'hidden.weight' has 0 bytes, so its 64 elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file of 0 bytes means the archive is damaged) (method=forward entry=data/weights/weight_0)" "$work/w0.txt"
 "$bin" convert "$fx/ref_arduino_add" -o "$work/r.pte" --report "$work/r.json" > /dev/null
 no_mp="$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.load(open(sys.argv[1]))['passes'] if p['name'] != 'memory_planning'))" "$work/r.json")"
 "$bin" convert "$fx/ref_arduino_add" -o "$work/nomp.pte" --passes "$no_mp" 2> "$work/nomp.txt" > /dev/null
