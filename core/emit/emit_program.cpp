@@ -100,6 +100,9 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
     values.push_back(EValue{Bool{v.GetBool()}});
   } else if (v.IsInt64()) {
     values.push_back(EValue{Int{v.GetInt64()}});
+  } else if (v.IsUint64()) {  // 2^63 .. 2^64-1 (the npm package's options pass through a DOM: no text to
+                              // scan)
+    return option_error(method, "integer " + std::to_string(v.GetUint64()) + place() + " does not fit int64");
   } else if (v.IsNumber()) {  // a double: parse_json refused integers past int64 (first_oversized_integer)
     values.push_back(EValue{Double{v.GetDouble()}});
   } else if (v.IsString()) {
@@ -165,10 +168,16 @@ Result<rapidjson::Document> parse_json(const std::string& method, std::string_vi
     e.notes.push_back("strings need JSON quotes, e.g. --constant-method 'get_name=\"tiny\"'");
     return e;
   }
+  return doc;
+}
+
+/// OPTION_INVALID for the first integer literal of `json` past int64 (see
+/// first_oversized_integer), naming `method` ("" for the whole map).
+Status check_integer_literals(const std::string& method, std::string_view json) {
   if (std::string_view big = first_oversized_integer(json); !big.empty()) {
     return option_error(method, "integer " + std::string(big) + " does not fit int64");
   }
-  return doc;
+  return Status::Ok();
 }
 
 ConstantMethod int_getter(std::string name, int64_t v) {
@@ -188,6 +197,7 @@ Result<ConstantMethod> parse_constant_method(std::string name, std::string_view 
                       "constant method name is not valid UTF-8 (at byte " + std::to_string(*bad) + ")");
   }
   PTEFORGE_ASSIGN_OR_RETURN(rapidjson::Document doc, parse_json(name, json));
+  PTEFORGE_TRY(check_integer_literals(name, json));
   ConstantMethod m;
   m.name = std::move(name);
   size_t items = 0;
@@ -215,6 +225,9 @@ Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json
     PTEFORGE_TRY(flatten(name, m.value, 0, cm.values, cm.spec.root, items, at));
     out.push_back(std::move(cm));
   }
+  // After the members: one that holds 2^63..2^64-1 is named by flatten; a
+  // literal past uint64 (read as a double) only by this scan of the text.
+  PTEFORGE_TRY(check_integer_literals("", json_object));
   return out;
 }
 
