@@ -155,14 +155,20 @@ Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chun
     return io_error("cannot open the temporary file for '" + path + "'", path);
   }
   uint64_t written = 0;
+  // stdio buffers what fwrite takes: where a write failed (a full disk, the
+  // file size limit) is the size the file reached, not what was handed over.
+  auto failed = [&](int err) {
+    struct stat reached;
+    const uint64_t at =
+        ::fstat(fileno(f.get()), &reached) == 0 ? static_cast<uint64_t>(reached.st_size) : written;
+    return write_error(err, path_in, at);
+  };
   PTEFORGE_TRY(stream_chunks(chunks, reader, [&](const uint8_t* data, uint64_t size) -> Status {
-    if (std::fwrite(data, 1, static_cast<size_t>(size), f.get()) != size) {
-      return write_error(errno, path_in, written);
-    }
+    if (std::fwrite(data, 1, static_cast<size_t>(size), f.get()) != size) return failed(errno);
     written += size;
     return Status::Ok();
   }));
-  if (std::fflush(f.get()) != 0) return write_error(errno, path_in, written);
+  if (std::fflush(f.get()) != 0) return failed(errno);
   if (std::fclose(f.release()) != 0) return write_error(errno, path_in, written);
   return staged;
 }

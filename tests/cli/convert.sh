@@ -305,6 +305,18 @@ tail_msg="which the pass list leaves out (add it, or leave the pass list out for
 grep -qx "OPTION_INVALID: the memory planning algorithm 'naive' needs the pass memory_planning, $tail_msg" "$work/mp.txt"
 grep -qx "OPTION_INVALID: module swaps need the pass swap_modules, $tail_msg" "$work/sw.txt"
 grep -qx "OPTION_INVALID: preserved ops need the pass decompose, $tail_msg" "$work/po.txt"
+# A write stopped by the file-size limit names the size the file reached
+# (stdio had taken more than that), and leaves nothing behind.
+mkdir "$work/fsz"
+set +e
+(ulimit -f 4; "$bin" convert "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2" -o "$work/fsz/x.pte" \
+  --metadata "$work/fsz/m.json") > /dev/null 2> "$work/fsz.txt"
+rc=$?
+set -e
+test "$rc" -eq 1
+grep -q "^IO_ERROR: cannot write \"$work/fsz/m.json\": file too large .* byte_offset=4096)$" "$work/fsz.txt"
+test -z "$(ls -A "$work/fsz")"
+
 # A weight file of 0 bytes is an all-zero tensor (torch's fake tensors) and
 # converts, with a warning naming the tensor (a truncated file looks the same).
 cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/w0"
