@@ -124,6 +124,19 @@ Result<std::vector<std::string>> read_strings(const JsonCursor& c) {
   return out;
 }
 
+/// A note for a document that holds programs by method name instead of one
+/// program ({"forward": {"graph_module": ...}, ...}, as `convert
+/// --export-program` writes it), or nullptr.
+const char* methods_map_note(const rapidjson::Value& root) {
+  if (!root.IsObject() || root.MemberCount() == 0) return nullptr;
+  for (rapidjson::SizeType i = 0; i < root.MemberCount(); ++i) {
+    const rapidjson::Value& v = (root.MemberBegin() + i)->value;
+    if (!v.IsObject() || !v.HasMember("graph_module")) return nullptr;
+  }
+  return "this document maps method names to programs (what convert --export-program writes); give one "
+         "program, the value of one of its keys, as its own JSON file";
+}
+
 Result<ir::ExportedProgram> read_program(ImportContext& ctx) {
   JsonCursor root = ctx.root();
   static constexpr std::array<std::string_view, 7> kKeys = {"graph_module", "opset_version", "range_constraints",
@@ -133,8 +146,13 @@ Result<ir::ExportedProgram> read_program(ImportContext& ctx) {
   ir::ExportedProgram ep;
   // The version decides how to read everything else: check it first.
   PTEFORGE_TRY(check_schema_version(ctx, root, s[3], ep.schema_version));
-  PTEFORGE_ASSIGN_OR_RETURN(JsonCursor gm, required(root, s[0], "graph_module", "ExportedProgram"));
-  PTEFORGE_ASSIGN_OR_RETURN(ep.graph_module, read_graph_module(ctx, gm));
+  auto gm = required(root, s[0], "graph_module", "ExportedProgram");
+  if (!gm.ok()) {
+    Error e = std::move(gm).error();
+    if (const char* note = methods_map_note(root.value())) e.notes.emplace_back(note);
+    return e;
+  }
+  PTEFORGE_ASSIGN_OR_RETURN(ep.graph_module, read_graph_module(ctx, *gm));
   if (auto ops = optional(root, s[1])) {
     PTEFORGE_TRY(ops->expect_object());
     for (const auto& m : ops->value().GetObject()) {

@@ -317,6 +317,11 @@ test "$rc" -eq 1
 grep -q "^IO_ERROR: cannot write \"$work/fsz/m.json\": file too large .* byte_offset=4096)$" "$work/fsz.txt"
 test -z "$(ls -A "$work/fsz")"
 
+# The {method: program} file of --export-program given back as a program is named as such.
+"$bin" convert "$fx/ref_arduino_add" -o "$work/epa.pte" --export-program "$work/ep.json" > /dev/null
+expect_fail INPUT_SCHEMA "$work/ep.json"
+sed -n 2p "$work/err.txt" | grep -qx "  note: this document maps method names to programs (what convert --export-program writes); give one program, the value of one of its keys, as its own JSON file"
+
 # A weight file of 0 bytes is an all-zero tensor (torch's fake tensors) and
 # converts, with a warning naming the tensor (a truncated file looks the same).
 cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/w0"
