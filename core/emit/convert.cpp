@@ -68,21 +68,34 @@ Result<std::string> read_program_text(serde::Archive& archive, const serde::Pt2M
 /// A payload of 0 bytes stands for an all-zero tensor (torch writes none
 /// for fake tensors; torch-export-format.md "Zero-length file"), which is
 /// also what a weight file truncated to nothing looks like: each such
-/// tensor with elements gets a warning naming it and its payload, so the
-/// zeros in the .pte are never a surprise.
+/// tensor with elements gets a warning naming it and its payload (the first
+/// three; then one warning counts the rest), so the zeros are no surprise.
 void warn_zero_filled(const ir::StateBinding& state, const serde::Pt2Model& model,
                       passes::PassReport& report) {
+  // A program of fake tensors has hundreds: the first few by name, then a count.
+  constexpr size_t kNamed = 3;
+  size_t count = 0;
   for (const ir::ConstantRef& ref : state.tensors) {
     if (!ref.zero_filled || ref.is_inline() || ref.numel() == 0) continue;
-    const ir::PayloadStorage& storage = state.storages.at(ref.storage);
+    if (++count > kNamed) continue;
     Location where;
     where.method = model.method;
-    where.entry = storage.entry();
+    where.entry = state.storage_of(ref).entry();
     report.diagnostics.push_back(passes::Diagnostic{
         "warning",
         "the payload of '" + ref.fqn + "' has 0 bytes, so its " + std::to_string(ref.numel()) +
             " elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file "
             "of 0 bytes means the archive is damaged)",
+        std::move(where)});
+  }
+  if (count > kNamed) {
+    Location where;
+    where.method = model.method;
+    report.diagnostics.push_back(passes::Diagnostic{
+        "warning",
+        count - kNamed == 1
+            ? std::string("1 more tensor has a payload of 0 bytes and is all zero")
+            : std::to_string(count - kNamed) + " more tensors have payloads of 0 bytes and are all zero",
         std::move(where)});
   }
 }

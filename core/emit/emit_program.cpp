@@ -100,8 +100,7 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
     values.push_back(EValue{Bool{v.GetBool()}});
   } else if (v.IsInt64()) {
     values.push_back(EValue{Int{v.GetInt64()}});
-  } else if (v.IsUint64()) {  // 2^63 .. 2^64-1 (the npm package's options pass through a DOM: no text to
-                              // scan)
+  } else if (v.IsUint64()) {  // 2^63..2^64-1: npm options reach here through a DOM, not as text
     return option_error(method, "integer " + std::to_string(v.GetUint64()) + place() + " does not fit int64");
   } else if (v.IsNumber()) {  // a double: parse_json refused integers past int64 (first_oversized_integer)
     values.push_back(EValue{Double{v.GetDouble()}});

@@ -328,6 +328,11 @@ cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/w0"
 : > "$work/w0/data/weights/weight_0"
 "$bin" convert "$work/w0" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null
 grep -qx "warning: the payload of 'hidden.weight' has 0 bytes, so its 64 elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file of 0 bytes means the archive is damaged) (method=forward entry=data/weights/weight_0)" "$work/w0.txt"
+# Past three such tensors, one warning counts the rest.
+for w in "$work"/w0/data/weights/weight_*; do : > "$w"; done
+"$bin" convert "$work/w0" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null
+test "$(grep -c "^warning: the payload of '.*' has 0 bytes" "$work/w0.txt")" -eq 3
+grep -qx "warning: 1 more tensor has a payload of 0 bytes and is all zero (method=forward)" "$work/w0.txt"
 "$bin" convert "$fx/ref_arduino_add" -o "$work/r.pte" --report "$work/r.json" > /dev/null
 no_mp="$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.load(open(sys.argv[1]))['passes'] if p['name'] != 'memory_planning'))" "$work/r.json")"
 "$bin" convert "$fx/ref_arduino_add" -o "$work/nomp.pte" --passes "$no_mp" 2> "$work/nomp.txt" > /dev/null
