@@ -231,6 +231,32 @@ TEST_CASE("swap errors: a module that returns the value it writes into its own b
   testing::run_passes(outer, {"outline_modules"}, options);
 }
 
+TEST_CASE("swap errors: a replacement's state would take the name of a weight tied to the outside") {
+  ProgramBuilder pb;
+  const Out t{ScalarType::Float, {2, 3}};
+  auto w = pb.parameter("p_m_w", "m.w", ScalarType::Float, {2, 3});  // used inside and outside m
+  auto x = pb.input("x", ScalarType::Float, {2, 3});
+  auto a = pb.call("aten.add.Tensor", {arg_tensor(x), arg_tensor(w)}, t);
+  auto c = pb.call("aten.mul.Tensor", {arg_tensor(a), arg_tensor(w)}, t);
+  pb.output(c);
+  ExportedProgram ep = pb.build();
+  testing::set_stack(ep.graph(), a, {"m"});
+  testing::preserve(ep, "m", {x}, {a}, testing::args_spec(1), testing::out_spec(1));
+  ProgramBuilder rb;
+  auto k = rb.parameter("p_w", "w", ScalarType::Float, {2, 3});  // m.w once under the module's prefix
+  auto y = rb.input("y", ScalarType::Float, {2, 3});
+  rb.output(rb.call("aten.sub.Tensor", {arg_tensor(y), arg_tensor(k)}, t));
+  ExportedProgram rep = rb.build();
+  testing::set_root_signature(rep, testing::args_spec(1), testing::out_spec(1));
+  Error e = swap_error(ep, {{"m", testing::share(rep)}});
+  CHECK(e.code == ErrorCode::MODULE_SWAP);
+  CHECK(e.message ==
+        "the replacement's parameter 'w' would become 'm.w', a name the program keeps for state that is also "
+        "used "
+        "outside module 'm' (a tied weight)");
+  CHECK(e.where.node == "p_m_w");
+}
+
 TEST_CASE("swap errors: malformed call signatures") {
   SUBCASE("in_spec is not (args, kwargs)") {
     ExportedProgram ep = simple_module();
