@@ -79,9 +79,10 @@ test('constant methods past 100,000 values are refused, not an out-of-memory abo
     "constant method 'a': more than 100000 values, lists and objects (constant methods return a few values, e.g. get_eos_ids=[2,3])");
   const ok = await pf.convert(pt2, { constantMethods: { a: new Array(1000).fill(1) } });
   assert.ok(ok.pte.length > (await pf.convert(pt2)).pte.length);
-  // An integer past int64 names its method (and its place in a list), as the CLI does.
+  // An integer past int64 names its method (and its place in a list), as the CLI does
+  // (JSON.stringify writes 2 ** 63 as 9223372036854776000).
   await rejectsWith(pf.convert(pt2, { constantMethods: { get_a: 1, get_max: 2 ** 63 } }), 'OPTION_INVALID', undefined,
-    "constant method 'get_max': integer 9223372036854775808 does not fit int64");
+    "constant method 'get_max': integer 9223372036854776000 does not fit int64");
   await rejectsWith(pf.convert(pt2, { constantMethods: { get_ids: [1, 1e19] } }), 'OPTION_INVALID', undefined,
     "constant method 'get_ids': integer 10000000000000000000 at /1 does not fit int64");
 });
