@@ -81,8 +81,7 @@ Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string&
   auto own_state_write = [&](const std::string& name) -> std::optional<ir::OutputKind> {
     for (const ir::OutputSpec& spec : ep.signature().output_specs) {
       if ((spec.kind == ir::OutputKind::BufferMutation || spec.kind == ir::OutputKind::ParameterMutation) &&
-          spec.name() == name && spec.target.size() > fqn.size() &&
-          spec.target.compare(0, fqn.size(), fqn) == 0 && spec.target[fqn.size()] == '.') {
+          spec.name() == name && spec.target != fqn && is_same_or_submodule(spec.target, fqn)) {
         return spec.kind;
       }
     }

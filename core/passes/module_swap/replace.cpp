@@ -558,17 +558,15 @@ Result<ReplaceTotals> replace_modules(ir::ExportedProgram& ep, const std::vector
       ns.spec.target = fqn + "." + rs.target;
       // State the old module shares with the rest of the program (a tied
       // weight) stays under its name: the replacement's must not take it.
-      for (const ir::InputSpec& kept : ep.signature().input_specs) {
-        if (kept.target == ns.spec.target && kept.kind != ir::InputKind::UserInput) {
-          Location where;
-          where.node = std::string(kept.name());
-          return make_error(ErrorCode::MODULE_SWAP,
-                            "the replacement's " + std::string(ir::input_kind_name(rs.kind)) + " " +
-                                single_quoted(rs.target) + " would become " + single_quoted(ns.spec.target) +
-                                ", a name the program keeps for state that is also used outside module " +
-                                single_quoted(fqn) + " (a tied weight)",
-                            std::move(where));
-        }
+      if (const int kept = ep.signature().find_state(ns.spec.target); kept >= 0) {
+        Location where;
+        where.node = std::string(ep.signature().input_specs[static_cast<size_t>(kept)].name());
+        return make_error(ErrorCode::MODULE_SWAP,
+                          "the replacement's " + std::string(ir::input_kind_name(rs.kind)) + " " +
+                              single_quoted(rs.target) + " would become " + single_quoted(ns.spec.target) +
+                              ", a name the program keeps for state that is also used outside module " +
+                              single_quoted(fqn) + " (a tied weight)",
+                          std::move(where));
       }
       const std::string name = fresh_name(g, state_prefix(rs.kind) + sanitize(ns.spec.target), reserved);
       reserved.push_back(name);

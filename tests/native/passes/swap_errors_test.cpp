@@ -252,8 +252,7 @@ TEST_CASE("swap errors: a replacement's state would take the name of a weight ti
   CHECK(e.code == ErrorCode::MODULE_SWAP);
   CHECK(e.message ==
         "the replacement's parameter 'w' would become 'm.w', a name the program keeps for state that is also "
-        "used "
-        "outside module 'm' (a tied weight)");
+        "used outside module 'm' (a tied weight)");
   CHECK(e.where.node == "p_m_w");
 }
 
