@@ -112,12 +112,11 @@ Result<PteOutput> assemble_pte(Program program, const std::vector<SegmentPayload
   }
   const uint64_t segment_data_size = end;
 
-  PTEFORGE_ASSIGN_OR_RETURN(std::vector<uint8_t> flatbuffer, build_program_flatbuffer(program, options));
-
-  PteOutput out;
-  out.layout.flatbuffer_size = flatbuffer.size();
   if (segment_data_size == 0) {
     // No segment data: the file is the flatbuffer alone, without a header (§2.1).
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<uint8_t> flatbuffer, build_program_flatbuffer(program, options));
+    PteOutput out;
+    out.layout.flatbuffer_size = flatbuffer.size();
     out.layout.program_size = flatbuffer.size();
     out.layout.segment_base_offset = flatbuffer.size();
     out.layout.file_size = flatbuffer.size();
@@ -126,25 +125,37 @@ Result<PteOutput> assemble_pte(Program program, const std::vector<SegmentPayload
     return out;
   }
 
+  // The header goes after the flatbuffer's first 8 bytes (§2.3), and zeros
+  // pad the program part up to segment_base_offset: both as the flatbuffer
+  // is copied out of the builder.
   const uint64_t max_alignment = std::max(options.constant_tensor_alignment, options.delegate_alignment);
   const uint64_t padded = extended_header_padded_length(max_alignment);
   ExtendedHeader header;
-  header.program_size = flatbuffer.size() + padded;
-  header.segment_base_offset = round_up(header.program_size, options.segment_alignment);
-  header.segment_data_size = segment_data_size;
-  PTEFORGE_ASSIGN_OR_RETURN(std::vector<uint8_t> program_bytes,
-                            insert_extended_header(flatbuffer, encode_extended_header(header, padded)));
+  FlatbufferFraming framing;
+  framing.header = [&](uint64_t flatbuffer_size) {
+    header.program_size = flatbuffer_size + padded;
+    header.segment_base_offset = round_up(header.program_size, options.segment_alignment);
+    header.segment_data_size = segment_data_size;
+    return encode_extended_header(header, padded);
+  };
+  framing.pad_to = options.segment_alignment;
+  PTEFORGE_ASSIGN_OR_RETURN(FramedFlatbuffer framed,
+                            build_framed_program_flatbuffer(program, options, framing));
 
+  PteOutput out;
+  out.layout.flatbuffer_size = framed.flatbuffer_size;
   out.layout.has_extended_header = true;
   out.layout.header_padded_length = padded;
   out.layout.program_size = header.program_size;
   out.layout.segment_base_offset = header.segment_base_offset;
   out.layout.segment_data_size = segment_data_size;
   out.layout.file_size = header.segment_base_offset + segment_data_size;
-
-  // Header padding goes into the program chunk; then one chunk per piece.
-  program_bytes.resize(static_cast<size_t>(header.segment_base_offset), 0);
-  out.chunks.push_back(Chunk::from_bytes(std::move(program_bytes)));
+  if (framed.bytes.size() != header.segment_base_offset) {
+    return make_error(ErrorCode::INTERNAL, "the program part is " + std::to_string(framed.bytes.size()) +
+                                               " bytes, not segment_base_offset " +
+                                               std::to_string(header.segment_base_offset));
+  }
+  out.chunks.push_back(Chunk::from_bytes(std::move(framed.bytes)));
   uint64_t at = 0;  // relative to segment_base_offset
   for (size_t i = 0; i < segments.size(); ++i) {
     if (program.segments[i].offset > at) out.chunks.push_back(Chunk::zeros(program.segments[i].offset - at));

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -169,5 +170,29 @@ Result<PteOutput> assemble_pte(Program program, const std::vector<SegmentPayload
 /// 65536), EMIT_LIMIT (the flatbuffer could exceed 2 GiB).
 Result<std::vector<uint8_t>> build_program_flatbuffer(const Program& program,
                                                       const SerializeOptions& options = {});
+
+/// How build_framed_program_flatbuffer frames the flatbuffer as the program
+/// part of a file (§2.3): `header` (none: no framing) gives the extended
+/// header's bytes for the flatbuffer's size, inserted after the root offset
+/// and identifier (as insert_extended_header does), and zeros pad the result
+/// to a multiple of `pad_to` bytes (the segment alignment).
+struct FlatbufferFraming {
+  std::function<std::vector<uint8_t>(uint64_t flatbuffer_size)> header;
+  uint64_t pad_to = 1;
+};
+
+/// A framed flatbuffer and the size of the flatbuffer inside it.
+struct FramedFlatbuffer {
+  std::vector<uint8_t> bytes;
+  uint64_t flatbuffer_size = 0;
+};
+
+/// build_program_flatbuffer framed by `framing` in the one copy out of the
+/// builder (inserting the header into a finished flatbuffer copied the whole
+/// program once more). Errors: those of build_program_flatbuffer; INTERNAL
+/// when the root offset overflows with the header.
+Result<FramedFlatbuffer> build_framed_program_flatbuffer(const Program& program,
+                                                         const SerializeOptions& options,
+                                                         const FlatbufferFraming& framing);
 
 }  // namespace pteforge::emit

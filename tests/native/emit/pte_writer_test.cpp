@@ -491,3 +491,38 @@ TEST_CASE("serializer errors are values with codes and pointers") {
     CHECK(r.error().where.pointer == std::optional<std::string>("/execution_plan/0/delegates/0"));
   }
 }
+
+TEST_CASE("the framed flatbuffer is the flatbuffer with the header inserted after byte 8, zero-padded") {
+  Program p = arduino_add_model();
+  p.constant_segment = SubsegmentOffsets{0, {0, 0}};
+  p.segments = {DataSegment{0, 4}};
+  auto plain = build_program_flatbuffer(p);
+  REQUIRE(plain.ok());
+  const std::vector<uint8_t> header_bytes(32, 0xAB);
+  uint64_t seen_size = 0;
+  FlatbufferFraming framing;
+  framing.header = [&](uint64_t flatbuffer_size) {
+    seen_size = flatbuffer_size;
+    return header_bytes;
+  };
+  framing.pad_to = 128;
+  auto framed = build_framed_program_flatbuffer(p, {}, framing);
+  REQUIRE_MESSAGE(framed.ok(), framed.error().to_string());
+  CHECK(seen_size == plain->size());
+  CHECK(framed->flatbuffer_size == plain->size());
+  auto inserted = insert_extended_header(*plain, header_bytes);
+  REQUIRE(inserted.ok());
+  std::vector<uint8_t> expected = *inserted;
+  expected.resize((expected.size() + 127) / 128 * 128, 0);
+  CHECK(framed->bytes.size() % 128 == 0);
+  CHECK(framed->bytes.size() > plain->size() + 32);
+  CHECK(framed->bytes == expected);
+  // Root offset: the flatbuffer's own plus the header's 32 bytes.
+  CHECK(read_u32_le(framed->bytes.data()) == read_u32_le(plain->data()) + 32);
+
+  // Without a header: the plain flatbuffer, unpadded.
+  auto unframed = build_framed_program_flatbuffer(p, {}, FlatbufferFraming{});
+  REQUIRE(unframed.ok());
+  CHECK(unframed->bytes == *plain);
+  CHECK(unframed->flatbuffer_size == plain->size());
+}
