@@ -463,6 +463,17 @@ Result<EmittedMethod> MethodEmitter::run(const std::vector<ir::Argument>& output
     plan_.container_meta_type.encoded_out_str = serde::format_treespec(sig->out_spec);
   }
   plan_.chains.emplace_back();
+  // Room for the usual sizes up front (values ~1.5x the graph's value slots
+  // on the synthetic programs, instructions ~0.4x its nodes): a vector grown
+  // by doubling touches about twice its final size, and memory touched for
+  // the first time is the dearest part of a conversion (plan_.values alone
+  // is ~52 MB at 100k nodes). A program that needs more grows as before.
+  const size_t slots = graph_.value_slots();
+  const size_t nodes = graph_.num_nodes();
+  plan_.values.reserve(slots + nodes);
+  plan_.chains.front().instructions.reserve(nodes);
+  spec_values_.reserve(slots);
+  named_specs_.reserve(slots);
   PTEFORGE_TRY(emit_placeholders());
   for (const ir::Node& node : graph_) {
     node_ = &node;
