@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The native CLI's mimalloc options (core/cli/main.cpp): freed pages stay
-# committed (allow_decommit 0) and the heap asks for 2 MiB pages
-# (large_os_pages 1), both set before any allocation; the MIMALLOC_*
+# committed (allow_decommit 0), the heap asks for 2 MiB pages
+# (large_os_pages 1) and commits its first segment at once
+# (eager_commit_delay 0), all set before any allocation; the MIMALLOC_*
 # environment variables still decide. mimalloc prints its options with
 # MIMALLOC_VERBOSE=1, from its own initialization: options set any later
 # than .preinit_array would show mimalloc's defaults here.
@@ -17,9 +18,10 @@ if [[ "${PTEFORGE_EXPECT_MIMALLOC:-0}" != 1 ]]; then
   echo "skip: this build's CLI does not link mimalloc"
   exit 77
 fi
-options() {  # the two options' lines as mimalloc reports them, caller's MIMALLOC_* unset
-  env -u MIMALLOC_LARGE_OS_PAGES -u MIMALLOC_ALLOW_DECOMMIT "$@" MIMALLOC_VERBOSE=1 "$bin" --version 2>&1 >/dev/null |
-    grep -E "^mimalloc: option '(large_os_pages|allow_decommit)'" || true
+options() {  # the three options' lines as mimalloc reports them, caller's MIMALLOC_* unset
+  env -u MIMALLOC_LARGE_OS_PAGES -u MIMALLOC_ALLOW_DECOMMIT -u MIMALLOC_EAGER_COMMIT_DELAY "$@" MIMALLOC_VERBOSE=1 \
+    "$bin" --version 2>&1 >/dev/null |
+    grep -E "^mimalloc: option '(large_os_pages|eager_commit_delay|allow_decommit)'" || true
 }
 check() {  # check WANT [VAR=VALUE...]
   local want="$1"
@@ -29,10 +31,13 @@ check() {  # check WANT [VAR=VALUE...]
   [[ "$got" == "$want" ]] || { printf 'with [%s]:\n%s\nexpected:\n%s\n' "$*" "$got" "$want" >&2; exit 1; }
 }
 check "mimalloc: option 'large_os_pages': 1
+mimalloc: option 'eager_commit_delay': 0
 mimalloc: option 'allow_decommit': 0"
 check "mimalloc: option 'large_os_pages': 0
-mimalloc: option 'allow_decommit': 1" MIMALLOC_LARGE_OS_PAGES=0 MIMALLOC_ALLOW_DECOMMIT=1
+mimalloc: option 'eager_commit_delay': 1
+mimalloc: option 'allow_decommit': 1" MIMALLOC_LARGE_OS_PAGES=0 MIMALLOC_ALLOW_DECOMMIT=1 MIMALLOC_EAGER_COMMIT_DELAY=1
 # mimalloc matches its variables' names in any case, and so does the CLI.
 check "mimalloc: option 'large_os_pages': 0
+mimalloc: option 'eager_commit_delay': 0
 mimalloc: option 'allow_decommit': 0" mimalloc_large_os_pages=0
 echo "ok"
