@@ -56,10 +56,6 @@ struct ConvertArgs {
   int bench = 0;
 };
 
-Status write_text(const std::string& text, const std::string& path) {
-  return emit::write_chunks_to_file({emit::Chunk::from_string(text)}, path);
-}
-
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -96,7 +92,7 @@ Status run_bench(const ConvertArgs& args, const ConvertOptions& options, serde::
     }
     parse = std::min(parse, ms_since(t0));
     size = result.pte.layout.file_size;
-    if (i + 1 == args.bench && !args.metadata.empty()) PTEFORGE_TRY(write_text(result.metadata_json, args.metadata));
+    if (i + 1 == args.bench && !args.metadata.empty()) PTEFORGE_TRY(emit::write_bytes_to_file(result.metadata_json, args.metadata));
   }
   std::printf(
       "{\"parse_ms\": %.3f, \"convert_ms\": %.3f, \"write_ms\": %.3f, \"ratio\": %.3f, \"file_size\": %llu, "
@@ -280,7 +276,7 @@ Status run_convert(const ConvertArgs& args) {
   };
   for (const SideFile& f : side_files) {
     if (f.path.empty()) continue;
-    PTEFORGE_ASSIGN_OR_RETURN(auto staged, emit::StagedOutput::write({emit::Chunk::from_string(f.text)}, f.path));
+    PTEFORGE_ASSIGN_OR_RETURN(auto staged, emit::StagedOutput::write_bytes(f.text, f.path));
     staged_outputs.push_back(std::move(staged));
   }
   PTEFORGE_ASSIGN_OR_RETURN(auto pte, emit::StagedOutput::write(result.pte.chunks, args.output,

@@ -93,6 +93,18 @@ StagedOutput::~StagedOutput() {
 
 Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chunk>& chunks, const std::string& path_in,
                                                           const RangeReader& reader) {
+  return write_with(path_in, [&](const Sink& sink) { return stream_chunks(chunks, reader, sink); });
+}
+
+Result<std::unique_ptr<StagedOutput>> StagedOutput::write_bytes(std::string_view bytes, const std::string& path_in) {
+  return write_with(path_in, [&](const Sink& sink) -> Status {
+    if (bytes.empty()) return Status::Ok();
+    return sink(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  });
+}
+
+Result<std::unique_ptr<StagedOutput>> StagedOutput::write_with(const std::string& path_in,
+                                                               const std::function<Status(const Sink&)>& produce) {
   // A symbolic link is written through (the link stays); anything that
   // exists and is not a regular file (a device, a folder) is refused, never
   // replaced by the rename.
@@ -163,7 +175,7 @@ Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chun
         ::fstat(fileno(f.get()), &reached) == 0 ? static_cast<uint64_t>(reached.st_size) : written;
     return write_error(err, path_in, at);
   };
-  PTEFORGE_TRY(stream_chunks(chunks, reader, [&](const uint8_t* data, uint64_t size) -> Status {
+  PTEFORGE_TRY(produce([&](const uint8_t* data, uint64_t size) -> Status {
     if (std::fwrite(data, 1, static_cast<size_t>(size), f.get()) != size) return failed(errno);
     written += size;
     return Status::Ok();
@@ -254,6 +266,12 @@ Status commit_outputs(std::vector<std::unique_ptr<StagedOutput>>& outputs) {
 Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string& path, const RangeReader& reader) {
   std::vector<std::unique_ptr<StagedOutput>> outputs(1);
   PTEFORGE_ASSIGN_OR_RETURN(outputs[0], StagedOutput::write(chunks, path, reader));
+  return commit_outputs(outputs);
+}
+
+Status write_bytes_to_file(std::string_view bytes, const std::string& path) {
+  std::vector<std::unique_ptr<StagedOutput>> outputs(1);
+  PTEFORGE_ASSIGN_OR_RETURN(outputs[0], StagedOutput::write_bytes(bytes, path));
   return commit_outputs(outputs);
 }
 

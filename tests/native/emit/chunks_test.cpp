@@ -131,6 +131,36 @@ TEST_CASE("writing chunks to a file natively, with ranges from another file") {
   rmdir(dir.c_str());
 }
 
+TEST_CASE("writing bytes from memory to a file natively: replaced whole, empty allowed, nothing left on failure") {
+  std::string dir = temp_dir();
+  const std::string text("{\"a\": 1}\n\0tail", 14);
+  Status st = write_bytes_to_file(text, dir + "/m.json");
+  REQUIRE_MESSAGE(st.ok(), st.error().to_string());
+  CHECK(read_file(dir + "/m.json") == text);
+  REQUIRE(write_bytes_to_file("", dir + "/m.json").ok());
+  CHECK(read_file(dir + "/m.json").empty());
+  CHECK(list_dir(dir) == std::vector<std::string>{"m.json"});  // no temporary file
+
+  // Staged, then committed with others; a folder in the way is refused and kept.
+  auto staged = StagedOutput::write_bytes("staged", dir + "/s.txt");
+  REQUIRE(staged.ok());
+  CHECK(read_file(dir + "/m.json").empty());
+  std::vector<std::unique_ptr<StagedOutput>> outputs;
+  outputs.push_back(std::move(staged).value());
+  REQUIRE(commit_outputs(outputs).ok());
+  CHECK(read_file(dir + "/s.txt") == "staged");
+  REQUIRE(mkdir((dir + "/sub").c_str(), 0700) == 0);
+  Status folder = write_bytes_to_file("x", dir + "/sub");
+  REQUIRE(!folder.ok());
+  CHECK(folder.error().code == ErrorCode::IO_ERROR);
+  CHECK(folder.error().where.entry == std::optional<std::string>(dir + "/sub"));
+  rmdir((dir + "/sub").c_str());
+  CHECK(list_dir(dir).size() == 2);
+
+  for (const auto& n : list_dir(dir)) std::remove((dir + "/" + n).c_str());
+  rmdir(dir.c_str());
+}
+
 TEST_CASE("staged outputs: nothing is in place before commit_outputs, then all are, a failed commit puts the earlier ones back") {
   std::string dir = temp_dir();
   write_file(dir + "/m.json", "old json");
