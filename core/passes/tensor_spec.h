@@ -122,6 +122,10 @@ Result<TensorSpec> spec_from_meta(const ir::TensorMeta& meta);
 /// Value name → spec for one method. Several names may share one spec.
 class SpecTable {
  public:
+  /// Open addressing filled to 80% before it grows (the tables' default is
+  /// 50%): every value's name and spec, 56 bytes per bucket, all touched when
+  /// spec_prop reserves it, was 58 MB of fresh memory at 100k nodes.
+  SpecTable() { specs_.max_load_factor(0.8f); }
   /// The spec of value `name`, or nullptr (no allocation: heterogeneous lookup).
   TensorSpecPtr get(std::string_view name) const;
   /// The spec of value `name` without sharing ownership, or nullptr.
