@@ -92,7 +92,8 @@ Status run_bench(const ConvertArgs& args, const ConvertOptions& options, serde::
     }
     parse = std::min(parse, ms_since(t0));
     size = result.pte.layout.file_size;
-    if (i + 1 == args.bench && !args.metadata.empty()) PTEFORGE_TRY(emit::write_bytes_to_file(result.metadata_json, args.metadata));
+    if (i + 1 == args.bench && !args.metadata.empty())
+      PTEFORGE_TRY(emit::write_bytes_to_file(result.metadata_json, args.metadata));
   }
   std::printf(
       "{\"parse_ms\": %.3f, \"convert_ms\": %.3f, \"write_ms\": %.3f, \"ratio\": %.3f, \"file_size\": %llu, "

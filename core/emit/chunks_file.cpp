@@ -96,15 +96,16 @@ Result<std::unique_ptr<StagedOutput>> StagedOutput::write(const std::vector<Chun
   return write_with(path_in, [&](const Sink& sink) { return stream_chunks(chunks, reader, sink); });
 }
 
-Result<std::unique_ptr<StagedOutput>> StagedOutput::write_bytes(std::string_view bytes, const std::string& path_in) {
+Result<std::unique_ptr<StagedOutput>> StagedOutput::write_bytes(std::string_view bytes,
+                                                                const std::string& path_in) {
   return write_with(path_in, [&](const Sink& sink) -> Status {
     if (bytes.empty()) return Status::Ok();
     return sink(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   });
 }
 
-Result<std::unique_ptr<StagedOutput>> StagedOutput::write_with(const std::string& path_in,
-                                                               const std::function<Status(const Sink&)>& produce) {
+Result<std::unique_ptr<StagedOutput>> StagedOutput::write_with(
+    const std::string& path_in, const std::function<Status(const Sink&)>& produce) {
   // A symbolic link is written through (the link stays); anything that
   // exists and is not a regular file (a device, a folder) is refused, never
   // replaced by the rename.

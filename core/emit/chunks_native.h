@@ -3,9 +3,9 @@
 // browser turns chunks into a Blob instead).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>

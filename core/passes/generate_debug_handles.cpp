@@ -23,19 +23,19 @@
 // Example: %scalar_tensor (inherited from %mul) and %mul share handle 2 when
 // %relu (handle 1) comes first.
 #include <rapidjson/document.h>
+#include <tsl/robin_map.h>
 
 #include <cstdint>
 #include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
-#include <tsl/robin_map.h>
 
 #include "ir/graph.h"
 #include "passes/edge_utils.h"
-#include "support/name_map.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
+#include "support/name_map.h"
 
 namespace pteforge::passes {
 namespace {
@@ -140,7 +140,8 @@ class GenerateDebugHandles final : public Pass {
     for (ir::Graph* graph : graphs) {
       for (const ir::Node& node : *graph) {
         AncestorKey key = ancestor_key(node);
-        if (int64_t* slot = key.kind == AncestorKey::Kind::Origin ? origins.slot(key.graph, key.index) : nullptr) {
+        if (int64_t* slot =
+                key.kind == AncestorKey::Kind::Origin ? origins.slot(key.graph, key.index) : nullptr) {
           if (*slot == 0) *slot = ++count;
           handles[&node] = *slot;
           continue;

@@ -131,7 +131,8 @@ TEST_CASE("writing chunks to a file natively, with ranges from another file") {
   rmdir(dir.c_str());
 }
 
-TEST_CASE("writing bytes from memory to a file natively: replaced whole, empty allowed, nothing left on failure") {
+TEST_CASE(
+    "writing bytes from memory to a file natively: replaced whole, empty allowed, nothing left on failure") {
   std::string dir = temp_dir();
   const std::string text("{\"a\": 1}\n\0tail", 14);
   Status st = write_bytes_to_file(text, dir + "/m.json");
