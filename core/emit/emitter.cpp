@@ -2,16 +2,18 @@
 // (see emitter.h). Kernel calls and argument encoding are in emitter_args.cpp.
 #include "emit/emitter.h"
 
+#include <tsl/robin_map.h>
+
 #include <algorithm>
 #include <limits>
 #include <unordered_set>
-#include <tsl/robin_map.h>
 
 #include "emit/emitter_constants.h"
 #include "emit/emitter_impl.h"
 #include "ir/verifier.h"
 #include "passes/lowering_util.h"
 #include "serde/treespec_json.h"
+#include "support/huge_pages.h"
 
 namespace pteforge::emit {
 namespace detail {
@@ -471,6 +473,7 @@ Result<EmittedMethod> MethodEmitter::run(const std::vector<ir::Argument>& output
   const size_t slots = graph_.value_slots();
   const size_t nodes = graph_.num_nodes();
   plan_.values.reserve(slots + nodes);
+  advise_huge_pages(plan_.values.data(), plan_.values.capacity() * sizeof(EValue));
   plan_.chains.front().instructions.reserve(nodes);
   spec_values_.reserve(slots);
   named_specs_.reserve(slots);

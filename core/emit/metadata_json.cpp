@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "support/huge_pages.h"
+
 namespace pteforge::emit {
 namespace {
 
@@ -265,6 +267,7 @@ std::string metadata_to_json(const EmitterOutput& emitted, const PteOutput& pte,
   }
   std::string out;
   out.reserve(estimate);
+  advise_huge_pages(out.data(), out.capacity());
   AppendStream append{&out};
   rapidjson::PrettyWriter<AppendStream> writer(append);
   write_metadata(writer, emitted, pte, states, report_ptr);

@@ -24,6 +24,7 @@
 #include "emit/extended_header.h"
 #include "emit/pte_writer.h"
 #include "schema/program_generated.h"
+#include "support/huge_pages.h"
 
 namespace pteforge::emit {
 namespace {
@@ -119,9 +120,27 @@ uint64_t bound_program(const Program& p, const SerializeOptions& o) {
 // FlatBufferBuilder with a second way to end a table: vtables are shared
 // when their field entries match, ignoring the table-size entry (the Python
 // builder's rule). Everything else is the stock builder.
+/// flatbuffers' default allocator (new[] / delete[]), with huge pages
+/// advised for its large buffers (support/huge_pages.h).
+class HugePageBufferAllocator final : public flatbuffers::Allocator {
+ public:
+  uint8_t* allocate(size_t size) override {
+    auto* p = new uint8_t[size];
+    advise_huge_pages(p, size);
+    return p;
+  }
+  void deallocate(uint8_t* p, size_t) override { delete[] p; }
+};
+
+/// One stateless instance, shared by every builder.
+HugePageBufferAllocator& buffer_allocator() {
+  static HugePageBufferAllocator allocator;
+  return allocator;
+}
+
 class PteBuilder : public FlatBufferBuilder {
  public:
-  explicit PteBuilder(size_t initial_size) : FlatBufferBuilder(initial_size) {}
+  explicit PteBuilder(size_t initial_size) : FlatBufferBuilder(initial_size, &buffer_allocator(), false) {}
 
   /// Ends the table started at `start` (a generated Builder's start_) and
   /// returns its offset, like EndTable.
@@ -190,6 +209,8 @@ class FlatbufferWriter {
     FramedFlatbuffer out;
     out.flatbuffer_size = size;
     if (!framing.header) {
+      out.bytes.reserve(size);
+      advise_huge_pages(out.bytes.data(), out.bytes.capacity());
       out.bytes.assign(data, data + size);
       return out;
     }
@@ -202,6 +223,7 @@ class FlatbufferWriter {
     const uint64_t framed = size + header.size();
     const uint64_t total = (framed + pad_to - 1) / pad_to * pad_to;
     out.bytes.reserve(static_cast<size_t>(total));
+    advise_huge_pages(out.bytes.data(), out.bytes.capacity());
     append_u32_le(out.bytes, static_cast<uint32_t>(root_offset));
     out.bytes.insert(out.bytes.end(), data + 4, data + 8);
     out.bytes.insert(out.bytes.end(), header.begin(), header.end());

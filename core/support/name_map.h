@@ -24,6 +24,8 @@
 #include <string_view>
 #include <utility>
 
+#include "support/huge_pages.h"
+
 namespace pteforge {
 
 /// Hashes anything convertible to std::string_view (std::string, views,
@@ -80,15 +82,17 @@ struct PtrHash {
 };
 
 /// Pointer → V and pointer set, open addressing with PtrHash.
+/// Their bucket arrays come from HugePageHintAllocator: a table of a
+/// 100k-node program spans tens of MB, written whole when it is reserved.
 template <typename K, typename V>
-using PtrMap = tsl::robin_map<K*, V, PtrHash>;
+using PtrMap = tsl::robin_map<K*, V, PtrHash, std::equal_to<K*>, HugePageHintAllocator<std::pair<K*, V>>>;
 template <typename K>
-using PtrSet = tsl::robin_set<K*, PtrHash>;
+using PtrSet = tsl::robin_set<K*, PtrHash, std::equal_to<K*>, HugePageHintAllocator<K*>>;
 
 /// Name → V. `Key` is std::string_view (the names live elsewhere, e.g. in the
 /// IR objects the table points at) or std::string (the table owns them).
 template <typename V, typename Key = std::string_view>
-using NameMap = tsl::robin_map<Key, V, NameHash, NameEqual, std::allocator<std::pair<Key, V>>,
+using NameMap = tsl::robin_map<Key, V, NameHash, NameEqual, HugePageHintAllocator<std::pair<Key, V>>,
                                /*StoreHash=*/true>;
 
 }  // namespace pteforge
