@@ -117,9 +117,6 @@ uint64_t bound_program(const Program& p, const SerializeOptions& o) {
   return n;
 }
 
-// FlatBufferBuilder with a second way to end a table: vtables are shared
-// when their field entries match, ignoring the table-size entry (the Python
-// builder's rule). Everything else is the stock builder.
 /// flatbuffers' default allocator (new[] / delete[]), with huge pages
 /// advised for its large buffers (support/huge_pages.h).
 class HugePageBufferAllocator final : public flatbuffers::Allocator {
@@ -138,6 +135,9 @@ HugePageBufferAllocator& buffer_allocator() {
   return allocator;
 }
 
+// FlatBufferBuilder with a second way to end a table: vtables are shared
+// when their field entries match, ignoring the table-size entry (the Python
+// builder's rule). Everything else is the stock builder.
 class PteBuilder : public FlatBufferBuilder {
  public:
   explicit PteBuilder(size_t initial_size) : FlatBufferBuilder(initial_size, &buffer_allocator(), false) {}

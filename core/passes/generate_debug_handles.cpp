@@ -167,7 +167,10 @@ class GenerateDebugHandles final : public Pass {
       if (last_ == nullptr || last_->graph.data() != graph.data() || last_->graph != graph) {
         last_ = nullptr;
         for (Table& t : tables_) {
-          if (t.graph == graph) last_ = &t;
+          if (t.graph == graph) {
+            last_ = &t;
+            break;
+          }
         }
         if (last_ == nullptr) last_ = &tables_.emplace_back(Table{graph, {}});
       }
