@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "support/huge_pages.h"
+
 namespace pteforge::emit {
 
 uint32_t read_u32_le(const uint8_t* p) {
@@ -70,8 +72,9 @@ Result<std::optional<ExtendedHeader>> parse_extended_header(std::string_view hea
   return std::optional<ExtendedHeader>{h};
 }
 
-Result<std::vector<uint8_t>> insert_extended_header(const std::vector<uint8_t>& flatbuffer,
-                                                    const std::vector<uint8_t>& header_bytes) {
+Result<std::vector<uint8_t>> insert_extended_header(std::span<const uint8_t> flatbuffer,
+                                                    const std::vector<uint8_t>& header_bytes,
+                                                    uint64_t pad_to) {
   if (flatbuffer.size() < 8) {
     return make_error(ErrorCode::INTERNAL, "flatbuffer of " + std::to_string(flatbuffer.size()) +
                                                " bytes has no root offset and identifier");
@@ -80,12 +83,16 @@ Result<std::vector<uint8_t>> insert_extended_header(const std::vector<uint8_t>& 
   if (root > UINT32_MAX) {
     return make_error(ErrorCode::INTERNAL, "root offset overflows after inserting the extended header");
   }
+  if (pad_to == 0) pad_to = 1;
+  const uint64_t total = (flatbuffer.size() + header_bytes.size() + pad_to - 1) / pad_to * pad_to;
   std::vector<uint8_t> out;
-  out.reserve(flatbuffer.size() + header_bytes.size());
+  out.reserve(static_cast<size_t>(total));
+  advise_huge_pages(out.data(), out.capacity());
   append_u32_le(out, static_cast<uint32_t>(root));
   out.insert(out.end(), flatbuffer.begin() + 4, flatbuffer.begin() + 8);
   out.insert(out.end(), header_bytes.begin(), header_bytes.end());
   out.insert(out.end(), flatbuffer.begin() + 8, flatbuffer.end());
+  out.resize(static_cast<size_t>(total), 0);
   return out;
 }
 

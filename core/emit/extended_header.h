@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -54,11 +55,14 @@ std::vector<uint8_t> encode_extended_header(const ExtendedHeader& header, uint64
 Result<std::optional<ExtendedHeader>> parse_extended_header(std::string_view head);
 
 /// Inserts `header_bytes` after byte 8 of the finished flatbuffer `flatbuffer`
-/// and adds its size to the root offset in bytes 0..3 (§2.3 steps 1-3).
+/// and adds its size to the root offset in bytes 0..3 (§2.3 steps 1-3), then
+/// pads the result with zeros to a multiple of `pad_to` bytes, in one copy
+/// into a buffer of the final size (advised for huge pages when large).
 /// Errors: INTERNAL when the flatbuffer is shorter than 8 bytes or the root
 /// offset overflows; EMIT_LIMIT never (sizes are checked by the caller).
-Result<std::vector<uint8_t>> insert_extended_header(const std::vector<uint8_t>& flatbuffer,
-                                                    const std::vector<uint8_t>& header_bytes);
+Result<std::vector<uint8_t>> insert_extended_header(std::span<const uint8_t> flatbuffer,
+                                                    const std::vector<uint8_t>& header_bytes,
+                                                    uint64_t pad_to = 1);
 
 /// Little-endian helpers shared by the writer and the decoder.
 uint32_t read_u32_le(const uint8_t* p);

@@ -117,16 +117,12 @@ uint64_t bound_program(const Program& p, const SerializeOptions& o) {
   return n;
 }
 
-/// flatbuffers' default allocator (new[] / delete[]), with huge pages
-/// advised for its large buffers (support/huge_pages.h).
+/// flatbuffers' buffers from HugePageHintAllocator: huge pages advised for
+/// the large ones (support/huge_pages.h).
 class HugePageBufferAllocator final : public flatbuffers::Allocator {
  public:
-  uint8_t* allocate(size_t size) override {
-    auto* p = new uint8_t[size];
-    advise_huge_pages(p, size);
-    return p;
-  }
-  void deallocate(uint8_t* p, size_t) override { delete[] p; }
+  uint8_t* allocate(size_t size) override { return HugePageHintAllocator<uint8_t>().allocate(size); }
+  void deallocate(uint8_t* p, size_t size) override { HugePageHintAllocator<uint8_t>().deallocate(p, size); }
 };
 
 /// One stateless instance, shared by every builder.
@@ -214,21 +210,8 @@ class FlatbufferWriter {
       out.bytes.assign(data, data + size);
       return out;
     }
-    const std::vector<uint8_t> header = framing.header(size);
-    const uint64_t root_offset = uint64_t{read_u32_le(data)} + header.size();
-    if (root_offset > UINT32_MAX) {
-      return make_error(ErrorCode::INTERNAL, "root offset overflows after inserting the extended header");
-    }
-    const uint64_t pad_to = std::max<uint64_t>(framing.pad_to, 1);
-    const uint64_t framed = size + header.size();
-    const uint64_t total = (framed + pad_to - 1) / pad_to * pad_to;
-    out.bytes.reserve(static_cast<size_t>(total));
-    advise_huge_pages(out.bytes.data(), out.bytes.capacity());
-    append_u32_le(out.bytes, static_cast<uint32_t>(root_offset));
-    out.bytes.insert(out.bytes.end(), data + 4, data + 8);
-    out.bytes.insert(out.bytes.end(), header.begin(), header.end());
-    out.bytes.insert(out.bytes.end(), data + 8, data + size);
-    out.bytes.resize(static_cast<size_t>(total), 0);
+    PTEFORGE_ASSIGN_OR_RETURN(out.bytes,
+                              insert_extended_header({data, size}, framing.header(size), framing.pad_to));
     return out;
   }
 

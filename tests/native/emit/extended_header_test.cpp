@@ -81,7 +81,14 @@ TEST_CASE("inserting the header after byte 8 moves the root offset by its size")
   CHECK(std::vector<uint8_t>(out->begin() + 8, out->begin() + 40) == header);
   CHECK((*out)[40] == 0xaa);
   CHECK((*out)[41] == 0xbb);
-  auto bad = insert_extended_header({1, 2, 3}, header);
+  // Padded to a multiple of 16: 42 bytes become 48, the last 6 zeros.
+  auto padded = insert_extended_header(fb, header, 16);
+  REQUIRE(padded.ok());
+  CHECK(padded->size() == 48);
+  CHECK(std::vector<uint8_t>(padded->begin(), padded->begin() + 42) == *out);
+  CHECK(std::vector<uint8_t>(padded->begin() + 42, padded->end()) == std::vector<uint8_t>(6, 0));
+  const std::vector<uint8_t> too_short = {1, 2, 3};
+  auto bad = insert_extended_header(too_short, header);
   REQUIRE(!bad.ok());
   CHECK(bad.error().code == ErrorCode::INTERNAL);
 }
