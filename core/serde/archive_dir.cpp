@@ -1,12 +1,13 @@
 // Unpacked archive folders as archives (see archive_native.h).
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <system_error>
-
-#include <sys/stat.h>
 
 #include "serde/archive_native.h"
 #include "serde/archive_native_io.h"
@@ -53,19 +54,37 @@ std::string relative_to(const fs::path& full, const std::string& base) {
   return full.lexically_relative(fs::path(base)).generic_string();
 }
 
+/// Largest file a DirectoryArchive keeps in memory after its first range
+/// read (64 KiB), and the most it keeps in all (64 MiB).
+constexpr uint64_t kKeepFileMax = uint64_t{64} << 10;
+constexpr uint64_t kKeepTotalMax = uint64_t{64} << 20;
+
 /// Files of a folder; entry i is the file base_ / name.
+///
+/// Range reads of a small file (at most kKeepFileMax bytes) read it whole
+/// once and keep it, up to kKeepTotalMax bytes in all: converting reads every
+/// weight twice (to hash it for the constant pool's dedup, then to write the
+/// .pte), and for a folder of thousands of small weight files the second
+/// open/fstat/pread/close per file was most of the write. Both reads then
+/// also see the same bytes even if a file changes in between. Whole-entry
+/// reads (read()) are not kept.
 class DirectoryArchive final : public Archive {
  public:
   explicit DirectoryArchive(std::string base, std::map<std::string, std::string> unlisted = {})
       : base_(std::move(base)) {
     set_unlisted(unlisted);
   }
-  Status install(std::vector<ArchiveEntry> entries) { return set_entries(std::move(entries)); }
+  Status install(std::vector<ArchiveEntry> entries) {
+    PTEFORGE_TRY(set_entries(std::move(entries)));
+    kept_.assign(this->entries().size(), std::nullopt);
+    return Status::Ok();
+  }
 
   Result<std::string> read(const ArchiveEntry& entry, uint64_t max_bytes) override {
     PTEFORGE_ASSIGN_OR_RETURN(size_t index, index_of(entry));
     const ArchiveEntry& own = entries()[index];
     PTEFORGE_TRY(check_max_bytes(own, max_bytes));
+    if (kept_[index]) return *kept_[index];
     PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<FileByteSource> file, open(own));
     if (file->size() != own.size) return changed(own);
     return file->read_at(0, own.size);
@@ -76,6 +95,15 @@ class DirectoryArchive final : public Archive {
     PTEFORGE_ASSIGN_OR_RETURN(size_t index, index_of(entry));
     const ArchiveEntry& own = entries()[index];
     PTEFORGE_TRY(check_range(own, offset, length));
+    std::optional<std::string>& kept = kept_[index];
+    if (!kept && own.size <= kKeepFileMax && kept_bytes_ + own.size <= kKeepTotalMax) {
+      PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<FileByteSource> file, open(own));
+      if (file->size() != own.size) return changed(own);
+      PTEFORGE_ASSIGN_OR_RETURN(std::string whole, file->read_at(0, own.size));
+      kept = std::move(whole);
+      kept_bytes_ += own.size;
+    }
+    if (kept) return kept->substr(static_cast<size_t>(offset), static_cast<size_t>(length));
     PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<FileByteSource> file, open(own));
     if (file->size() != own.size) return changed(own);
     return file->read_at(offset, length);
@@ -100,6 +128,8 @@ class DirectoryArchive final : public Archive {
   }
 
   std::string base_;
+  std::vector<std::optional<std::string>> kept_;  // parallel to entries(): small files read whole
+  uint64_t kept_bytes_ = 0;                       // sum of the kept files' sizes
 };
 
 /// Why an item whose (followed) stat mode is `mode`, not a regular file, cannot be an entry.
