@@ -50,7 +50,29 @@ Status Archive::set_entries(std::vector<ArchiveEntry> entries) {
   }
   entries_ = std::move(entries);
   by_name_ = std::move(by_name);
+  kept_.clear();
+  kept_bytes_ = 0;
   return Status::Ok();
+}
+
+Result<const std::string*> Archive::kept_entry(size_t index,
+                                               const std::function<Result<std::string>()>& read_whole) {
+  if (index >= entries_.size()) return nullptr;
+  if (kept_.empty()) kept_.resize(entries_.size());
+  std::optional<std::string>& kept = kept_[index];
+  if (kept) return &*kept;
+  const uint64_t size = entries_[index].size;
+  if (size > kKeepEntryMax || kept_bytes_ + size > kKeepTotalMax) return nullptr;
+  PTEFORGE_ASSIGN_OR_RETURN(std::string whole, read_whole());
+  if (whole.size() != size) {
+    return entry_error(ErrorCode::IO_ERROR,
+                       "entry \"" + entries_[index].name + "\" read " + std::to_string(whole.size()) +
+                           " bytes; its size is " + std::to_string(size),
+                       entries_[index].name);
+  }
+  kept = std::move(whole);
+  kept_bytes_ += size;
+  return &*kept;
 }
 
 Result<size_t> Archive::index_of(const ArchiveEntry& entry) const {

@@ -119,10 +119,26 @@ class Archive {
   static Status check_range(const ArchiveEntry& entry, uint64_t offset, uint64_t length);
   static Status check_max_bytes(const ArchiveEntry& entry, uint64_t max_bytes);
 
+  /// Entries of at most this many bytes (64 KiB) are kept in memory after
+  /// their first range read, up to kKeepTotalMax bytes (64 MiB) in all.
+  static constexpr uint64_t kKeepEntryMax = uint64_t{64} << 10;
+  static constexpr uint64_t kKeepTotalMax = uint64_t{64} << 20;
+  /// For range reads of entry `index` (an index into entries()): the whole
+  /// entry as kept, reading it with `read_whole` first when it is not kept
+  /// yet, is at most kKeepEntryMax bytes and the keep has room; nullptr when
+  /// the entry is not kept (the caller reads the range itself). Converting
+  /// reads every weight twice (hashed for the constant pool's dedup, then
+  /// written to the .pte): for thousands of small weight files the second
+  /// round of system calls was most of the write, and both reads now see the
+  /// same bytes. Errors: those of `read_whole`.
+  Result<const std::string*> kept_entry(size_t index, const std::function<Result<std::string>()>& read_whole);
+
  private:
   std::vector<ArchiveEntry> entries_;
   std::vector<uint32_t> by_name_;  // indices into entries_, sorted by name
   std::map<std::string, std::string, std::less<>> unlisted_;  // name -> why it is not an entry
+  std::vector<std::optional<std::string>> kept_;              // parallel to entries_ once used (kept_entry)
+  uint64_t kept_bytes_ = 0;                                   // sum of the kept entries' sizes
 };
 
 /// Checks that an entry name is safe to use as a relative path: not empty, not

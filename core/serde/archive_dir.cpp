@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <string>
 #include <system_error>
 
@@ -54,40 +53,21 @@ std::string relative_to(const fs::path& full, const std::string& base) {
   return full.lexically_relative(fs::path(base)).generic_string();
 }
 
-/// Largest file a DirectoryArchive keeps in memory after its first range
-/// read (64 KiB), and the most it keeps in all (64 MiB).
-constexpr uint64_t kKeepFileMax = uint64_t{64} << 10;
-constexpr uint64_t kKeepTotalMax = uint64_t{64} << 20;
-
-/// Files of a folder; entry i is the file base_ / name.
-///
-/// Range reads of a small file (at most kKeepFileMax bytes) read it whole
-/// once and keep it, up to kKeepTotalMax bytes in all: converting reads every
-/// weight twice (to hash it for the constant pool's dedup, then to write the
-/// .pte), and for a folder of thousands of small weight files the second
-/// open/fstat/pread/close per file was most of the write. Both reads then
-/// also see the same bytes even if a file changes in between. Whole-entry
-/// reads (read()) are not kept.
+/// Files of a folder; entry i is the file base_ / name. Range reads of small
+/// files are served from the archive's keep (Archive::kept_entry).
 class DirectoryArchive final : public Archive {
  public:
   explicit DirectoryArchive(std::string base, std::map<std::string, std::string> unlisted = {})
       : base_(std::move(base)) {
     set_unlisted(unlisted);
   }
-  Status install(std::vector<ArchiveEntry> entries) {
-    PTEFORGE_TRY(set_entries(std::move(entries)));
-    kept_.assign(this->entries().size(), std::nullopt);
-    return Status::Ok();
-  }
+  Status install(std::vector<ArchiveEntry> entries) { return set_entries(std::move(entries)); }
 
   Result<std::string> read(const ArchiveEntry& entry, uint64_t max_bytes) override {
     PTEFORGE_ASSIGN_OR_RETURN(size_t index, index_of(entry));
     const ArchiveEntry& own = entries()[index];
     PTEFORGE_TRY(check_max_bytes(own, max_bytes));
-    if (kept_[index]) return *kept_[index];
-    PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<FileByteSource> file, open(own));
-    if (file->size() != own.size) return changed(own);
-    return file->read_at(0, own.size);
+    return read_file(own, 0, own.size);
   }
 
   Result<std::string> read_range(const ArchiveEntry& entry, uint64_t offset,
@@ -95,18 +75,10 @@ class DirectoryArchive final : public Archive {
     PTEFORGE_ASSIGN_OR_RETURN(size_t index, index_of(entry));
     const ArchiveEntry& own = entries()[index];
     PTEFORGE_TRY(check_range(own, offset, length));
-    std::optional<std::string>& kept = kept_[index];
-    if (!kept && own.size <= kKeepFileMax && kept_bytes_ + own.size <= kKeepTotalMax) {
-      PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<FileByteSource> file, open(own));
-      if (file->size() != own.size) return changed(own);
-      PTEFORGE_ASSIGN_OR_RETURN(std::string whole, file->read_at(0, own.size));
-      kept = std::move(whole);
-      kept_bytes_ += own.size;
-    }
+    PTEFORGE_ASSIGN_OR_RETURN(const std::string* kept,
+                              kept_entry(index, [&] { return read_file(own, 0, own.size); }));
     if (kept) return kept->substr(static_cast<size_t>(offset), static_cast<size_t>(length));
-    PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<FileByteSource> file, open(own));
-    if (file->size() != own.size) return changed(own);
-    return file->read_at(offset, length);
+    return read_file(own, offset, length);
   }
 
  private:
@@ -119,6 +91,12 @@ class DirectoryArchive final : public Archive {
     }
     return std::move(file).value();
   }
+  /// `length` bytes at `offset` of the entry's file, which must still have the listed size.
+  Result<std::string> read_file(const ArchiveEntry& entry, uint64_t offset, uint64_t length) const {
+    PTEFORGE_ASSIGN_OR_RETURN(std::unique_ptr<FileByteSource> file, open(entry));
+    if (file->size() != entry.size) return changed(entry);
+    return file->read_at(offset, length);
+  }
   static Error changed(const ArchiveEntry& entry) {
     Location where;
     where.entry = entry.name;
@@ -128,8 +106,6 @@ class DirectoryArchive final : public Archive {
   }
 
   std::string base_;
-  std::vector<std::optional<std::string>> kept_;  // parallel to entries(): small files read whole
-  uint64_t kept_bytes_ = 0;                       // sum of the kept files' sizes
 };
 
 /// Why an item whose (followed) stat mode is `mode`, not a regular file, cannot be an entry.

@@ -462,6 +462,10 @@ Result<std::string> ZipArchive::read_range(const ArchiveEntry& entry, uint64_t o
   const ArchiveEntry& own = entries()[index];
   PTEFORGE_TRY(require_stored(own));
   PTEFORGE_TRY(check_range(own, offset, length));
+  // A small entry is read whole once (its CRC checked, as read() does) and
+  // kept for later range reads (Archive::kept_entry).
+  PTEFORGE_ASSIGN_OR_RETURN(const std::string* kept, kept_entry(index, [&] { return read(own, own.size); }));
+  if (kept) return kept->substr(static_cast<size_t>(offset), static_cast<size_t>(length));
   return source_->read_at(records_[index].data_offset + offset, length);
 }
 

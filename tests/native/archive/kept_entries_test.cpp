@@ -1,18 +1,23 @@
-// Folder archives keep small files after their first range read (see
-// DirectoryArchive in archive_dir.cpp): later reads give the bytes first read,
-// without opening the file again; larger files are read from disk each time.
+// Folder and zip archives keep small entries after their first range read
+// (Archive::kept_entry): later range reads give the bytes first read without
+// reading the input again; larger entries are read from the input each time.
+// A kept zip entry was read whole, so its CRC is checked.
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <string>
 
 #include "serde/archive_native.h"
+#include "serde/archive_zip.h"
 #include "test_files.h"
+#include "zip_builder.h"
 
 using namespace pteforge;
 using namespace pteforge::serde;
+using pteforge::test::build_zip;
 using pteforge::test::scratch_dir;
 using pteforge::test::spit;
+using pteforge::test::ZipSpec;
 
 TEST_CASE("folder archive: a small file is read once and kept, a large one is read each time") {
   const std::string dir = scratch_dir("directory_keep");
@@ -41,9 +46,10 @@ TEST_CASE("folder archive: a small file is read once and kept, a large one is re
   auto again = (*archive)->read_range(*s, 10, 5);
   REQUIRE(again.ok());
   CHECK(*again == "sssss");
+  // A whole read is not a range read: it reads the file as it is now.
   auto whole = (*archive)->read(*s, 1 << 20);
   REQUIRE(whole.ok());
-  CHECK(*whole == small);
+  CHECK((*whole == std::string(small.size(), 't')));
   auto large_again = (*archive)->read_range(*l, 0, 3);
   REQUIRE(large_again.ok());
   CHECK(*large_again == "MMM");
@@ -80,4 +86,43 @@ TEST_CASE("folder archive: a whole read does not keep the file") {
   auto range = (*archive)->read_range(*a, 1, 2);
   REQUIRE(range.ok());
   CHECK(*range == "xy");
+}
+
+TEST_CASE("zip archive: a small stored entry is kept after its first range read, with its CRC checked") {
+  std::vector<ZipSpec> specs = {{"w/small", std::string(100, 'a') + "xyz"},
+                                {"w/large", std::string(70000, 'b')}};
+  std::string bytes = build_zip(specs);
+  auto clean = open_zip_bytes(bytes);
+  REQUIRE(clean.ok());
+  const uint64_t small_at = *(*clean)->find("w/small")->data_offset;
+  const uint64_t large_at = *(*clean)->find("w/large")->data_offset;
+
+  // One corrupt byte in each entry: the small one's range read (a whole read
+  // underneath) fails its CRC, naming the entry; the large one is read by
+  // range as it is (no CRC over a part).
+  bytes[small_at + 5] ^= 0x20;
+  bytes[large_at + 5] ^= 0x20;
+  auto archive = open_zip_bytes(bytes);
+  REQUIRE(archive.ok());
+  auto small = (*archive)->read_range(*(*archive)->find("w/small"), 100, 3);
+  REQUIRE_FALSE(small.ok());
+  CHECK(small.error().code == ErrorCode::ARCHIVE_INVALID);
+  CHECK(small.error().where.entry == "w/small");
+  CHECK(small.error().message == "entry \"w/small\" is corrupt: its CRC-32 does not match");
+  auto large = (*archive)->read_range(*(*archive)->find("w/large"), 4, 3);
+  REQUIRE(large.ok());
+  CHECK(*large == "bBb");
+
+  // Intact: range reads of the small entry give its bytes, again and again.
+  auto intact = open_zip_bytes(build_zip(specs));
+  REQUIRE(intact.ok());
+  const ArchiveEntry* s = (*intact)->find("w/small");
+  for (int i = 0; i < 2; ++i) {
+    auto r = (*intact)->read_range(*s, 99, 4);
+    REQUIRE(r.ok());
+    CHECK(*r == "axyz");
+  }
+  auto past = (*intact)->read_range(*s, 101, 3);
+  REQUIRE_FALSE(past.ok());
+  CHECK(past.error().code == ErrorCode::ARCHIVE_INVALID);
 }
