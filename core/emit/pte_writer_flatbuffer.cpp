@@ -19,7 +19,9 @@
 #include <cstring>
 #include <initializer_list>
 #include <iterator>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "emit/extended_header.h"
 #include "emit/pte_writer.h"
@@ -302,7 +304,10 @@ class FlatbufferWriter {
     if (!ir::representable_in_pte(t.scalar_type) && error_.empty()) {
       error_ = "scalar type " + std::string(ir::scalar_type_name(t.scalar_type)) + " (code " +
                std::to_string(static_cast<int>(t.scalar_type)) + ") cannot be stored in a .pte";
-      error_pointer_ = pointer_;
+      if (at_value_) {
+        error_pointer_ = "/execution_plan/" + std::to_string(at_value_->first) + "/values/" +
+                         std::to_string(at_value_->second);
+      }
     }
     auto sizes = vec(t.sizes);
     auto dim_order = vec(t.dim_order);
@@ -541,7 +546,7 @@ class FlatbufferWriter {
     std::vector<Offset<fb::EValue>> vals;
     vals.reserve(plan.values.size());
     for (size_t i = 0; i < plan.values.size(); ++i) {
-      pointer_ = "/execution_plan/" + std::to_string(plan_index) + "/values/" + std::to_string(i);
+      at_value_ = {plan_index, i};
       vals.push_back(write_evalue(plan.values[i]));
     }
     auto values = vec(vals);
@@ -663,7 +668,9 @@ class FlatbufferWriter {
 
   const SerializeOptions& options_;
   PteBuilder fbb_;
-  std::string pointer_;
+  /// The value being written (execution plan index, value index), for
+  /// write_tensor's error pointer; built into text only for an error.
+  std::optional<std::pair<size_t, size_t>> at_value_;
   std::string error_;
   std::string error_pointer_;
 };
