@@ -264,16 +264,25 @@ Status commit_outputs(std::vector<std::unique_ptr<StagedOutput>>& outputs) {
   return Status::Ok();
 }
 
-Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string& path, const RangeReader& reader) {
-  std::vector<std::unique_ptr<StagedOutput>> outputs(1);
-  PTEFORGE_ASSIGN_OR_RETURN(outputs[0], StagedOutput::write(chunks, path, reader));
+namespace {
+
+/// Commits one staged output, or returns the error staging it gave.
+Status commit_one(Result<std::unique_ptr<StagedOutput>> staged) {
+  if (!staged.ok()) return std::move(staged).error();
+  std::vector<std::unique_ptr<StagedOutput>> outputs;
+  outputs.push_back(std::move(staged).value());
   return commit_outputs(outputs);
 }
 
+}  // namespace
+
+Status write_chunks_to_file(const std::vector<Chunk>& chunks, const std::string& path,
+                            const RangeReader& reader) {
+  return commit_one(StagedOutput::write(chunks, path, reader));
+}
+
 Status write_bytes_to_file(std::string_view bytes, const std::string& path) {
-  std::vector<std::unique_ptr<StagedOutput>> outputs(1);
-  PTEFORGE_ASSIGN_OR_RETURN(outputs[0], StagedOutput::write_bytes(bytes, path));
-  return commit_outputs(outputs);
+  return commit_one(StagedOutput::write_bytes(bytes, path));
 }
 
 }  // namespace pteforge::emit

@@ -121,8 +121,16 @@ class Archive {
 
   /// Entries of at most this many bytes (64 KiB) are kept in memory after
   /// their first range read, up to kKeepTotalMax bytes (64 MiB) in all.
+  /// Nothing is kept under WebAssembly: there the core reads each weight once
+  /// (to hash it) and JavaScript writes the .pte from the input file, so a
+  /// kept copy would only grow the heap (wasm/README.md: weights never enter
+  /// the heap whole).
   static constexpr uint64_t kKeepEntryMax = uint64_t{64} << 10;
+#if defined(__EMSCRIPTEN__)
+  static constexpr uint64_t kKeepTotalMax = 0;
+#else
   static constexpr uint64_t kKeepTotalMax = uint64_t{64} << 20;
+#endif
   /// For range reads of entry `index` (an index into entries()): the whole
   /// entry as kept, reading it with `read_whole` first when it is not kept
   /// yet, is at most kKeepEntryMax bytes and the keep has room; nullptr when
