@@ -121,10 +121,10 @@ class Archive {
 
   /// Entries of at most this many bytes (64 KiB) are kept in memory after
   /// their first range read, up to kKeepTotalMax bytes (64 MiB) in all.
-  /// Nothing is kept under WebAssembly: there the core reads each weight once
-  /// (to hash it) and JavaScript writes the .pte from the input file, so a
-  /// kept copy would only grow the heap (wasm/README.md: weights never enter
-  /// the heap whole).
+  /// Nothing is kept under WebAssembly: for the npm package and the page the
+  /// core reads each weight once (to hash it) and JavaScript writes the .pte
+  /// from the input file, so a kept copy would only grow the heap
+  /// (wasm/README.md: weights never enter the heap whole).
   static constexpr uint64_t kKeepEntryMax = uint64_t{64} << 10;
 #if defined(__EMSCRIPTEN__)
   static constexpr uint64_t kKeepTotalMax = 0;
