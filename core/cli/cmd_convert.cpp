@@ -74,8 +74,9 @@ Status run_bench(const ConvertArgs& args, const ConvertOptions& options, serde::
   uint64_t size = 0;
   for (int i = 0; i < args.bench; ++i) {
     // Every run starts from a freshly opened input (not timed), as a single
-    // conversion does: an archive keeps what it has read (a folder archive
-    // keeps its small files), which would flatter the later runs.
+    // conversion does: an archive keeps the small entries it has read
+    // (Archive::kept_entry), which would flatter the later runs. Only the
+    // main input is reopened: --swap replacements stay open across runs.
     if (i > 0) {
       PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput fresh, serde::open_input(args.input));
       in = std::move(fresh);

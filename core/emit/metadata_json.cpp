@@ -29,7 +29,12 @@ class AppendStream {
   void Flush() {}
   /// Ensures room for `n` more bytes.
   void make_room(size_t n) {
-    if (out_.size() - len_ < n) out_.resize(len_ + std::max<size_t>(n, size_t{64} << 10));
+    if (out_.size() - len_ >= n) return;
+    size_t want = len_ + std::max<size_t>(n, size_t{64} << 10);
+    // Not past the reservation when the request fits in it: growing beyond
+    // the capacity reallocates (and copies) the whole text.
+    if (len_ + n <= out_.capacity()) want = std::min(want, out_.capacity());
+    out_.resize(want);
   }
   /// Stores a byte; make_room must have made room for it.
   void put_unsafe(char c) { out_[len_++] = c; }

@@ -57,7 +57,7 @@ Status Archive::set_entries(std::vector<ArchiveEntry> entries) {
 
 Result<const std::string*> Archive::kept_entry(size_t index,
                                                const std::function<Result<std::string>()>& read_whole) {
-  if (index >= entries_.size()) return nullptr;
+  if (kKeepTotalMax == 0 || index >= entries_.size()) return nullptr;
   if (kept_.empty()) kept_.resize(entries_.size());
   std::optional<std::string>& kept = kept_[index];
   if (kept) return &*kept;
