@@ -81,6 +81,12 @@ Result<TensorSpec> spec_from_meta(const ir::TensorMeta& meta) {
         return make_error(ErrorCode::PASS_FAILED,
                           "a stride is 0; ExecuTorch does not support zero strides (dim_order_from_stride, §5.2)");
       }
+      if (*h < 0) {
+        // torch has no negative strides (a flip copies), and a dim order
+        // cannot express one: sorting them would give a wrong layout.
+        return make_error(ErrorCode::PASS_FAILED, "a stride is negative (" + std::to_string(*h) +
+                                                      "); torch tensors and ExecuTorch dim orders have none");
+      }
       spec.strides.push_back(*h);
     }
   } else {

@@ -114,6 +114,26 @@ TEST_CASE("spec_prop: zero strides and memory nodes are errors") {
   CHECK(run.status.error().where.pass == std::optional<std::string>("spec_prop"));
   CHECK(run.status.error().message.find("zero strides") != std::string::npos);
 
+  // A negative stride (torch has none), on a user input and on a node result.
+  for (bool on_input : {true, false}) {
+    ProgramBuilder nb;
+    auto nx = nb.input("x", ScalarType::Float, {2, 3});
+    auto ne = nb.call("aten.relu.default", {arg_tensor(nx)}, {ScalarType::Float, {2, 3}});
+    const std::string target = on_input ? nx : ne;
+    TensorMeta nm = *nb.program().graph().tensor_meta(target);
+    nm.strides = {SymInt(-3), SymInt(-1)};
+    nb.program().graph().set_tensor_meta(target, nm);
+    nb.output(ne);
+    ExportedProgram nep = nb.build();
+    auto nrun = run_passes(nep, {"spec_prop"});
+    REQUIRE_FALSE(nrun.status.ok());
+    CHECK(nrun.status.error().code == ErrorCode::PASS_FAILED);
+    CHECK(nrun.status.error().where.node == std::optional<std::string>(on_input ? "x" : "relu"));
+    CHECK(nrun.status.error().message ==
+          (on_input ? "placeholder 'x': " : "value 'relu': ") +
+              std::string("a stride is negative (-3); torch tensors and ExecuTorch dim orders have none"));
+  }
+
   ExportedProgram ep2 = testing::et::load_program("fixtures/programs/ref_add/models/model.json");
   auto run2 = run_passes(ep2, {"spec_prop", "to_out_variant", "spec_prop"});
   REQUIRE_FALSE(run2.status.ok());
