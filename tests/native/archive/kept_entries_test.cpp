@@ -146,3 +146,70 @@ TEST_CASE("zip archive: a small stored entry is kept after its first range read,
   REQUIRE_FALSE(past.ok());
   CHECK(past.error().code == ErrorCode::ARCHIVE_INVALID);
 }
+
+namespace {
+
+/// An archive with entries of given sizes and no bytes, to drive
+/// Archive::kept_entry directly.
+class KeepProbe final : public Archive {
+ public:
+  explicit KeepProbe(std::vector<ArchiveEntry> entries) { REQUIRE(set_entries(std::move(entries)).ok()); }
+  Result<std::string> read(const ArchiveEntry&, uint64_t) override { return std::string(); }
+  Result<std::string> read_range(const ArchiveEntry&, uint64_t, uint64_t) override { return std::string(); }
+  using Archive::kept_entry;
+  using Archive::kKeepEntryMax;
+  using Archive::kKeepTotalMax;
+};
+
+}  // namespace
+
+TEST_CASE(
+    "archive keep: entries up to 64 KiB are kept until 64 MiB in all, and a short whole read is an error") {
+  // 1,025 entries of 64 KiB, one of 64 KiB + 1, one of 4 bytes.
+  std::vector<ArchiveEntry> entries;
+  for (int i = 0; i < 1025; ++i) entries.push_back({"w/" + std::to_string(i), uint64_t{64} << 10, true, {}});
+  entries.push_back({"w/big", (uint64_t{64} << 10) + 1, true, {}});
+  entries.push_back({"w/short", 4, true, {}});
+  KeepProbe probe(entries);
+  CHECK(KeepProbe::kKeepEntryMax == (uint64_t{64} << 10));
+  CHECK(KeepProbe::kKeepTotalMax == (kKeeps ? (uint64_t{64} << 20) : 0));
+
+  int reads = 0;
+  auto whole = [&reads](size_t size) {
+    return [&reads, size]() -> Result<std::string> {
+      ++reads;
+      return std::string(size, 'k');
+    };
+  };
+  // The entry over 64 KiB is never kept (nor read here).
+  auto big = probe.kept_entry(1025, whole((uint64_t{64} << 10) + 1));
+  REQUIRE(big.ok());
+  CHECK(*big == nullptr);
+  CHECK(reads == 0);
+  // A whole read of the wrong length is refused, naming the entry.
+  auto short_read = probe.kept_entry(1026, whole(3));
+  if (kKeeps) {
+    REQUIRE_FALSE(short_read.ok());
+    CHECK(short_read.error().code == ErrorCode::IO_ERROR);
+    CHECK(short_read.error().where.entry == "w/short");
+    CHECK(short_read.error().message == "entry \"w/short\" read 3 bytes; its size is 4");
+  } else {
+    REQUIRE(short_read.ok());
+    CHECK(*short_read == nullptr);
+  }
+  reads = 0;
+  // 1,024 entries of 64 KiB fill the 64 MiB; the 1,025th is not kept.
+  for (size_t i = 0; i < 1025; ++i) {
+    auto kept = probe.kept_entry(i, whole(size_t{64} << 10));
+    REQUIRE(kept.ok());
+    const bool expect_kept = kKeeps && i < 1024;
+    CHECK((*kept != nullptr) == expect_kept);
+    if (*kept) CHECK((*kept)->size() == (size_t{64} << 10));
+  }
+  CHECK(reads == (kKeeps ? 1024 : 0));
+  // A kept entry is not read again.
+  auto again = probe.kept_entry(0, whole(size_t{64} << 10));
+  REQUIRE(again.ok());
+  CHECK((*again != nullptr) == kKeeps);
+  CHECK(reads == (kKeeps ? 1024 : 0));
+}
