@@ -138,7 +138,8 @@ class Archive {
   /// reads every weight twice (hashed for the constant pool's dedup, then
   /// written to the .pte): for thousands of small weight files the second
   /// round of system calls was most of the write, and both reads now see the
-  /// same bytes. Errors: those of `read_whole`.
+  /// same bytes. Errors: those of `read_whole`; IO_ERROR (where.entry) when
+  /// it returns other than the entry's size in bytes.
   Result<const std::string*> kept_entry(size_t index, const std::function<Result<std::string>()>& read_whole);
 
  private:

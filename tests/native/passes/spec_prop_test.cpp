@@ -99,37 +99,35 @@ TEST_CASE("spec_prop: an in-place result shares the spec of the tensor it writes
 }
 
 TEST_CASE("spec_prop: zero strides and memory nodes are errors") {
-  ProgramBuilder b;
-  auto x = b.input("x", ScalarType::Float, {2, 3});
-  auto e = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {2, 3}});
-  TensorMeta m = *b.program().graph().tensor_meta(e);
-  m.strides = {SymInt(0), SymInt(1)};
-  b.program().graph().set_tensor_meta(e, m);
-  b.output(e);
-  ExportedProgram ep = b.build();
-  auto run = run_passes(ep, {"spec_prop"});
-  REQUIRE_FALSE(run.status.ok());
-  CHECK(run.status.error().code == ErrorCode::PASS_FAILED);
-  CHECK(run.status.error().where.node == std::optional<std::string>("relu"));
-  CHECK(run.status.error().where.pass == std::optional<std::string>("spec_prop"));
-  CHECK(run.status.error().message.find("zero strides") != std::string::npos);
+  // spec_prop's status for x -> relu -> output, with `strides` recorded on
+  // the user input x or on relu's result.
+  auto with_strides = [](bool on_input, std::vector<SymInt> strides) {
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Float, {2, 3});
+    auto e = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {2, 3}});
+    const std::string target = on_input ? x : e;
+    TensorMeta m = *b.program().graph().tensor_meta(target);
+    m.strides = std::move(strides);
+    b.program().graph().set_tensor_meta(target, m);
+    b.output(e);
+    ExportedProgram ep = b.build();
+    return run_passes(ep, {"spec_prop"}).status;
+  };
+
+  Status zero = with_strides(false, {SymInt(0), SymInt(1)});
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.error().code == ErrorCode::PASS_FAILED);
+  CHECK(zero.error().where.node == std::optional<std::string>("relu"));
+  CHECK(zero.error().where.pass == std::optional<std::string>("spec_prop"));
+  CHECK(zero.error().message.find("zero strides") != std::string::npos);
 
   // A negative stride (torch has none), on a user input and on a node result.
   for (bool on_input : {true, false}) {
-    ProgramBuilder nb;
-    auto nx = nb.input("x", ScalarType::Float, {2, 3});
-    auto ne = nb.call("aten.relu.default", {arg_tensor(nx)}, {ScalarType::Float, {2, 3}});
-    const std::string target = on_input ? nx : ne;
-    TensorMeta nm = *nb.program().graph().tensor_meta(target);
-    nm.strides = {SymInt(-3), SymInt(-1)};
-    nb.program().graph().set_tensor_meta(target, nm);
-    nb.output(ne);
-    ExportedProgram nep = nb.build();
-    auto nrun = run_passes(nep, {"spec_prop"});
-    REQUIRE_FALSE(nrun.status.ok());
-    CHECK(nrun.status.error().code == ErrorCode::PASS_FAILED);
-    CHECK(nrun.status.error().where.node == std::optional<std::string>(on_input ? "x" : "relu"));
-    CHECK(nrun.status.error().message ==
+    Status negative = with_strides(on_input, {SymInt(-3), SymInt(-1)});
+    REQUIRE_FALSE(negative.ok());
+    CHECK(negative.error().code == ErrorCode::PASS_FAILED);
+    CHECK(negative.error().where.node == std::optional<std::string>(on_input ? "x" : "relu"));
+    CHECK(negative.error().message ==
           (on_input ? "placeholder 'x': " : "value 'relu': ") +
               std::string("a stride is negative (-3); torch tensors and ExecuTorch dim orders have none"));
   }
