@@ -30,6 +30,7 @@
 #include "serde/py_json_writer.h"
 #include "serde/state_binding.h"
 #include "serde/summary.h"
+#include "support/background_job.h"
 
 namespace pteforge {
 namespace {
@@ -101,12 +102,61 @@ void warn_zero_filled(const ir::StateBinding& state, const serde::Pt2Model& mode
 }
 
 /// Imports one model and binds its weights and constants.
+/// A method's weights or constants config, read_payload_config in two
+/// steps: the entry is read from the archive on the calling thread (the
+/// archive is not shared between threads), and parsed later, possibly on a
+/// second thread. `config` holds the result (or the read's error).
+struct PendingConfig {
+  PendingConfig(serde::Archive& archive, const serde::Pt2Model& model, serde::PayloadFolder folder)
+      : config(serde::PayloadConfig()) {
+    entry =
+        folder == serde::PayloadFolder::kWeights ? model.weights_config_entry : model.constants_config_entry;
+    if (!entry) {
+      serde::PayloadConfig none;
+      none.missing_entry = serde::expected_config_entry(model, folder);
+      config = std::move(none);
+      return;
+    }
+    Result<std::string> read = serde::read_entry(archive, *entry, kMaxConfigJson);
+    if (read.ok()) {
+      text = std::move(read).value();
+    } else {
+      config = std::move(read).error();
+    }
+  }
+  /// Parses the text read (nothing when there was none or the read failed).
+  void parse() {
+    if (!text) return;
+    config = serde::parse_payload_config(*text, *entry);
+    text.reset();
+  }
+
+  std::optional<std::string> entry;
+  std::optional<std::string> text;
+  Result<serde::PayloadConfig> config;
+};
+
 Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method& out,
                    passes::PassReport& report) {
   PTEFORGE_ASSIGN_OR_RETURN(std::string json, read_program_text(archive, model));
+  // The payload configs (megabytes for a large model) are parsed on a second
+  // thread while the program imports; a config's error still comes after the
+  // program's, as if they were read one after the other.
+  const bool has_configs = model.weights_config_entry || model.constants_config_entry;
+  std::optional<PendingConfig> weights, constants;
+  std::optional<BackgroundJob> parse_configs;  // after the configs: waited for before they go
+  if (has_configs) {
+    weights.emplace(archive, model, serde::PayloadFolder::kWeights);
+    constants.emplace(archive, model, serde::PayloadFolder::kConstants);
+    parse_configs.emplace([&weights, &constants] {
+      weights->parse();
+      constants->parse();
+    });
+  }
   // Parsed in place and freed inside; read again only if the fast path gives up.
   auto reread = [&archive, &model] { return read_program_text(archive, model); };
   auto imported = serde::import_exported_program(std::move(json), {}, reread);
+  if (parse_configs) parse_configs->wait();
   if (!imported.ok()) {
     Error e = std::move(imported).error();
     if (!e.where.entry) e.where.entry = model.program_entry;
@@ -122,7 +172,7 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
   out.model = &model;
   out.state.method = model.method;
 
-  if (!model.weights_config_entry && !model.constants_config_entry) {
+  if (!has_configs) {
     if (has_state_inputs(out.program)) {
       Location where;
       where.entry = model.program_entry;
@@ -141,12 +191,8 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
     }
     return Status::Ok();
   }
-  PTEFORGE_ASSIGN_OR_RETURN(
-      serde::PayloadConfig weights,
-      serde::read_payload_config(archive, model, serde::PayloadFolder::kWeights, kMaxConfigJson));
-  PTEFORGE_ASSIGN_OR_RETURN(
-      serde::PayloadConfig constants,
-      serde::read_payload_config(archive, model, serde::PayloadFolder::kConstants, kMaxConfigJson));
+  PTEFORGE_TRY(weights->config);
+  PTEFORGE_TRY(constants->config);
   auto payload_size = [&archive, &model](const std::string& path_name, bool is_constant) -> std::optional<uint64_t> {
     auto entry = serde::resolve_payload(archive, model,
                                         is_constant ? serde::PayloadFolder::kConstants : serde::PayloadFolder::kWeights,
@@ -154,7 +200,8 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
     if (!entry.ok()) return std::nullopt;
     return (*entry)->size;
   };
-  auto state = serde::bind_state(out.program, weights, constants, payload_size);
+  auto state =
+      serde::bind_state(out.program, weights->config.value(), constants->config.value(), payload_size);
   if (!state.ok()) return serde::explain_missing_entry(archive, std::move(state).error());
   out.program.state = std::move(state).value();
   warn_zero_filled(out.program.state, model, report);

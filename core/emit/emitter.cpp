@@ -94,8 +94,8 @@ int32_t MethodEmitter::operator_index(const std::string& name, const std::string
   return index;
 }
 
-Result<passes::TensorSpecPtr> MethodEmitter::spec_of(const std::string& name) {
-  passes::TensorSpecPtr spec = state_.specs.get(name);
+Result<passes::TensorSpec*> MethodEmitter::spec_of(const std::string& name) {
+  passes::TensorSpec* spec = state_.specs.find(name);
   if (!spec) {
     return error(ErrorCode::PASS_PRECONDITION,
                  "tensor '" + name + "' has no TensorSpec: the emitter needs spec_prop (and the to_executorch passes)");
@@ -147,8 +147,8 @@ Result<Tensor> MethodEmitter::tensor_of(const passes::TensorSpec& spec) {
   return t;
 }
 
-Result<int32_t> MethodEmitter::emit_spec(const passes::TensorSpecPtr& spec) {
-  auto it = spec_values_.find(spec.get());
+Result<int32_t> MethodEmitter::emit_spec(const passes::TensorSpec* spec) {
+  auto it = spec_values_.find(spec);
   if (it != spec_values_.end()) return it->second;
   PTEFORGE_ASSIGN_OR_RETURN(Tensor t, tensor_of(*spec));
   if (spec->is_view()) {
@@ -161,7 +161,7 @@ Result<int32_t> MethodEmitter::emit_spec(const passes::TensorSpecPtr& spec) {
     return error(ErrorCode::INTERNAL, "a constant tensor spec has no stored data (only placeholders carry constants)");
   }
   PTEFORGE_ASSIGN_OR_RETURN(int32_t v, add_value(std::move(t)));
-  spec_values_.emplace(spec.get(), v);
+  spec_values_.emplace(spec, v);
   return v;
 }
 
@@ -214,7 +214,7 @@ Status MethodEmitter::emit_placeholder(size_t index) {
   }
 
   const std::string& name = in.tensor_name();
-  PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpecPtr spec, spec_of(name));
+  PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpec * spec, spec_of(name));
   const ir::GraphSignature& sig = ep_.signature();
   const ir::InputSpec* ispec = nullptr;
   if (index < sig.input_specs.size() && sig.input_specs[index].name() == name) {
@@ -308,11 +308,11 @@ Status MethodEmitter::emit_placeholder(size_t index) {
     if (!added.ok()) return located(std::move(added).error());
     const uint32_t idx = *added;
     t.data_buffer_idx = idx;
-    spec_data_[spec.get()] = idx;
+    spec_data_[spec] = idx;
   }
   PTEFORGE_ASSIGN_OR_RETURN(int32_t v, add_value(std::move(t)));
-  spec_values_[spec.get()] = v;
-  named_specs_.emplace_back(&name, spec.get());
+  spec_values_[spec] = v;
+  named_specs_.emplace_back(&name, spec);
   if (!state_input) plan_.inputs.push_back(v);
   return Status::Ok();
 }
@@ -325,9 +325,9 @@ Status MethodEmitter::emit_alloc(const ir::Node& node) {
     });
   }
   for (const std::string* name : names) {
-    PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpecPtr spec, spec_of(*name));
+    PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpec * spec, spec_of(*name));
     PTEFORGE_TRY(emit_spec(spec));
-    named_specs_.emplace_back(name, spec.get());
+    named_specs_.emplace_back(name, spec);
   }
   return Status::Ok();
 }
@@ -337,8 +337,8 @@ Status MethodEmitter::emit_view(const ir::Node& node) {
   if (!out || node.inputs().size() != 2) {
     return error(ErrorCode::INTERNAL, "memory.view must have a base, a size and one output");
   }
-  PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpecPtr spec, spec_of(*out));
-  named_specs_.emplace_back(out, spec.get());
+  PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpec * spec, spec_of(*out));
+  named_specs_.emplace_back(out, spec);
   // "const with storage": the base carries stored data (views share const-ness with their base).
   const bool has_storage = spec_data_.count(&spec->storage()) > 0;
   if (spec->dynamism == passes::ShapeDynamism::Static && (spec->planned() || has_storage)) {

@@ -318,10 +318,10 @@ Status MethodEmitter::emit_kernel_call(const ir::Node& node) {
     for (const ir::Argument& out : node.outputs()) {
       ir::for_each_value_name(out, [&](const std::string& name, ir::ValueKind kind) {
         if (kind != ir::ValueKind::Tensor) return;
-        passes::TensorSpecPtr spec = state_.specs.get(name);
+        passes::TensorSpec* spec = state_.specs.find(name);
         if (spec) {
-          if (k < out_values.size()) spec_values_.try_emplace(spec.get(), out_values[k]);
-          named_specs_.emplace_back(&name, spec.get());
+          if (k < out_values.size()) spec_values_.try_emplace(spec, out_values[k]);
+          named_specs_.emplace_back(&name, spec);
         }
         ++k;
       });
@@ -343,9 +343,9 @@ Status MethodEmitter::emit_kernel_call(const ir::Node& node) {
                                                          " returns a non-tensor value; only symbolic ops may");
       }
       for (const std::string* name : names) {
-        PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpecPtr spec, spec_of(*name));
+        PTEFORGE_ASSIGN_OR_RETURN(passes::TensorSpec * spec, spec_of(*name));
         PTEFORGE_ASSIGN_OR_RETURN(int32_t v, emit_spec(spec));
-        named_specs_.emplace_back(name, spec.get());
+        named_specs_.emplace_back(name, spec);
         results.push_back(v);
       }
     }

@@ -27,9 +27,9 @@ class MethodEmitter {
   /// Appends an instruction (and its debug handle / stack trace for node kernel calls).
   Status add_instruction(Instruction ins, const ir::Node* from_node);
   /// The Tensor value of `spec`, creating it (§5.5) the first time.
-  Result<int32_t> emit_spec(const passes::TensorSpecPtr& spec);
+  Result<int32_t> emit_spec(const passes::TensorSpec* spec);
   /// The spec of tensor value `name`; PASS_PRECONDITION when it has none.
-  Result<passes::TensorSpecPtr> spec_of(const std::string& name);
+  Result<passes::TensorSpec*> spec_of(const std::string& name);
   /// The value of an already emitted graph value (tensor by spec, others by name).
   Result<int32_t> lookup(const std::string& name, ir::ValueKind kind);
   /// Index of operator (name, overload) in this method's table, added on first use.

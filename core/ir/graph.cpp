@@ -1,11 +1,12 @@
 // Graph and Node mutators, and the value table they maintain (see graph.h).
 #include "ir/graph.h"
 
-#include "support/name_map.h"
-#include "support/chunked_vector.h"
-
 #include <algorithm>
 #include <cassert>
+#include <charconv>
+
+#include "support/chunked_vector.h"
+#include "support/name_map.h"
 
 namespace pteforge::ir {
 namespace {
@@ -15,11 +16,6 @@ constexpr uint64_t kOrderGap = uint64_t{1} << 20;
 template <typename F>
 void for_each_output_name(const std::vector<Argument>& outputs, F&& f) {
   for (const Argument& a : outputs) for_each_value_name(a, f);
-}
-
-template <typename F>
-void for_each_input_name(const std::vector<NamedArgument>& inputs, F&& f) {
-  for (const NamedArgument& a : inputs) for_each_value_name(a.arg, f);
 }
 
 ValueKind kind_of(const ValueMeta& m) {
@@ -87,7 +83,7 @@ struct GraphData {
   /// taken (a lower bound of the next free suffix). Lowered when a name of the
   /// form stem_k is freed, so unique_name's result does not change; it only
   /// avoids rescanning from 1, which made n calls cost O(n^2).
-  std::unordered_map<std::string, size_t> name_hints;
+  NameMap<size_t, std::string> name_hints;
 
   void name_freed(std::string_view name) {
     if (name_hints.empty()) return;
@@ -98,8 +94,8 @@ struct GraphData {
       if (name[i] < '0' || name[i] > '9') return;
       k = k * 10 + static_cast<size_t>(name[i] - '0');
     }
-    auto it = name_hints.find(std::string(name.substr(0, us)));
-    if (it != name_hints.end() && k < it->second) it->second = k;
+    auto it = name_hints.find(name.substr(0, us));
+    if (it != name_hints.end() && k < it->second) it.value() = k;
   }
 
   Value* lookup(std::string_view name) const {
@@ -169,17 +165,28 @@ struct GraphData {
   }
 
   void register_uses(Node& node) {
-    for (const NamedArgument& in : node.inputs_) graph_args += in.arg.is<ArgTag::Graph>() ? 1 : 0;
-    for_each_input_name(node.inputs_, [&](const std::string& name, ValueKind kind) {
+    for (const NamedArgument& in : node.inputs_) register_arg_uses(node, in.arg);
+  }
+
+  void unregister_uses(Node& node) {
+    for (const NamedArgument& in : node.inputs_) unregister_arg_uses(node, in.arg);
+  }
+
+  /// register_uses for one of the node's arguments (the node is appended to
+  /// the uses of each value it names).
+  void register_arg_uses(Node& node, const Argument& arg) {
+    graph_args += arg.is<ArgTag::Graph>() ? 1 : 0;
+    for_each_value_name(arg, [&](const std::string& name, ValueKind kind) {
       Value& v = get_or_create(name, kind);
       v.uses.push_back(&node);
       count_ref(v, kind, 1);
     });
   }
 
-  void unregister_uses(Node& node) {
-    for (const NamedArgument& in : node.inputs_) graph_args -= in.arg.is<ArgTag::Graph>() ? 1 : 0;
-    for_each_input_name(node.inputs_, [&](const std::string& name, ValueKind kind) {
+  /// unregister_uses for one of the node's arguments.
+  void unregister_arg_uses(Node& node, const Argument& arg) {
+    graph_args -= arg.is<ArgTag::Graph>() ? 1 : 0;
+    for_each_value_name(arg, [&](const std::string& name, ValueKind kind) {
       Value* v = lookup(name);
       if (!v) return;
       auto it = std::find(v->uses.begin(), v->uses.end(), &node);
@@ -377,10 +384,15 @@ void Node::set_inputs(std::vector<NamedArgument> inputs) {
   if (owner_) owner_->register_uses(*this);
 }
 
+// The single-argument mutators touch only the uses of that argument: the
+// node keeps its place in the uses of its other inputs.
 void Node::set_input(size_t index, Argument arg) {
-  if (owner_) owner_->unregister_uses(*this);
-  inputs_.at(index).arg = std::move(arg);
-  if (owner_) owner_->register_uses(*this);
+  Argument& slot = inputs_.at(index).arg;
+  // Registered before the old one is dropped, so that a value named by both
+  // is never collected in between.
+  if (owner_) owner_->register_arg_uses(*this, arg);
+  if (owner_) owner_->unregister_arg_uses(*this, slot);
+  slot = std::move(arg);
 }
 
 void Node::set_input(std::string_view schema_name, Argument arg) {
@@ -393,15 +405,13 @@ void Node::set_input(std::string_view schema_name, Argument arg) {
 }
 
 void Node::add_input(NamedArgument arg) {
-  if (owner_) owner_->unregister_uses(*this);
   inputs_.push_back(std::move(arg));
-  if (owner_) owner_->register_uses(*this);
+  if (owner_) owner_->register_arg_uses(*this, inputs_.back().arg);
 }
 
 void Node::erase_input(size_t index) {
-  if (owner_) owner_->unregister_uses(*this);
+  if (owner_) owner_->unregister_arg_uses(*this, inputs_.at(index).arg);
   inputs_.erase(inputs_.begin() + static_cast<std::ptrdiff_t>(index));
-  if (owner_) owner_->register_uses(*this);
 }
 
 void Node::set_outputs(std::vector<Argument> outputs) {
@@ -604,12 +614,18 @@ std::string Graph::unique_name(std::string_view base) const {
   d_->ensure_node_index();
   auto taken = [this](std::string_view n) { return d_->lookup(n) != nullptr || d_->node_index.count(n) > 0; };
   if (!base.empty() && !taken(base)) return std::string(base);
-  std::string stem(base.empty() ? std::string_view("v") : base);
-  size_t& hint = d_->name_hints[stem];
-  for (size_t i = std::max<size_t>(hint, 1);; ++i) {
-    std::string candidate = stem + "_" + std::to_string(i);
+  const std::string_view stem = base.empty() ? std::string_view("v") : base;
+  auto hint = d_->name_hints.find(stem);
+  if (hint == d_->name_hints.end()) hint = d_->name_hints.emplace(std::string(stem), 0).first;
+  std::string candidate;
+  candidate.reserve(stem.size() + 8);
+  for (size_t i = std::max<size_t>(hint->second, 1);; ++i) {
+    candidate.assign(stem);
+    candidate += '_';
+    char digits[24];
+    candidate.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
     if (!taken(candidate)) {
-      hint = i;  // stem_1 .. stem_(i-1) are taken
+      hint.value() = i;  // stem_1 .. stem_(i-1) are taken
       return candidate;
     }
   }

@@ -130,6 +130,7 @@ class MemoryPlanning final : public Pass {
 
     // ---- slots (ExecuTorch's FX nodes) ----
     std::vector<Slot> slots;
+    slots.reserve(graph.inputs().size() + 2 * graph.num_nodes() + 1);  // calls, getitems, output
     SlotPools pools;
     auto spec_of = [&specs](const std::string& name) -> TensorSpec* { return specs.find(name); };
     // Appends the node's own specs (get_node_tensor_specs) to `out`.
@@ -361,6 +362,15 @@ class MemoryPlanning final : public Pass {
   }
 
  private:
+  /// Gives value `to` the spec of value `from` (when `from` has one). Most
+  /// already share it (to_out_variant gave each alloc its result's spec), so
+  /// that is checked first, without touching the reference counts.
+  static void share_spec(SpecTable& specs, const std::string& from, const std::string& to) {
+    TensorSpec* f = specs.find(from);
+    if (!f || specs.find(to) == f) return;
+    specs.set(to, specs.get(from));
+  }
+
   /// In-place results take the spec of the tensor they write; memory.alloc
   /// values take the spec of the out-variant result they provide (§6.7, §4.3).
   static void alias_specs(const ir::Graph& graph, SpecTable& specs) {
@@ -377,9 +387,7 @@ class MemoryPlanning final : public Pass {
           for (const ops::Argument& a : schema->arguments) {
             if (!a.type.is_write() || a.type.alias->set != alias->set) continue;
             const ir::Argument* in = node.input(a.name);
-            if (in && in->is_tensor()) {
-              if (TensorSpecPtr w = specs.get(in->tensor_name())) specs.set(outs[r].tensor_name(), w);
-            }
+            if (in && in->is_tensor()) share_spec(specs, in->tensor_name(), outs[r].tensor_name());
           }
         }
         continue;
@@ -402,15 +410,12 @@ class MemoryPlanning final : public Pass {
           if (p && is_memory_alloc(*p)) allocs.push_back(&n);
         });
         if (num_outs == 1) {
-          for (size_t k = 0; k < allocs.size() && k < results.size(); ++k) {
-            if (TensorSpecPtr s = specs.get(*results[k])) specs.set(*allocs[k], s);
-          }
+          for (size_t k = 0; k < allocs.size() && k < results.size(); ++k)
+            share_spec(specs, *results[k], *allocs[k]);
           break;
         }
         for (const std::string* alloc : allocs) {
-          if (j < results.size()) {
-            if (TensorSpecPtr s = specs.get(*results[j])) specs.set(*alloc, s);
-          }
+          if (j < results.size()) share_spec(specs, *results[j], *alloc);
           ++j;
         }
       }

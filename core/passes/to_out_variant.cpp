@@ -136,10 +136,14 @@ class ToOutVariant final : public Pass {
   }
 
  private:
+  /// The result values an alloc stands for: names inside the node's outputs
+  /// (which the rewrite never changes, so the pointers stay valid).
+  using Results = std::vector<const std::string*>;
+
   /// Inserts one memory.alloc before `node` for the result values `results`
   /// (one value, or a list when `as_list`); returns the argument to pass as out.
-  static ir::Argument insert_alloc(ir::Graph& graph, ir::Node& node, const std::vector<std::string>& results,
-                                   bool as_list, PassContext& ctx) {
+  static ir::Argument insert_alloc(ir::Graph& graph, ir::Node& node, const Results& results, bool as_list,
+                                   PassContext& ctx) {
     SpecTable& specs = ctx.state().specs;
     std::string node_name = graph.unique_name("alloc");
     std::vector<std::string> names;
@@ -154,100 +158,110 @@ class ToOutVariant final : public Pass {
     }
     std::vector<std::vector<int64_t>> sizes;
     std::vector<TensorSpecPtr> result_specs;  // looked up once: the allocs share them below
+    std::vector<const ir::TensorMeta*> result_metas;
     result_specs.reserve(results.size());
+    result_metas.reserve(results.size());
     ir::ScalarType dtype = ir::ScalarType::Float;
     for (size_t i = 0; i < results.size(); ++i) {
-      const TensorSpecPtr& spec = result_specs.emplace_back(specs.get(results[i]));
+      const TensorSpecPtr& spec = result_specs.emplace_back(specs.get(*results[i]));
+      // Value metadata lives in the graph's value table, whose entries keep
+      // their address while the value lives (the results stay defined).
+      const ir::TensorMeta* meta = result_metas.emplace_back(graph.tensor_meta(*results[i]));
       std::vector<int64_t> s;
       if (spec) {
         s = spec->sizes;
         if (i == 0) dtype = spec->dtype;
-      } else if (const ir::TensorMeta* meta = graph.tensor_meta(results[i])) {
+      } else if (meta) {
         for (const ir::SymInt& d : meta->sizes) s.push_back(sym_hint(d).value_or(0));
         if (i == 0) dtype = meta->dtype;
       }
       sizes.push_back(std::move(s));
     }
     std::vector<ir::NamedArgument> inputs;
+    inputs.reserve(2);
     if (as_list) {
-      inputs.push_back(ir::positional("size", ir::Argument::make<ir::ArgTag::IntLists>(sizes)));
+      inputs.push_back(ir::positional("size", ir::Argument::make<ir::ArgTag::IntLists>(std::move(sizes))));
     } else {
-      inputs.push_back(ir::positional("size", ir::arg_ints(sizes.empty() ? std::vector<int64_t>{} : sizes[0])));
+      inputs.push_back(
+          ir::positional("size", ir::arg_ints(sizes.empty() ? std::vector<int64_t>{} : std::move(sizes[0]))));
     }
     inputs.push_back(ir::positional("dtype", ir::arg_dtype(dtype)));
     std::vector<ir::Argument> outputs;
     outputs.push_back(as_list ? ir::arg_tensors(names) : ir::arg_tensor(names[0]));
-    ir::Node alloc(memory_alloc_target(), std::move(inputs), std::move(outputs), node_name);
+    ir::Node alloc(memory_alloc_target(), std::move(inputs), std::move(outputs), std::move(node_name));
     alloc.inherit_from(node);
     graph.insert_before(node, std::move(alloc));
     for (size_t i = 0; i < results.size() && i < names.size(); ++i) {
-      if (const ir::TensorMeta* meta = graph.tensor_meta(results[i])) graph.set_tensor_meta(names[i], *meta);
-      if (result_specs[i]) specs.set(names[i], result_specs[i]);
+      if (result_metas[i]) graph.set_tensor_meta(names[i], *result_metas[i]);
+      if (result_specs[i]) specs.set(names[i], std::move(result_specs[i]));
     }
-    return as_list ? ir::arg_tensors(names) : ir::arg_tensor(names[0]);
+    return as_list ? ir::arg_tensors(names) : ir::arg_tensor(std::move(names[0]));
   }
 
   /// Rewrites a functional call into `out`; returns the number of allocs inserted.
   static Result<int64_t> rewrite(ir::Graph& graph, ir::Node& node, const ops::OpSchema& schema,
                                  const ops::OpSchema& out, PassContext& ctx) {
     std::vector<size_t> out_idx = out.out_argument_indices();
-    std::vector<ir::NamedArgument> inputs;
-    for (const ir::NamedArgument& in : node.inputs()) {
-      if (!is_keyword(in, schema)) {
-        inputs.push_back(in);
-        continue;
-      }
-      const ops::Argument* a = out.find_argument(in.name);
-      if (a && !a->is_out()) inputs.push_back(in);
-    }
 
-    // The node's results, flattened (None results are empty names).
-    std::vector<std::string> results;
+    // The node's results, flattened (None results are null).
+    Results results;
     for (const ir::Argument& o : node.outputs()) {
       if (o.is_none()) {
-        results.emplace_back();
+        results.push_back(nullptr);
         continue;
       }
-      for (const std::string& n : tensor_names(o)) results.push_back(n);
+      for_each_tensor_name(o, [&results](const std::string& n) { results.push_back(&n); });
     }
 
-    int64_t allocs = 0;
     if (out_idx.size() == 1) {
-      const ops::Argument& arg = out.arguments[out_idx[0]];
-      std::vector<std::string> values;
-      for (const std::string& r : results) {
-        if (!r.empty()) values.push_back(r);
-      }
-      if (values.empty()) {
+      bool any = false;
+      for (const std::string* r : results) any = any || r != nullptr;
+      if (!any) {
         return ctx.error_at(ErrorCode::PASS_FAILED,
                             "cannot convert " + schema.full_name() + " to " + out.full_name() +
                                 ": the node defines no tensor result to allocate",
                             node);
       }
+    } else if (results.size() != out_idx.size()) {
+      return ctx.error_at(ErrorCode::PASS_FAILED,
+                          "cannot convert " + schema.full_name() + " to " + out.full_name() + ": it has " +
+                              std::to_string(out_idx.size()) + " out arguments but the node has " +
+                              std::to_string(results.size()) + " results",
+                          node);
+    }
+
+    // Keyword arguments the out variant has no (non-out) argument for are dropped;
+    // the node's other inputs stay where they are.
+    for (size_t i = node.inputs().size(); i-- > 0;) {
+      const ir::NamedArgument& in = node.inputs()[i];
+      if (!is_keyword(in, schema)) continue;
+      const ops::Argument* a = out.find_argument(in.name);
+      if (!a || a->is_out()) node.erase_input(i);
+    }
+
+    int64_t allocs = 0;
+    if (out_idx.size() == 1) {
+      const ops::Argument& arg = out.arguments[out_idx[0]];
+      Results values;
+      for (const std::string* r : results) {
+        if (r) values.push_back(r);
+      }
       bool as_list = arg.type.is_tensor_list();
       if (!as_list) values.resize(1);
-      inputs.push_back(ir::keyword(arg.name, insert_alloc(graph, node, values, as_list, ctx)));
+      node.add_input(ir::keyword(arg.name, insert_alloc(graph, node, values, as_list, ctx)));
       ++allocs;
     } else {
-      if (results.size() != out_idx.size()) {
-        return ctx.error_at(ErrorCode::PASS_FAILED,
-                            "cannot convert " + schema.full_name() + " to " + out.full_name() + ": it has " +
-                                std::to_string(out_idx.size()) + " out arguments but the node has " +
-                                std::to_string(results.size()) + " results",
-                            node);
-      }
       for (size_t i = 0; i < out_idx.size(); ++i) {
         const ops::Argument& arg = out.arguments[out_idx[i]];
-        if (results[i].empty()) {
-          inputs.push_back(ir::keyword(arg.name, ir::arg_none()));
+        if (!results[i]) {
+          node.add_input(ir::keyword(arg.name, ir::arg_none()));
           continue;
         }
-        inputs.push_back(ir::keyword(arg.name, insert_alloc(graph, node, {results[i]}, false, ctx)));
+        node.add_input(ir::keyword(arg.name, insert_alloc(graph, node, {results[i]}, false, ctx)));
         ++allocs;
       }
     }
     node.set_target(ir::OpTarget(out.torch_name()));
-    node.set_inputs(std::move(inputs));
     return allocs;
   }
 
@@ -262,11 +276,10 @@ class ToOutVariant final : public Pass {
     const std::string out_name = a.tensor_name();
     ir::Node* producer = graph.producer(out_name);
     if (!producer || is_memory_alloc(*producer) || graph.use_count(out_name) != 1) return false;
-    std::vector<std::string> results;
-    if (const std::string* r = node.single_output()) results.push_back(*r);
-    if (results.empty() || !graph.tensor_meta(results[0])) return false;
-    ir::Argument alloc = insert_alloc(graph, node, results, false, ctx);
-    node.set_input(static_cast<size_t>(idx), alloc);
+    const std::string* result = node.single_output();
+    if (!result || !graph.tensor_meta(*result)) return false;
+    ir::Argument alloc = insert_alloc(graph, node, {result}, false, ctx);
+    node.set_input(static_cast<size_t>(idx), std::move(alloc));
     if (graph.use_count(out_name) == 0 && producer->output_names().size() == 1) {
       // The producer (and an alloc it wrote into, now unused) go: ExecuTorch
       // leaves that alloc behind without a spec, which plans and emits nothing.

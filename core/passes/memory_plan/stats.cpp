@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <span>
+#include <vector>
 
 #include "passes/memory_plan/prepare.h"
 
@@ -23,18 +25,28 @@ Result<std::vector<uint64_t>> live_bytes_lower_bound(const std::vector<PlannedTe
                                                      const PlanOptions& options) {
   PTEFORGE_ASSIGN_OR_RETURN(detail::Prepared prep, detail::prepare(tensors, options));
   const size_t n = tensors.size();
-  // Members of each alias group, keyed by root.
-  std::map<size_t, std::vector<size_t>> groups;
-  for (size_t i = 0; i < n; ++i) groups[prep.root[i]].push_back(i);
+  // Members of each alias group, by root, as one flat array: the members of
+  // root r are member[start[r] .. start[r + 1]) (most groups are one tensor).
+  std::vector<size_t> start(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) ++start[prep.root[i] + 1];
+  for (size_t r = 0; r < n; ++r) start[r + 1] += start[r];
+  std::vector<size_t> member(n);
+  {
+    std::vector<size_t> next(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < n; ++i) member[next[prep.root[i]]++] = i;
+  }
 
   std::map<uint32_t, std::vector<Delta>> deltas;  // per pool
   uint32_t max_pool = 0;
-  for (const auto& [root, members] : groups) {
+  std::vector<int64_t> bounds;
+  for (size_t root = 0; root < n; ++root) {
+    if (start[root] == start[root + 1]) continue;  // not a root
+    const std::span<const size_t> members(member.data() + start[root], start[root + 1] - start[root]);
     const uint32_t pool = prep.pool[root];
     max_pool = std::max(max_pool, pool);
     std::vector<Delta>& d = deltas[pool];
     // Elementary segments between member boundaries; each holds the largest live member.
-    std::vector<int64_t> bounds;
+    bounds.clear();
     for (size_t m : members) {
       bounds.push_back(tensors[m].first_use);
       bounds.push_back(tensors[m].last_use + 1);

@@ -95,3 +95,62 @@ TEST_CASE("graph: insert_input / erase_input keep input_index and def_count as s
   g.erase_input(7);  // out of range: nothing happens
   CHECK(g.inputs().size() == 3);
 }
+
+namespace {
+
+/// Users of each name, then use_count and the kind counts, as text.
+std::string uses_table(const Graph& g, const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) {
+    s += n + ":";
+    for (const Node* u : g.users(n)) s += " " + u->name();
+    const Value* v = g.find_value(n);
+    s += " #" + std::to_string(g.use_count(n)) + " t" +
+         std::to_string(v ? v->refs_as(ValueKind::Tensor) : 0) + "; ";
+  }
+  return s;
+}
+
+Node add(const std::string& a, const std::string& b, const std::string& name) {
+  return Node(OpTarget("torch.ops.aten.add.Tensor"),
+              {positional("self", arg_tensor(a)), positional("other", arg_tensor(b))}, {arg_tensor(name)},
+              name);
+}
+
+}  // namespace
+
+TEST_CASE("graph: add_input / erase_input / set_input(i) change only that argument's uses") {
+  Graph g;
+  g.set_inputs({arg_tensor("x"), arg_tensor("y"), arg_tensor("z")});
+  Node& first = g.append(add("x", "y", "first"));
+  g.append(add("x", "z", "second"));
+  const std::vector<std::string> names{"x", "y", "z"};
+  CHECK(uses_table(g, names) == "x: first second #2 t3; y: first #1 t2; z: second #1 t2; ");
+
+  // %first stays the first user of x (re-registering every input had moved it behind %second).
+  first.add_input(keyword("alpha", arg_tensor("z")));
+  CHECK(uses_table(g, names) == "x: first second #2 t3; y: first #1 t2; z: second first #2 t3; ");
+  first.set_input(1, arg_tensor("z"));  // other: y -> z
+  CHECK(uses_table(g, names) == "x: first second #2 t3; y: #0 t1; z: second first #3 t4; ");
+  first.erase_input(2);
+  CHECK(uses_table(g, names) == "x: first second #2 t3; y: #0 t1; z: second first #2 t3; ");
+  first.set_input(0, arg_tensor("x"));  // the same value again: still one use
+  CHECK(uses_table(g, names) == "x: second first #2 t3; y: #0 t1; z: second first #2 t3; ");
+
+  // The counts equal those of the same graph built with set_inputs.
+  Graph h;
+  h.set_inputs(g.inputs());
+  h.append(add("x", "z", "first"));
+  h.append(add("x", "z", "second"));
+  auto counts = [&names](const Graph& graph) {
+    std::string s;
+    for (const std::string& n : names) {
+      const Value* v = graph.find_value(n);
+      s += std::to_string(graph.use_count(n)) + "/" + std::to_string(v ? v->refs_as(ValueKind::Tensor) : 0) +
+           " ";
+    }
+    return s;
+  };
+  CHECK(counts(g) == counts(h));
+  CHECK(counts(g) == "2/3 0/1 2/3 ");
+}
