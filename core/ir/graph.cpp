@@ -384,15 +384,14 @@ void Node::set_inputs(std::vector<NamedArgument> inputs) {
   if (owner_) owner_->register_uses(*this);
 }
 
-// The single-argument mutators touch only the uses of that argument: the
-// node keeps its place in the uses of its other inputs.
+// Every input mutator re-registers all of the node's uses, as torch.fx does
+// when a node's args change: the node moves behind the other users of each
+// value it reads (passes that order nodes by their users, e.g. legalize,
+// see what ExecuTorch's graph would hold).
 void Node::set_input(size_t index, Argument arg) {
-  Argument& slot = inputs_.at(index).arg;
-  // Registered before the old one is dropped, so that a value named by both
-  // is never collected in between.
-  if (owner_) owner_->register_arg_uses(*this, arg);
-  if (owner_) owner_->unregister_arg_uses(*this, slot);
-  slot = std::move(arg);
+  if (owner_) owner_->unregister_uses(*this);
+  inputs_.at(index).arg = std::move(arg);
+  if (owner_) owner_->register_uses(*this);
 }
 
 void Node::set_input(std::string_view schema_name, Argument arg) {
@@ -405,13 +404,22 @@ void Node::set_input(std::string_view schema_name, Argument arg) {
 }
 
 void Node::add_input(NamedArgument arg) {
+  if (owner_) owner_->unregister_uses(*this);
   inputs_.push_back(std::move(arg));
-  if (owner_) owner_->register_arg_uses(*this, inputs_.back().arg);
+  if (owner_) owner_->register_uses(*this);
 }
 
 void Node::erase_input(size_t index) {
-  if (owner_) owner_->unregister_arg_uses(*this, inputs_.at(index).arg);
+  if (owner_) owner_->unregister_uses(*this);
   inputs_.erase(inputs_.begin() + static_cast<std::ptrdiff_t>(index));
+  if (owner_) owner_->register_uses(*this);
+}
+
+std::vector<NamedArgument> Node::take_inputs() {
+  if (owner_) owner_->unregister_uses(*this);
+  std::vector<NamedArgument> out = std::move(inputs_);
+  inputs_.clear();
+  return out;
 }
 
 void Node::set_outputs(std::vector<Argument> outputs) {

@@ -5,7 +5,9 @@
 // linked list: a Node& / Node* stays valid until the node is erased, and
 // insertion anywhere is O(1). Setters that change which values a node uses or
 // defines (set_inputs, set_input, set_outputs, ...) keep the graph's value
-// table (users, producers) up to date; metadata and origin are plain data.
+// table (users, producers) up to date; as in torch.fx, any change to a node's
+// inputs moves it behind the other users of every value it reads. Metadata
+// and origin are plain data.
 #pragma once
 
 #include <cstdint>
@@ -78,6 +80,9 @@ class Node {
   void set_input(std::string_view schema_name, Argument arg);
   void add_input(NamedArgument arg);
   void erase_input(size_t index);
+  /// Removes and returns the inputs (their uses unregistered), leaving none:
+  /// with set_inputs, a rewrite of the inputs without copying them.
+  std::vector<NamedArgument> take_inputs();
 
   // ---- outputs ----
   /// The values this node defines (§5.3); as_none entries define nothing.

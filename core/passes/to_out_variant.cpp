@@ -203,14 +203,15 @@ class ToOutVariant final : public Pass {
                                  const ops::OpSchema& out, PassContext& ctx) {
     std::vector<size_t> out_idx = out.out_argument_indices();
 
-    // The node's results, flattened (None results are null).
+    // The node's results, flattened (None results, and unnamed ones, are null).
     Results results;
     for (const ir::Argument& o : node.outputs()) {
       if (o.is_none()) {
         results.push_back(nullptr);
         continue;
       }
-      for_each_tensor_name(o, [&results](const std::string& n) { results.push_back(&n); });
+      for_each_tensor_name(o,
+                           [&results](const std::string& n) { results.push_back(n.empty() ? nullptr : &n); });
     }
 
     if (out_idx.size() == 1) {
@@ -230,16 +231,8 @@ class ToOutVariant final : public Pass {
                           node);
     }
 
-    // Keyword arguments the out variant has no (non-out) argument for are dropped;
-    // the node's other inputs stay where they are.
-    for (size_t i = node.inputs().size(); i-- > 0;) {
-      const ir::NamedArgument& in = node.inputs()[i];
-      if (!is_keyword(in, schema)) continue;
-      const ops::Argument* a = out.find_argument(in.name);
-      if (!a || a->is_out()) node.erase_input(i);
-    }
-
-    int64_t allocs = 0;
+    // The out arguments, each with the alloc(s) inserted before the node.
+    std::vector<ir::NamedArgument> outs;
     if (out_idx.size() == 1) {
       const ops::Argument& arg = out.arguments[out_idx[0]];
       Results values;
@@ -248,19 +241,27 @@ class ToOutVariant final : public Pass {
       }
       bool as_list = arg.type.is_tensor_list();
       if (!as_list) values.resize(1);
-      node.add_input(ir::keyword(arg.name, insert_alloc(graph, node, values, as_list, ctx)));
-      ++allocs;
+      outs.push_back(ir::keyword(arg.name, insert_alloc(graph, node, values, as_list, ctx)));
     } else {
       for (size_t i = 0; i < out_idx.size(); ++i) {
         const ops::Argument& arg = out.arguments[out_idx[i]];
-        if (!results[i]) {
-          node.add_input(ir::keyword(arg.name, ir::arg_none()));
-          continue;
-        }
-        node.add_input(ir::keyword(arg.name, insert_alloc(graph, node, {results[i]}, false, ctx)));
-        ++allocs;
+        outs.push_back(ir::keyword(
+            arg.name, results[i] ? insert_alloc(graph, node, {results[i]}, false, ctx) : ir::arg_none()));
       }
     }
+    int64_t allocs = 0;
+    for (const ir::NamedArgument& o : outs) allocs += o.arg.is_none() ? 0 : 1;
+
+    // The node's inputs, moved out and back: keyword arguments the out variant
+    // has no (non-out) argument for are dropped, the out arguments appended.
+    std::vector<ir::NamedArgument> inputs = node.take_inputs();
+    std::erase_if(inputs, [&](const ir::NamedArgument& in) {
+      if (!is_keyword(in, schema)) return false;
+      const ops::Argument* a = out.find_argument(in.name);
+      return !a || a->is_out();
+    });
+    for (ir::NamedArgument& o : outs) inputs.push_back(std::move(o));
+    node.set_inputs(std::move(inputs));
     node.set_target(ir::OpTarget(out.torch_name()));
     return allocs;
   }

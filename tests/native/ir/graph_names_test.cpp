@@ -119,7 +119,8 @@ Node add(const std::string& a, const std::string& b, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("graph: add_input / erase_input / set_input(i) change only that argument's uses") {
+TEST_CASE(
+    "graph: input mutators move the node behind the other users of each value it reads, as torch.fx does") {
   Graph g;
   g.set_inputs({arg_tensor("x"), arg_tensor("y"), arg_tensor("z")});
   Node& first = g.append(add("x", "y", "first"));
@@ -127,14 +128,21 @@ TEST_CASE("graph: add_input / erase_input / set_input(i) change only that argume
   const std::vector<std::string> names{"x", "y", "z"};
   CHECK(uses_table(g, names) == "x: first second #2 t3; y: first #1 t2; z: second #1 t2; ");
 
-  // %first stays the first user of x (re-registering every input had moved it behind %second).
+  // torch.fx re-registers every input of a node whose args change
+  // (Node.__update_args_kwargs), so %first now comes after %second for x too.
   first.add_input(keyword("alpha", arg_tensor("z")));
-  CHECK(uses_table(g, names) == "x: first second #2 t3; y: first #1 t2; z: second first #2 t3; ");
+  CHECK(uses_table(g, names) == "x: second first #2 t3; y: first #1 t2; z: second first #2 t3; ");
   first.set_input(1, arg_tensor("z"));  // other: y -> z
-  CHECK(uses_table(g, names) == "x: first second #2 t3; y: #0 t1; z: second first #3 t4; ");
+  CHECK(uses_table(g, names) == "x: second first #2 t3; y: #0 t1; z: second first #3 t4; ");
   first.erase_input(2);
-  CHECK(uses_table(g, names) == "x: first second #2 t3; y: #0 t1; z: second first #2 t3; ");
-  first.set_input(0, arg_tensor("x"));  // the same value again: still one use
+  CHECK(uses_table(g, names) == "x: second first #2 t3; y: #0 t1; z: second first #2 t3; ");
+
+  // take_inputs + set_inputs: a rewrite without copies, same table at the end.
+  std::vector<NamedArgument> taken = first.take_inputs();
+  CHECK(taken.size() == 2);
+  CHECK(first.inputs().empty());
+  CHECK(uses_table(g, names) == "x: second #1 t2; y: #0 t1; z: second #1 t2; ");
+  first.set_inputs(std::move(taken));
   CHECK(uses_table(g, names) == "x: second first #2 t3; y: #0 t1; z: second first #2 t3; ");
 
   // The counts equal those of the same graph built with set_inputs.

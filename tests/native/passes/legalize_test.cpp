@@ -93,6 +93,30 @@ TEST_CASE("legalize: Fx order puts prioritized ops first and reads multi-output 
   CHECK(order(ep.graph()) == "scalar_tensor split_copy relu exp neg mul ");
 }
 
+TEST_CASE("legalize: a node whose input was set comes after the other users of its inputs, as in torch.fx") {
+  // c = where(p, x, 0.0) and a = add(x, x) both become ready when x is
+  // placed; torch.fx visits x's users in their dict order, where changing
+  // c's args re-inserted c behind a.
+  ProgramBuilder b;
+  auto p = b.input("p", ScalarType::Bool, {2});
+  auto x = b.input("x", ScalarType::Float, {2});
+  auto c = b.call("aten.where.ScalarOther", {arg_tensor(p), arg_tensor(x), arg_float(0.0)},
+                  {ScalarType::Float, {2}});
+  auto a = b.call("aten.add.Tensor", {arg_tensor(x), arg_tensor(x)}, {ScalarType::Float, {2}});
+  b.output(c);
+  b.output(a);
+  ExportedProgram ep = b.build();
+  Graph& g = ep.graph();
+  REQUIRE(order(g) == "where add ");
+  auto before = passes::legalize_graph(g, passes::LegalizeOrder::Fx);
+  REQUIRE(before.ok());
+  CHECK(order(g) == "where add ");
+  g.find_node("where")->set_input(2, arg_float(1.0));  // no value changes: only the users order does
+  auto after = passes::legalize_graph(g, passes::LegalizeOrder::Fx);
+  REQUIRE(after.ok());
+  CHECK(order(g) == "add where ");
+}
+
 TEST_CASE("legalize: a dependency cycle is INVALID_GRAPH naming a node on it, nothing moves") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {2});
