@@ -101,7 +101,6 @@ void warn_zero_filled(const ir::StateBinding& state, const serde::Pt2Model& mode
   }
 }
 
-/// Imports one model and binds its weights and constants.
 /// A method's weights or constants config, read_payload_config in two
 /// steps: the entry is read from the archive on the calling thread (the
 /// archive is not shared between threads), and parsed later, possibly on a
@@ -111,10 +110,8 @@ struct PendingConfig {
       : config(serde::PayloadConfig()) {
     entry =
         folder == serde::PayloadFolder::kWeights ? model.weights_config_entry : model.constants_config_entry;
-    if (!entry) {
-      serde::PayloadConfig none;
-      none.missing_entry = serde::expected_config_entry(model, folder);
-      config = std::move(none);
+    if (!entry) {  // the empty config naming the record expected (read_payload_config reads nothing then)
+      config = serde::read_payload_config(archive, model, folder, kMaxConfigJson);
       return;
     }
     Result<std::string> read = serde::read_entry(archive, *entry, kMaxConfigJson);
@@ -136,6 +133,7 @@ struct PendingConfig {
   Result<serde::PayloadConfig> config;
 };
 
+/// Imports one model and binds its weights and constants.
 Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method& out,
                    passes::PassReport& report) {
   PTEFORGE_ASSIGN_OR_RETURN(std::string json, read_program_text(archive, model));

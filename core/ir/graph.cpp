@@ -18,6 +18,11 @@ void for_each_output_name(const std::vector<Argument>& outputs, F&& f) {
   for (const Argument& a : outputs) for_each_value_name(a, f);
 }
 
+template <typename F>
+void for_each_input_name(const std::vector<NamedArgument>& inputs, F&& f) {
+  for (const NamedArgument& a : inputs) for_each_value_name(a.arg, f);
+}
+
 ValueKind kind_of(const ValueMeta& m) {
   switch (m.index()) {
     case 1: return ValueKind::Tensor;
@@ -165,28 +170,17 @@ struct GraphData {
   }
 
   void register_uses(Node& node) {
-    for (const NamedArgument& in : node.inputs_) register_arg_uses(node, in.arg);
-  }
-
-  void unregister_uses(Node& node) {
-    for (const NamedArgument& in : node.inputs_) unregister_arg_uses(node, in.arg);
-  }
-
-  /// register_uses for one of the node's arguments (the node is appended to
-  /// the uses of each value it names).
-  void register_arg_uses(Node& node, const Argument& arg) {
-    graph_args += arg.is<ArgTag::Graph>() ? 1 : 0;
-    for_each_value_name(arg, [&](const std::string& name, ValueKind kind) {
+    for (const NamedArgument& in : node.inputs_) graph_args += in.arg.is<ArgTag::Graph>() ? 1 : 0;
+    for_each_input_name(node.inputs_, [&](const std::string& name, ValueKind kind) {
       Value& v = get_or_create(name, kind);
       v.uses.push_back(&node);
       count_ref(v, kind, 1);
     });
   }
 
-  /// unregister_uses for one of the node's arguments.
-  void unregister_arg_uses(Node& node, const Argument& arg) {
-    graph_args -= arg.is<ArgTag::Graph>() ? 1 : 0;
-    for_each_value_name(arg, [&](const std::string& name, ValueKind kind) {
+  void unregister_uses(Node& node) {
+    for (const NamedArgument& in : node.inputs_) graph_args -= in.arg.is<ArgTag::Graph>() ? 1 : 0;
+    for_each_input_name(node.inputs_, [&](const std::string& name, ValueKind kind) {
       Value* v = lookup(name);
       if (!v) return;
       auto it = std::find(v->uses.begin(), v->uses.end(), &node);
