@@ -6,11 +6,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-echo "building the CLI (native-release; the first run takes about 10 minutes on 2 cores)..."
-# The build's output goes to a log, shown (its end) when a step fails.
+echo "building the CLI (native-release; the first run takes about 10 minutes on 2 idle cores, longer on a busy machine)..."
+# The build's output goes to a log, shown (its end) when a step fails; the
+# terminal gets one line per tenth of the build's steps.
 mkdir -p build
 log=build/example-build.log
-if ! { cmake --preset native-release && cmake --build --preset native-release -j "$(nproc)" --target pteforge; } >"$log" 2>&1; then
+progress() {
+  local line shown=0 step total
+  while IFS= read -r line; do
+    printf '%s\n' "$line" >>"$log"
+    if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
+      step=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]}
+      if ((step * 10 / total > shown)); then
+        shown=$((step * 10 / total))
+        echo "  built $step of $total steps"
+      fi
+    fi
+  done
+}
+if ! { cmake --preset native-release >"$log" 2>&1 &&
+  cmake --build --preset native-release -j "$(nproc)" --target pteforge 2>&1 | progress; }; then
   tail -n 40 "$log" >&2
   echo "example.sh: building the CLI failed; the whole log is $log" >&2
   exit 1
