@@ -25,6 +25,7 @@
 //
 // Before:  %permute = aten.permute.default(%p_w, [1, 0])      # strides [1, 8]
 // After:   %permute = aten.permute_copy.default(%p_w, [1, 0]) # strides [8, 1]
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,7 @@
 #include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
+#include "support/name_map.h"
 
 namespace pteforge::passes {
 namespace {
@@ -113,13 +115,22 @@ class ReplaceViewOpsWithCopy final : public Pass {
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
     int64_t replaced = 0;
     int64_t refreshed = 0;
+    // Each interned target's twin (nullopt: not replaced), found once per
+    // operator instead of once per node; keyed by the target's interned text.
+    PtrMap<const char, std::optional<ir::OpTarget>> twins;
     for (ir::Graph* graph : edge::graphs_bfs(ep.graph())) {
       int64_t replaced_here = 0;
       for (ir::Node& node : *graph) {
         if (node.target().kind() != ir::TargetKind::Operator) continue;
-        PTEFORGE_ASSIGN_OR_RETURN(std::string twin, copy_target(node.target(), node, ctx));
-        if (twin.empty() || twin == node.target().str()) continue;
-        node.set_target(ir::OpTarget(twin));
+        auto known = twins.find(node.target().str().data());
+        if (known == twins.end()) {
+          PTEFORGE_ASSIGN_OR_RETURN(std::string twin, copy_target(node.target(), node, ctx));
+          std::optional<ir::OpTarget> t;
+          if (!twin.empty() && twin != node.target().str()) t = ir::OpTarget(twin);
+          known = twins.emplace(node.target().str().data(), std::move(t)).first;
+        }
+        if (!known->second) continue;
+        node.set_target(*known->second);
         for (std::string_view out : node.output_names()) {
           if (const ir::TensorMeta* m = graph->tensor_meta(out)) {
             graph->set_tensor_meta(out, edge::with_contiguous_strides(*m));

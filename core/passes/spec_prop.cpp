@@ -38,6 +38,7 @@
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
 #include "passes/tensor_spec.h"
+#include "support/name_map.h"
 
 namespace pteforge::passes {
 namespace {
@@ -111,14 +112,25 @@ class SpecProp final : public Pass {
     }
 
     // Node results.
+    // is_view_copy_twin looks the schema's view twin up by name: once per
+    // operator, not per node.
+    PtrMap<const ops::OpSchema, bool> view_copy_twin;
+    std::vector<const std::string*> names;
     for (const ir::Node& node : graph) {
       const ops::OpSchema* schema = node_schema(node);
-      const bool contiguous_result = schema && is_view_copy_twin(*schema);
+      bool contiguous_result = false;
+      if (schema) {
+        auto [twin, inserted] = view_copy_twin.try_emplace(schema, false);
+        if (inserted) twin.value() = is_view_copy_twin(*schema);
+        contiguous_result = twin->second;
+      }
       const bool inplace = schema && schema->is_inplace();
       size_t ret = 0;
       for (const ir::Argument& out : node.outputs()) {
-        std::vector<std::string> names = tensor_names(out);
-        for (const std::string& name : names) {
+        names.clear();
+        for_each_tensor_name(out, [&names](const std::string& n) { names.push_back(&n); });
+        for (const std::string* name_ptr : names) {
+          const std::string& name = *name_ptr;
           if (inplace && names.size() == 1) {
             int idx = aliased_input(node, *schema, ret);
             if (idx >= 0 && node.inputs()[static_cast<size_t>(idx)].arg.is_tensor()) {

@@ -46,6 +46,15 @@ class SymShapeEval final : public Pass {
     warned_.clear();
     ir::Graph& graph = ep.graph();
     SpecTable& specs = ctx.state().specs;
+    // A static program (every spec already concrete) has nothing to
+    // evaluate: one pass over the specs instead of a lookup per value.
+    if (!specs.empty()) {
+      bool all_concrete = true;
+      specs.for_each([&all_concrete](const std::string&, const TensorSpecPtr& s) {
+        if (all_concrete && !already_concrete(*s)) all_concrete = false;
+      });
+      if (all_concrete) return false;
+    }
 
     // Values in graph order: inputs, then node outputs (deterministic warnings).
     std::vector<const std::string*> names;
@@ -97,21 +106,27 @@ class SymShapeEval final : public Pass {
   }
 
  private:
-  /// True when every size and stride is a concrete value that the spec
-  /// already holds (the common, static case): evaluating would change
-  /// nothing, so no vectors are built for it.
+  /// True when evaluating the spec would change nothing and find nothing
+  /// symbolic (the common, static case): every size is a concrete value the
+  /// spec already holds, and so are the strides (its traced strides, or for
+  /// a view or a spec without traced strides the contiguous strides of its
+  /// sizes). No vectors are built for such a spec.
   static bool already_concrete(const TensorSpec& spec) {
-    if (spec.is_view() || spec.sym_sizes.size() != spec.sizes.size() ||
-        spec.sym_strides.size() != spec.sym_sizes.size() || spec.strides.size() != spec.sizes.size()) {
-      return false;
-    }
-    for (size_t i = 0; i < spec.sizes.size(); ++i) {
+    const size_t n = spec.sym_sizes.size();
+    if (n != spec.sizes.size()) return false;
+    for (size_t i = 0; i < n; ++i) {
       const ir::SymInt& size = spec.sym_sizes[i];
-      const ir::SymInt& stride = spec.sym_strides[i];
       if (!size.is_concrete() || size.value() != spec.sizes[i]) return false;
-      if (!stride.is_concrete() || stride.value() != spec.strides[i]) return false;
     }
-    return true;
+    if (!spec.is_view() && spec.sym_strides.size() == n) {
+      if (spec.strides.size() != n) return false;
+      for (size_t i = 0; i < n; ++i) {
+        const ir::SymInt& stride = spec.sym_strides[i];
+        if (!stride.is_concrete() || stride.value() != spec.strides[i]) return false;
+      }
+      return true;
+    }
+    return spec.strides == contiguous_strides(spec.sizes);
   }
 
   /// The upper bound of one size or stride (§5.3).
