@@ -48,6 +48,19 @@ def mutate(name, fn):
     case(name, dump(p))
 
 
+def with_float_list(p, floats):
+    """The second node becomes upsample_nearest2d.vec(add, None, floats): a
+    call whose schema takes a float list (`float[]? scale_factors`)."""
+    mul = nodes(p)[1]
+    mul["target"] = "torch.ops.aten.upsample_nearest2d.vec"
+    mul["inputs"] = [
+        {"name": "input", "arg": mul["inputs"][0]["arg"], "kind": 1},
+        {"name": "output_size", "arg": {"as_none": True}, "kind": 1},
+        {"name": "scale_factors", "arg": {"as_floats": floats}, "kind": 1},
+    ]
+    return p
+
+
 def main():
     text = dump(base())
 
@@ -68,7 +81,9 @@ def main():
                                         '"is_single_tensor_return": true, "is_single_tensor_return": false', 1))
     case("repeated_field_breaks_graph", text.replace('"sym_int_values": {}',
                                                      '"tensor_values": {}, "sym_int_values": {}', 1))
-    case("nonfinite_float_tokens", text.replace('{"as_int": 2}', '{"as_floats": [Infinity, -Infinity, NaN, 0.5]}'))
+    # (the non-finite floats as the tokens some writers emit: text, not json.dumps)
+    case("nonfinite_float_tokens", dump(with_float_list(base(), ["Infinity", "-Infinity", "NaN", 0.5])).replace(
+        '["Infinity", "-Infinity", "NaN", 0.5]', "[Infinity, -Infinity, NaN, 0.5]"))
 
     # --- wrong JSON types and missing fields
     case("root_is_array", "[]")
@@ -136,9 +151,7 @@ def main():
     mutate("warnings_then_error", warnings_then_error)
 
     # --- valid inputs that exercise lenient rules
-    def nonfinite_strings(p):
-        nodes(p)[1]["inputs"][1]["arg"] = {"as_floats": ["Infinity", "-Infinity", "NaN", 0.5]}
-    mutate("nonfinite_float_strings", nonfinite_strings)
+    mutate("nonfinite_float_strings", lambda p: with_float_list(p, ["Infinity", "-Infinity", "NaN", 0.5]))
 
     def unknown_keys(p):
         p["future_field"] = 1
@@ -152,7 +165,12 @@ def main():
             n.pop("is_hop_single_tensor_return")
             for a in n["inputs"]:
                 a.pop("kind")
-        nodes(p)[1]["inputs"].append({"name": "alpha", "arg": {"as_none": []}})
+        # an optional argument given as None with the old [] payload: the
+        # second node becomes clamp(add, min=2, max=None)
+        mul = nodes(p)[1]
+        mul["target"] = "torch.ops.aten.clamp.default"
+        mul["inputs"][1]["name"] = "min"
+        mul["inputs"].append({"name": "max", "arg": {"as_none": []}})
         g = graph(p)
         for k in ("is_single_tensor_return", "custom_obj_values", "sym_float_values"):
             g.pop(k)

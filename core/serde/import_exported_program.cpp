@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ir/verifier.h"
+#include "ops/call_arguments.h"
 #include "serde/import_context.h"
 #include "serde/stream_graph.h"
 #include "support/utf8.h"
@@ -203,6 +204,7 @@ Result<ImportResult> import_document(ImportContext& ctx, const ImportOptions& op
   ir::ExportedProgram ep = std::move(read).value();
   if (options.verify) {
     Status st = ir::verify_program(ep);
+    if (st.ok() && options.check_calls) st = ops::check_call_arguments(ep.graph());
     if (!st.ok()) return ctx.with_warning_notes(std::move(st).error());
   }
   ImportResult result;

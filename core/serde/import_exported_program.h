@@ -32,6 +32,9 @@ namespace pteforge::serde {
 struct ImportOptions {
   /// Run ir::verify_program after parsing.
   bool verify = true;
+  /// With `verify`, also check every operator call's arguments against the
+  /// operator's schema (ops::check_call_arguments), as loading in torch does.
+  bool check_calls = true;
   /// Schema version to assume when the document has no schema_version (e.g.
   /// taken from a legacy archive's `version` record). Without it a missing
   /// schema_version is read as 8.0 with a warning.

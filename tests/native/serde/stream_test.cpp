@@ -37,15 +37,19 @@ std::string warnings_text(const std::vector<serde::ImportWarning>& ws) {
 /// Imports `json` with and without the fast path, checks that the results
 /// agree, and returns whether the fast path read it.
 bool same_both_ways(const std::string& json) {
-  serde::ImportOptions dom_only;
+  // The readers are compared, not the operator calls (some variants below
+  // give an argument a kind its schema refuses: ops::check_call_arguments).
+  serde::ImportOptions options;
+  options.check_calls = false;
+  serde::ImportOptions dom_only = options;
   dom_only.streaming = false;
-  auto fast = serde::import_exported_program(json);
+  auto fast = serde::import_exported_program(json, options);
   auto dom = serde::import_exported_program(json, dom_only);
   REQUIRE(fast.ok() == dom.ok());
   if (!dom.ok()) {
     CHECK(fast.error().to_json() == dom.error().to_json());
     int rereads = 0;
-    auto in_place = serde::import_exported_program(std::string(json), {}, [&]() -> Result<std::string> {
+    auto in_place = serde::import_exported_program(std::string(json), options, [&]() -> Result<std::string> {
       ++rereads;
       return json;
     });
@@ -61,7 +65,7 @@ bool same_both_ways(const std::string& json) {
   // In place (the caller can read the text again): the same result; the text
   // is read again exactly when the fast path gave up.
   int rereads = 0;
-  auto in_place = serde::import_exported_program(std::string(json), {}, [&]() -> Result<std::string> {
+  auto in_place = serde::import_exported_program(std::string(json), options, [&]() -> Result<std::string> {
     ++rereads;
     return json;
   });

@@ -1,0 +1,303 @@
+// check_call_arguments: see call_arguments.h.
+//
+// Which argument kinds a type accepts follows what torch's serializer writes
+// for a value the operator took at export time (serialize_input): Python ints
+// are as_int whatever the parameter's type, so an int is accepted where a
+// float or a Scalar is expected; an empty list may be written with any list
+// tag (or as None); a single int may stand for an int list (`int[2]
+// stride=1`, broadcast by torch). Types without values of their own
+// (Generator, Storage, ...) accept anything, None included.
+#include "ops/call_arguments.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/verifier.h"
+#include "ops/op_table.h"
+#include "support/name_map.h"
+
+namespace pteforge::ops {
+namespace {
+
+using ir::ArgTag;
+
+bool is_list_tag(ArgTag t) {
+  switch (t) {
+    case ArgTag::Tensors:
+    case ArgTag::Ints:
+    case ArgTag::Floats:
+    case ArgTag::Strings:
+    case ArgTag::SymInts:
+    case ArgTag::Bools:
+    case ArgTag::SymBools:
+    case ArgTag::OptionalTensors:
+    case ArgTag::SymFloats:
+    case ArgTag::IntLists:
+    case ArgTag::FloatLists:
+    case ArgTag::NestedTensors:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// True for a list argument without elements (whatever its tag).
+bool is_empty_list(const ir::Argument& a) {
+  switch (a.tag()) {
+    case ArgTag::Tensors:
+      return a.get<ArgTag::Tensors>().empty();
+    case ArgTag::Ints:
+      return a.get<ArgTag::Ints>().empty();
+    case ArgTag::Floats:
+      return a.get<ArgTag::Floats>().empty();
+    case ArgTag::Strings:
+      return a.get<ArgTag::Strings>().empty();
+    case ArgTag::SymInts:
+      return a.get<ArgTag::SymInts>().empty();
+    case ArgTag::Bools:
+      return a.get<ArgTag::Bools>().empty();
+    case ArgTag::SymBools:
+      return a.get<ArgTag::SymBools>().empty();
+    case ArgTag::OptionalTensors:
+      return a.get<ArgTag::OptionalTensors>().empty();
+    case ArgTag::SymFloats:
+      return a.get<ArgTag::SymFloats>().empty();
+    default:
+      return false;
+  }
+}
+
+/// False for the types whose arguments the emitter never writes as values
+/// (Generator, Dimname, Storage, Stream, QScheme, Any): they accept anything.
+bool has_values(BaseType base) {
+  switch (base) {
+    case BaseType::Generator:
+    case BaseType::Dimname:
+    case BaseType::Storage:
+    case BaseType::Stream:
+    case BaseType::QScheme:
+    case BaseType::Any:
+      return false;
+    default:
+      return true;
+  }
+}
+
+/// Whether a single (non-list) value of type `base` may be given as `t`.
+bool scalar_accepts(BaseType base, ArgTag t) {
+  switch (base) {
+    case BaseType::Tensor:  // or a Python number, which torch wraps in a tensor (`x * 2.0` as mul.Tensor)
+      return t == ArgTag::Tensor || t == ArgTag::OptionalTensor || t == ArgTag::Int || t == ArgTag::Float ||
+             t == ArgTag::Bool || t == ArgTag::SymInt || t == ArgTag::SymFloat || t == ArgTag::SymBool ||
+             t == ArgTag::Complex;
+    case BaseType::Int:
+    case BaseType::SymInt:
+    case BaseType::DeviceIndex:
+      return t == ArgTag::Int || t == ArgTag::SymInt;
+    case BaseType::Float:
+    case BaseType::SymFloat:
+      return t == ArgTag::Float || t == ArgTag::SymFloat || t == ArgTag::Int || t == ArgTag::SymInt;
+    case BaseType::Bool:
+    case BaseType::SymBool:
+      return t == ArgTag::Bool || t == ArgTag::SymBool;
+    case BaseType::Scalar:
+      return t == ArgTag::Int || t == ArgTag::Float || t == ArgTag::Bool || t == ArgTag::SymInt ||
+             t == ArgTag::SymFloat || t == ArgTag::SymBool || t == ArgTag::Complex;
+    case BaseType::Str:
+      return t == ArgTag::String;
+    case BaseType::ScalarType:
+      return t == ArgTag::ScalarType;
+    case BaseType::MemoryFormat:
+      return t == ArgTag::MemoryFormat;
+    case BaseType::Layout:
+      return t == ArgTag::Layout;
+    case BaseType::Device:
+      return t == ArgTag::Device || t == ArgTag::String;
+    default:  // Generator, Dimname, Storage, Stream, QScheme, Any: not values the emitter writes
+      return true;
+  }
+}
+
+/// Whether a list of `base` elements may be given as `t`.
+bool list_accepts(const Type& type, ArgTag t) {
+  switch (type.base) {
+    case BaseType::Tensor:
+      return t == ArgTag::Tensors || t == ArgTag::OptionalTensors;
+    case BaseType::Int:
+    case BaseType::SymInt:
+      return t == ArgTag::Ints || t == ArgTag::SymInts || t == ArgTag::Int || t == ArgTag::SymInt;
+    case BaseType::Float:
+    case BaseType::SymFloat:
+      return t == ArgTag::Floats || t == ArgTag::SymFloats || t == ArgTag::Ints || t == ArgTag::SymInts;
+    case BaseType::Bool:
+    case BaseType::SymBool:
+      return t == ArgTag::Bools || t == ArgTag::SymBools;
+    case BaseType::Scalar:
+      return t == ArgTag::Ints || t == ArgTag::Floats || t == ArgTag::Bools || t == ArgTag::SymInts ||
+             t == ArgTag::SymFloats || t == ArgTag::SymBools;
+    case BaseType::Str:
+      return t == ArgTag::Strings;
+    default:
+      return true;
+  }
+}
+
+bool accepts(const Type& type, const ir::Argument& a) {
+  const ArgTag t = a.tag();
+  // None: for an optional argument, or for a list (torch writes some empty
+  // lists as None); a tensor or number the operator needs cannot be None.
+  if (t == ArgTag::None) return type.optional || type.is_list || !has_values(type.base);
+  if (!type.is_list) return scalar_accepts(type.base, t);
+  if (is_list_tag(t) && is_empty_list(a)) return true;
+  return list_accepts(type, t);
+}
+
+/// "a tensor (as_tensor)", "an int (as_int)": what the node gave.
+std::string describe(const ir::Argument& a) {
+  std::string_view kind;
+  switch (a.tag()) {
+    case ArgTag::None:
+      kind = "None";
+      break;
+    case ArgTag::Tensor:
+      kind = "a tensor";
+      break;
+    case ArgTag::OptionalTensor:
+      kind = "an optional tensor";
+      break;
+    case ArgTag::Tensors:
+      kind = "a tensor list";
+      break;
+    case ArgTag::OptionalTensors:
+      kind = "a list of optional tensors";
+      break;
+    case ArgTag::Int:
+      kind = "an int";
+      break;
+    case ArgTag::SymInt:
+      kind = "a SymInt";
+      break;
+    case ArgTag::Float:
+      kind = "a float";
+      break;
+    case ArgTag::SymFloat:
+      kind = "a SymFloat";
+      break;
+    case ArgTag::Bool:
+      kind = "a bool";
+      break;
+    case ArgTag::SymBool:
+      kind = "a SymBool";
+      break;
+    case ArgTag::String:
+      kind = "a string";
+      break;
+    case ArgTag::ScalarType:
+      kind = "a dtype";
+      break;
+    case ArgTag::MemoryFormat:
+      kind = "a memory format";
+      break;
+    case ArgTag::Layout:
+      kind = "a layout";
+      break;
+    case ArgTag::Device:
+      kind = "a device";
+      break;
+    case ArgTag::Graph:
+      kind = "a graph";
+      break;
+    case ArgTag::Operator:
+      kind = "an operator";
+      break;
+    default:
+      kind = is_list_tag(a.tag()) ? "a list" : "a value";
+      break;
+  }
+  return std::string(kind) + " (" + std::string(ir::arg_tag_name(a.tag())) + ")";
+}
+
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+class Checker {
+ public:
+  Status check_graph(const ir::Graph& graph) {
+    for (const ir::Node& node : graph) {
+      if (node.target().kind() == ir::TargetKind::Operator) {
+        if (const OpSchema* schema = schema_of(node)) PTEFORGE_TRY(check_node(node, *schema));
+      }
+      if (!graph.has_nested_graphs()) continue;
+      for (const ir::NamedArgument& in : node.inputs()) {
+        if (in.arg.is<ArgTag::Graph>()) PTEFORGE_TRY(check_graph(*in.arg.get<ArgTag::Graph>().graph));
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  /// The schema of the node's target; looked up once per interned target.
+  const OpSchema* schema_of(const ir::Node& node) {
+    const std::string_view text = node.target().str();
+    auto [it, inserted] = schemas_.try_emplace(text.data(), nullptr);
+    if (inserted) it.value() = op_table().find(text);
+    return it->second;
+  }
+
+  static Status check_node(const ir::Node& node, const OpSchema& schema) {
+    const std::vector<ir::NamedArgument>& inputs = node.inputs();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ir::NamedArgument& in = inputs[i];
+      if (in.name.empty()) continue;  // positional (higher-order-op style): bound by position
+      for (size_t j = 0; j < i; ++j) {
+        if (inputs[j].name == in.name) {
+          return fail(node, i,
+                      "argument " + quoted(in.name) + " of " + schema.full_name() + " is given twice");
+        }
+      }
+      const Argument* sa = schema.find_argument(in.name);
+      if (!sa) {
+        return fail(node, i,
+                    schema.full_name() + " has no argument " + quoted(in.name) +
+                        " (its schema: " + schema.to_string() + ")");
+      }
+      if (!accepts(sa->type, in.arg)) {
+        return fail(node, i,
+                    "argument " + quoted(in.name) + " of " + schema.full_name() + " is " + describe(in.arg) +
+                        ", but its type is " + sa->type.to_string(false));
+      }
+    }
+    size_t positional = 0;
+    for (const ir::NamedArgument& in : inputs) positional += in.name.empty() ? 1 : 0;
+    for (size_t k = 0; k < schema.arguments.size(); ++k) {
+      const Argument& sa = schema.arguments[k];
+      if (sa.default_value || k < positional || node.input(sa.name)) continue;
+      return fail(node, inputs.size(),
+                  "argument " + quoted(sa.name) + " of " + schema.full_name() +
+                      " is missing, and it has no default (its schema: " + schema.to_string() + ")");
+    }
+    return Status::Ok();
+  }
+
+  /// The error at input `i` of `node` (i == inputs().size(): the inputs as a whole).
+  static Error fail(const ir::Node& node, size_t i, std::string message) {
+    Location where = ir::node_location(node);
+    if (where.pointer) {
+      *where.pointer += "/inputs";
+      if (i < node.inputs().size()) *where.pointer += "/" + std::to_string(i);
+    }
+    return make_error(ErrorCode::INVALID_GRAPH, "node " + quoted(node.name()) + ": " + std::move(message),
+                      std::move(where));
+  }
+
+  PtrMap<const char, const OpSchema*> schemas_;
+};
+
+}  // namespace
+
+Status check_call_arguments(const ir::Graph& graph) {
+  Checker checker;
+  return checker.check_graph(graph);
+}
+
+}  // namespace pteforge::ops

@@ -1,0 +1,28 @@
+// Checks the arguments of operator calls against the operators' schemas, as
+// loading a program in torch binds them (torch.export's deserializer,
+// GraphModuleDeserializer.deserialize_inputs, then the operator call itself):
+// a call whose arguments do not fit its schema never reaches a .pte there.
+#pragma once
+
+#include "ir/graph.h"
+#include "support/error.h"
+
+namespace pteforge::ops {
+
+/// Checks every call of a known operator in `graph` and its nested graphs:
+/// - each argument is named once, and every name is one of the schema's;
+/// - every schema argument without a default is given (None counts as given);
+/// - each given value has a kind the argument's type accepts: a tensor for
+///   `Tensor` (or None when it is optional), an int or SymInt for `int` and
+///   `SymInt`, any number for `float` and `Scalar`, a list (or one int for an
+///   int list, which torch broadcasts) for a list type, the matching enum for
+///   `ScalarType`, `MemoryFormat`, `Layout` and `Device`, and so on. Types the
+///   emitter never sees as values (Generator, Storage, ...) accept anything.
+/// Calls of operators the table does not know, and of non-operators
+/// (getitem, higher-order ops), are not checked.
+/// Errors: INVALID_GRAPH naming the node, the operator and the argument,
+/// located at the node (its JSON pointer, plus "/inputs/i" for a given
+/// argument, when the node came from a file).
+Status check_call_arguments(const ir::Graph& graph);
+
+}  // namespace pteforge::ops

@@ -1,0 +1,154 @@
+// ops::check_call_arguments, through the importer: a call whose arguments do
+// not fit its operator's schema is refused at the argument, with the node
+// and the JSON pointer; the forms torch writes are accepted.
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <functional>
+#include <string>
+
+#include "serde/import_exported_program.h"
+#include "test_files.h"
+
+using namespace pteforge;
+
+namespace {
+
+using Nodes = rapidjson::Value;
+
+/// Imports buffer_running_sum (add.Tensor(b_total, x) then mul.Tensor(add, 2))
+/// after `edit` changed its nodes.
+Result<serde::ImportResult> import_edited(
+    const std::function<void(Nodes&, rapidjson::Document::AllocatorType&)>& edit,
+    const serde::ImportOptions& options = {}) {
+  rapidjson::Document d;
+  d.Parse(
+      test::read_file(test::data_path("fixtures/corpus/buffer_running_sum/json/models/model.json")).c_str());
+  REQUIRE_FALSE(d.HasParseError());
+  edit(d["graph_module"]["graph"]["nodes"], d.GetAllocator());
+  rapidjson::StringBuffer out;
+  rapidjson::Writer<rapidjson::StringBuffer> w(out);
+  d.Accept(w);
+  return serde::import_exported_program(out.GetString(), options);
+}
+
+/// Sets input `i` of node `n`'s argument to the JSON `arg` (e.g. {"as_float": 2.5}).
+void set_arg(Nodes& nodes, rapidjson::Document::AllocatorType& a, unsigned n, unsigned i, const char* arg) {
+  rapidjson::Document v(&a);
+  v.Parse(arg);
+  REQUIRE_FALSE(v.HasParseError());
+  nodes[n]["inputs"][i]["arg"].CopyFrom(v, a);
+}
+
+/// Appends a keyword input `name` = `arg` to node `n`.
+void add_input(Nodes& nodes, rapidjson::Document::AllocatorType& a, unsigned n, const char* name,
+               const char* arg) {
+  rapidjson::Value in(rapidjson::kObjectType);
+  in.AddMember("name", rapidjson::Value(name, a), a);
+  in.AddMember("arg", rapidjson::Value(rapidjson::kObjectType), a);
+  in.AddMember("kind", 2, a);
+  nodes[n]["inputs"].PushBack(in, a);
+  set_arg(nodes, a, n, nodes[n]["inputs"].Size() - 1, arg);
+}
+
+void check_refused(const Result<serde::ImportResult>& r, const std::string& message,
+                   const std::string& pointer, const std::string& node) {
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::INVALID_GRAPH);
+  CHECK(r.error().message == message);
+  CHECK(r.error().where.pointer.value_or("") == pointer);
+  CHECK(r.error().where.node.value_or("") == node);
+}
+
+}  // namespace
+
+TEST_CASE("call arguments: the corpus program as written is accepted") {
+  auto r = import_edited([](Nodes&, auto&) {});
+  REQUIRE_MESSAGE(r.ok(), r.error().to_string());
+}
+
+TEST_CASE("call arguments: a required argument that is missing is refused") {
+  auto r =
+      import_edited([](Nodes& nodes, auto&) { nodes[1]["inputs"].Erase(nodes[1]["inputs"].Begin() + 1); });
+  check_refused(
+      r,
+      "node 'mul': argument 'other' of aten::mul.Tensor is missing, and it has no default (its schema: "
+      "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor)",
+      "/graph_module/graph/nodes/1/inputs", "mul");
+  // Unless the caller asked for no call checks.
+  serde::ImportOptions no_checks;
+  no_checks.check_calls = false;
+  auto unchecked = import_edited(
+      [](Nodes& nodes, auto&) { nodes[1]["inputs"].Erase(nodes[1]["inputs"].Begin() + 1); }, no_checks);
+  CHECK(unchecked.ok());
+}
+
+TEST_CASE("call arguments: an argument the schema does not have is refused") {
+  auto r = import_edited([](Nodes& nodes, auto&) { nodes[0]["inputs"][1]["name"] = "bogus"; });
+  check_refused(
+      r,
+      "node 'add': aten::add.Tensor has no argument 'bogus' (its schema: aten::add.Tensor(Tensor self, "
+      "Tensor other, *, Scalar alpha=1) -> Tensor)",
+      "/graph_module/graph/nodes/0/inputs/1", "add");
+}
+
+TEST_CASE("call arguments: an argument given twice is refused") {
+  auto r = import_edited([](Nodes& nodes, auto& a) { add_input(nodes, a, 1, "other", R"({"as_int": 3})"); });
+  check_refused(r, "node 'mul': argument 'other' of aten::mul.Tensor is given twice",
+                "/graph_module/graph/nodes/1/inputs/2", "mul");
+}
+
+TEST_CASE("call arguments: a value of a kind the argument's type refuses is refused") {
+  auto alpha =
+      import_edited([](Nodes& nodes, auto& a) { add_input(nodes, a, 0, "alpha", R"({"as_string": "x"})"); });
+  check_refused(
+      alpha,
+      "node 'add': argument 'alpha' of aten::add.Tensor is a string (as_string), but its type is Scalar",
+      "/graph_module/graph/nodes/0/inputs/2", "add");
+  auto none = import_edited([](Nodes& nodes, auto& a) { set_arg(nodes, a, 0, 1, R"({"as_none": true})"); });
+  check_refused(none,
+                "node 'add': argument 'other' of aten::add.Tensor is None (as_none), but its type is Tensor",
+                "/graph_module/graph/nodes/0/inputs/1", "add");
+  auto list = import_edited([](Nodes& nodes, auto& a) { set_arg(nodes, a, 1, 1, R"({"as_ints": [1, 2]})"); });
+  check_refused(
+      list, "node 'mul': argument 'other' of aten::mul.Tensor is a list (as_ints), but its type is Tensor",
+      "/graph_module/graph/nodes/1/inputs/1", "mul");
+}
+
+TEST_CASE("call arguments: the forms torch writes are accepted") {
+  // A Python number for a Tensor argument (wrapped by torch), any number or a
+  // bool for a Scalar.
+  for (const char* other : {R"({"as_int": 2})", R"({"as_float": 2.5})", R"({"as_bool": true})"}) {
+    CAPTURE(other);
+    auto r = import_edited([&](Nodes& nodes, auto& a) { set_arg(nodes, a, 1, 1, other); });
+    CHECK_MESSAGE(r.ok(), r.error().to_string());
+  }
+  for (const char* alpha : {R"({"as_int": 2})", R"({"as_float": 0.5})", R"({"as_bool": true})"}) {
+    CAPTURE(alpha);
+    auto r = import_edited([&](Nodes& nodes, auto& a) { add_input(nodes, a, 0, "alpha", alpha); });
+    CHECK_MESSAGE(r.ok(), r.error().to_string());
+  }
+  // clamp(Tensor self, Scalar? min=None, Scalar? max=None): None for an
+  // optional argument, and arguments with defaults left out.
+  auto clamp = import_edited([](Nodes& nodes, auto& a) {
+    nodes[1]["target"] = "torch.ops.aten.clamp.default";
+    nodes[1]["inputs"][1]["name"] = "max";
+    set_arg(nodes, a, 1, 1, R"({"as_none": true})");
+  });
+  CHECK_MESSAGE(clamp.ok(), clamp.error().to_string());
+  // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None):
+  // an empty list written with another list tag, one int for an int list, a dtype.
+  for (const char* dim :
+       {R"({"as_tensors": []})", R"({"as_ints": []})", R"({"as_int": 0})", R"({"as_none": true})"}) {
+    CAPTURE(dim);
+    auto sum = import_edited([&](Nodes& nodes, auto& a) {
+      nodes[1]["target"] = "torch.ops.aten.sum.dim_IntList";
+      nodes[1]["inputs"][1]["name"] = "dim";
+      set_arg(nodes, a, 1, 1, dim);
+      add_input(nodes, a, 1, "dtype", R"({"as_scalar_type": 6})");
+    });
+    CHECK_MESSAGE(sum.ok(), sum.error().to_string());
+  }
+}
