@@ -226,6 +226,8 @@ class Checker {
     for (const ir::Node& node : graph) {
       if (node.target().kind() == ir::TargetKind::Operator) {
         if (const OpSchema* schema = schema_of(node)) PTEFORGE_TRY(check_node(node, *schema));
+      } else if (node.target().kind() == ir::TargetKind::Other) {
+        if (const OpSchema* schema = schema_of(node)) return unprefixed(node, *schema);
       }
       if (!graph.has_nested_graphs()) continue;
       for (const ir::NamedArgument& in : node.inputs()) {
@@ -277,6 +279,19 @@ class Checker {
                       " is missing, and it has no default (its schema: " + schema.to_string() + ")");
     }
     return Status::Ok();
+  }
+
+  /// The error for an operator named without "torch.ops." ("aten.mul.Tensor"):
+  /// torch's deserializer keeps such a target as a plain string, which no
+  /// call can run.
+  static Error unprefixed(const ir::Node& node, const OpSchema& schema) {
+    Location where = ir::node_location(node);
+    if (where.pointer) *where.pointer += "/target";
+    return make_error(ErrorCode::INVALID_GRAPH,
+                      "node " + quoted(node.name()) + ": target " + quoted(node.target().str()) +
+                          " lacks the 'torch.ops.' prefix of an operator target (expected " +
+                          quoted(schema.torch_name()) + ")",
+                      std::move(where));
   }
 
   /// The error at input `i` of `node` (i == inputs().size(): the inputs as a whole).

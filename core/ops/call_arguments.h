@@ -19,7 +19,8 @@ namespace pteforge::ops {
 ///   `ScalarType`, `MemoryFormat`, `Layout` and `Device`, and so on. Types the
 ///   emitter never sees as values (Generator, Storage, ...) accept anything.
 /// Calls of operators the table does not know, and of non-operators
-/// (getitem, higher-order ops), are not checked.
+/// (getitem, higher-order ops), are not checked. A target that names a known
+/// operator without the "torch.ops." prefix ("aten.mul.Tensor") is refused.
 /// Errors: INVALID_GRAPH naming the node, the operator and the argument,
 /// located at the node (its JSON pointer, plus "/inputs/i" for a given
 /// argument, when the node came from a file).

@@ -152,3 +152,12 @@ TEST_CASE("call arguments: the forms torch writes are accepted") {
     CHECK_MESSAGE(sum.ok(), sum.error().to_string());
   }
 }
+
+TEST_CASE("call arguments: an operator target without torch.ops. is refused") {
+  auto r = import_edited([](Nodes& nodes, auto&) { nodes[1]["target"] = "aten.mul.Tensor"; });
+  check_refused(
+      r,
+      "node 'mul': target 'aten.mul.Tensor' lacks the 'torch.ops.' prefix of an operator target (expected "
+      "'torch.ops.aten.mul.Tensor')",
+      "/graph_module/graph/nodes/1/target", "mul");
+}
