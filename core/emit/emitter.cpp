@@ -61,7 +61,10 @@ Status MethodEmitter::add_instruction(Instruction ins, const ir::Node* from_node
   }
   const auto index = static_cast<int32_t>(instructions.size());
   instructions.push_back(std::move(ins));
-  if (!from_node) return Status::Ok();
+  if (!from_node) {
+    if (options_.emit_stacktrace && !untraced_) untraced_.emplace(static_cast<size_t>(index), node_);
+    return Status::Ok();
+  }
   // ExecuTorch records the node's original debug handle for each kernel call (§3.15).
   std::optional<int64_t> handle;
   auto it = state_.debug_handles.find(from_node);
@@ -72,11 +75,26 @@ Status MethodEmitter::add_instruction(Instruction ins, const ir::Node* from_node
     if (stacktrace_.size() != instructions.size()) {
       // ExecuTorch asserts the same after every kernel call: instructions
       // without a frame list (et_view calls) break emit_stacktrace.
-      return error(ErrorCode::UNSUPPORTED_FEATURE,
-                   "emit_stacktrace needs one stack trace per instruction, but the method has " +
-                       std::to_string(instructions.size()) + " instructions and " +
-                       std::to_string(stacktrace_.size()) +
-                       " stack traces (an et_view instruction has none; ExecuTorch fails the same way)");
+      std::string which = "an instruction";
+      if (untraced_) {
+        const Instruction& bare = instructions[untraced_->first];
+        which = "instruction " + std::to_string(untraced_->first);
+        if (const auto* call = std::get_if<KernelCall>(&bare.instr_args)) {
+          const Operator& op = plan_.operators[static_cast<size_t>(call->op_index)];
+          which += " (" + op.name + (op.overload.empty() ? "" : "." + op.overload) + ")";
+        }
+        if (untraced_->second) which += ", emitted for node '" + untraced_->second->name() + "',";
+      }
+      Error e =
+          error(ErrorCode::UNSUPPORTED_FEATURE,
+                "emit_stacktrace needs one stack trace per instruction, but " + which +
+                    " has none: ExecuTorch's emitter, which checks this after each kernel call, fails the "
+                    "same way on a view of a dynamic-shape tensor");
+      if (untraced_ && untraced_->second) {  // located at the node of the instruction without a trace
+        e.where = ir::node_location(*untraced_->second);
+        e.where.method = method_.name;
+      }
+      return e;
     }
   }
   return Status::Ok();

@@ -71,6 +71,9 @@ class MethodEmitter {
   ExecutionPlan plan_;
   MethodDebugInfo debug_;
   std::vector<FrameList> stacktrace_;
+  /// With emit_stacktrace: the first instruction emitted without a node's
+  /// stack trace (an et_view), and the node it came from, for the error.
+  std::optional<std::pair<size_t, const ir::Node*>> untraced_;
   /// Spec object → its Tensor value (ExecuTorch's spec-to-value cache).
   /// (Open addressing, as every table below that is looked up per argument.)
   PtrMap<const passes::TensorSpec, int32_t> spec_values_;

@@ -114,6 +114,26 @@ TEST_CASE("façade: errors carry their code and place") {
   CHECK(decode_pte("not a pte").error().code == ErrorCode::PTE_INVALID);
 }
 
+TEST_CASE("façade: emit_stacktrace refuses an et_view instruction, naming it and its node") {
+  // dynamic_seq views a dynamic-shape tensor: an et_view instruction, which
+  // has no stack trace (ExecuTorch's emitter fails the same way).
+  std::string pt2 = read_bytes("fixtures/corpus/dynamic_seq/dynamic_seq.pt2");
+  REQUIRE(!pt2.empty());
+  ConvertOptions options;
+  options.emit_stacktrace = true;
+  auto r = convert_bytes(pt2, options);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::UNSUPPORTED_FEATURE);
+  CHECK(r.error().message ==
+        "emit_stacktrace needs one stack trace per instruction, but instruction 1 "
+        "(executorch_prim::et_view.default), emitted for node 'view', has none: ExecuTorch's emitter, which "
+        "checks this after each kernel call, fails the same way on a view of a dynamic-shape tensor");
+  CHECK(r.error().where.node == "view");
+  CHECK(r.error().where.pointer == "/graph_module/graph/nodes/1");
+  options.emit_stacktrace = false;
+  CHECK(convert_bytes(pt2, options).ok());
+}
+
 TEST_CASE("façade: list_passes_json and inspect") {
   rapidjson::Document passes;
   REQUIRE(!passes.Parse(list_passes_json().c_str()).HasParseError());
