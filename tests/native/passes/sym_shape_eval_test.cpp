@@ -164,3 +164,41 @@ TEST_CASE("sym_shape_eval: an unbounded size without a hint fails - no specs is 
   REQUIRE_FALSE(run2.status.ok());
   CHECK(run2.status.error().code == ErrorCode::PASS_PRECONDITION);
 }
+
+TEST_CASE(
+    "sym_shape_eval: a static program changes nothing - a spec whose strides would change is still "
+    "evaluated") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {2, 3});
+  auto r = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {2, 3}});
+  b.output(r);
+  ExportedProgram ep = b.build();
+  auto run = run_passes(ep, {"spec_prop"});
+  REQUIRE(run.status.ok());
+  passes::PipelineOptions options;
+  options.passes = {"sym_shape_eval"};
+  auto pm = passes::PassManager::create(options);
+  REQUIRE(pm.ok());
+  {
+    passes::PassReport report;
+    REQUIRE(pm->run(ep, run.state, report).ok());
+    REQUIRE(report.passes.size() == 1);
+    CHECK_FALSE(report.passes[0].changed);
+    CHECK(run.state.specs.get("relu")->strides == std::vector<int64_t>{3, 1});
+  }
+  // A view spec (strides = contiguous strides of its sizes) holding other
+  // strides, and a spec without traced strides: both get contiguous strides,
+  // as before the static fast path; nothing symbolic, so still "unchanged".
+  passes::TensorSpecPtr view = run.state.specs.get("relu");
+  view->base = run.state.specs.get("x");
+  view->sym_strides.clear();
+  view->strides = {1, 2};
+  passes::TensorSpecPtr input = run.state.specs.get("x");
+  input->sym_strides.clear();
+  input->strides = {9, 9};
+  passes::PassReport report;
+  REQUIRE(pm->run(ep, run.state, report).ok());
+  CHECK_FALSE(report.passes[0].changed);
+  CHECK(view->strides == std::vector<int64_t>{3, 1});
+  CHECK(input->strides == std::vector<int64_t>{3, 1});
+}
