@@ -53,6 +53,7 @@ struct ConvertArgs {
   std::vector<std::string> swaps;
   bool init_buffers = false;
   bool emit_stacktrace = false;
+  bool no_times = false;
   int bench = 0;
 };
 
@@ -189,6 +190,7 @@ Status run_convert(const ConvertArgs& args) {
   options.pipeline.memory_planning = args.memory_planning;
   options.init_buffers = args.init_buffers;
   options.emit_stacktrace = args.emit_stacktrace;
+  options.report_times = !args.no_times;
   options.export_programs = !args.export_program.empty();
   for (const std::string& m : args.constant_methods) {
     PTEFORGE_ASSIGN_OR_RETURN(auto parts, emit::split_constant_method_option(m));
@@ -347,6 +349,9 @@ void register_convert(CLI::App& app, Action& out) {
       ->check(text);
   cmd->add_flag("--init-buffers", args->init_buffers, "store the initial values of mutable buffers in the .pte");
   cmd->add_flag("--emit-stacktrace", args->emit_stacktrace, "store a stack trace per instruction");
+  cmd->add_flag(
+      "--no-times", args->no_times,
+      "write every pass time as 0 in --metadata and --report, so that repeated runs give identical files");
   // Shown under its own heading: CLI11 2.1 leaves a hidden option's name out
   // of its errors (": 1 required INT missing").
   cmd->add_option("--bench", args->bench,

@@ -37,6 +37,19 @@ report = json.load(open(sys.argv[2]))
 assert report["passes"] == md["pass_report"]["passes"] or all(
     a["name"] == b["name"] for a, b in zip(report["passes"], md["pass_report"]["passes"]))
 PY
+# --no-times: every pass time is 0, so two runs write identical side files.
+for k in 1 2; do
+  "$bin" convert "$fx/ref_arduino_add" --no-times --report "$work/rt$k.json" --metadata "$work/mt$k.json" \
+    -o "$work/t$k.pte" > /dev/null
+done
+cmp "$work/rt1.json" "$work/rt2.json"
+cmp "$work/mt1.json" "$work/mt2.json"
+cmp "$work/t1.pte" "$work/a.pte"
+python3 - "$work/rt1.json" <<'PY'
+import json, sys
+passes = json.load(open(sys.argv[1]))["passes"]
+assert passes and all(p["ms"] == 0 for p in passes), passes
+PY
 
 # A .pt2 archive with weights: constants are deduplicated and referenced.
 "$bin" convert "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2" -o "$work/l.pte" > /dev/null 2> "$work/l.err"
