@@ -1,14 +1,17 @@
 // check_call_arguments: see call_arguments.h.
 //
 // Which argument kinds a type accepts follows what torch's serializer writes
-// for a value the operator took at export time (serialize_input): Python ints
-// are as_int whatever the parameter's type, so an int is accepted where a
-// float or a Scalar is expected; an empty list may be written with any list
-// tag (or as None); a single int may stand for an int list (`int[2]
-// stride=1`, broadcast by torch). Types without values of their own
-// (Generator, Storage, ...) accept anything, None included.
+// for a value the operator took at export time (serialize_input), and what
+// the emitter converts (§3.6): Python ints are as_int whatever the
+// parameter's type, so an int is accepted where a float or a Scalar is
+// expected; a Python number may stand for a Tensor; ints and bools stand for
+// each other; an empty list may carry any list tag; a single int may stand
+// for an int list (`int[2] stride=1`, broadcast by torch). Types without
+// values of their own (Generator, Storage, ...) accept anything, None
+// included.
 #include "ops/call_arguments.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +66,12 @@ bool is_empty_list(const ir::Argument& a) {
       return a.get<ArgTag::OptionalTensors>().empty();
     case ArgTag::SymFloats:
       return a.get<ArgTag::SymFloats>().empty();
+    case ArgTag::IntLists:
+      return a.get<ArgTag::IntLists>().empty();
+    case ArgTag::FloatLists:
+      return a.get<ArgTag::FloatLists>().empty();
+    case ArgTag::NestedTensors:
+      return a.get<ArgTag::NestedTensors>().empty();
     default:
       return false;
   }
@@ -91,16 +100,16 @@ bool scalar_accepts(BaseType base, ArgTag t) {
       return t == ArgTag::Tensor || t == ArgTag::OptionalTensor || t == ArgTag::Int || t == ArgTag::Float ||
              t == ArgTag::Bool || t == ArgTag::SymInt || t == ArgTag::SymFloat || t == ArgTag::SymBool ||
              t == ArgTag::Complex;
-    case BaseType::Int:
+    case BaseType::Int:  // or a bool, which the emitter writes as an int (§3.6)
     case BaseType::SymInt:
     case BaseType::DeviceIndex:
-      return t == ArgTag::Int || t == ArgTag::SymInt;
+      return t == ArgTag::Int || t == ArgTag::SymInt || t == ArgTag::Bool || t == ArgTag::SymBool;
     case BaseType::Float:
     case BaseType::SymFloat:
       return t == ArgTag::Float || t == ArgTag::SymFloat || t == ArgTag::Int || t == ArgTag::SymInt;
-    case BaseType::Bool:
+    case BaseType::Bool:  // or an int, which the emitter writes as a bool (§3.6)
     case BaseType::SymBool:
-      return t == ArgTag::Bool || t == ArgTag::SymBool;
+      return t == ArgTag::Bool || t == ArgTag::SymBool || t == ArgTag::Int || t == ArgTag::SymInt;
     case BaseType::Scalar:
       return t == ArgTag::Int || t == ArgTag::Float || t == ArgTag::Bool || t == ArgTag::SymInt ||
              t == ArgTag::SymFloat || t == ArgTag::SymBool || t == ArgTag::Complex;
@@ -126,13 +135,14 @@ bool list_accepts(const Type& type, ArgTag t) {
       return t == ArgTag::Tensors || t == ArgTag::OptionalTensors;
     case BaseType::Int:
     case BaseType::SymInt:
-      return t == ArgTag::Ints || t == ArgTag::SymInts || t == ArgTag::Int || t == ArgTag::SymInt;
+      return t == ArgTag::Ints || t == ArgTag::SymInts || t == ArgTag::Int || t == ArgTag::SymInt ||
+             t == ArgTag::Bools;
     case BaseType::Float:
     case BaseType::SymFloat:
       return t == ArgTag::Floats || t == ArgTag::SymFloats || t == ArgTag::Ints || t == ArgTag::SymInts;
     case BaseType::Bool:
     case BaseType::SymBool:
-      return t == ArgTag::Bools || t == ArgTag::SymBools;
+      return t == ArgTag::Bools || t == ArgTag::SymBools || t == ArgTag::Ints;
     case BaseType::Scalar:
       return t == ArgTag::Ints || t == ArgTag::Floats || t == ArgTag::Bools || t == ArgTag::SymInts ||
              t == ArgTag::SymFloats || t == ArgTag::SymBools;
@@ -145,9 +155,9 @@ bool list_accepts(const Type& type, ArgTag t) {
 
 bool accepts(const Type& type, const ir::Argument& a) {
   const ArgTag t = a.tag();
-  // None: for an optional argument, or for a list (torch writes some empty
-  // lists as None); a tensor or number the operator needs cannot be None.
-  if (t == ArgTag::None) return type.optional || type.is_list || !has_values(type.base);
+  // None: for an optional argument only (torch writes an empty list with
+  // its list tag); a tensor, number or list the operator needs cannot be None.
+  if (t == ArgTag::None) return type.optional || !has_values(type.base);
   if (!type.is_list) return scalar_accepts(type.base, t);
   if (is_list_tag(t) && is_empty_list(a)) return true;
   return list_accepts(type, t);
@@ -248,9 +258,16 @@ class Checker {
 
   static Status check_node(const ir::Node& node, const OpSchema& schema) {
     const std::vector<ir::NamedArgument>& inputs = node.inputs();
+    // Each given argument: named (torch names every operator argument, and
+    // the emitter binds them by name), once, with a value its type accepts.
+    std::optional<size_t> unknown;
     for (size_t i = 0; i < inputs.size(); ++i) {
       const ir::NamedArgument& in = inputs[i];
-      if (in.name.empty()) continue;  // positional (higher-order-op style): bound by position
+      if (in.name.empty()) {
+        return fail(node, i,
+                    "input " + std::to_string(i) + " of " + schema.full_name() +
+                        " has no name (torch names every argument of an operator call)");
+      }
       for (size_t j = 0; j < i; ++j) {
         if (inputs[j].name == in.name) {
           return fail(node, i,
@@ -259,9 +276,8 @@ class Checker {
       }
       const Argument* sa = schema.find_argument(in.name);
       if (!sa) {
-        return fail(node, i,
-                    schema.full_name() + " has no argument " + quoted(in.name) +
-                        " (its schema: " + schema.to_string() + ")");
+        if (!unknown) unknown = i;
+        continue;
       }
       if (!accepts(sa->type, in.arg)) {
         return fail(node, i,
@@ -269,14 +285,26 @@ class Checker {
                         ", but its type is " + sa->type.to_string(false));
       }
     }
-    size_t positional = 0;
-    for (const ir::NamedArgument& in : inputs) positional += in.name.empty() ? 1 : 0;
-    for (size_t k = 0; k < schema.arguments.size(); ++k) {
-      const Argument& sa = schema.arguments[k];
-      if (sa.default_value || k < positional || node.input(sa.name)) continue;
+    // Every argument without a default is given.
+    for (const Argument& sa : schema.arguments) {
+      if (sa.default_value || node.input(sa.name)) continue;
       return fail(node, inputs.size(),
                   "argument " + quoted(sa.name) + " of " + schema.full_name() +
                       " is missing, and it has no default (its schema: " + schema.to_string() + ")");
+    }
+    // A name the schema lacks: a corrupt file, or an argument a newer
+    // PyTorch added. (torch's own loader drops such names, but dropping a
+    // value that is not the default would change what the call computes.)
+    if (unknown) {
+      Error e = fail(node, *unknown,
+                     schema.full_name() + " has no argument " + quoted(inputs[*unknown].name) +
+                         " (its schema: " + schema.to_string() + ")");
+      e.code = ErrorCode::UNSUPPORTED_OPERATOR;
+      e.notes.push_back(
+          "pteforge's operator schemas are PyTorch's of early 2025 (about 2.7); a program exported by a "
+          "newer "
+          "PyTorch may pass arguments added since");
+      return e;
     }
     return Status::Ok();
   }

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "serde/import_exported_program.h"
 #include "test_files.h"
@@ -85,13 +86,35 @@ TEST_CASE("call arguments: a required argument that is missing is refused") {
   CHECK(unchecked.ok());
 }
 
-TEST_CASE("call arguments: an argument the schema does not have is refused") {
-  auto r = import_edited([](Nodes& nodes, auto&) { nodes[0]["inputs"][1]["name"] = "bogus"; });
+TEST_CASE("call arguments: an argument the schema does not have is refused, after the others") {
+  // A renamed argument: the one it replaced is missing (that error first).
+  auto renamed = import_edited([](Nodes& nodes, auto&) { nodes[0]["inputs"][1]["name"] = "bogus"; });
+  check_refused(
+      renamed,
+      "node 'add': argument 'other' of aten::add.Tensor is missing, and it has no default (its schema: "
+      "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)",
+      "/graph_module/graph/nodes/0/inputs", "add");
+  // An extra argument, everything else right: maybe one a newer PyTorch added.
+  auto extra = import_edited(
+      [](Nodes& nodes, auto& a) { add_input(nodes, a, 0, "new_kwarg", R"({"as_bool": false})"); });
+  REQUIRE_FALSE(extra.ok());
+  CHECK(extra.error().code == ErrorCode::UNSUPPORTED_OPERATOR);
+  CHECK(extra.error().message ==
+        "node 'add': aten::add.Tensor has no argument 'new_kwarg' (its schema: aten::add.Tensor(Tensor self, "
+        "Tensor other, *, Scalar alpha=1) -> Tensor)");
+  CHECK(extra.error().where.pointer == "/graph_module/graph/nodes/0/inputs/2");
+  CHECK(extra.error().notes ==
+        std::vector<std::string>{
+            "pteforge's operator schemas are PyTorch's of early 2025 (about 2.7); a program "
+            "exported by a newer PyTorch may pass arguments added since"});
+}
+
+TEST_CASE("call arguments: an input without a name is refused") {
+  auto r = import_edited([](Nodes& nodes, auto&) { nodes[1]["inputs"][1]["name"] = ""; });
   check_refused(
       r,
-      "node 'add': aten::add.Tensor has no argument 'bogus' (its schema: aten::add.Tensor(Tensor self, "
-      "Tensor other, *, Scalar alpha=1) -> Tensor)",
-      "/graph_module/graph/nodes/0/inputs/1", "add");
+      "node 'mul': input 1 of aten::mul.Tensor has no name (torch names every argument of an operator call)",
+      "/graph_module/graph/nodes/1/inputs/1", "mul");
 }
 
 TEST_CASE("call arguments: an argument given twice is refused") {
@@ -115,6 +138,14 @@ TEST_CASE("call arguments: a value of a kind the argument's type refuses is refu
   check_refused(
       list, "node 'mul': argument 'other' of aten::mul.Tensor is a list (as_ints), but its type is Tensor",
       "/graph_module/graph/nodes/1/inputs/1", "mul");
+  // permute(Tensor self, int[] dims): a list it needs cannot be None.
+  auto dims = import_edited([](Nodes& nodes, auto& a) {
+    nodes[1]["target"] = "torch.ops.aten.permute.default";
+    nodes[1]["inputs"][1]["name"] = "dims";
+    set_arg(nodes, a, 1, 1, R"({"as_none": true})");
+  });
+  check_refused(dims, "node 'mul': argument 'dims' of aten::permute is None (as_none), but its type is int[]",
+                "/graph_module/graph/nodes/1/inputs/1", "mul");
 }
 
 TEST_CASE("call arguments: the forms torch writes are accepted") {
@@ -139,7 +170,8 @@ TEST_CASE("call arguments: the forms torch writes are accepted") {
   });
   CHECK_MESSAGE(clamp.ok(), clamp.error().to_string());
   // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None):
-  // an empty list written with another list tag, one int for an int list, a dtype.
+  // an empty list written with another list tag, one int for an int list,
+  // None for the optional list, a dtype, an int for a bool (the emitter converts it).
   for (const char* dim :
        {R"({"as_tensors": []})", R"({"as_ints": []})", R"({"as_int": 0})", R"({"as_none": true})"}) {
     CAPTURE(dim);
@@ -148,9 +180,23 @@ TEST_CASE("call arguments: the forms torch writes are accepted") {
       nodes[1]["inputs"][1]["name"] = "dim";
       set_arg(nodes, a, 1, 1, dim);
       add_input(nodes, a, 1, "dtype", R"({"as_scalar_type": 6})");
+      add_input(nodes, a, 1, "keepdim", R"({"as_int": 1})");
     });
     CHECK_MESSAGE(sum.ok(), sum.error().to_string());
   }
+  // An empty list of lists for an int list; a bool for an int (squeeze.dim's dim).
+  auto permute = import_edited([](Nodes& nodes, auto& a) {
+    nodes[1]["target"] = "torch.ops.aten.permute.default";
+    nodes[1]["inputs"][1]["name"] = "dims";
+    set_arg(nodes, a, 1, 1, R"({"as_int_lists": []})");
+  });
+  CHECK_MESSAGE(permute.ok(), permute.error().to_string());
+  auto squeeze = import_edited([](Nodes& nodes, auto& a) {
+    nodes[1]["target"] = "torch.ops.aten.squeeze.dim";
+    nodes[1]["inputs"][1]["name"] = "dim";
+    set_arg(nodes, a, 1, 1, R"({"as_bool": false})");
+  });
+  CHECK_MESSAGE(squeeze.ok(), squeeze.error().to_string());
 }
 
 TEST_CASE("call arguments: an operator target without torch.ops. is refused") {
