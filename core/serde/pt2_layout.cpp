@@ -363,22 +363,26 @@ Result<const ArchiveEntry*> resolve_payload(const Archive& archive, const Pt2Mod
   const std::string& prefix =
       folder == PayloadFolder::kWeights ? model.weights_prefix : model.constants_prefix;
   const std::string full = prefix + std::string(path_name);
-  Location where;
-  where.entry = full;
-  where.method = model.method;
+  // Built for an error only: a program binds thousands of payloads.
+  auto where = [&] {
+    Location w;
+    w.entry = full;
+    w.method = model.method;
+    return w;
+  };
   if (prefix.empty()) {
     return make_error(ErrorCode::WEIGHTS_MISSING,
                       "payload \"" + std::string(path_name) +
                           "\" is needed but a lone program JSON carries no weights or constants; "
                           "give the .pt2 archive or its unpacked folder instead",
-                      std::move(where));
+                      where());
   }
   if (path_name.empty() || path_name == "." || path_name == ".." ||
       path_name.find_first_of(std::string_view("/\\\0", 3)) != std::string_view::npos) {
-    return make_error(ErrorCode::ARCHIVE_ENTRY_NAME,
-                      "payload path_name \"" + std::string(path_name) +
-                          "\" must be a plain file name inside " + prefix,
-                      std::move(where));
+    return make_error(
+        ErrorCode::ARCHIVE_ENTRY_NAME,
+        "payload path_name \"" + std::string(path_name) + "\" must be a plain file name inside " + prefix,
+        where());
   }
   const ArchiveEntry* entry = archive.find(full);
   if (entry == nullptr) {
@@ -386,7 +390,7 @@ Result<const ArchiveEntry*> resolve_payload(const Archive& archive, const Pt2Mod
                       "payload \"" + full + "\" named by the " +
                           (folder == PayloadFolder::kWeights ? "weights" : "constants") +
                           " config of method \"" + model.method + "\" is not in the archive",
-                      std::move(where));
+                      where());
   }
   return entry;
 }

@@ -2,9 +2,9 @@
 #include "serde/state_binding.h"
 
 #include <cstdint>
-#include <map>
 
 #include "ir/printer.h"
+#include "support/name_map.h"
 
 namespace pteforge::serde {
 namespace {
@@ -29,7 +29,9 @@ std::string dims(const std::vector<int64_t>& v) {
 Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const PayloadConfig& weights,
                                     const PayloadConfig& constants, const PayloadSizeFn& payload_size) {
   ir::StateBinding binding;
-  std::map<std::pair<ir::PayloadStore, std::string>, uint32_t> storage_index;
+  // Per store (weights, constants): payload path_name -> index in
+  // binding.storages. The names are views of the configs' entries.
+  NameMap<uint32_t> storage_index[2];
 
   for (const ir::InputSpec& spec : ep.signature().input_specs) {
     if (!spec.is_state()) continue;
@@ -37,66 +39,72 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
         spec.kind == ir::InputKind::Parameter || (spec.kind == ir::InputKind::Buffer && spec.persistent);
     const ir::PayloadStore store = in_weights ? ir::PayloadStore::Weights : ir::PayloadStore::Constants;
     const PayloadConfig& config = in_weights ? weights : constants;
-    const std::string what = std::string(ir::input_kind_name(spec.kind)) + " " + single_quoted(spec.target);
+    // "parameter 'fc.weight'": for the errors only (built when one is raised).
+    auto what = [&spec] {
+      return std::string(ir::input_kind_name(spec.kind)) + " " + single_quoted(spec.target);
+    };
 
     const PayloadMeta* meta = config.find(spec.target);
     if (!meta) {
       const std::string store_name(ir::payload_store_name(store));
       if (!config.missing_entry.empty()) {  // the archive lacks this config
         return entry_error(ErrorCode::WEIGHTS_MISSING,
-                           what + " needs the " + store_name + " config \"" + config.missing_entry +
+                           what() + " needs the " + store_name + " config \"" + config.missing_entry +
                                "\", which the archive lacks",
                            config.missing_entry);
       }
       if (config.entry_name.empty()) {  // no config at all: a program JSON alone
         return make_error(
             ErrorCode::WEIGHTS_MISSING,
-            what +
+            what() +
                 " needs weights, but the input carries none (a program JSON alone): give the .pt2 "
                 "archive or its unpacked folder");
       }
-      return entry_error(ErrorCode::WEIGHTS_MISSING, what + " has no entry in the " + store_name + " config",
-                         config.entry_name);
+      return entry_error(ErrorCode::WEIGHTS_MISSING,
+                         what() + " has no entry in the " + store_name + " config", config.entry_name);
     }
     if (meta->use_pickle) {
       return entry_error(ErrorCode::UNSUPPORTED_FEATURE,
-                         what + " is stored as a pickle (use_pickle: true), which pteforge cannot read",
+                         what() + " is stored as a pickle (use_pickle: true), which pteforge cannot read",
                          config.entry_name);
     }
     const ir::TensorMeta* graph_meta = ep.graph().tensor_meta(spec.name());
     const ir::TensorMeta* tm = meta->tensor_meta ? &*meta->tensor_meta : graph_meta;
     if (!tm) {
-      return entry_error(ErrorCode::PAYLOAD_INVALID, what + " has no tensor metadata", config.entry_name);
+      return entry_error(ErrorCode::PAYLOAD_INVALID, what() + " has no tensor metadata", config.entry_name);
     }
     auto sizes = tm->concrete_sizes();
     auto strides = tm->concrete_strides();
     if (!sizes || !strides || tm->storage_offset.is_symbolic()) {
-      return entry_error(ErrorCode::PAYLOAD_INVALID, what + " has symbolic sizes, strides or offset in its config",
-                         config.entry_name);
+      return entry_error(ErrorCode::PAYLOAD_INVALID,
+                         what() + " has symbolic sizes, strides or offset in its config", config.entry_name);
     }
     if (graph_meta && meta->tensor_meta) {
       auto graph_sizes = graph_meta->concrete_sizes();
       if (graph_meta->dtype != tm->dtype || (graph_sizes && *graph_sizes != *sizes)) {
         return entry_error(ErrorCode::PAYLOAD_INVALID,
-                           what + " is " + ir::format_tensor_type(*tm) + " in the config but " +
+                           what() + " is " + ir::format_tensor_type(*tm) + " in the config but " +
                                ir::format_tensor_type(*graph_meta) + " in the program",
                            config.entry_name);
       }
     }
 
     // The storage (one per distinct payload file).
-    auto key = std::make_pair(store, meta->path_name);
-    auto it = storage_index.find(key);
-    if (it == storage_index.end()) {
+    NameMap<uint32_t>& storages_of_store = storage_index[store == ir::PayloadStore::Constants ? 1 : 0];
+    auto it = storages_of_store.find(std::string_view(meta->path_name));
+    if (it == storages_of_store.end()) {
       ir::PayloadStorage storage;
       storage.store = store;
       storage.path_name = meta->path_name;
       std::optional<uint64_t> size = payload_size(meta->path_name, store == ir::PayloadStore::Constants);
       if (!size) {
-        return entry_error(ErrorCode::WEIGHTS_MISSING, "the payload of " + what + " is missing", storage.entry());
+        return entry_error(ErrorCode::WEIGHTS_MISSING, "the payload of " + what() + " is missing",
+                           storage.entry());
       }
       storage.size_bytes = *size;
-      it = storage_index.emplace(key, static_cast<uint32_t>(binding.storages.size())).first;
+      it = storages_of_store
+               .emplace(std::string_view(meta->path_name), static_cast<uint32_t>(binding.storages.size()))
+               .first;
       binding.storages.push_back(std::move(storage));
     }
     const ir::PayloadStorage& storage = binding.storages[it->second];
@@ -114,27 +122,29 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
 
     const uint64_t esize = static_cast<uint64_t>(ir::element_size(ref.dtype));
     if (esize == 0) {
-      return entry_error(ErrorCode::PAYLOAD_INVALID,
-                         what + " has dtype " + std::string(ir::scalar_type_name(ref.dtype)) +
-                             ", which has no byte size",
-                         storage.entry());
+      return entry_error(
+          ErrorCode::PAYLOAD_INVALID,
+          what() + " has dtype " + std::string(ir::scalar_type_name(ref.dtype)) + ", which has no byte size",
+          storage.entry());
     }
     if (storage.size_bytes % esize != 0) {
       return entry_error(ErrorCode::PAYLOAD_INVALID,
-                         "payload of " + what + " has " + std::to_string(storage.size_bytes) +
+                         "payload of " + what() + " has " + std::to_string(storage.size_bytes) +
                              " bytes, not a multiple of the " + std::to_string(esize) + "-byte " +
                              std::string(ir::scalar_type_name(ref.dtype)) + " element",
                          storage.entry());
     }
     if (ref.storage_offset < 0) {
-      return entry_error(ErrorCode::PAYLOAD_INVALID, what + " has a negative storage offset", storage.entry());
+      return entry_error(ErrorCode::PAYLOAD_INVALID, what() + " has a negative storage offset",
+                         storage.entry());
     }
     bool empty = false;
     uint64_t last = 0;  // elements: Σ (size-1) * stride
     bool overflow = false;
     for (size_t d = 0; d < ref.sizes.size(); ++d) {
       if (ref.sizes[d] < 0 || ref.strides[d] < 0) {
-        return entry_error(ErrorCode::PAYLOAD_INVALID, what + " has a negative size or stride", storage.entry());
+        return entry_error(ErrorCode::PAYLOAD_INVALID, what() + " has a negative size or stride",
+                           storage.entry());
       }
       if (ref.sizes[d] == 0) {
         empty = true;
@@ -158,7 +168,7 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
     for (int64_t s : ref.sizes) overflow |= __builtin_mul_overflow(logical, static_cast<uint64_t>(s), &logical);
     overflow |= logical > static_cast<uint64_t>(INT64_MAX);
     if (overflow) {
-      return entry_error(ErrorCode::PAYLOAD_INVALID, what + " spans more bytes than a 64-bit size can hold",
+      return entry_error(ErrorCode::PAYLOAD_INVALID, what() + " spans more bytes than a 64-bit size can hold",
                          storage.entry());
     }
     ref.byte_offset = byte_offset;
@@ -167,10 +177,10 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
     // Bounds rule (§1.6): the last element the view touches must lie in the payload.
     if (!empty && !ref.zero_filled && end > storage.size_bytes) {
       return entry_error(ErrorCode::PAYLOAD_INVALID,
-                         "payload of " + what + " has " + std::to_string(storage.size_bytes) + " bytes but the view " +
-                             std::string(ir::scalar_type_name(ref.dtype)) + dims(ref.sizes) + " (strides " +
-                             dims(ref.strides) + ", offset " + std::to_string(ref.storage_offset) + ") needs " +
-                             std::to_string(end),
+                         "payload of " + what() + " has " + std::to_string(storage.size_bytes) +
+                             " bytes but the view " + std::string(ir::scalar_type_name(ref.dtype)) +
+                             dims(ref.sizes) + " (strides " + dims(ref.strides) + ", offset " +
+                             std::to_string(ref.storage_offset) + ") needs " + std::to_string(end),
                          storage.entry());
     }
     binding.tensors.push_back(std::move(ref));
