@@ -14,6 +14,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "ir/verifier.h"
@@ -25,56 +27,24 @@ namespace {
 
 using ir::ArgTag;
 
-bool is_list_tag(ArgTag t) {
-  switch (t) {
-    case ArgTag::Tensors:
-    case ArgTag::Ints:
-    case ArgTag::Floats:
-    case ArgTag::Strings:
-    case ArgTag::SymInts:
-    case ArgTag::Bools:
-    case ArgTag::SymBools:
-    case ArgTag::OptionalTensors:
-    case ArgTag::SymFloats:
-    case ArgTag::IntLists:
-    case ArgTag::FloatLists:
-    case ArgTag::NestedTensors:
-      return true;
-    default:
-      return false;
-  }
-}
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T, typename A>
+struct IsVector<std::vector<T, A>> : std::true_type {};
 
-/// True for a list argument without elements (whatever its tag).
-bool is_empty_list(const ir::Argument& a) {
-  switch (a.tag()) {
-    case ArgTag::Tensors:
-      return a.get<ArgTag::Tensors>().empty();
-    case ArgTag::Ints:
-      return a.get<ArgTag::Ints>().empty();
-    case ArgTag::Floats:
-      return a.get<ArgTag::Floats>().empty();
-    case ArgTag::Strings:
-      return a.get<ArgTag::Strings>().empty();
-    case ArgTag::SymInts:
-      return a.get<ArgTag::SymInts>().empty();
-    case ArgTag::Bools:
-      return a.get<ArgTag::Bools>().empty();
-    case ArgTag::SymBools:
-      return a.get<ArgTag::SymBools>().empty();
-    case ArgTag::OptionalTensors:
-      return a.get<ArgTag::OptionalTensors>().empty();
-    case ArgTag::SymFloats:
-      return a.get<ArgTag::SymFloats>().empty();
-    case ArgTag::IntLists:
-      return a.get<ArgTag::IntLists>().empty();
-    case ArgTag::FloatLists:
-      return a.get<ArgTag::FloatLists>().empty();
-    case ArgTag::NestedTensors:
-      return a.get<ArgTag::NestedTensors>().empty();
-    default:
-      return false;
-  }
+/// The number of elements of a list argument (any list tag: as_ints,
+/// as_tensors, as_int_lists, ...), nullopt for any other argument. The list
+/// tags are the Argument alternatives held as a std::vector.
+std::optional<size_t> list_length(const ir::Argument& a) {
+  return std::visit(
+      [](const auto& v) -> std::optional<size_t> {
+        if constexpr (IsVector<std::decay_t<decltype(v)>>::value) {
+          return v.size();
+        } else {
+          return std::nullopt;
+        }
+      },
+      a.variant());
 }
 
 /// False for the types whose arguments the emitter never writes as values
@@ -159,7 +129,7 @@ bool accepts(const Type& type, const ir::Argument& a) {
   // its list tag); a tensor, number or list the operator needs cannot be None.
   if (t == ArgTag::None) return type.optional || !has_values(type.base);
   if (!type.is_list) return scalar_accepts(type.base, t);
-  if (is_list_tag(t) && is_empty_list(a)) return true;
+  if (list_length(a) == size_t{0}) return true;  // an empty list, whatever its tag
   return list_accepts(type, t);
 }
 
@@ -222,13 +192,11 @@ std::string describe(const ir::Argument& a) {
       kind = "an operator";
       break;
     default:
-      kind = is_list_tag(a.tag()) ? "a list" : "a value";
+      kind = list_length(a) ? "a list" : "a value";
       break;
   }
   return std::string(kind) + " (" + std::string(ir::arg_tag_name(a.tag())) + ")";
 }
-
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 class Checker {
  public:
@@ -271,7 +239,7 @@ class Checker {
       for (size_t j = 0; j < i; ++j) {
         if (inputs[j].name == in.name) {
           return fail(node, i,
-                      "argument " + quoted(in.name) + " of " + schema.full_name() + " is given twice");
+                      "argument " + single_quoted(in.name) + " of " + schema.full_name() + " is given twice");
         }
       }
       const Argument* sa = schema.find_argument(in.name);
@@ -281,15 +249,15 @@ class Checker {
       }
       if (!accepts(sa->type, in.arg)) {
         return fail(node, i,
-                    "argument " + quoted(in.name) + " of " + schema.full_name() + " is " + describe(in.arg) +
-                        ", but its type is " + sa->type.to_string(false));
+                    "argument " + single_quoted(in.name) + " of " + schema.full_name() + " is " +
+                        describe(in.arg) + ", but its type is " + sa->type.to_string(false));
       }
     }
     // Every argument without a default is given.
     for (const Argument& sa : schema.arguments) {
       if (sa.default_value || node.input(sa.name)) continue;
       return fail(node, inputs.size(),
-                  "argument " + quoted(sa.name) + " of " + schema.full_name() +
+                  "argument " + single_quoted(sa.name) + " of " + schema.full_name() +
                       " is missing, and it has no default (its schema: " + schema.to_string() + ")");
     }
     // A name the schema lacks: a corrupt file, or an argument a newer
@@ -297,9 +265,9 @@ class Checker {
     // value that is not the default would change what the call computes.)
     if (unknown) {
       Error e = fail(node, *unknown,
-                     schema.full_name() + " has no argument " + quoted(inputs[*unknown].name) +
-                         " (its schema: " + schema.to_string() + ")");
-      e.code = ErrorCode::UNSUPPORTED_OPERATOR;
+                     schema.full_name() + " has no argument " + single_quoted(inputs[*unknown].name) +
+                         " (its schema: " + schema.to_string() + ")",
+                     ErrorCode::UNSUPPORTED_OPERATOR);
       e.notes.push_back(
           "pteforge's operator schemas are PyTorch's of early 2025 (about 2.7); a program exported by a "
           "newer "
@@ -316,20 +284,22 @@ class Checker {
     Location where = ir::node_location(node);
     if (where.pointer) *where.pointer += "/target";
     return make_error(ErrorCode::INVALID_GRAPH,
-                      "node " + quoted(node.name()) + ": target " + quoted(node.target().str()) +
+                      "node " + single_quoted(node.name()) + ": target " +
+                          single_quoted(node.target().str()) +
                           " lacks the 'torch.ops.' prefix of an operator target (expected " +
-                          quoted(schema.torch_name()) + ")",
+                          single_quoted(schema.torch_name()) + ")",
                       std::move(where));
   }
 
   /// The error at input `i` of `node` (i == inputs().size(): the inputs as a whole).
-  static Error fail(const ir::Node& node, size_t i, std::string message) {
+  static Error fail(const ir::Node& node, size_t i, std::string message,
+                    ErrorCode code = ErrorCode::INVALID_GRAPH) {
     Location where = ir::node_location(node);
     if (where.pointer) {
       *where.pointer += "/inputs";
       if (i < node.inputs().size()) *where.pointer += "/" + std::to_string(i);
     }
-    return make_error(ErrorCode::INVALID_GRAPH, "node " + quoted(node.name()) + ": " + std::move(message),
+    return make_error(code, "node " + single_quoted(node.name()) + ": " + std::move(message),
                       std::move(where));
   }
 
