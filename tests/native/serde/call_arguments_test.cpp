@@ -54,6 +54,15 @@ void add_input(Nodes& nodes, rapidjson::Document::AllocatorType& a, unsigned n, 
   set_arg(nodes, a, n, nodes[n]["inputs"].Size() - 1, arg);
 }
 
+/// Makes node 1 (mul.Tensor(add, 2)) a call of `target` whose second input,
+/// renamed `name`, is the JSON `arg`: mul(add, 2) -> target(add, name=arg).
+void retarget(Nodes& nodes, rapidjson::Document::AllocatorType& a, const char* target, const char* name,
+              const char* arg) {
+  nodes[1]["target"] = rapidjson::StringRef(target);
+  nodes[1]["inputs"][1]["name"] = rapidjson::StringRef(name);
+  set_arg(nodes, a, 1, 1, arg);
+}
+
 void check_refused(const Result<serde::ImportResult>& r, const std::string& message,
                    const std::string& pointer, const std::string& node) {
   REQUIRE_FALSE(r.ok());
@@ -140,9 +149,7 @@ TEST_CASE("call arguments: a value of a kind the argument's type refuses is refu
       "/graph_module/graph/nodes/1/inputs/1", "mul");
   // permute(Tensor self, int[] dims): a list it needs cannot be None.
   auto dims = import_edited([](Nodes& nodes, auto& a) {
-    nodes[1]["target"] = "torch.ops.aten.permute.default";
-    nodes[1]["inputs"][1]["name"] = "dims";
-    set_arg(nodes, a, 1, 1, R"({"as_none": true})");
+    retarget(nodes, a, "torch.ops.aten.permute.default", "dims", R"({"as_none": true})");
   });
   check_refused(dims, "node 'mul': argument 'dims' of aten::permute is None (as_none), but its type is int[]",
                 "/graph_module/graph/nodes/1/inputs/1", "mul");
@@ -164,9 +171,7 @@ TEST_CASE("call arguments: the forms torch writes are accepted") {
   // clamp(Tensor self, Scalar? min=None, Scalar? max=None): None for an
   // optional argument, and arguments with defaults left out.
   auto clamp = import_edited([](Nodes& nodes, auto& a) {
-    nodes[1]["target"] = "torch.ops.aten.clamp.default";
-    nodes[1]["inputs"][1]["name"] = "max";
-    set_arg(nodes, a, 1, 1, R"({"as_none": true})");
+    retarget(nodes, a, "torch.ops.aten.clamp.default", "max", R"({"as_none": true})");
   });
   CHECK_MESSAGE(clamp.ok(), clamp.error().to_string());
   // sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None):
@@ -176,9 +181,7 @@ TEST_CASE("call arguments: the forms torch writes are accepted") {
        {R"({"as_tensors": []})", R"({"as_ints": []})", R"({"as_int": 0})", R"({"as_none": true})"}) {
     CAPTURE(dim);
     auto sum = import_edited([&](Nodes& nodes, auto& a) {
-      nodes[1]["target"] = "torch.ops.aten.sum.dim_IntList";
-      nodes[1]["inputs"][1]["name"] = "dim";
-      set_arg(nodes, a, 1, 1, dim);
+      retarget(nodes, a, "torch.ops.aten.sum.dim_IntList", "dim", dim);
       add_input(nodes, a, 1, "dtype", R"({"as_scalar_type": 6})");
       add_input(nodes, a, 1, "keepdim", R"({"as_int": 1})");
     });
@@ -186,15 +189,11 @@ TEST_CASE("call arguments: the forms torch writes are accepted") {
   }
   // An empty list of lists for an int list; a bool for an int (squeeze.dim's dim).
   auto permute = import_edited([](Nodes& nodes, auto& a) {
-    nodes[1]["target"] = "torch.ops.aten.permute.default";
-    nodes[1]["inputs"][1]["name"] = "dims";
-    set_arg(nodes, a, 1, 1, R"({"as_int_lists": []})");
+    retarget(nodes, a, "torch.ops.aten.permute.default", "dims", R"({"as_int_lists": []})");
   });
   CHECK_MESSAGE(permute.ok(), permute.error().to_string());
   auto squeeze = import_edited([](Nodes& nodes, auto& a) {
-    nodes[1]["target"] = "torch.ops.aten.squeeze.dim";
-    nodes[1]["inputs"][1]["name"] = "dim";
-    set_arg(nodes, a, 1, 1, R"({"as_bool": false})");
+    retarget(nodes, a, "torch.ops.aten.squeeze.dim", "dim", R"({"as_bool": false})");
   });
   CHECK_MESSAGE(squeeze.ok(), squeeze.error().to_string());
 }
