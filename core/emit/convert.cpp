@@ -505,12 +505,23 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
   progress("emit", 1, 1);
   progress("serialize", 0, 1);
   ConvertResult result;
-  // The program moves into the serializer (PteOutput::program is it, as written).
-  PTEFORGE_ASSIGN_OR_RETURN(result.pte,
-                            emit::serialize_program(std::move(emitted.program), emitted.data, options.serialize));
   emit::MetadataOptions metadata_options;
   metadata_options.with_times = options.report_times;
-  result.metadata_json = emit::metadata_to_json(emitted, result.pte, states, &report, metadata_options);
+  {
+    // The metadata (all but the file layout) is written on a second thread
+    // while the program serializes; the draft never reads emitted.program.
+    const std::vector<emit::PlanFacts> facts = emit::plan_facts(emitted.program, emitted.debug);
+    emit::MetadataDraft draft;
+    BackgroundJob write_draft(
+        [&] { draft = emit::draft_metadata_json(facts, emitted, states, &report, metadata_options); });
+    // The program moves into the serializer (PteOutput::program is it, as written).
+    Result<emit::PteOutput> pte =
+        emit::serialize_program(std::move(emitted.program), emitted.data, options.serialize);
+    write_draft.wait();
+    if (!pte.ok()) return std::move(pte).error();
+    result.pte = std::move(pte).value();
+    result.metadata_json = emit::finish_metadata_json(std::move(draft), result.pte);
+  }
   result.report_json = report.to_json(options.report_times);
   result.diagnostics = std::move(report.diagnostics);
   timings.serialize_ms = ms_since(t0);

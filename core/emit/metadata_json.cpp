@@ -40,6 +40,8 @@ class AppendStream {
   void put_unsafe(char c) { out_[len_++] = c; }
   /// Cuts the string to the bytes written.
   void finish() { out_.resize(len_); }
+  /// Bytes written so far.
+  size_t size() const { return len_; }
 
  private:
   std::string& out_;
@@ -91,22 +93,22 @@ void write_ints(Writer& w, const V& v) {
 }
 
 template <typename Writer>
-void write_method(Writer& w, const ExecutionPlan& plan, const MethodDebugInfo* debug,
+void write_method(Writer& w, const PlanFacts& plan, const MethodDebugInfo* debug,
                   const passes::MethodState* state, const TrainingMetadata* training) {
   w.StartObject();
   w.Key("name");
   write_string(w, plan.name);
   w.Key("values");
-  w.Uint64(plan.values.size());
+  w.Uint64(plan.num_values);
   w.Key("instructions");
-  w.Uint64(plan.chains.empty() ? 0 : plan.chains.front().instructions.size());
+  w.Uint64(plan.num_instructions);
   w.Key("inputs");
   write_ints(w, plan.inputs);
   w.Key("outputs");
   write_ints(w, plan.outputs);
   w.Key("operators");
   w.StartArray();
-  for (const Operator& op : plan.operators) write_string(w, operator_qualified_name(op));
+  for (const std::string& op : plan.operators) write_string(w, op);
   w.EndArray();
   w.Key("debug_handle_map");
   w.StartObject();
@@ -194,17 +196,9 @@ void write_method(Writer& w, const ExecutionPlan& plan, const MethodDebugInfo* d
   w.EndObject();
 }
 
+/// The "file" member: the layout of the serialized file.
 template <typename Writer>
-void write_metadata(Writer& w, const EmitterOutput& emitted, const PteOutput& pte,
-                    const std::map<std::string, const passes::MethodState*>& states,
-                    const std::string* report_json) {
-  w.SetIndent(' ', 2);
-  w.StartObject();
-  w.Key("format");
-  w.String("pteforge-metadata");
-  w.Key("version");
-  w.Int(1);
-
+void write_file_layout(Writer& w, const PteOutput& pte) {
   w.Key("file");
   w.StartObject();
   w.Key("size");
@@ -227,6 +221,22 @@ void write_metadata(Writer& w, const EmitterOutput& emitted, const PteOutput& pt
   }
   w.EndArray();
   w.EndObject();
+}
+
+/// The document without its "file" member; `version_end` receives the
+/// offset just past the "version" value, where "file" belongs.
+template <typename Writer>
+void write_draft(Writer& w, AppendStream& out, const std::vector<PlanFacts>& plans,
+                 const EmitterOutput& emitted,
+                 const std::map<std::string, const passes::MethodState*>& states,
+                 const std::string* report_json, size_t& version_end) {
+  w.SetIndent(' ', 2);
+  w.StartObject();
+  w.Key("format");
+  w.String("pteforge-metadata");
+  w.Key("version");
+  w.Int(1);
+  version_end = out.size();
 
   auto pool = [&](const char* key, const std::vector<Chunk>& entries) {
     w.Key(key);
@@ -242,10 +252,10 @@ void write_metadata(Writer& w, const EmitterOutput& emitted, const PteOutput& pt
 
   w.Key("methods");
   w.StartArray();
-  std::vector<const ExecutionPlan*> getters;
-  for (const ExecutionPlan& plan : pte.program.execution_plan) {
+  std::vector<const PlanFacts*> getters;
+  for (const PlanFacts& plan : plans) {
     auto d = emitted.debug.find(plan.name);
-    if (d == emitted.debug.end()) {
+    if (plan.constant_method || d == emitted.debug.end()) {
       getters.push_back(&plan);
       continue;
     }
@@ -260,13 +270,13 @@ void write_metadata(Writer& w, const EmitterOutput& emitted, const PteOutput& pt
 
   w.Key("constant_methods");
   w.StartArray();
-  for (const ExecutionPlan* plan : getters) {
+  for (const PlanFacts* plan : getters) {
     w.StartObject();
     w.Key("name");
     write_string(w, plan->name);
     w.Key("values");
     w.StartArray();
-    for (const EValue& v : plan->values) write_value(w, v);
+    for (const EValue& v : plan->getter_values) write_value(w, v);
     w.EndArray();
     w.EndObject();
   }
@@ -281,9 +291,31 @@ void write_metadata(Writer& w, const EmitterOutput& emitted, const PteOutput& pt
 
 }  // namespace
 
-std::string metadata_to_json(const EmitterOutput& emitted, const PteOutput& pte,
-                             const std::map<std::string, const passes::MethodState*>& states,
-                             const passes::PassReport* report, const MetadataOptions& options) {
+std::vector<PlanFacts> plan_facts(const Program& program,
+                                  const std::map<std::string, MethodDebugInfo>& debug) {
+  std::vector<PlanFacts> facts;
+  facts.reserve(program.execution_plan.size());
+  for (const ExecutionPlan& plan : program.execution_plan) {
+    PlanFacts& f = facts.emplace_back();
+    f.name = plan.name;
+    f.num_values = plan.values.size();
+    f.num_instructions = plan.chains.empty() ? 0 : plan.chains.front().instructions.size();
+    f.inputs = plan.inputs;
+    f.outputs = plan.outputs;
+    f.operators.reserve(plan.operators.size());
+    for (const Operator& op : plan.operators) f.operators.push_back(operator_qualified_name(op));
+    f.non_const_buffer_sizes = plan.non_const_buffer_sizes;
+    // A constant method (no debug info: the emitter made it from an option or
+    // training metadata) has its values listed.
+    f.constant_method = !debug.contains(plan.name);
+    if (f.constant_method) f.getter_values = plan.values;
+  }
+  return facts;
+}
+
+MetadataDraft draft_metadata_json(const std::vector<PlanFacts>& plans, const EmitterOutput& emitted,
+                                  const std::map<std::string, const passes::MethodState*>& states,
+                                  const passes::PassReport* report, const MetadataOptions& options) {
   const std::string report_json = report ? report->to_json(options.with_times) : std::string();
   const std::string* report_ptr = report ? &report_json : nullptr;
   // Written into a string reserved for the usual size (about 70 bytes per
@@ -291,21 +323,55 @@ std::string metadata_to_json(const EmitterOutput& emitted, const PteOutput& pte,
   // buffer allocated about three times the final size plus a copy (22 MB of
   // metadata at 100k nodes), and memory touched for the first time is the
   // dearest part of a conversion. A reservation past the final size is
-  // never touched.
+  // never touched. The room for "file" (added by finish_metadata_json) is
+  // part of the 64 KiB.
   size_t estimate = report_json.size() + (size_t{64} << 10);
-  for (const ExecutionPlan& plan : pte.program.execution_plan) {
-    estimate += 96 * plan.values.size();
-    for (const Chain& chain : plan.chains) estimate += 96 * chain.instructions.size();
-  }
-  std::string out;
-  out.reserve(estimate);
-  advise_huge_pages(out.data(), out.capacity());
-  AppendStream append(out);
+  for (const PlanFacts& plan : plans) estimate += 96 * (plan.num_values + plan.num_instructions);
+  MetadataDraft draft;
+  draft.text.reserve(estimate);
+  advise_huge_pages(draft.text.data(), draft.text.capacity());
+  AppendStream append(draft.text);
   rapidjson::PrettyWriter<AppendStream> writer(append);
-  write_metadata(writer, emitted, pte, states, report_ptr);
+  write_draft(writer, append, plans, emitted, states, report_ptr, draft.file_at);
   append.Put('\n');
   append.finish();
+  return draft;
+}
+
+std::string finish_metadata_json(MetadataDraft draft, const PteOutput& pte) {
+  // "file" written as the only member of a document of its own has the
+  // indentation it has in the full document; its lines go in after the
+  // "version" value, behind a comma, as the writer would have put them.
+  std::string file;
+  AppendStream append(file);
+  rapidjson::PrettyWriter<AppendStream> writer(append);
+  writer.SetIndent(' ', 2);
+  writer.StartObject();
+  write_file_layout(writer, pte);
+  writer.EndObject();
+  append.finish();
+  // file = "{\n" + member + "\n}"
+  const std::string_view member = std::string_view(file).substr(1, file.size() - 3);
+  std::string& text = draft.text;
+  if (text.capacity() >= text.size() + member.size() + 1) {
+    text.insert(draft.file_at, 1, ',');
+    text.insert(draft.file_at + 1, member);
+    return std::move(text);
+  }
+  std::string out;
+  out.reserve(text.size() + member.size() + 1);
+  out.append(text, 0, draft.file_at);
+  out += ',';
+  out += member;
+  out.append(text, draft.file_at, std::string::npos);
   return out;
+}
+
+std::string metadata_to_json(const EmitterOutput& emitted, const PteOutput& pte,
+                             const std::map<std::string, const passes::MethodState*>& states,
+                             const passes::PassReport* report, const MetadataOptions& options) {
+  return finish_metadata_json(
+      draft_metadata_json(plan_facts(pte.program, emitted.debug), emitted, states, report, options), pte);
 }
 
 }  // namespace pteforge::emit

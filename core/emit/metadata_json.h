@@ -50,4 +50,46 @@ std::string metadata_to_json(const EmitterOutput& emitted, const PteOutput& pte,
                              const std::map<std::string, const passes::MethodState*>& states,
                              const passes::PassReport* report, const MetadataOptions& options = {});
 
+// The same text in three steps, so that nearly all of it (the methods: debug
+// maps and memory plans) is written on a second thread while the program
+// serializes; only the "file" member needs the serialized layout:
+//   facts = plan_facts(emitted.program, emitted.debug);   // before the program moves
+//   draft = draft_metadata_json(facts, emitted, ...);     // may run alongside serialize_program
+//   text  = finish_metadata_json(std::move(draft), pte);
+
+/// What the metadata reads from one execution plan, copied so that the
+/// program can move into the serializer meanwhile.
+struct PlanFacts {
+  std::string name;
+  size_t num_values = 0;
+  size_t num_instructions = 0;  ///< in the first chain
+  std::vector<int32_t> inputs, outputs;
+  std::vector<std::string> operators;  ///< qualified names ("aten::add.out")
+  std::vector<int64_t> non_const_buffer_sizes;
+  bool constant_method = false;       ///< a getter: no debug info of its own
+  std::vector<EValue> getter_values;  ///< a constant method's values (else empty)
+};
+
+/// The facts of each plan of `program`, in order; `debug` tells methods
+/// (which have debug info) from constant methods.
+std::vector<PlanFacts> plan_facts(const Program& program,
+                                  const std::map<std::string, MethodDebugInfo>& debug);
+
+/// The metadata JSON without its "file" member, and where that goes.
+struct MetadataDraft {
+  std::string text;
+  size_t file_at = 0;  ///< offset just past the "version" value
+};
+
+/// Writes everything but "file". Reads `plans`, emitted.data (sizes),
+/// emitted.debug, emitted.training, `states` and `report`, never
+/// emitted.program, so it may run while that program serializes.
+MetadataDraft draft_metadata_json(const std::vector<PlanFacts>& plans, const EmitterOutput& emitted,
+                                  const std::map<std::string, const passes::MethodState*>& states,
+                                  const passes::PassReport* report, const MetadataOptions& options = {});
+
+/// Completes a draft with the layout of the serialized file (the "file"
+/// member, after "version"): the text metadata_to_json returns.
+std::string finish_metadata_json(MetadataDraft draft, const PteOutput& pte);
+
 }  // namespace pteforge::emit

@@ -335,6 +335,38 @@ TEST_CASE("emit_program: methods by name, then training getters, then constant m
   CHECK(md.find("\"name\": \"get_a\"") != std::string::npos);
   CHECK(md.find("\"non_const_buffer_sizes\": [\n") != std::string::npos);
 
+  // Written in steps (the draft from facts taken before serialization, then
+  // the file layout), the text is the same, and "file" follows "version"
+  // exactly as one writer would have put it.
+  const std::vector<emit::PlanFacts> facts = emit::plan_facts(out->program, out->debug);
+  REQUIRE(facts.size() == 5);
+  CHECK(facts[2].name == "forward");
+  CHECK_FALSE(facts[2].constant_method);
+  CHECK(facts[2].operators == std::vector<std::string>{"aten::add.out"});
+  CHECK(facts[2].getter_values.empty());
+  CHECK(facts[4].name == "get_a");
+  CHECK(facts[4].constant_method);
+  REQUIRE(facts[4].getter_values.size() == 1);
+  const auto* get_a = std::get_if<emit::Int>(&facts[4].getter_values[0].val);
+  REQUIRE(get_a != nullptr);
+  CHECK(get_a->int_val == 2);
+  emit::MetadataDraft draft = emit::draft_metadata_json(facts, *out, states, nullptr);
+  CHECK(draft.text.rfind("{\n  \"format\": \"pteforge-metadata\",\n  \"version\": 1,\n  \"constants\": {\n",
+                         0) == 0);
+  CHECK(draft.file_at == std::string("{\n  \"format\": \"pteforge-metadata\",\n  \"version\": 1").size());
+  CHECK(emit::finish_metadata_json(std::move(draft), *pte) == md);
+  const std::string head =
+      "{\n  \"format\": \"pteforge-metadata\",\n  \"version\": 1,\n  \"file\": {\n    \"size\": " +
+      std::to_string(pte->layout.file_size) +
+      ",\n    \"program_size\": " + std::to_string(pte->layout.program_size) +
+      ",\n    \"segment_base_offset\": " + std::to_string(pte->layout.segment_base_offset) +
+      ",\n    \"segment_data_size\": " + std::to_string(pte->layout.segment_data_size) +
+      ",\n    \"segments\": [\n      {\n        \"offset\": 0,\n        \"size\": " +
+      std::to_string(pte->program.segments.at(0).size) +
+      "\n      }\n    ]\n  },\n  \"constants\": {\n    \"count\": 2,\n";
+  CHECK(md.substr(0, head.size()) == head);
+  CHECK(md.find("\"name\": \"get_a\",\n      \"values\": [\n        2\n      ]") != std::string::npos);
+
   // A constant method may not reuse a method's name.
   options.constant_methods.push_back(parse_ok("forward=1"));
   auto clash = emit::emit_program({input_of("forward", fwd)}, options, {});
