@@ -31,7 +31,9 @@
 // After:  %alloc = memory.alloc([3], torch.float32)
 //         %add = aten.add.out(%x, %c, out=%alloc)
 #include <map>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/graph.h"
@@ -90,6 +92,7 @@ class ToOutVariant final : public Pass {
     OpFailures not_portable;
     int64_t converted = 0;
     int64_t allocs = 0;
+    std::unordered_map<const ops::OpSchema*, ir::OpTarget> out_targets;  // interned once per out variant
 
     for (ir::Node* node : graph.node_snapshot()) {
       const ir::OpTarget& target = node->target();
@@ -123,7 +126,9 @@ class ToOutVariant final : public Pass {
       if (ctx.options().portable_only && !table.is_supported(*out)) {
         not_portable.add(out->full_name(), *node);
       }
-      PTEFORGE_ASSIGN_OR_RETURN(int64_t n, rewrite(graph, *node, *schema, *out, ctx));
+      auto [target_it, new_target] = out_targets.try_emplace(out);
+      if (new_target) target_it->second = ir::OpTarget(out->torch_name());
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t n, rewrite(graph, *node, *schema, *out, target_it->second, ctx));
       allocs += n;
       ++converted;
     }
@@ -140,67 +145,90 @@ class ToOutVariant final : public Pass {
   /// (which the rewrite never changes, so the pointers stay valid).
   using Results = std::vector<const std::string*>;
 
+  /// What an alloc copies from the result value it stands for: its TensorSpec
+  /// (shared, when spec_prop ran) and graph metadata, and the alloc's size
+  /// argument (the spec's sizes, else the metadata's size hints).
+  struct ResultShape {
+    TensorSpecPtr spec;
+    const ir::TensorMeta* meta = nullptr;
+    std::vector<int64_t> sizes;
+    std::optional<ir::ScalarType> dtype;
+  };
+
+  static ResultShape shape_of(const ir::Graph& graph, const SpecTable& specs, const std::string& result) {
+    ResultShape r;
+    r.spec = specs.get(result);
+    // Value metadata lives in the graph's value table, whose entries keep
+    // their address while the value lives (the results stay defined).
+    r.meta = graph.tensor_meta(result);
+    if (r.spec) {
+      r.sizes = r.spec->sizes;
+      r.dtype = r.spec->dtype;
+    } else if (r.meta) {
+      r.sizes.reserve(r.meta->sizes.size());
+      for (const ir::SymInt& d : r.meta->sizes) r.sizes.push_back(sym_hint(d).value_or(0));
+      r.dtype = r.meta->dtype;
+    }
+    return r;
+  }
+
+  /// Gives the alloc value `name` the metadata and spec of its result.
+  static void adopt(ir::Graph& graph, SpecTable& specs, const std::string& name, ResultShape& r) {
+    if (r.meta) graph.set_tensor_meta(name, *r.meta);
+    if (r.spec) specs.set(name, std::move(r.spec));
+  }
+
   /// Inserts one memory.alloc before `node` for the result values `results`
   /// (one value, or a list when `as_list`); returns the argument to pass as out.
+  /// The alloc's dtype is the first result's (Float when it has none).
   static ir::Argument insert_alloc(ir::Graph& graph, ir::Node& node, const Results& results, bool as_list,
                                    PassContext& ctx) {
     SpecTable& specs = ctx.state().specs;
     std::string node_name = graph.unique_name("alloc");
-    std::vector<std::string> names;
-    if (!as_list) {
-      names.push_back(node_name);
-    } else {
-      for (size_t i = 0; i < results.size(); ++i) {
-        std::string n = graph.unique_name(node_name + "_" + std::to_string(i));
-        if (n == node_name) n = graph.unique_name(node_name + "_" + std::to_string(i) + "_");
-        names.push_back(n);
-      }
-    }
-    std::vector<std::vector<int64_t>> sizes;
-    std::vector<TensorSpecPtr> result_specs;  // looked up once: the allocs share them below
-    std::vector<const ir::TensorMeta*> result_metas;
-    result_specs.reserve(results.size());
-    result_metas.reserve(results.size());
-    ir::ScalarType dtype = ir::ScalarType::Float;
-    for (size_t i = 0; i < results.size(); ++i) {
-      const TensorSpecPtr& spec = result_specs.emplace_back(specs.get(*results[i]));
-      // Value metadata lives in the graph's value table, whose entries keep
-      // their address while the value lives (the results stay defined).
-      const ir::TensorMeta* meta = result_metas.emplace_back(graph.tensor_meta(*results[i]));
-      std::vector<int64_t> s;
-      if (spec) {
-        s = spec->sizes;
-        if (i == 0) dtype = spec->dtype;
-      } else if (meta) {
-        for (const ir::SymInt& d : meta->sizes) s.push_back(sym_hint(d).value_or(0));
-        if (i == 0) dtype = meta->dtype;
-      }
-      sizes.push_back(std::move(s));
-    }
     std::vector<ir::NamedArgument> inputs;
     inputs.reserve(2);
-    if (as_list) {
-      inputs.push_back(ir::positional("size", ir::Argument::make<ir::ArgTag::IntLists>(std::move(sizes))));
-    } else {
-      inputs.push_back(
-          ir::positional("size", ir::arg_ints(sizes.empty() ? std::vector<int64_t>{} : std::move(sizes[0]))));
+    if (!as_list) {  // the usual case: one tensor
+      ResultShape r = shape_of(graph, specs, *results.front());
+      inputs.push_back(ir::positional("size", ir::arg_ints(std::move(r.sizes))));
+      inputs.push_back(ir::positional("dtype", ir::arg_dtype(r.dtype.value_or(ir::ScalarType::Float))));
+      std::vector<ir::Argument> outputs;
+      outputs.push_back(ir::arg_tensor(node_name));
+      ir::Node alloc(memory_alloc_target(), std::move(inputs), std::move(outputs), node_name);
+      alloc.inherit_from(node);
+      graph.insert_before(node, std::move(alloc));
+      adopt(graph, specs, node_name, r);
+      return ir::arg_tensor(std::move(node_name));
     }
+    std::vector<std::string> names;
+    for (size_t i = 0; i < results.size(); ++i) {
+      std::string n = graph.unique_name(node_name + "_" + std::to_string(i));
+      if (n == node_name) n = graph.unique_name(node_name + "_" + std::to_string(i) + "_");
+      names.push_back(n);
+    }
+    std::vector<ResultShape> shapes;
+    std::vector<std::vector<int64_t>> sizes;
+    shapes.reserve(results.size());
+    for (const std::string* result : results) {
+      ResultShape& r = shapes.emplace_back(shape_of(graph, specs, *result));
+      sizes.push_back(std::move(r.sizes));
+    }
+    const ir::ScalarType dtype =
+        shapes.empty() ? ir::ScalarType::Float : shapes.front().dtype.value_or(ir::ScalarType::Float);
+    inputs.push_back(ir::positional("size", ir::Argument::make<ir::ArgTag::IntLists>(std::move(sizes))));
     inputs.push_back(ir::positional("dtype", ir::arg_dtype(dtype)));
     std::vector<ir::Argument> outputs;
-    outputs.push_back(as_list ? ir::arg_tensors(names) : ir::arg_tensor(names[0]));
+    outputs.push_back(ir::arg_tensors(names));
     ir::Node alloc(memory_alloc_target(), std::move(inputs), std::move(outputs), std::move(node_name));
     alloc.inherit_from(node);
     graph.insert_before(node, std::move(alloc));
-    for (size_t i = 0; i < results.size() && i < names.size(); ++i) {
-      if (result_metas[i]) graph.set_tensor_meta(names[i], *result_metas[i]);
-      if (result_specs[i]) specs.set(names[i], std::move(result_specs[i]));
-    }
-    return as_list ? ir::arg_tensors(names) : ir::arg_tensor(std::move(names[0]));
+    for (size_t i = 0; i < shapes.size(); ++i) adopt(graph, specs, names[i], shapes[i]);
+    return ir::arg_tensors(names);
   }
 
-  /// Rewrites a functional call into `out`; returns the number of allocs inserted.
+  /// Rewrites a functional call into `out` (whose target is `out_target`);
+  /// returns the number of allocs inserted.
   static Result<int64_t> rewrite(ir::Graph& graph, ir::Node& node, const ops::OpSchema& schema,
-                                 const ops::OpSchema& out, PassContext& ctx) {
+                                 const ops::OpSchema& out, const ir::OpTarget& out_target, PassContext& ctx) {
     std::vector<size_t> out_idx = out.out_argument_indices();
 
     // The node's results, flattened (None results, and unnamed ones, are null).
@@ -262,7 +290,7 @@ class ToOutVariant final : public Pass {
     });
     for (ir::NamedArgument& o : outs) inputs.push_back(std::move(o));
     node.set_inputs(std::move(inputs));
-    node.set_target(ir::OpTarget(out.torch_name()));
+    node.set_target(out_target);
     return allocs;
   }
 
