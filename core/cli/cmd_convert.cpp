@@ -209,7 +209,8 @@ Status run_convert(const ConvertArgs& args) {
       return e;
     }
     replacements.push_back(std::move(opened).value());
-    options.swaps.push_back(SwapInput{s.fqn, replacements.back().archive.get(), replacements.back().layout, ""});
+    options.swaps.push_back(
+        SwapInput{s.fqn, replacements.back().archive.get(), replacements.back().layout, "", s.path});
   }
 
   // Every output file names a different path (one would silently overwrite another).

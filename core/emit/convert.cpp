@@ -372,16 +372,19 @@ Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options) {
                                                        ? "the swap of module '" + s.fqn + "' has no input"
                                                        : "module '" + s.fqn + "' is swapped twice");
     }
+    // Its errors' entries and pointers are inside the replacement: the note says which one.
+    const std::string which =
+        "the replacement for module '" + s.fqn + "'" + (s.source.empty() ? "" : " (" + s.source + ")");
     auto replacement = passes::load_program(*s.archive, s.layout, s.method, passes::swap_source_label(s.fqn));
     if (!replacement.ok()) {
       Error e = std::move(replacement).error();
-      e.notes.push_back("while loading the replacement for module '" + s.fqn + "'");
+      e.notes.push_back("while loading " + which);
       return e;
     }
     Status prepared = passes::prepare_replacement(*replacement, options.pipeline);
     if (!prepared.ok()) {
       Error e = std::move(prepared).error();
-      e.notes.push_back("while preparing the replacement for module '" + s.fqn + "'");
+      e.notes.push_back("while preparing " + which);
       return e;
     }
     pipeline.swaps.emplace_back(s.fqn, std::make_shared<const ir::ExportedProgram>(std::move(*replacement)));

@@ -114,6 +114,23 @@ expect_error "OPTION_INVALID: --swap expects MODULE=REPLACEMENT (e.g. encoder.la
   convert "$base" --swap 1
 expect_error "IO_ERROR: cannot open \"$work/nope.pt2\": no such file or folder (entry=$work/nope.pt2)" \
   convert "$base" --swap "1=$work/nope.pt2"
+# An error inside a replacement says which replacement (its module and path).
+cp -r "$src/tests/fixtures/corpus/modules_preserved_swap/json" "$work/broken"
+python3 - "$work/broken/models/model.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+d = json.load(open(path))
+d["graph_module"]["graph"]["nodes"][0]["inputs"] = []
+json.dump(d, open(path, "w"))
+PY
+set +e
+"$bin" convert "$base" --swap "1=$work/broken" -o "$work/bad.pte" > /dev/null 2> "$work/err.txt"
+rc=$?
+set -e
+[[ $rc == 1 ]]
+grep -q "^INVALID_GRAPH: node '[^']*': argument '[^']*' of aten::[^ ]* is missing" "$work/err.txt"
+grep -qx "  note: while loading the replacement for module '1' ($work/broken)" "$work/err.txt"
+test ! -e "$work/bad.pte"
 expect_error "MODULE_SWAP: module '0.0' has no preserved call signature in module_call_graph, so its calling convention is unknown (method=forward pass=outline_modules)" \
   convert "$base" --swap "0.0=$rep"
 echo "ok"

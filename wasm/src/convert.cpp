@@ -60,7 +60,8 @@ Status open_swaps(ConvertRequest& request, const JsReader& reader, std::vector<s
       return e;
     }
     opened.push_back(std::make_unique<JsInput>(std::move(input).value()));
-    request.options.swaps.push_back(SwapInput{fqn, opened.back()->archive.get(), opened.back()->layout, ""});
+    request.options.swaps.push_back(
+        SwapInput{fqn, opened.back()->archive.get(), opened.back()->layout, "", ""});
   }
   return Status::Ok();
 }

@@ -41,6 +41,7 @@ struct SwapInput {
   serde::Archive* archive = nullptr;   ///< the replacement's .pt2, folder or program JSON
   serde::Pt2Layout layout;             ///< as detect_pt2_layout found it
   std::string method;                  ///< the replacement's method to use; "" = its only method
+  std::string source;                  ///< where it came from (a path), named by errors; "" = not named
 };
 
 struct ConvertOptions {

@@ -44,7 +44,7 @@ TEST_CASE("convert --swap: module '1' replaced by replacement_1.pt2, its weights
   REQUIRE(rep.ok());
   ConvertOptions options;
   options.report_times = false;
-  options.swaps.push_back(SwapInput{"1", rep->archive.get(), rep->layout, ""});
+  options.swaps.push_back(SwapInput{"1", rep->archive.get(), rep->layout, "", ""});
   auto result = convert(*base->archive, base->layout, options);
   REQUIRE_MESSAGE(result.ok(), result.error().to_string());
 
@@ -90,28 +90,28 @@ TEST_CASE("convert --swap errors: unknown module, module swapped twice, no input
   REQUIRE(rep.ok());
 
   ConvertOptions unknown;
-  unknown.swaps.push_back(SwapInput{"2", rep->archive.get(), rep->layout, ""});
+  unknown.swaps.push_back(SwapInput{"2", rep->archive.get(), rep->layout, "", ""});
   auto r = convert(*base->archive, base->layout, unknown);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == ErrorCode::MODULE_SWAP);
   CHECK(r.error().where.method == "forward");
 
   ConvertOptions twice;
-  twice.swaps.push_back(SwapInput{"1", rep->archive.get(), rep->layout, ""});
-  twice.swaps.push_back(SwapInput{"1", rep->archive.get(), rep->layout, ""});
+  twice.swaps.push_back(SwapInput{"1", rep->archive.get(), rep->layout, "", ""});
+  twice.swaps.push_back(SwapInput{"1", rep->archive.get(), rep->layout, "", ""});
   r = convert(*base->archive, base->layout, twice);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == ErrorCode::OPTION_INVALID);
   CHECK(r.error().message == "module '1' is swapped twice");
 
   ConvertOptions none;
-  none.swaps.push_back(SwapInput{"1", nullptr, {}, ""});
+  none.swaps.push_back(SwapInput{"1", nullptr, {}, "", ""});
   r = convert(*base->archive, base->layout, none);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message == "the swap of module '1' has no input");
 
   ConvertOptions bad_path;
-  bad_path.swaps.push_back(SwapInput{"1..x", rep->archive.get(), rep->layout, ""});
+  bad_path.swaps.push_back(SwapInput{"1..x", rep->archive.get(), rep->layout, "", ""});
   r = convert(*base->archive, base->layout, bad_path);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == ErrorCode::OPTION_INVALID);
