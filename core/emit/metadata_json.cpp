@@ -351,18 +351,17 @@ std::string finish_metadata_json(MetadataDraft draft, const PteOutput& pte) {
   writer.EndObject();
   append.finish();
   // file = "{\n" + member + "\n}"
-  const std::string_view member = std::string_view(file).substr(1, file.size() - 3);
+  file[0] = ',';  // "," + member: one insertion moves the rest of the text once
+  const std::string_view addition = std::string_view(file).substr(0, file.size() - 2);
   std::string& text = draft.text;
-  if (text.capacity() >= text.size() + member.size() + 1) {
-    text.insert(draft.file_at, 1, ',');
-    text.insert(draft.file_at + 1, member);
+  if (text.capacity() >= text.size() + addition.size()) {
+    text.insert(draft.file_at, addition);
     return std::move(text);
   }
   std::string out;
-  out.reserve(text.size() + member.size() + 1);
+  out.reserve(text.size() + addition.size());
   out.append(text, 0, draft.file_at);
-  out += ',';
-  out += member;
+  out += addition;
   out.append(text, draft.file_at, std::string::npos);
   return out;
 }

@@ -181,6 +181,7 @@ class ToOutVariant final : public Pass {
   /// Inserts one memory.alloc before `node` for the result values `results`
   /// (one value, or a list when `as_list`); returns the argument to pass as out.
   /// The alloc's dtype is the first result's (Float when it has none).
+  /// `results` holds at least one value and no null (the callers check).
   static ir::Argument insert_alloc(ir::Graph& graph, ir::Node& node, const Results& results, bool as_list,
                                    PassContext& ctx) {
     SpecTable& specs = ctx.state().specs;
