@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "ir/sym_expr.h"
-#include "passes/pass_factories.h"
 #include "support/checked_math.h"
 
 namespace pteforge::passes::edge {
@@ -227,11 +226,6 @@ ir::Node make_call(std::string_view target, std::vector<ir::NamedArgument> input
   std::string full =
       target.substr(0, 10) == "torch.ops." ? std::string(target) : "torch.ops." + std::string(target);
   return ir::Node(ir::OpTarget(full), std::move(inputs), {ir::arg_tensor(name)}, name);
-}
-
-Result<bool> eliminate_dead_code(ir::ExportedProgram& ep, PassContext& ctx) {
-  std::unique_ptr<Pass> dce = make_eliminate_dead_code_pass();
-  return dce->run(ep, ctx);
 }
 
 std::optional<size_t> first_user_input_index(const ir::ExportedProgram& ep) {

@@ -1,8 +1,8 @@
 // Small helpers shared by the to_edge passes (executorch-pipeline.md §1.2):
 // walking nested graphs, the layout facts torch derives from strides
 // (contiguity, channels-last, Tensor.dim_order()), contiguous strides for
-// possibly symbolic sizes, building new nodes, and whole-graph dead-code
-// elimination (several ExecuTorch passes end with one).
+// possibly symbolic sizes, building new nodes (whole-graph dead-code
+// elimination: run_dead_code_elimination in lowering_util.h).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,6 @@
 #include "ir/exported_program.h"
 #include "ir/graph.h"
 #include "ir/tensor_meta.h"
-#include "passes/pass.h"
 #include "support/error.h"
 
 namespace pteforge::passes::edge {
@@ -56,10 +55,6 @@ ir::TensorMeta scalar_meta(ir::ScalarType dtype);
 
 /// Builds a call node `target` (short or full form) defining one tensor `name`.
 ir::Node make_call(std::string_view target, std::vector<ir::NamedArgument> inputs, const std::string& name);
-
-/// Runs eliminate_dead_code on the top-level graph (several ExecuTorch passes
-/// end with graph.eliminate_dead_code()). True when it removed something.
-Result<bool> eliminate_dead_code(ir::ExportedProgram& ep, PassContext& ctx);
 
 /// Index of the first USER_INPUT input spec (= its graph input position), or
 /// nullopt when the program has no user input.

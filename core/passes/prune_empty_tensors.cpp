@@ -15,6 +15,7 @@
 
 #include "ir/graph.h"
 #include "passes/edge_utils.h"
+#include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
 
@@ -92,7 +93,7 @@ class PruneEmptyTensors final : public Pass {
     }
     if (pruned) ctx.stat("inputs_pruned", pruned);
     if (replaced) ctx.stat("cats_replaced", replaced);
-    PTEFORGE_ASSIGN_OR_RETURN(bool dce, edge::eliminate_dead_code(ep, ctx));
+    PTEFORGE_ASSIGN_OR_RETURN(bool dce, run_dead_code_elimination(ep, ctx));
     return pruned > 0 || dce;
   }
 };

@@ -23,6 +23,7 @@
 
 #include "ir/graph.h"
 #include "passes/edge_utils.h"
+#include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
 
@@ -125,13 +126,13 @@ class RemoveNoops final : public Pass {
       ++removed;
     }
     if (removed == 0) {
-      PTEFORGE_ASSIGN_OR_RETURN(bool dce, edge::eliminate_dead_code(ep, ctx));
+      PTEFORGE_ASSIGN_OR_RETURN(bool dce, run_dead_code_elimination(ep, ctx));
       return dce;
     }
     ctx.stat("noops_removed", removed);
-    PTEFORGE_TRY(edge::eliminate_dead_code(ep, ctx));
+    PTEFORGE_TRY(run_dead_code_elimination(ep, ctx));
     bypass_dq_q(ep, dequant_inputs);
-    PTEFORGE_TRY(edge::eliminate_dead_code(ep, ctx));
+    PTEFORGE_TRY(run_dead_code_elimination(ep, ctx));
     return true;
   }
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "ir/graph.h"
-#include "passes/edge_utils.h"
+#include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
 
@@ -45,7 +45,7 @@ class RemoveRedundantToCopy final : public Pass {
       ++removed;
     }
     if (removed) ctx.stat("to_copies_removed", removed);
-    PTEFORGE_ASSIGN_OR_RETURN(bool dce, edge::eliminate_dead_code(ep, ctx));
+    PTEFORGE_ASSIGN_OR_RETURN(bool dce, run_dead_code_elimination(ep, ctx));
     return removed > 0 || dce;
   }
 };

@@ -13,6 +13,7 @@
 // After:   %relu = aten.relu.default(%x)
 #include "ir/graph.h"
 #include "passes/edge_utils.h"
+#include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
 
@@ -40,7 +41,7 @@ class RemoveTensorMetadataAsserts final : public Pass {
     }
     if (removed == 0) return false;
     ctx.stat("asserts_removed", removed);
-    if (top_level_changed) PTEFORGE_TRY(edge::eliminate_dead_code(ep, ctx));
+    if (top_level_changed) PTEFORGE_TRY(run_dead_code_elimination(ep, ctx));
     return true;
   }
 };
