@@ -8,6 +8,10 @@
 // Every program is imported (not lowered) and summarised by the core's
 // pteforge::inspect (serde::summary_to_text / summary_to_json). Exit 0 on
 // success; 1 with the error's one-line description on stderr on failure.
+#include <rapidjson/document.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -28,26 +32,39 @@ Result<std::string> inspect(const std::string& path, const std::string& method, 
 }
 
 /// The module tree of each method (only `method` when not empty): text with a
-/// "method NAME" line before each table, or JSON {"NAME": [modules...]}.
+/// "method NAME" line before each table, or JSON {"NAME": [modules...]}
+/// indented by 2 spaces like the other --json outputs.
 Result<std::string> inspect_modules(const std::string& path, const std::string& method, bool json) {
   PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(path));
   PTEFORGE_TRY(in.layout.keep_method(method));
-  std::string out = json ? "{" : "";
-  bool found = false;
+  std::string text;
+  rapidjson::Document doc(rapidjson::kObjectType);
   for (const serde::Pt2Model& model : in.layout.models) {
     PTEFORGE_ASSIGN_OR_RETURN(
         ir::ExportedProgram ep,
         passes::load_program(*in.archive, in.layout, model.method, "", /*bind_weights=*/false));
     const std::vector<passes::ModuleInfo> modules = passes::list_modules(ep);
-    if (json) {
-      out += std::string(found ? ", " : "") + "\"" + model.method + "\": " + passes::modules_to_json(modules);
-    } else {
-      out += "method " + model.method + "\n" + passes::modules_to_text(modules);
+    if (!json) {
+      text += "method " + model.method + "\n" + passes::modules_to_text(modules);
+      continue;
     }
-    found = true;
+    rapidjson::Document tree(&doc.GetAllocator());
+    const std::string tree_json = passes::modules_to_json(modules);
+    tree.Parse(tree_json.data(), tree_json.size());
+    if (tree.HasParseError()) {
+      return make_error(ErrorCode::INTERNAL,
+                        "the module tree of method '" + model.method + "' is not valid JSON");
+    }
+    rapidjson::Value name(model.method.data(), static_cast<rapidjson::SizeType>(model.method.size()),
+                          doc.GetAllocator());
+    doc.AddMember(name, tree.Move(), doc.GetAllocator());
   }
-  if (json) out += "}\n";
-  return out;
+  if (!json) return text;
+  rapidjson::StringBuffer buffer;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
+  writer.SetIndent(' ', 2);
+  doc.Accept(writer);
+  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }
 
 }  // namespace

@@ -26,6 +26,8 @@ TXT
 diff -u "$work/expected.txt" "$work/modules.txt"
 
 "$bin" inspect --modules --json --method forward "$base" > "$work/modules.json"
+# Indented like the other --json outputs.
+[[ "$(head -n 5 "$work/modules.json")" == $'{\n  "forward": [\n    {\n      "fqn": "",\n      "type": "torch.nn.modules.container.Sequential",' ]]
 python3 - "$work/modules.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
