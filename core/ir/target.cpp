@@ -12,6 +12,7 @@ struct OpTarget::Info {
   std::string full;
   TargetKind kind = TargetKind::None;
   std::string_view ns, op, overload, short_name;
+  bool well_formed = false;
 };
 
 namespace {
@@ -29,6 +30,44 @@ struct Registry {
 Registry& registry() {
   static Registry* r = new Registry();  // never destroyed: targets may outlive static destructors
   return *r;
+}
+
+/// A Python identifier (ASCII): a letter or '_', then letters, digits, '_'.
+bool is_identifier(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/// Identifiers joined by single dots ("torch.nn.functional").
+bool is_dotted_identifier(std::string_view s) {
+  for (;;) {
+    const size_t dot = s.find('.');
+    if (!is_identifier(s.substr(0, dot))) return false;
+    if (dot == std::string_view::npos) return true;
+    s = s.substr(dot + 1);
+  }
+}
+
+/// Whether the parsed pieces have a form torch.export writes (OpTarget::well_formed).
+bool written_form(const OpTarget::Info& info) {
+  switch (info.kind) {
+    case TargetKind::None:
+      return false;
+    case TargetKind::Extension:
+      return !info.ns.empty() && !info.op.empty();
+    case TargetKind::HigherOrder:
+      return is_identifier(info.op);
+    case TargetKind::Operator:
+      // The overload may be absent ("torch.ops.aten.add"), not empty ("...add.").
+      return is_identifier(info.ns) && is_dotted_identifier(info.op) &&
+             (info.overload.empty() ? info.full.back() != '.' : is_identifier(info.overload));
+    default:
+      return is_dotted_identifier(info.ns) && is_identifier(info.op);  // <module>.<name>
+  }
 }
 
 /// Splits the target string into kind / namespace / op / overload (§5.1).
@@ -103,6 +142,7 @@ OpTarget::OpTarget(std::string_view full) {
   Info& info = r.infos.emplace_back();
   info.full = std::string(full);
   parse(info);
+  info.well_formed = written_form(info);
   r.by_name.emplace(std::string_view(info.full), &info);
   info_ = &info;
 }
@@ -114,6 +154,7 @@ std::string_view OpTarget::op() const { return info_->op; }
 std::string_view OpTarget::overload() const { return info_->overload; }
 std::string_view OpTarget::short_name() const { return info_->short_name; }
 bool OpTarget::empty() const { return info_->full.empty(); }
+bool OpTarget::well_formed() const { return info_->well_formed; }
 
 bool OpTarget::is(std::string_view name) const { return name == info_->full || name == info_->short_name; }
 

@@ -43,6 +43,11 @@ class OpTarget {
   /// other targets unchanged.
   std::string_view short_name() const;
   bool empty() const;
+  /// True when the target has a form torch.export writes (§5.1):
+  /// torch.ops.<ns>.<op>[.<overload>], torch.ops.higher_order.<op>, a Python
+  /// callable <module>.<name> (dotted identifiers), or #<ns>:<op>. False for
+  /// the empty target and for text such as "!!!" or "torch.ops.aten".
+  bool well_formed() const;
 
   /// True when the target is `name`, given either in full or in short form
   /// ("aten.add.Tensor" and "torch.ops.aten.add.Tensor" both match).

@@ -130,6 +130,14 @@ class GraphVerifier {
     if (n.target().empty()) {
       return make_error(ErrorCode::INVALID_GRAPH, "node " + single_quoted(n.name()) + " has no target", at_node(n, "/target"));
     }
+    if (!n.target().well_formed()) {
+      return make_error(
+          ErrorCode::INVALID_GRAPH,
+          "node " + single_quoted(n.name()) + ": target " + single_quoted(n.target().str()) +
+              " is not a callable torch.export writes (expected torch.ops.<namespace>.<op>.<overload>, "
+              "torch.ops.higher_order.<op>, a Python function <module>.<name>, or #<namespace>:<op>)",
+          at_node(n, "/target"));
+    }
     for (size_t k = 0; k < n.inputs().size(); ++k) {
       const Argument& a = n.inputs()[k].arg;
       Status st = Status::Ok();
@@ -226,7 +234,7 @@ bool fast_check(const Graph& g, const VerifyOptions& options) {
   // Nodes: names, targets, subgraphs.
   std::unordered_set<std::string_view> special_names;  // nodes not named after their single output
   for (const Node& n : g) {
-    if (n.name().empty() || n.target().empty()) return false;
+    if (n.name().empty() || !n.target().well_formed()) return false;
     const std::string* single = n.single_output();
     if (!single || *single != n.name()) {
       if (!special_names.emplace(n.name()).second) return false;

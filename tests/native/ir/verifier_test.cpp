@@ -40,6 +40,13 @@ const Case kCases[] = {
     {"node without a name", [](ExportedProgram& ep) { ep.graph().find_node("relu")->set_name(""); },
      "node calling torch.ops.aten.relu.default has no name",
      "pointer=/graph_module/graph/nodes/1 source=/m.py:11 in forward"},
+    {"target torch.export does not write",
+     [](ExportedProgram& ep) { ep.graph().find_node("relu")->set_target(OpTarget("!!!")); },
+     "node 'relu': target '!!!' is not a callable torch.export writes (expected "
+     "torch.ops.<namespace>.<op>.<overload>, torch.ops.higher_order.<op>, a Python function <module>.<name>, "
+     "or "
+     "#<namespace>:<op>)",
+     "pointer=/graph_module/graph/nodes/1/target node=relu source=/m.py:11 in forward"},
     {"duplicate node name",
      [](ExportedProgram& ep) {
        Node n(OpTarget("torch.ops.aten._assert_scalar.default"), {positional("self", arg_bool(true))}, {}, "relu");
@@ -55,7 +62,8 @@ const Case kCases[] = {
        ep.graph().find_node("add")->set_input(1, arg_tensors({"relu", "ghost"}));
      },
      "node 'add' uses 'ghost', which is not defined anywhere (dangling name)",
-     "pointer=/graph_module/graph/nodes/2/inputs/1/arg/as_tensors/1/name node=add source=/m.py:12 in forward"},
+     "pointer=/graph_module/graph/nodes/2/inputs/1/arg/as_tensors/1/name node=add source=/m.py:12 in "
+     "forward"},
     {"name with metadata only",
      [](ExportedProgram& ep) {
        ep.graph().set_tensor_meta("orphan", make_tensor_meta(ScalarType::Float, {1}));
@@ -72,13 +80,15 @@ const Case kCases[] = {
        ep.graph().find_node("add")->set_input(1, Argument::make<ArgTag::SymInt>(SymIntArgument{"mm", 0}));
      },
      "value 'mm' is a tensor but is used as a SymInt",
-     "pointer=/graph_module/graph/nodes/2/inputs/1/arg/as_sym_int/as_name node=add source=/m.py:12 in forward"},
+     "pointer=/graph_module/graph/nodes/2/inputs/1/arg/as_sym_int/as_name node=add source=/m.py:12 in "
+     "forward"},
     {"graph output naming nothing",
      [](ExportedProgram& ep) {
        ep.graph().set_outputs({arg_tensor("missing")});
        ep.signature().output_specs[0].arg = arg_tensor("missing");
      },
-     "graph output 0 names 'missing', which is not defined", "pointer=/graph_module/graph/outputs/0/as_tensor/name"},
+     "graph output 0 names 'missing', which is not defined",
+     "pointer=/graph_module/graph/outputs/0/as_tensor/name"},
     {"tensor without metadata", [](ExportedProgram& ep) { ep.graph().clear_meta("relu"); },
      "tensor value 'relu' has no metadata (no tensor_values entry)",
      "pointer=/graph_module/graph/nodes/1/outputs/0/as_tensor/name node=relu source=/m.py:11 in forward"},
@@ -110,15 +120,17 @@ const Case kCases[] = {
      },
      "graph output 0 names 'b', which is not defined",
      "pointer=/graph_module/graph/nodes/3/inputs/0/arg/as_graph/graph/outputs/0/as_tensor/name"},
-    {"signature input count",
-     [](ExportedProgram& ep) { ep.signature().input_specs.pop_back(); },
-     "the signature has 1 input specs but the graph has 2 inputs", "pointer=/graph_module/signature/input_specs"},
+    {"signature input count", [](ExportedProgram& ep) { ep.signature().input_specs.pop_back(); },
+     "the signature has 1 input specs but the graph has 2 inputs",
+     "pointer=/graph_module/signature/input_specs"},
     {"signature output count",
      [](ExportedProgram& ep) { ep.signature().output_specs.push_back(ep.signature().output_specs[0]); },
-     "the signature has 2 output specs but the graph has 1 outputs", "pointer=/graph_module/signature/output_specs"},
+     "the signature has 2 output specs but the graph has 1 outputs",
+     "pointer=/graph_module/signature/output_specs"},
     {"input spec naming another value",
      [](ExportedProgram& ep) { ep.signature().input_specs[1].arg = arg_tensor("x"); },
-     "input spec 1 (parameter 'x') does not match graph input 1 (%w)", "pointer=/graph_module/signature/input_specs/1"},
+     "input spec 1 (parameter 'x') does not match graph input 1 (%w)",
+     "pointer=/graph_module/signature/input_specs/1"},
     {"constant input spec with another value",
      [](ExportedProgram& ep) {
        ep.graph().insert_input(2, arg_int(3));
@@ -140,7 +152,8 @@ const Case kCases[] = {
        b.target = "steps";
        ep.signature().input_specs.push_back(b);
      },
-     "input spec 2 (buffer 's') does not match graph input 2 (%s)", "pointer=/graph_module/signature/input_specs/2"},
+     "input spec 2 (buffer 's') does not match graph input 2 (%s)",
+     "pointer=/graph_module/signature/input_specs/2"},
     {"output spec naming another value",
      [](ExportedProgram& ep) {
        ep.signature().output_specs[0].kind = OutputKind::LossOutput;
