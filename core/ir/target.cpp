@@ -32,11 +32,13 @@ Registry& registry() {
   return *r;
 }
 
-/// A Python identifier (ASCII): a letter or '_', then letters, digits, '_'.
+/// A Python identifier: a letter or '_', then letters, digits, '_'. Bytes of
+/// UTF-8 sequences count as letters (Python allows non-ASCII identifiers).
 bool is_identifier(std::string_view s) {
   if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
   for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    (static_cast<unsigned char>(c) & 0x80) != 0;
     if (!ok) return false;
   }
   return true;

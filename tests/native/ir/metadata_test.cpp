@@ -81,7 +81,7 @@ TEST_CASE("target: kinds and pieces of target strings") {
 TEST_CASE("target: well_formed accepts the forms torch.export writes, nothing else") {
   for (const char* ok : {"torch.ops.aten.add.Tensor", "torch.ops.aten.add", "torch.ops.mylib.my_op.default",
                          "torch.ops.higher_order.cond", "_operator.getitem", "math.trunc", "torch.sym_max",
-                         "torch.nn.functional.relu", "memory.alloc", "#mylib:fancy"}) {
+                         "torch.nn.functional.relu", "memory.alloc", "#mylib:fancy", "modèle.f"}) {
     const std::string text = ok;
     CAPTURE(text);
     CHECK(OpTarget(text).well_formed());
