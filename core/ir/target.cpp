@@ -65,8 +65,12 @@ bool written_form(const OpTarget::Info& info) {
       return is_identifier(info.op);
     case TargetKind::Operator:
       // The overload may be absent ("torch.ops.aten.add"), not empty ("...add.").
-      return is_identifier(info.ns) && is_dotted_identifier(info.op) &&
-             (info.overload.empty() ? info.full.back() != '.' : is_identifier(info.overload));
+      // So may the op: higher-order ops of PyTorch 2.1 and ExecuTorch 0.1 had
+      // no namespace and were written "torch.ops.<name>"
+      // ("torch.ops.executorch_call_delegate").
+      if (!is_identifier(info.ns) || info.full.back() == '.') return false;
+      if (info.op.empty()) return info.short_name == info.ns;
+      return is_dotted_identifier(info.op) && (info.overload.empty() || is_identifier(info.overload));
     default:
       return is_dotted_identifier(info.ns) && is_identifier(info.op);  // <module>.<name>
   }

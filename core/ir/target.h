@@ -44,9 +44,10 @@ class OpTarget {
   std::string_view short_name() const;
   bool empty() const;
   /// True when the target has a form torch.export writes (§5.1):
-  /// torch.ops.<ns>.<op>[.<overload>], torch.ops.higher_order.<op>, a Python
+  /// torch.ops.<ns>.<op>[.<overload>], torch.ops.higher_order.<op>, the
+  /// older torch.ops.<name> of namespace-less higher-order ops, a Python
   /// callable <module>.<name> (dotted identifiers), or #<ns>:<op>. False for
-  /// the empty target and for text such as "!!!" or "torch.ops.aten".
+  /// the empty target and for text such as "!!!" or "torch.ops.aten.add.".
   bool well_formed() const;
 
   /// True when the target is `name`, given either in full or in short form

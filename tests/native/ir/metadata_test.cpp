@@ -81,12 +81,13 @@ TEST_CASE("target: kinds and pieces of target strings") {
 TEST_CASE("target: well_formed accepts the forms torch.export writes, nothing else") {
   for (const char* ok : {"torch.ops.aten.add.Tensor", "torch.ops.aten.add", "torch.ops.mylib.my_op.default",
                          "torch.ops.higher_order.cond", "_operator.getitem", "math.trunc", "torch.sym_max",
-                         "torch.nn.functional.relu", "memory.alloc", "#mylib:fancy", "modèle.f"}) {
+                         "torch.nn.functional.relu", "memory.alloc", "#mylib:fancy", "modèle.f",
+                         "torch.ops.executorch_call_delegate"}) {
     const std::string text = ok;
     CAPTURE(text);
     CHECK(OpTarget(text).well_formed());
   }
-  for (const char* bad : {"", "!!!", "relu", "torch.ops.aten", "torch.ops.", "torch.ops.higher_order.",
+  for (const char* bad : {"", "!!!", "relu", "torch.ops.", "torch.ops.aten.", "torch.ops.higher_order.",
                           "torch.ops.aten.add.", "torch.ops.aten..Tensor", "torch.ops.aten.add.Ten sor",
                           "_operator.", ".getitem", "9lib.f", "a..b", "#mylib:", "#:op"}) {
     const std::string text = bad;
