@@ -254,17 +254,18 @@ void write_draft(Writer& w, AppendStream& out, const std::vector<PlanFacts>& pla
   w.StartArray();
   std::vector<const PlanFacts*> getters;
   for (const PlanFacts& plan : plans) {
-    auto d = emitted.debug.find(plan.name);
-    if (plan.constant_method || d == emitted.debug.end()) {
+    if (plan.constant_method) {
       getters.push_back(&plan);
       continue;
     }
+    auto d = emitted.debug.find(plan.name);  // found: plan_facts said so
     auto s = states.find(plan.name);
     const TrainingMetadata* training = nullptr;
     for (const TrainingMetadata& t : emitted.training) {
       if (t.method == plan.name) training = &t;
     }
-    write_method(w, plan, &d->second, s == states.end() ? nullptr : s->second, training);
+    write_method(w, plan, d == emitted.debug.end() ? nullptr : &d->second,
+                 s == states.end() ? nullptr : s->second, training);
   }
   w.EndArray();
 
@@ -353,17 +354,10 @@ std::string finish_metadata_json(MetadataDraft draft, const PteOutput& pte) {
   // file = "{\n" + member + "\n}"
   file[0] = ',';  // "," + member: one insertion moves the rest of the text once
   const std::string_view addition = std::string_view(file).substr(0, file.size() - 2);
-  std::string& text = draft.text;
-  if (text.capacity() >= text.size() + addition.size()) {
-    text.insert(draft.file_at, addition);
-    return std::move(text);
-  }
-  std::string out;
-  out.reserve(text.size() + addition.size());
-  out.append(text, 0, draft.file_at);
-  out += addition;
-  out.append(text, draft.file_at, std::string::npos);
-  return out;
+  // Usually inside the reservation (its 64 KiB spare include this); if the
+  // text outgrew it, insert copies it once into a larger buffer.
+  draft.text.insert(draft.file_at, addition);
+  return std::move(draft.text);
 }
 
 std::string metadata_to_json(const EmitterOutput& emitted, const PteOutput& pte,

@@ -213,8 +213,7 @@ class ToOutVariant final : public Pass {
       ResultShape& r = shapes.emplace_back(shape_of(graph, specs, *result));
       sizes.push_back(std::move(r.sizes));
     }
-    const ir::ScalarType dtype =
-        shapes.empty() ? ir::ScalarType::Float : shapes.front().dtype.value_or(ir::ScalarType::Float);
+    const ir::ScalarType dtype = shapes.front().dtype.value_or(ir::ScalarType::Float);
     inputs.push_back(ir::positional("size", ir::Argument::make<ir::ArgTag::IntLists>(std::move(sizes))));
     inputs.push_back(ir::positional("dtype", ir::arg_dtype(dtype)));
     std::vector<ir::Argument> outputs;
