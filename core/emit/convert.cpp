@@ -66,38 +66,14 @@ Result<std::string> read_program_text(serde::Archive& archive, const serde::Pt2M
   return serde::read_entry(archive, model.program_entry, kMaxProgramJson);
 }
 
-/// A payload of 0 bytes stands for an all-zero tensor (torch writes none
-/// for fake tensors; torch-export-format.md "Zero-length file"), which is
-/// also what a weight file truncated to nothing looks like: each such
-/// tensor with elements gets a warning naming it and its payload (the first
-/// three; then one warning counts the rest), so the zeros are no surprise.
-void warn_zero_filled(const ir::StateBinding& state, const serde::Pt2Model& model,
-                      passes::PassReport& report) {
-  // A program of fake tensors has hundreds: the first few by name, then a count.
-  constexpr size_t kNamed = 3;
-  size_t count = 0;
-  for (const ir::ConstantRef& ref : state.tensors) {
-    if (!ref.zero_filled || ref.is_inline() || ref.numel() == 0) continue;
-    if (++count > kNamed) continue;
-    Location where;
-    where.method = model.method;
-    where.entry = state.storage_of(ref).entry();
-    report.diagnostics.push_back(passes::Diagnostic{
-        "warning",
-        "the payload of '" + ref.fqn + "' has 0 bytes, so its " + std::to_string(ref.numel()) +
-            " elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file "
-            "of 0 bytes means the archive is damaged)",
-        std::move(where)});
-  }
-  if (count > kNamed) {
-    Location where;
-    where.method = model.method;
-    report.diagnostics.push_back(passes::Diagnostic{
-        "warning",
-        count - kNamed == 1
-            ? std::string("1 more tensor has a payload of 0 bytes and is all zero")
-            : std::to_string(count - kNamed) + " more tensors have payloads of 0 bytes and are all zero",
-        std::move(where)});
+/// Reports serde::zero_filled_warnings of `state` (tensors whose payload
+/// has 0 bytes) as warnings of method `method`, each message followed by
+/// `context` (e.g. which swap's replacement it is in; "" for none).
+void warn_zero_filled(const ir::StateBinding& state, const std::string& method, const std::string& context,
+                      std::vector<passes::Diagnostic>& diagnostics) {
+  for (serde::ImportWarning& w : serde::zero_filled_warnings(state)) {
+    w.where.method = method;
+    diagnostics.push_back(passes::Diagnostic{"warning", std::move(w.message) + context, std::move(w.where)});
   }
 }
 
@@ -202,7 +178,7 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
       serde::bind_state(out.program, weights->config.value(), constants->config.value(), payload_size);
   if (!state.ok()) return serde::explain_missing_entry(archive, std::move(state).error());
   out.program.state = std::move(state).value();
-  warn_zero_filled(out.program.state, model, report);
+  warn_zero_filled(out.program.state, model.method, "", report.diagnostics);
   return Status::Ok();
 }
 
@@ -359,9 +335,12 @@ Status check_configured_passes(const ConvertOptions& options, std::vector<passes
 
 /// The pipeline options with the swaps' replacements loaded (bound to their
 /// archives' payloads, labelled swap:<fqn>) and brought into the pipeline's
-/// dialect. Errors: OPTION_INVALID for a bad or repeated module path or a
-/// missing archive; load_program's and prepare_replacement's, with where.module.
-Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options) {
+/// dialect. The replacements' import warnings (and zero-filled payloads) go
+/// to `diagnostics`, each saying which replacement it is about. Errors:
+/// OPTION_INVALID for a bad or repeated module path or a missing archive;
+/// load_program's and prepare_replacement's, with a note naming the replacement.
+Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options,
+                                           std::vector<passes::Diagnostic>& diagnostics) {
   passes::PipelineOptions pipeline = options.pipeline;
   std::set<std::string> seen;
   for (const SwapInput& s : options.swaps) {
@@ -375,7 +354,13 @@ Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options) {
     // Its errors' entries and pointers are inside the replacement: the note says which one.
     const std::string which =
         "the replacement for module '" + s.fqn + "'" + (s.source.empty() ? "" : " (" + s.source + ")");
-    auto replacement = passes::load_program(*s.archive, s.layout, s.method, passes::swap_source_label(s.fqn));
+    std::vector<serde::ImportWarning> warnings;
+    auto replacement = passes::load_program(*s.archive, s.layout, s.method, passes::swap_source_label(s.fqn),
+                                            /*bind_weights=*/true, &warnings);
+    for (serde::ImportWarning& w : warnings) {
+      diagnostics.push_back(
+          passes::Diagnostic{"warning", std::move(w.message) + " (in " + which + ")", std::move(w.where)});
+    }
     if (!replacement.ok()) {
       Error e = std::move(replacement).error();
       e.notes.push_back("while loading " + which);
@@ -431,7 +416,7 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
   PTEFORGE_TRY(refuse_big_endian(layout));
   PTEFORGE_ASSIGN_OR_RETURN(std::vector<emit::ConstantMethod> getters, constant_methods(options));
   PTEFORGE_TRY(check_configured_passes(options, report.diagnostics));
-  PTEFORGE_ASSIGN_OR_RETURN(passes::PipelineOptions pipeline, with_swaps(options));
+  PTEFORGE_ASSIGN_OR_RETURN(passes::PipelineOptions pipeline, with_swaps(options, report.diagnostics));
   PTEFORGE_ASSIGN_OR_RETURN(passes::PassManager pm, passes::PassManager::create(pipeline));
   ConvertTimings timings;
   auto t0 = std::chrono::steady_clock::now();

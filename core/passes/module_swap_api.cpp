@@ -189,7 +189,7 @@ std::string swap_source_label(std::string_view fqn) { return "swap:" + std::stri
 
 Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::Pt2Layout& layout,
                                          const std::string& method, const std::string& source,
-                                         bool bind_weights) {
+                                         bool bind_weights, std::vector<serde::ImportWarning>* warnings) {
   const serde::Pt2Model* model = nullptr;
   if (method.empty() && layout.models.size() == 1) {
     model = &layout.models.front();
@@ -217,6 +217,16 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::P
     return located(std::move(e));
   }
   ir::ExportedProgram ep = std::move(imported->program);
+  // Located as convert's own import reports them: the program entry unless a payload is named.
+  auto report = [&](std::vector<serde::ImportWarning> found, bool in_program) {
+    if (!warnings) return;
+    for (serde::ImportWarning& w : found) {
+      w.where.method = model->method;
+      if (in_program && !w.where.entry) w.where.entry = model->program_entry;
+      warnings->push_back(std::move(w));
+    }
+  };
+  report(std::move(imported->warnings), true);
   if (!bind_weights) return ep;
 
   auto weights = serde::read_payload_config(archive, *model, serde::PayloadFolder::kWeights, kMaxConfigBytes);
@@ -235,6 +245,7 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::P
   if (!state.ok()) return located(serde::explain_missing_entry(archive, std::move(state).error()));
   ep.state = std::move(state).value();
   for (auto& s : ep.state.storages) s.source = source;
+  report(serde::zero_filled_warnings(ep.state), false);
   return ep;
 }
 

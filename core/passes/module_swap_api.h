@@ -26,6 +26,7 @@
 #include "passes/pass_manager.h"
 #include "passes/pipeline_options.h"
 #include "serde/archive.h"
+#include "serde/import_exported_program.h"
 #include "serde/pt2_layout.h"
 #include "support/error.h"
 
@@ -80,9 +81,12 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const std::str
 /// Same, with the layout already detected (e.g. serde::OpenedInput from open_input).
 /// With `bind_weights` false the state is left unbound (no payload config is
 /// read): enough for the graph and its modules (list_modules), not to convert.
+/// `warnings`, when given, receives the import's warnings and those of
+/// serde::zero_filled_warnings, with where.method set (the caller reports them).
 Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::Pt2Layout& layout,
                                          const std::string& method, const std::string& source,
-                                         bool bind_weights = true);
+                                         bool bind_weights = true,
+                                         std::vector<serde::ImportWarning>* warnings = nullptr);
 
 /// load_program over bytes: a .pt2 (zip, sniffed by its "PK" signature) or
 /// a program JSON (which then must have no parameters, buffers or constants:

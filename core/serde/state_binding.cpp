@@ -188,4 +188,30 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
   return binding;
 }
 
+std::vector<ImportWarning> zero_filled_warnings(const ir::StateBinding& state) {
+  // A program of fake tensors has hundreds: the first few by name, then a count.
+  constexpr size_t kNamed = 3;
+  std::vector<ImportWarning> out;
+  size_t count = 0;
+  for (const ir::ConstantRef& ref : state.tensors) {
+    if (!ref.zero_filled || ref.is_inline() || ref.numel() == 0) continue;
+    if (++count > kNamed) continue;
+    Location where;
+    where.entry = state.storage_of(ref).entry();
+    out.push_back(ImportWarning{
+        "the payload of '" + ref.fqn + "' has 0 bytes, so its " + std::to_string(ref.numel()) +
+            " elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file "
+            "of 0 bytes means the archive is damaged)",
+        std::move(where)});
+  }
+  if (count > kNamed) {
+    out.push_back(ImportWarning{
+        count - kNamed == 1
+            ? std::string("1 more tensor has a payload of 0 bytes and is all zero")
+            : std::to_string(count - kNamed) + " more tensors have payloads of 0 bytes and are all zero",
+        {}});
+  }
+  return out;
+}
+
 }  // namespace pteforge::serde

@@ -9,6 +9,7 @@
 
 #include "ir/exported_program.h"
 #include "ir/state_binding.h"
+#include "serde/import_exported_program.h"
 #include "serde/payload_config.h"
 #include "support/error.h"
 
@@ -39,5 +40,13 @@ using PayloadSizeFn = std::function<std::optional<uint64_t>(const std::string& p
 ///   UNSUPPORTED_FEATURE  pickled payloads (use_pickle: true)
 Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const PayloadConfig& weights,
                                     const PayloadConfig& constants, const PayloadSizeFn& payload_size);
+
+/// Warnings for the tensors of `state` whose payload has 0 bytes and which
+/// have elements: bind_state reads such a payload as all zeros (§1.6, torch
+/// writes no bytes for a fake tensor), which is also what a weight file
+/// truncated to nothing looks like, so each is named with its payload
+/// (where.entry). The first three are named; one more warning counts the
+/// rest. where.method is left for the caller. Empty when there are none.
+std::vector<ImportWarning> zero_filled_warnings(const ir::StateBinding& state);
 
 }  // namespace pteforge::serde

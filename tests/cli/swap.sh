@@ -130,4 +130,14 @@ expect_error "INVALID_GRAPH: node 'permute': argument 'self' of aten::permute is
 grep -qx "  note: while loading the replacement for module '1' ($work/broken)" "$work/err.txt"
 expect_error "MODULE_SWAP: module '0.0' has no preserved call signature in module_call_graph, so its calling convention is unknown (method=forward pass=outline_modules)" \
   convert "$base" --swap "0.0=$rep"
+
+# A replacement's weight file of 0 bytes is all zeros in the .pte, with the
+# same warning as in the main program, saying which replacement it is in.
+cp -r "$src/tests/fixtures/corpus/modules_preserved_swap/json" "$work/zero"
+: > "$work/zero/data/weights/weight_0"
+"$bin" convert "$base" --swap "1=$work/zero" -o "$work/zero.pte" > /dev/null 2> "$work/zero.txt"
+grep -qx "warning: the payload of 'fc1.weight' has 0 bytes, so its 40 elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file of 0 bytes means the archive is damaged) (in the replacement for module '1' ($work/zero)) (method=forward entry=data/weights/weight_0)" "$work/zero.txt" ||
+  { echo "FAIL: no zero-filled warning for the replacement:" >&2; cat "$work/zero.txt" >&2; exit 1; }
+test "$(wc -l < "$work/zero.txt")" -eq 1
+test -s "$work/zero.pte"
 echo "ok"

@@ -96,6 +96,44 @@ TEST_CASE("load_program_bytes: a .pt2 in memory, with its weights labelled by so
   CHECK(missing.error().message == "the input has no method 'reset'; its methods: forward");
 }
 
+TEST_CASE("load_program: import warnings and zero-filled payloads go to the caller's list") {
+  const std::string dir = "fixtures/corpus/modules_preserved_swap/json/";
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const char* name :
+       {"archive_format", "archive_version", "byteorder", "models/model.json",
+        "data/weights/model_weights_config.json", "data/constants/model_constants_config.json",
+        "data/weights/weight_1", "data/weights/weight_2", "data/weights/weight_3"}) {
+    files.emplace_back(name, testing::read_text(dir + name));
+  }
+  files.emplace_back("data/weights/weight_0", "");  // fc1.weight, [8, 5]: truncated to nothing
+  // An unknown key in the graph: the import ignores it with a warning.
+  std::string& json = files[3].second;
+  const size_t graph = json.find("\"graph\": {");
+  REQUIRE(graph != std::string::npos);
+  json.insert(graph + 10, "\"extra_key\": 1, ");
+  auto archive = serde::MemoryArchive::create(std::move(files));
+  REQUIRE(archive.ok());
+  auto layout = serde::detect_pt2_layout(**archive);
+  REQUIRE(layout.ok());
+
+  std::vector<serde::ImportWarning> warnings;
+  auto ep = passes::load_program(**archive, *layout, "", "swap:1", true, &warnings);
+  REQUIRE_MESSAGE(ep.ok(), ep.error().to_string());
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0].message == "unknown field \"extra_key\" in Graph ignored");
+  CHECK(warnings[0].where.to_string() ==
+        "method=forward entry=models/model.json pointer=/graph_module/graph/extra_key");
+  CHECK(
+      warnings[1].message ==
+      "the payload of 'fc1.weight' has 0 bytes, so its 40 elements are all zero in the .pte (torch writes no "
+      "bytes for a fake tensor; a real weight file of 0 bytes means the archive is damaged)");
+  CHECK(warnings[1].where.to_string() == "method=forward entry=data/weights/weight_0");
+  CHECK(ep->state.tensors[0].zero_filled);
+
+  // Without a list (list_modules' use), the same load reports nothing and succeeds.
+  CHECK(passes::load_program(**archive, *layout, "", "swap:1").ok());
+}
+
 TEST_CASE("load_program_bytes: a program JSON has no weights") {
   auto with_state = passes::load_program_bytes(testing::read_text(std::string(kNested) + "/models/model.json"), "", "s");
   REQUIRE_FALSE(with_state.ok());
