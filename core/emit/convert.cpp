@@ -373,6 +373,7 @@ Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options,
       return e;
     }
     pipeline.swaps.emplace_back(s.fqn, std::make_shared<const ir::ExportedProgram>(std::move(*replacement)));
+    pipeline.swaps.back().source = s.source;
   }
   return pipeline;
 }
@@ -401,7 +402,10 @@ bool scope_swaps_to_methods(passes::PipelineOptions& pipeline,
       continue;
     }
     changed = true;
-    for (std::string& method : with_module) scoped.emplace_back(s.fqn, s.replacement, std::move(method));
+    for (std::string& method : with_module) {
+      scoped.emplace_back(s.fqn, s.replacement, std::move(method));
+      scoped.back().source = s.source;
+    }
   }
   pipeline.swaps = std::move(scoped);
   return changed;

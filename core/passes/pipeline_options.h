@@ -32,6 +32,9 @@ struct SwapRequest {
   std::shared_ptr<const ir::ExportedProgram> replacement;
   /// The method (execution plan) to swap in; "" = every method the pipeline runs on.
   std::string method;
+  /// Where the replacement came from (the CLI's --swap path), named in a
+  /// note of the swap's errors; "" names nothing.
+  std::string source;
 };
 
 struct PipelineOptions {

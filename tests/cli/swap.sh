@@ -130,6 +130,10 @@ expect_error "INVALID_GRAPH: node 'permute': argument 'self' of aten::permute is
 grep -qx "  note: while loading the replacement for module '1' ($work/broken)" "$work/err.txt"
 expect_error "MODULE_SWAP: module '0.0' has no preserved call signature in module_call_graph, so its calling convention is unknown (method=forward pass=outline_modules)" \
   convert "$base" --swap "0.0=$rep"
+# A replacement that does not fit: the note names its --swap path.
+expect_error "MODULE_SWAP: the replacement for module '0' does not match its call signature: input 0 ('input_1'): the module receives float32[3, 6] but the replacement expects float32[3, 5] (dimension 1: size 6 in the program but 5 in the replacement) (method=forward pass=replace_modules)" \
+  convert "$base" --swap "0=$rep"
+grep -qx "  note: while swapping in the replacement for module '0' ($rep)" "$work/err.txt"
 
 # A replacement's weight file of 0 bytes is all zeros in the .pte, with the
 # same warning as in the main program, saying which replacement it is in.

@@ -246,6 +246,12 @@ test('swaps: the same .pte as `pteforge convert --swap`, from every input form o
     assert.equal(`${e}\n`, bad.stderr);
     return true;
   });
+  // A replacement that does not fit the module: the note names the input it came from.
+  await assert.rejects(pf.convert({ path: base }, { swaps: { 0: { path: rep } } }), (e) => {
+    assert.equal(e.code, 'MODULE_SWAP');
+    assert.deepEqual(e.notes, [`while swapping in the replacement for module '0' (${rep})`]);
+    return true;
+  });
   await assert.rejects(pf.convert({ path: base }, { swaps: { 1: new Uint8Array(0) } }), (e) => e.code === 'INPUT_EMPTY');
   await assert.rejects(pf.convert({ path: base }, { swaps: [] }), (e) => e.code === 'OPTION_INVALID');
 });

@@ -61,7 +61,7 @@ Status open_swaps(ConvertRequest& request, const JsReader& reader, std::vector<s
     }
     opened.push_back(std::make_unique<JsInput>(std::move(input).value()));
     request.options.swaps.push_back(
-        SwapInput{fqn, opened.back()->archive.get(), opened.back()->layout, "", ""});
+        SwapInput{fqn, opened.back()->archive.get(), opened.back()->layout, "", opened.back()->name});
   }
   return Status::Ok();
 }

@@ -489,109 +489,127 @@ Status check_replacement(const ir::ExportedProgram& ep, const ir::Node& call, co
   return check(ep, call, replacement, io, bind);
 }
 
+namespace {
+
+/// Swaps one module of `ep` for `req.replacement` (replace_modules' step), adding to `totals`.
+Status replace_one(ir::ExportedProgram& ep, const SwapRequest& req, ReplaceTotals& totals) {
+  ir::Graph& g = ep.graph();
+  const ir::ExportedProgram& rep = *req.replacement;
+  ir::Node* call = const_cast<ir::Node*>(find_call(g, req.fqn));
+  if (!call) {
+    return make_error(ErrorCode::INTERNAL, "no call_module for module " + single_quoted(req.fqn) +
+                                               " (outline_modules must run before replace_modules)");
+  }
+  RepIO io;
+  SymBinding bind(rep, ep);
+  PTEFORGE_TRY(check(ep, *call, rep, io, bind));
+  const std::string& fqn = req.fqn;
+
+  // The new body: the replacement's graph, user inputs first, state after.
+  ir::Graph body = rep.graph();
+  if (!bind.empty()) {
+    std::vector<std::pair<std::string, ir::ValueMeta>> metas;
+    body.for_each_value([&](const ir::Value& v) {
+      if (v.has_meta()) metas.emplace_back(v.name, bind.apply(v.meta));
+    });
+    for (auto& [n, m] : metas) body.set_meta(n, std::move(m));
+  }
+  rewrite_node_metadata(body, module_frames(*call_module_body(*call)->graph, *call, fqn, root_type(rep)), fqn);
+  std::vector<ir::Argument> body_inputs;
+  for (size_t pos : io.user_inputs) body_inputs.push_back(rep.graph().inputs()[pos]);
+  for (size_t pos : io.state_inputs) body_inputs.push_back(rep.graph().inputs()[pos]);
+  body.set_inputs(std::move(body_inputs));
+  std::vector<ir::Argument> body_outputs;
+  for (size_t pos : io.user_outputs) body_outputs.push_back(rep.graph().outputs()[pos]);
+  body.set_outputs(std::move(body_outputs));
+  body.set_is_single_tensor_return(false);
+
+  // The call gets the new body; the old module's state that nothing else reads goes.
+  std::vector<std::string> old_captured;
+  for (const auto& [bn, a] : call_module_captured(*call)) {
+    if (const std::string* on = a->value_name()) old_captured.push_back(*on);
+  }
+  std::vector<ir::NamedArgument> ins;
+  for (const auto& na : call->inputs()) {
+    if (na.name == "module") {
+      ir::GraphArgument ga;
+      ga.name = fqn;
+      ga.graph = ir::GraphBox(std::move(body));
+      ins.push_back(ir::positional("module", ir::Argument::make<ir::ArgTag::Graph>(std::move(ga))));
+    } else if (na.name != "captured") {
+      ins.push_back(na);
+    }
+  }
+  call->set_inputs(ins);
+  size_t removed = 0;
+  const RemovedAt removed_at = remove_unused_state(ep, old_captured, removed);
+  totals.state_removed += removed;
+
+  // The replacement's state joins the program under the module's prefix.
+  std::vector<NewState> added;
+  std::vector<std::string> reserved;
+  ir::StringToArgument captured;
+  for (size_t pos : io.state_inputs) {
+    const ir::InputSpec& rs = rep.signature().input_specs[pos];
+    NewState ns;
+    ns.rep_name = std::string(rs.name());
+    ns.rep_fqn = rs.target;
+    ns.spec = rs;
+    ns.spec.target = fqn + "." + rs.target;
+    // State the old module shares with the rest of the program (a tied
+    // weight) stays under its name: the replacement's must not take it.
+    if (const int kept = ep.signature().find_state(ns.spec.target); kept >= 0) {
+      Location where;
+      where.node = std::string(ep.signature().input_specs[static_cast<size_t>(kept)].name());
+      return make_error(ErrorCode::MODULE_SWAP,
+                        "the replacement's " + std::string(ir::input_kind_name(rs.kind)) + " " +
+                            single_quoted(rs.target) + " would become " + single_quoted(ns.spec.target) +
+                            ", a name the program keeps for state that is also used outside module " +
+                            single_quoted(fqn) + " (a tied weight)",
+                        std::move(where));
+    }
+    const std::string name = fresh_name(g, state_prefix(rs.kind) + sanitize(ns.spec.target), reserved);
+    reserved.push_back(name);
+    ns.spec.arg = ir::arg_tensor(name);
+    if (const ir::Value* v = rep.graph().find_value(ns.rep_name); v && v->has_meta()) {
+      g.set_meta(name, bind.apply(v->meta));
+    }
+    captured.entries.emplace_back(ns.rep_name, ir::arg_tensor(name));
+    added.push_back(std::move(ns));
+  }
+  add_state(ep, added, removed_at, rep, fqn);
+  totals.state_added += added.size();
+  if (!captured.entries.empty()) {
+    ins.push_back(ir::keyword("captured", ir::Argument::make<ir::ArgTag::StringToArgument>(std::move(captured))));
+    call->set_inputs(std::move(ins));
+  }
+  update_module_call_graph(ep, rep, fqn);
+
+  const std::vector<std::string> bound = bind.bound_symbols();
+  totals.symbols_bound += bound.size();
+  for (const auto& [sym, range] : rep.range_constraints) {
+    if (std::find(bound.begin(), bound.end(), sym) != bound.end() || ep.range_for(sym)) continue;
+    ep.range_constraints.emplace_back(sym, range);
+  }
+  ++totals.modules;
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<ReplaceTotals> replace_modules(ir::ExportedProgram& ep, const std::vector<SwapRequest>& swaps) {
   ReplaceTotals totals;
-  ir::Graph& g = ep.graph();
   PTEFORGE_TRY(check_swap_requests(swaps));
   for (const SwapRequest& req : swaps) {
-    const ir::ExportedProgram& rep = *req.replacement;
-    ir::Node* call = const_cast<ir::Node*>(find_call(g, req.fqn));
-    if (!call) {
-      return make_error(ErrorCode::INTERNAL, "no call_module for module " + single_quoted(req.fqn) +
-                                                 " (outline_modules must run before replace_modules)");
-    }
-    RepIO io;
-    SymBinding bind(rep, ep);
-    PTEFORGE_TRY(check(ep, *call, rep, io, bind));
-    const std::string& fqn = req.fqn;
-
-    // The new body: the replacement's graph, user inputs first, state after.
-    ir::Graph body = rep.graph();
-    if (!bind.empty()) {
-      std::vector<std::pair<std::string, ir::ValueMeta>> metas;
-      body.for_each_value([&](const ir::Value& v) {
-        if (v.has_meta()) metas.emplace_back(v.name, bind.apply(v.meta));
-      });
-      for (auto& [n, m] : metas) body.set_meta(n, std::move(m));
-    }
-    rewrite_node_metadata(body, module_frames(*call_module_body(*call)->graph, *call, fqn, root_type(rep)), fqn);
-    std::vector<ir::Argument> body_inputs;
-    for (size_t pos : io.user_inputs) body_inputs.push_back(rep.graph().inputs()[pos]);
-    for (size_t pos : io.state_inputs) body_inputs.push_back(rep.graph().inputs()[pos]);
-    body.set_inputs(std::move(body_inputs));
-    std::vector<ir::Argument> body_outputs;
-    for (size_t pos : io.user_outputs) body_outputs.push_back(rep.graph().outputs()[pos]);
-    body.set_outputs(std::move(body_outputs));
-    body.set_is_single_tensor_return(false);
-
-    // The call gets the new body; the old module's state that nothing else reads goes.
-    std::vector<std::string> old_captured;
-    for (const auto& [bn, a] : call_module_captured(*call)) {
-      if (const std::string* on = a->value_name()) old_captured.push_back(*on);
-    }
-    std::vector<ir::NamedArgument> ins;
-    for (const auto& na : call->inputs()) {
-      if (na.name == "module") {
-        ir::GraphArgument ga;
-        ga.name = fqn;
-        ga.graph = ir::GraphBox(std::move(body));
-        ins.push_back(ir::positional("module", ir::Argument::make<ir::ArgTag::Graph>(std::move(ga))));
-      } else if (na.name != "captured") {
-        ins.push_back(na);
+    Status st = replace_one(ep, req, totals);
+    if (!st.ok()) {
+      Error e = std::move(st).error();
+      if (!req.source.empty()) {
+        e.notes.push_back("while swapping in the replacement for module " + single_quoted(req.fqn) + " (" +
+                          req.source + ")");
       }
+      return e;
     }
-    call->set_inputs(ins);
-    size_t removed = 0;
-    const RemovedAt removed_at = remove_unused_state(ep, old_captured, removed);
-    totals.state_removed += removed;
-
-    // The replacement's state joins the program under the module's prefix.
-    std::vector<NewState> added;
-    std::vector<std::string> reserved;
-    ir::StringToArgument captured;
-    for (size_t pos : io.state_inputs) {
-      const ir::InputSpec& rs = rep.signature().input_specs[pos];
-      NewState ns;
-      ns.rep_name = std::string(rs.name());
-      ns.rep_fqn = rs.target;
-      ns.spec = rs;
-      ns.spec.target = fqn + "." + rs.target;
-      // State the old module shares with the rest of the program (a tied
-      // weight) stays under its name: the replacement's must not take it.
-      if (const int kept = ep.signature().find_state(ns.spec.target); kept >= 0) {
-        Location where;
-        where.node = std::string(ep.signature().input_specs[static_cast<size_t>(kept)].name());
-        return make_error(ErrorCode::MODULE_SWAP,
-                          "the replacement's " + std::string(ir::input_kind_name(rs.kind)) + " " +
-                              single_quoted(rs.target) + " would become " + single_quoted(ns.spec.target) +
-                              ", a name the program keeps for state that is also used outside module " +
-                              single_quoted(fqn) + " (a tied weight)",
-                          std::move(where));
-      }
-      const std::string name = fresh_name(g, state_prefix(rs.kind) + sanitize(ns.spec.target), reserved);
-      reserved.push_back(name);
-      ns.spec.arg = ir::arg_tensor(name);
-      if (const ir::Value* v = rep.graph().find_value(ns.rep_name); v && v->has_meta()) {
-        g.set_meta(name, bind.apply(v->meta));
-      }
-      captured.entries.emplace_back(ns.rep_name, ir::arg_tensor(name));
-      added.push_back(std::move(ns));
-    }
-    add_state(ep, added, removed_at, rep, fqn);
-    totals.state_added += added.size();
-    if (!captured.entries.empty()) {
-      ins.push_back(ir::keyword("captured", ir::Argument::make<ir::ArgTag::StringToArgument>(std::move(captured))));
-      call->set_inputs(std::move(ins));
-    }
-    update_module_call_graph(ep, rep, fqn);
-
-    const std::vector<std::string> bound = bind.bound_symbols();
-    totals.symbols_bound += bound.size();
-    for (const auto& [sym, range] : rep.range_constraints) {
-      if (std::find(bound.begin(), bound.end(), sym) != bound.end() || ep.range_for(sym)) continue;
-      ep.range_constraints.emplace_back(sym, range);
-    }
-    ++totals.modules;
   }
   return totals;
 }

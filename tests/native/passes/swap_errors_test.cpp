@@ -290,6 +290,14 @@ TEST_CASE("swap errors: replacement fixtures with another calling convention or 
     CHECK(e.message.find(io["error"]["contains"].GetString()) != std::string::npos);
     CHECK(e.message.rfind("the replacement for module 'encoder.layer.1' does not match its call signature: ", 0) == 0);
     CHECK(e.where.pass == "replace_modules");
+    CHECK(e.notes.empty());  // the request names no source
+    passes::SwapRequest named("encoder.layer.1", testing::share(rep.program));
+    named.source = std::string("/models/") + name + ".pt2";
+    Error with_source = swap_error(base.program, {named});
+    CHECK(with_source.message == e.message);
+    REQUIRE(with_source.notes.size() == 1);
+    CHECK(with_source.notes[0] ==
+          "while swapping in the replacement for module 'encoder.layer.1' (/models/" + std::string(name) + ".pt2)");
     // The API is atomic.
     ExportedProgram copy = before;
     CHECK_FALSE(passes::swap(copy, {{"encoder.layer.1", testing::share(rep.program)}}).ok());
