@@ -379,13 +379,20 @@ Status MethodEmitter::emit_view(const ir::Node& node) {
 Status MethodEmitter::emit_node(const ir::Node& node) {
   if (passes::is_memory_alloc(node)) return emit_alloc(node);
   if (passes::is_memory_view(node)) return emit_view(node);
+  // A higher-order op whose Python object kept its defining module is
+  // written by that path (torch._higher_order_ops.<file>.<name>), not as
+  // torch.ops.higher_order.<name>: the same kind of call either way.
+  constexpr std::string_view kHopModule = "torch._higher_order_ops.";
+  const bool hop_by_path = node.target().kind() == ir::TargetKind::Other &&
+                           node.target().str().substr(0, kHopModule.size()) == kHopModule;
+  if (node.target().kind() == ir::TargetKind::HigherOrder || hop_by_path) {
+    return error(ErrorCode::UNSUPPORTED_FEATURE,
+                 "higher-order op " + std::string(node.target().str()) +
+                     " (delegate calls and control flow) cannot be emitted yet");
+  }
   switch (node.target().kind()) {
     case ir::TargetKind::Operator:
       return emit_kernel_call(node);
-    case ir::TargetKind::HigherOrder:
-      return error(ErrorCode::UNSUPPORTED_FEATURE,
-                   "higher-order op " + std::string(node.target().str()) +
-                       " (delegate calls and control flow) cannot be emitted yet");
     default:
       return error(ErrorCode::UNSUPPORTED_FEATURE,
                    "call of " + std::string(node.target().str()) +

@@ -510,6 +510,40 @@ TEST_CASE("emitter: errors name the node and method") {
     CHECK(e.where.node == "full");
     CHECK(e.where.method == "forward");
   }
+  SUBCASE("higher-order ops, by torch.ops.higher_order and by module path; other Python callables") {
+    const std::pair<const char*, const char*> cases[] = {
+        {"torch.ops.higher_order.cond",
+         "higher-order op torch.ops.higher_order.cond (delegate calls and control flow) cannot be emitted "
+         "yet"},
+        {"torch._higher_order_ops.with_effects.with_effects",
+         "higher-order op torch._higher_order_ops.with_effects.with_effects (delegate calls and control "
+         "flow) "
+         "cannot be emitted yet"},
+        {"torch.sym_max",
+         "call of torch.sym_max cannot be emitted: only operator calls reach a .pte (symbolic arithmetic "
+         "needs "
+         "edge_to_backend_ops)"},
+        {"mylib.helpers.fn",
+         "call of mylib.helpers.fn cannot be emitted: only operator calls reach a .pte (symbolic arithmetic "
+         "needs "
+         "edge_to_backend_ops)"},
+    };
+    for (const auto& [target, message] : cases) {
+      CAPTURE(target);
+      ProgramBuilder b;
+      b.input("x", ScalarType::Float, {2});
+      b.call("aten.relu.default", {arg_tensor("x")}, {ScalarType::Float, {2}}, {}, "op");
+      b.output("op");
+      ExportedProgram ep = b.build();
+      for (ir::Node& n : ep.graph()) n.set_target(ir::OpTarget(target));
+      passes::MethodState state;
+      default_specs(ep, state);
+      Error e = emit_error(ep, state);
+      CHECK(e.code == ErrorCode::UNSUPPORTED_FEATURE);
+      CHECK(e.message == message);
+      CHECK(e.where.node == "op");
+    }
+  }
   SUBCASE("channels_last memory format") {
     ProgramBuilder b;
     b.input("x", ScalarType::Float, {1, 2, 2, 2});
