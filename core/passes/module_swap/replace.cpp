@@ -514,7 +514,8 @@ Status replace_one(ir::ExportedProgram& ep, const SwapRequest& req, ReplaceTotal
     });
     for (auto& [n, m] : metas) body.set_meta(n, std::move(m));
   }
-  rewrite_node_metadata(body, module_frames(*call_module_body(*call)->graph, *call, fqn, root_type(rep)), fqn);
+  rewrite_node_metadata(body, module_frames(*call_module_body(*call)->graph, *call, fqn, root_type(rep)),
+                        fqn);
   std::vector<ir::Argument> body_inputs;
   for (size_t pos : io.user_inputs) body_inputs.push_back(rep.graph().inputs()[pos]);
   for (size_t pos : io.state_inputs) body_inputs.push_back(rep.graph().inputs()[pos]);
@@ -580,7 +581,8 @@ Status replace_one(ir::ExportedProgram& ep, const SwapRequest& req, ReplaceTotal
   add_state(ep, added, removed_at, rep, fqn);
   totals.state_added += added.size();
   if (!captured.entries.empty()) {
-    ins.push_back(ir::keyword("captured", ir::Argument::make<ir::ArgTag::StringToArgument>(std::move(captured))));
+    ins.push_back(
+        ir::keyword("captured", ir::Argument::make<ir::ArgTag::StringToArgument>(std::move(captured))));
     call->set_inputs(std::move(ins));
   }
   update_module_call_graph(ep, rep, fqn);

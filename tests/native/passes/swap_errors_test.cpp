@@ -296,8 +296,8 @@ TEST_CASE("swap errors: replacement fixtures with another calling convention or 
     Error with_source = swap_error(base.program, {named});
     CHECK(with_source.message == e.message);
     REQUIRE(with_source.notes.size() == 1);
-    CHECK(with_source.notes[0] ==
-          "while swapping in the replacement for module 'encoder.layer.1' (/models/" + std::string(name) + ".pt2)");
+    CHECK(with_source.notes[0] == "while swapping in the replacement for module 'encoder.layer.1' (/models/" +
+                                      std::string(name) + ".pt2)");
     // The API is atomic.
     ExportedProgram copy = before;
     CHECK_FALSE(passes::swap(copy, {{"encoder.layer.1", testing::share(rep.program)}}).ok());
