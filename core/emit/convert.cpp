@@ -67,13 +67,12 @@ Result<std::string> read_program_text(serde::Archive& archive, const serde::Pt2M
 }
 
 /// Reports serde::zero_filled_warnings of `state` (tensors whose payload
-/// has 0 bytes) as warnings of method `method`, each message followed by
-/// `context` (e.g. which swap's replacement it is in; "" for none).
-void warn_zero_filled(const ir::StateBinding& state, const std::string& method, const std::string& context,
+/// has 0 bytes) as warnings of `model`'s method.
+void warn_zero_filled(const ir::StateBinding& state, const serde::Pt2Model& model,
                       std::vector<passes::Diagnostic>& diagnostics) {
-  for (serde::ImportWarning& w : serde::zero_filled_warnings(state)) {
-    w.where.method = method;
-    diagnostics.push_back(passes::Diagnostic{"warning", std::move(w.message) + context, std::move(w.where)});
+  for (serde::ImportWarning& w : serde::zero_filled_warnings(state, model.root_prefix())) {
+    w.where.method = model.method;
+    diagnostics.push_back(passes::Diagnostic{"warning", std::move(w.message), std::move(w.where)});
   }
 }
 
@@ -174,11 +173,11 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
     if (!entry.ok()) return std::nullopt;
     return (*entry)->size;
   };
-  auto state =
-      serde::bind_state(out.program, weights->config.value(), constants->config.value(), payload_size);
+  auto state = serde::bind_state(out.program, weights->config.value(), constants->config.value(),
+                                 payload_size, model.root_prefix());
   if (!state.ok()) return serde::explain_missing_entry(archive, std::move(state).error());
   out.program.state = std::move(state).value();
-  warn_zero_filled(out.program.state, model.method, "", report.diagnostics);
+  warn_zero_filled(out.program.state, model, report.diagnostics);
   return Status::Ok();
 }
 

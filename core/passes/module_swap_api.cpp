@@ -241,11 +241,11 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::P
     if (!entry.ok()) return std::nullopt;
     return (*entry)->size;
   };
-  auto state = serde::bind_state(ep, *weights, *constants, size_of);
+  auto state = serde::bind_state(ep, *weights, *constants, size_of, model->root_prefix());
   if (!state.ok()) return located(serde::explain_missing_entry(archive, std::move(state).error()));
   ep.state = std::move(state).value();
   for (auto& s : ep.state.storages) s.source = source;
-  report(serde::zero_filled_warnings(ep.state), false);
+  report(serde::zero_filled_warnings(ep.state, model->root_prefix()), false);
   return ep;
 }
 

@@ -207,6 +207,12 @@ std::string_view layout_kind_name(Pt2LayoutKind kind) {
   return "unknown";
 }
 
+std::string Pt2Model::root_prefix() const {
+  constexpr std::string_view kWeights = "data/weights/";
+  if (weights_prefix.size() < kWeights.size()) return "";
+  return weights_prefix.substr(0, weights_prefix.size() - kWeights.size());
+}
+
 std::string Pt2Layout::entry_name(std::string_view record) const {
   return root.empty() ? std::string(record) : root + "/" + std::string(record);
 }

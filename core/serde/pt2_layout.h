@@ -51,6 +51,10 @@ struct Pt2Model {
   /// data/constants/<name>.pt: legacy pickled constants (§1.9)
   std::optional<std::string> legacy_constants_entry;
   std::optional<std::string> sample_inputs_entry;  ///< data/sample_inputs/<name>.pt
+
+  /// The archive's root folder with its slash ("linear_tanh/"), as the
+  /// entries above start with; "" for top-level records or a lone program JSON.
+  std::string root_prefix() const;
 };
 
 /// Where everything of an exported-program archive lives.

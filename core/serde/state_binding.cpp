@@ -27,7 +27,8 @@ std::string dims(const std::vector<int64_t>& v) {
 }  // namespace
 
 Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const PayloadConfig& weights,
-                                    const PayloadConfig& constants, const PayloadSizeFn& payload_size) {
+                                    const PayloadConfig& constants, const PayloadSizeFn& payload_size,
+                                    std::string_view root_prefix) {
   ir::StateBinding binding;
   // Per store (weights, constants): payload path_name -> index in
   // binding.storages. The names are views of the configs' entries.
@@ -99,7 +100,7 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
       std::optional<uint64_t> size = payload_size(meta->path_name, store == ir::PayloadStore::Constants);
       if (!size) {
         return entry_error(ErrorCode::WEIGHTS_MISSING, "the payload of " + what() + " is missing",
-                           storage.entry());
+                           std::string(root_prefix) + storage.entry());
       }
       storage.size_bytes = *size;
       it = storages_of_store
@@ -125,18 +126,18 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
       return entry_error(
           ErrorCode::PAYLOAD_INVALID,
           what() + " has dtype " + std::string(ir::scalar_type_name(ref.dtype)) + ", which has no byte size",
-          storage.entry());
+          std::string(root_prefix) + storage.entry());
     }
     if (storage.size_bytes % esize != 0) {
       return entry_error(ErrorCode::PAYLOAD_INVALID,
                          "payload of " + what() + " has " + std::to_string(storage.size_bytes) +
                              " bytes, not a multiple of the " + std::to_string(esize) + "-byte " +
                              std::string(ir::scalar_type_name(ref.dtype)) + " element",
-                         storage.entry());
+                         std::string(root_prefix) + storage.entry());
     }
     if (ref.storage_offset < 0) {
       return entry_error(ErrorCode::PAYLOAD_INVALID, what() + " has a negative storage offset",
-                         storage.entry());
+                         std::string(root_prefix) + storage.entry());
     }
     bool empty = false;
     uint64_t last = 0;  // elements: Σ (size-1) * stride
@@ -144,7 +145,7 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
     for (size_t d = 0; d < ref.sizes.size(); ++d) {
       if (ref.sizes[d] < 0 || ref.strides[d] < 0) {
         return entry_error(ErrorCode::PAYLOAD_INVALID, what() + " has a negative size or stride",
-                           storage.entry());
+                           std::string(root_prefix) + storage.entry());
       }
       if (ref.sizes[d] == 0) {
         empty = true;
@@ -169,7 +170,7 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
     overflow |= logical > static_cast<uint64_t>(INT64_MAX);
     if (overflow) {
       return entry_error(ErrorCode::PAYLOAD_INVALID, what() + " spans more bytes than a 64-bit size can hold",
-                         storage.entry());
+                         std::string(root_prefix) + storage.entry());
     }
     ref.byte_offset = byte_offset;
     ref.byte_length = empty ? 0 : span;
@@ -181,14 +182,14 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
                              " bytes but the view " + std::string(ir::scalar_type_name(ref.dtype)) +
                              dims(ref.sizes) + " (strides " + dims(ref.strides) + ", offset " +
                              std::to_string(ref.storage_offset) + ") needs " + std::to_string(end),
-                         storage.entry());
+                         std::string(root_prefix) + storage.entry());
     }
     binding.tensors.push_back(std::move(ref));
   }
   return binding;
 }
 
-std::vector<ImportWarning> zero_filled_warnings(const ir::StateBinding& state) {
+std::vector<ImportWarning> zero_filled_warnings(const ir::StateBinding& state, std::string_view root_prefix) {
   // A program of fake tensors has hundreds: the first few by name, then a count.
   constexpr size_t kNamed = 3;
   std::vector<ImportWarning> out;
@@ -197,7 +198,7 @@ std::vector<ImportWarning> zero_filled_warnings(const ir::StateBinding& state) {
     if (!ref.zero_filled || ref.is_inline() || ref.numel() == 0) continue;
     if (++count > kNamed) continue;
     Location where;
-    where.entry = state.storage_of(ref).entry();
+    where.entry = std::string(root_prefix) + state.storage_of(ref).entry();
     out.push_back(ImportWarning{
         "the payload of '" + ref.fqn + "' has 0 bytes, so its " + std::to_string(ref.numel()) +
             " elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file "

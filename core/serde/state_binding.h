@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ir/exported_program.h"
 #include "ir/state_binding.h"
@@ -38,15 +39,22 @@ using PayloadSizeFn = std::function<std::optional<uint64_t>(const std::string& p
 ///                        sizes/strides, config meta disagreeing with the graph
 ///                        (where.entry = the payload or config; the FQN in the message)
 ///   UNSUPPORTED_FEATURE  pickled payloads (use_pickle: true)
+/// A payload's where.entry is `root_prefix` (the archive's root folder,
+/// Pt2Model::root_prefix(), e.g. "linear_tanh/"; "" for an unpacked folder)
+/// followed by its record path (PayloadStorage::entry()), so it names the
+/// entry as the archive lists it.
 Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const PayloadConfig& weights,
-                                    const PayloadConfig& constants, const PayloadSizeFn& payload_size);
+                                    const PayloadConfig& constants, const PayloadSizeFn& payload_size,
+                                    std::string_view root_prefix = {});
 
 /// Warnings for the tensors of `state` whose payload has 0 bytes and which
 /// have elements: bind_state reads such a payload as all zeros (§1.6, torch
 /// writes no bytes for a fake tensor), which is also what a weight file
 /// truncated to nothing looks like, so each is named with its payload
 /// (where.entry). The first three are named; one more warning counts the
-/// rest. where.method is left for the caller. Empty when there are none.
-std::vector<ImportWarning> zero_filled_warnings(const ir::StateBinding& state);
+/// rest. where.entry is named as by bind_state (`root_prefix` + record
+/// path); where.method is left for the caller. Empty when there are none.
+std::vector<ImportWarning> zero_filled_warnings(const ir::StateBinding& state,
+                                                std::string_view root_prefix = {});
 
 }  // namespace pteforge::serde

@@ -58,6 +58,7 @@ void check_models(const Pt2Layout& layout, const std::string& prefix) {
     CHECK(m.weights_config_entry == prefix + "data/weights/" + name + "_weights_config.json");
     CHECK(m.constants_config_entry == prefix + "data/constants/" + name + "_constants_config.json");
     CHECK(m.weights_prefix == prefix + "data/weights/");
+    CHECK(m.root_prefix() == prefix);
     CHECK(m.constants_prefix == prefix + "data/constants/");
     CHECK(m.sample_inputs_entry == prefix + "data/sample_inputs/" + name + ".pt");
     CHECK_FALSE(m.legacy_weights_entry.has_value());

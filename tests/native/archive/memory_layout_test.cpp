@@ -150,6 +150,7 @@ TEST_CASE("layout: the root comes from the first entry, whatever its name") {
   REQUIRE(layout.ok());
   CHECK(layout->root == "package");
   CHECK(layout->models[0].weights_prefix == "package/data/weights/");
+  CHECK(layout->models[0].root_prefix() == "package/");
 }
 
 TEST_CASE("layout: program_json_layout") {
@@ -158,6 +159,7 @@ TEST_CASE("layout: program_json_layout") {
   CHECK(layout.root == "");
   REQUIRE(layout.models.size() == 1);
   CHECK(layout.models[0].method == "forward");
+  CHECK(layout.models[0].root_prefix() == "");
   CHECK(layout.models[0].program_entry == "prog.json");
   CHECK(layout.models[0].weights_prefix.empty());
   CHECK(layout_kind_name(Pt2LayoutKind::kCurrent) == "current");

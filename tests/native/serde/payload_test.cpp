@@ -206,6 +206,15 @@ TEST_CASE("binding: shared storages stay shared, views get their byte range") {
   REQUIRE(zeros.ok());
   CHECK(zeros->tensors[0].zero_filled);
   CHECK(zeros->tensors[1].zero_filled);
+  // Both views share the one payload: two warnings, entries named with the archive's root folder.
+  std::vector<serde::ImportWarning> zero_warnings = serde::zero_filled_warnings(*zeros, "arch/");
+  REQUIRE(zero_warnings.size() == 2);
+  CHECK(zero_warnings[0].message ==
+        "the payload of 'big' has 0 bytes, so its 12 elements are all zero in the .pte (torch writes no "
+        "bytes for "
+        "a fake tensor; a real weight file of 0 bytes means the archive is damaged)");
+  CHECK(zero_warnings[0].where.to_string() == "entry=arch/data/weights/weight_0");
+  CHECK(serde::zero_filled_warnings(*b).empty());
   // Just long enough for the view but not for `big`.
   auto short_payload = serde::bind_state(ep, shared_config(), empty, sizes({{"weight_0", 20}}));
   REQUIRE_FALSE(short_payload.ok());
@@ -213,6 +222,10 @@ TEST_CASE("binding: shared storages stay shared, views get their byte range") {
   CHECK(short_payload.error().message ==
         "payload of buffer 'big' has 20 bytes but the view float32[12] (strides [1], offset 0) needs 48");
   CHECK(short_payload.error().where.to_string() == "entry=data/weights/weight_0");
+  // In a .pt2 whose records sit in a root folder, the entry is named as the zip lists it.
+  auto in_root = serde::bind_state(ep, shared_config(), empty, sizes({{"weight_0", 20}}), "arch/");
+  REQUIRE_FALSE(in_root.ok());
+  CHECK(in_root.error().where.to_string() == "entry=arch/data/weights/weight_0");
 }
 
 TEST_CASE("binding: missing and invalid state") {
