@@ -496,15 +496,15 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
   progress("emit", 1, 1);
   progress("serialize", 0, 1);
   ConvertResult result;
-  emit::MetadataOptions metadata_options;
-  metadata_options.with_times = options.report_times;
+  // The report is complete: the metadata embeds the same text.
+  result.report_json = report.to_json(options.report_times);
   {
     // The metadata (all but the file layout) is written on a second thread
     // while the program serializes; the draft never reads emitted.program.
     const std::vector<emit::PlanFacts> facts = emit::plan_facts(emitted.program, emitted.debug);
     emit::MetadataDraft draft;
     BackgroundJob write_draft(
-        [&] { draft = emit::draft_metadata_json(facts, emitted, states, &report, metadata_options); });
+        [&] { draft = emit::draft_metadata_json(facts, emitted, states, &result.report_json); });
     // The program moves into the serializer (PteOutput::program is it, as written).
     Result<emit::PteOutput> pte =
         emit::serialize_program(std::move(emitted.program), emitted.data, options.serialize);
@@ -513,7 +513,6 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
     result.pte = std::move(pte).value();
     result.metadata_json = emit::finish_metadata_json(std::move(draft), result.pte);
   }
-  result.report_json = report.to_json(options.report_times);
   result.diagnostics = std::move(report.diagnostics);
   timings.serialize_ms = ms_since(t0);
   progress("serialize", 1, 1);

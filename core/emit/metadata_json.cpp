@@ -316,9 +316,7 @@ std::vector<PlanFacts> plan_facts(const Program& program,
 
 MetadataDraft draft_metadata_json(const std::vector<PlanFacts>& plans, const EmitterOutput& emitted,
                                   const std::map<std::string, const passes::MethodState*>& states,
-                                  const passes::PassReport* report, const MetadataOptions& options) {
-  const std::string report_json = report ? report->to_json(options.with_times) : std::string();
-  const std::string* report_ptr = report ? &report_json : nullptr;
+                                  const std::string* report_json) {
   // Written into a string reserved for the usual size (about 70 bytes per
   // value at 100k nodes), so it is rarely copied as it grows: a growing
   // buffer allocated about three times the final size plus a copy (22 MB of
@@ -326,14 +324,14 @@ MetadataDraft draft_metadata_json(const std::vector<PlanFacts>& plans, const Emi
   // dearest part of a conversion. A reservation past the final size is
   // never touched. The room for "file" (added by finish_metadata_json) is
   // part of the 64 KiB.
-  size_t estimate = report_json.size() + (size_t{64} << 10);
+  size_t estimate = (report_json ? report_json->size() : 0) + (size_t{64} << 10);
   for (const PlanFacts& plan : plans) estimate += 96 * (plan.num_values + plan.num_instructions);
   MetadataDraft draft;
   draft.text.reserve(estimate);
   advise_huge_pages(draft.text.data(), draft.text.capacity());
   AppendStream append(draft.text);
   rapidjson::PrettyWriter<AppendStream> writer(append);
-  write_draft(writer, append, plans, emitted, states, report_ptr, draft.file_at);
+  write_draft(writer, append, plans, emitted, states, report_json, draft.file_at);
   append.Put('\n');
   append.finish();
   return draft;
@@ -363,8 +361,10 @@ std::string finish_metadata_json(MetadataDraft draft, const PteOutput& pte) {
 std::string metadata_to_json(const EmitterOutput& emitted, const PteOutput& pte,
                              const std::map<std::string, const passes::MethodState*>& states,
                              const passes::PassReport* report, const MetadataOptions& options) {
-  return finish_metadata_json(
-      draft_metadata_json(plan_facts(pte.program, emitted.debug), emitted, states, report, options), pte);
+  const std::string report_json = report ? report->to_json(options.with_times) : std::string();
+  return finish_metadata_json(draft_metadata_json(plan_facts(pte.program, emitted.debug), emitted, states,
+                                                  report ? &report_json : nullptr),
+                              pte);
 }
 
 }  // namespace pteforge::emit

@@ -82,11 +82,13 @@ struct MetadataDraft {
 };
 
 /// Writes everything but "file". Reads `plans`, emitted.data (sizes),
-/// emitted.debug, emitted.training, `states` and `report`, never
-/// emitted.program, so it may run while that program serializes.
+/// emitted.debug, emitted.training and `states`, never emitted.program, so
+/// it may run while that program serializes. `report_json` is the pass
+/// report as PassReport::to_json wrote it (embedded as "pass_report"), or
+/// null for none.
 MetadataDraft draft_metadata_json(const std::vector<PlanFacts>& plans, const EmitterOutput& emitted,
                                   const std::map<std::string, const passes::MethodState*>& states,
-                                  const passes::PassReport* report, const MetadataOptions& options = {});
+                                  const std::string* report_json);
 
 /// Completes a draft with the layout of the serialized file (the "file"
 /// member, after "version"): the text metadata_to_json returns.

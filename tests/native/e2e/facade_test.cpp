@@ -48,6 +48,7 @@ TEST_CASE("façade: convert_bytes on a program JSON gives arduino_add_model.pte"
   rapidjson::Document report;
   REQUIRE(!report.Parse(r->report_json.c_str()).HasParseError());
   CHECK(report["passes"].Size() > 10);
+  CHECK(md["pass_report"] == report);  // the metadata embeds the report as given back
 
   auto decoded = decode_pte(bytes_of(*r));
   REQUIRE(decoded.ok());
