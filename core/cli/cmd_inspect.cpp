@@ -8,13 +8,11 @@
 // Every program is imported (not lowered) and summarised by the core's
 // pteforge::inspect (serde::summary_to_text / summary_to_json). Exit 0 on
 // success; 1 with the error's one-line description on stderr on failure.
-#include <rapidjson/document.h>
-#include <rapidjson/prettywriter.h>
-#include <rapidjson/stringbuffer.h>
-
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.h"
 #include "passes/module_swap_api.h"
@@ -38,33 +36,19 @@ Result<std::string> inspect_modules(const std::string& path, const std::string& 
   PTEFORGE_ASSIGN_OR_RETURN(serde::OpenedInput in, serde::open_input(path));
   PTEFORGE_TRY(in.layout.keep_method(method));
   std::string text;
-  rapidjson::Document doc(rapidjson::kObjectType);
+  std::vector<std::pair<std::string, std::vector<passes::ModuleInfo>>> trees;
   for (const serde::Pt2Model& model : in.layout.models) {
     PTEFORGE_ASSIGN_OR_RETURN(
         ir::ExportedProgram ep,
         passes::load_program(*in.archive, in.layout, model.method, "", /*bind_weights=*/false));
-    const std::vector<passes::ModuleInfo> modules = passes::list_modules(ep);
-    if (!json) {
+    std::vector<passes::ModuleInfo> modules = passes::list_modules(ep);
+    if (json) {
+      trees.emplace_back(model.method, std::move(modules));
+    } else {
       text += "method " + model.method + "\n" + passes::modules_to_text(modules);
-      continue;
     }
-    rapidjson::Document tree(&doc.GetAllocator());
-    const std::string tree_json = passes::modules_to_json(modules);
-    tree.Parse(tree_json.data(), tree_json.size());
-    if (tree.HasParseError()) {
-      return make_error(ErrorCode::INTERNAL,
-                        "the module tree of method '" + model.method + "' is not valid JSON");
-    }
-    rapidjson::Value name(model.method.data(), static_cast<rapidjson::SizeType>(model.method.size()),
-                          doc.GetAllocator());
-    doc.AddMember(name, tree.Move(), doc.GetAllocator());
   }
-  if (!json) return text;
-  rapidjson::StringBuffer buffer;
-  rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
-  writer.SetIndent(' ', 2);
-  doc.Accept(writer);
-  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+  return json ? passes::method_modules_to_json(trees) : text;
 }
 
 }  // namespace

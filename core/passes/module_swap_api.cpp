@@ -1,6 +1,7 @@
 // Module swap API (see module_swap_api.h).
 #include "passes/module_swap_api.h"
 
+#include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -129,9 +130,11 @@ std::string modules_to_text(const std::vector<ModuleInfo>& modules) {
   return text_table(rows, "");
 }
 
-std::string modules_to_json(const std::vector<ModuleInfo>& modules) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+namespace {
+
+/// modules_to_json's array, written by any RapidJSON writer.
+template <typename Writer>
+void write_modules(Writer& w, const std::vector<ModuleInfo>& modules) {
   auto strings = [&w](const std::vector<std::string>& v) {
     w.StartArray();
     for (const auto& s : v) w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
@@ -166,7 +169,29 @@ std::string modules_to_json(const std::vector<ModuleInfo>& modules) {
     w.EndObject();
   }
   w.EndArray();
+}
+
+}  // namespace
+
+std::string modules_to_json(const std::vector<ModuleInfo>& modules) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  write_modules(w, modules);
   return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+std::string method_modules_to_json(
+    const std::vector<std::pair<std::string, std::vector<ModuleInfo>>>& methods) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+  w.SetIndent(' ', 2);
+  w.StartObject();
+  for (const auto& [method, modules] : methods) {
+    w.Key(method.c_str(), static_cast<rapidjson::SizeType>(method.size()));
+    write_modules(w, modules);
+  }
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }
 
 Status outline(ir::ExportedProgram& ep, const std::vector<std::string>& fqns, PassReport* report) {

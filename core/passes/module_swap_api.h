@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ir/exported_program.h"
@@ -59,6 +60,11 @@ std::string modules_to_text(const std::vector<ModuleInfo>& modules);
 /// JSON array of objects {fqn, type, depth, nodes, calls, preserved, swappable,
 /// reason, in_spec, out_spec, inputs, outputs} (fixed key order).
 std::string modules_to_json(const std::vector<ModuleInfo>& modules);
+/// The module trees of several methods as one JSON object {"METHOD":
+/// [modules_to_json's objects], ...} in the given order, indented by 2
+/// spaces with a trailing newline (as `inspect --modules --json` prints it).
+std::string method_modules_to_json(
+    const std::vector<std::pair<std::string, std::vector<ModuleInfo>>>& methods);
 
 /// Outlines `fqns` (outline_modules, then remove_pytree_pairs), e.g. to show
 /// module calls. `ep` is unchanged when it fails. Errors as outline_modules.

@@ -53,6 +53,23 @@ TEST_CASE("list_modules: the module tree of nested_modules with node counts and 
   CHECK(std::string(layer1["out_spec"].GetString()) == "*");
   CHECK(std::string(layer1["inputs"][0].GetString()) == "float32[4, 8]");
   CHECK(std::string(doc[0]["reason"].GetString()) == "the root module is the program itself");
+
+  // Several methods in one indented object; names are escaped, the arrays are modules_to_json's.
+  const std::vector<passes::ModuleInfo> root(modules.begin(), modules.begin() + 1);
+  const std::string both = passes::method_modules_to_json({{"forward", root}, {"odd\"name", {}}});
+  CHECK(both ==
+        "{\n  \"forward\": [\n    {\n      \"fqn\": \"\",\n      \"type\": \"__main__.Model\",\n      "
+        "\"depth\": 0,\n"
+        "      \"nodes\": 8,\n      \"calls\": 1,\n      \"preserved\": false,\n      \"swappable\": false,\n"
+        "      \"reason\": \"the root module is the program itself\",\n      \"in_spec\": \"\",\n      "
+        "\"out_spec\": \"\",\n"
+        "      \"inputs\": [],\n      \"outputs\": []\n    }\n  ],\n  \"odd\\\"name\": []\n}\n");
+  rapidjson::Document parsed;
+  parsed.Parse(both.c_str());
+  REQUIRE(parsed.IsObject());
+  rapidjson::Document compact;
+  compact.Parse(passes::modules_to_json(root).c_str());
+  CHECK(parsed["forward"] == compact);
 }
 
 TEST_CASE("list_modules: a preserved module that cannot be outlined says why") {
