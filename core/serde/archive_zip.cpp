@@ -466,7 +466,22 @@ Result<std::string> ZipArchive::read_range(const ArchiveEntry& entry, uint64_t o
   // kept for later range reads (Archive::kept_entry).
   PTEFORGE_ASSIGN_OR_RETURN(const std::string* kept, kept_entry(index, [&] { return read(own, own.size); }));
   if (kept) return kept->substr(static_cast<size_t>(offset), static_cast<size_t>(length));
-  return source_->read_at(records_[index].data_offset + offset, length);
+  const ZipEntryRecord& rec = records_[index];
+  PTEFORGE_ASSIGN_OR_RETURN(std::string bytes, source_->read_at(rec.data_offset + offset, length));
+  // A read of the whole entry (a dense weight is one) checks its CRC, as
+  // read() does; once per entry, though a conversion reads each weight twice
+  // (hashing, then writing). A part of an entry is not checked.
+  if (offset == 0 && length == own.size && bytes.size() == length && rec.crc32 != 0) {
+    if (crc_checked_.empty()) crc_checked_.resize(records_.size(), 0);
+    if (!crc_checked_[index]) {
+      if (crc32_update(0, bytes) != rec.crc32) {
+        return invalid("entry " + quoted_entry(rec.name) + " is corrupt: its CRC-32 does not match", rec.name,
+                       rec.data_offset);
+      }
+      crc_checked_[index] = 1;
+    }
+  }
+  return bytes;
 }
 
 Result<std::string> ZipArchive::read_compressed(size_t index, uint64_t /*max_bytes*/) {

@@ -83,7 +83,8 @@ Status check_zip_records(const std::vector<ZipEntryRecord>& records, uint64_t so
 uint32_t crc32_update(uint32_t crc, std::string_view bytes);
 
 /// An Archive over a zip file. Stored entries are read from the byte source
-/// (whole reads check the CRC when one is recorded); compressed entries go
+/// (whole reads, and range reads that cover the whole entry, check the CRC
+/// when one is recorded); compressed entries go
 /// through read_compressed(), which returns ARCHIVE_COMPRESSED here.
 class ZipArchive : public Archive {
  public:
@@ -124,6 +125,9 @@ class ZipArchive : public Archive {
 
   std::unique_ptr<ByteSource> source_;
   std::vector<ZipEntryRecord> records_;  // parallel to entries()
+  /// Per entry: 1 once a whole-entry range read matched its CRC (sized on
+  /// first use). Like the kept entries, read by one thread at a time.
+  std::vector<uint8_t> crc_checked_;
 };
 
 }  // namespace pteforge::serde

@@ -345,6 +345,22 @@ grep -qx "warning: the payload of 'hidden.weight' has 0 bytes, so its 64 element
 (cd "$work/w0" && mkdir -p ../w0zip/linear_tanh && cp -r . ../w0zip/linear_tanh && cd ../w0zip && zip -q -r -0 ../w0.pt2 linear_tanh)
 "$bin" convert "$work/w0.pt2" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null
 grep -qx "warning: the payload of 'hidden.weight' has 0 bytes, so its 64 elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file of 0 bytes means the archive is damaged) (method=forward entry=linear_tanh/data/weights/weight_0)" "$work/w0.txt"
+# A corrupt byte in a weight entry larger than 64 KiB (read by range, not
+# kept): its whole-entry read checks the CRC, nothing is written.
+python3 "$src/tests/node/gen_big_weights.py" "$work/crc.pt2" --layers 2 --width 256 > /dev/null
+"$bin" convert "$work/crc.pt2" -o "$work/crc.pte" > /dev/null
+python3 - "$work/crc.pt2" "$work/crc_bad.pt2" <<'PY'
+import sys, zipfile
+info = zipfile.ZipFile(sys.argv[1]).getinfo("big/data/weights/weight_1")
+data = bytearray(open(sys.argv[1], "rb").read())
+data[info.header_offset + 64 + 1000] ^= 0x20  # gen_big_weights.py: 64-byte local header
+open(sys.argv[2], "wb").write(data)
+PY
+rc=0
+"$bin" convert "$work/crc_bad.pt2" -o "$work/crc_bad.pte" 2> "$work/crc.txt" > /dev/null || rc=$?
+[[ $rc == 1 ]]
+grep -q '^ARCHIVE_INVALID: entry "big/data/weights/weight_1" is corrupt: its CRC-32 does not match (method=forward entry=big/data/weights/weight_1 byte_offset=' "$work/crc.txt"
+test ! -e "$work/crc_bad.pte"
 # Past three such tensors, one warning counts the rest.
 for w in "$work"/w0/data/weights/weight_*; do : > "$w"; done
 "$bin" convert "$work/w0" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null

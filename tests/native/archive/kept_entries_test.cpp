@@ -132,6 +132,12 @@ TEST_CASE("zip archive: a small stored entry is kept after its first range read,
   auto large = (*archive)->read_range(*(*archive)->find("w/large"), 4, 3);
   REQUIRE(large.ok());
   CHECK(*large == "bBb");
+  // A range read of the whole large entry (a dense weight) checks its CRC.
+  auto large_whole = (*archive)->read_range(*(*archive)->find("w/large"), 0, 70000);
+  REQUIRE_FALSE(large_whole.ok());
+  CHECK(large_whole.error().code == ErrorCode::ARCHIVE_INVALID);
+  CHECK(large_whole.error().where.entry == "w/large");
+  CHECK(large_whole.error().message == "entry \"w/large\" is corrupt: its CRC-32 does not match");
 
   // Intact: range reads of the small entry give its bytes, again and again.
   auto intact = open_zip_bytes(build_zip(specs));
@@ -145,6 +151,12 @@ TEST_CASE("zip archive: a small stored entry is kept after its first range read,
   auto past = (*intact)->read_range(*s, 101, 3);
   REQUIRE_FALSE(past.ok());
   CHECK(past.error().code == ErrorCode::ARCHIVE_INVALID);
+  // The intact large entry reads whole, twice (the second time without a new check).
+  for (int i = 0; i < 2; ++i) {
+    auto whole = (*intact)->read_range(*(*intact)->find("w/large"), 0, 70000);
+    REQUIRE(whole.ok());
+    CHECK(*whole == std::string(70000, 'b'));
+  }
 }
 
 namespace {
