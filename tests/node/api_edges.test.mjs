@@ -79,12 +79,25 @@ test('constant methods past 100,000 values are refused, not an out-of-memory abo
     "constant method 'a': more than 100000 values, lists and objects (constant methods return a few values, e.g. get_eos_ids=[2,3])");
   const ok = await pf.convert(pt2, { constantMethods: { a: new Array(1000).fill(1) } });
   assert.ok(ok.pte.length > (await pf.convert(pt2)).pte.length);
-  // An integer past int64 names its method (and its place in a list), as the CLI does
-  // (JSON.stringify writes 2 ** 63 as 9223372036854776000).
-  await rejectsWith(pf.convert(pt2, { constantMethods: { get_a: 1, get_max: 2 ** 63 } }), 'OPTION_INVALID', undefined,
-    "constant method 'get_max': integer 9223372036854776000 does not fit int64");
-  await rejectsWith(pf.convert(pt2, { constantMethods: { get_ids: [1, 1e19] } }), 'OPTION_INVALID', undefined,
-    "constant method 'get_ids': integer 10000000000000000000 at /1 does not fit int64");
+  // A number without a fraction is an int: one past int64 is refused with its option's pointer
+  // (the CLI refuses the same integers; JSON.stringify writes 2 ** 63 as 9223372036854776000).
+  const tooBig = (pointer, text) =>
+    `option ${pointer} is ${text}, an integer that does not fit int64 (a number without a fraction is an int)`;
+  await rejectsWith(pf.convert(pt2, { constantMethods: { get_a: 1, get_max: 2 ** 63 } }), 'OPTION_INVALID',
+    '/constantMethods/get_max', tooBig('/constantMethods/get_max', '9223372036854776000'));
+  await rejectsWith(pf.convert(pt2, { constantMethods: { get_ids: [1, 1e19] } }), 'OPTION_INVALID',
+    '/constantMethods/get_ids/1', tooBig('/constantMethods/get_ids/1', '10000000000000000000'));
+  // Past uint64 too (the core would read them as floats), and past 1e21 (written with an exponent).
+  await rejectsWith(pf.convert(pt2, { constantMethods: { get_big: 2 ** 64 } }), 'OPTION_INVALID',
+    '/constantMethods/get_big', tooBig('/constantMethods/get_big', '18446744073709552000'));
+  await rejectsWith(pf.convert(pt2, { constantMethods: { get_neg: [-(2 ** 70)] } }), 'OPTION_INVALID',
+    '/constantMethods/get_neg/0', tooBig('/constantMethods/get_neg/0', '-1.1805916207174113e+21'));
+  // Below 2 ** 63 a number without a fraction is an Int; one with a fraction a Double.
+  const ints = await pf.convert(pt2, { constantMethods: { get_top: 2 ** 62, get_half: 0.5 } });
+  const decoded = await pf.decodePte(ints.pte, { format: 'json' });
+  const values = (name) => decoded.execution_plan.find((p) => p.name === name).values;
+  assert.deepEqual(values('get_top'), [{ index: 0, type: 'Int', value: 2 ** 62 }]);
+  assert.deepEqual(values('get_half'), [{ index: 0, type: 'Double', value: 0.5 }]);
 });
 
 test('decodePte: an inherited property name is no format', async () => {

@@ -83,6 +83,15 @@ function optionJsonAt(value, pointer, depth) {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw bad(String(value));
+    // A number without a fraction is an int (ExecuTorch's Int is int64). One
+    // past int64 is refused here: JSON.stringify writes it as an integer up
+    // to 1e21 and with an exponent beyond, and the core reads integers past
+    // uint64 as floats, so it could not tell.
+    if (Number.isInteger(value) && Math.abs(value) >= 2 ** 63) {
+      throw new PteforgeError('OPTION_INVALID',
+        `option ${pointer || '(options)'} is ${JSON.stringify(value)}, an integer that does not fit int64 (a number without a fraction is an int)`,
+        optionAt(pointer));
+    }
     return JSON.stringify(value);
   }
   if (typeof value !== 'object') throw bad(describe(value));

@@ -114,7 +114,7 @@ export interface ConvertOptions extends InputOptions {
   preserveOps?: string[];
   /** Memory planning algorithm: "greedy" (the default, ExecuTorch's), "naive" or "best" (CLI --memory-planning). */
   memoryPlanning?: 'greedy' | 'naive' | 'best_fit' | 'best';
-  /** Methods returning constants to add: name → value (number, boolean, string, or lists of them; CLI --constant-method). */
+  /** Methods returning constants to add: name → value (number, boolean, string, or lists of them; CLI --constant-method). A number without a fraction is an int (int64). */
   constantMethods?: Record<string, unknown>;
   /** Store the initial values of mutable buffers in the .pte (CLI --init-buffers). */
   initBuffers?: boolean;
