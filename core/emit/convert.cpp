@@ -166,6 +166,13 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
   }
   PTEFORGE_TRY(weights->config);
   PTEFORGE_TRY(constants->config);
+  for (const serde::PayloadConfig* config : {&weights->config.value(), &constants->config.value()}) {
+    for (const serde::ImportWarning& w : config->warnings) {  // unknown keys, located in the config
+      Location where = w.where;
+      where.method = model.method;
+      report.diagnostics.push_back(passes::Diagnostic{"warning", w.message, std::move(where)});
+    }
+  }
   auto payload_size = [&archive, &model](const std::string& path_name, bool is_constant) -> std::optional<uint64_t> {
     auto entry = serde::resolve_payload(archive, model,
                                         is_constant ? serde::PayloadFolder::kConstants : serde::PayloadFolder::kWeights,

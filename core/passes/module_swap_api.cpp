@@ -259,6 +259,8 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::P
   auto constants =
       serde::read_payload_config(archive, *model, serde::PayloadFolder::kConstants, kMaxConfigBytes);
   if (!constants.ok()) return located(std::move(constants).error());
+  report(std::move(weights->warnings), false);  // unknown keys, located in their config
+  report(std::move(constants->warnings), false);
   serde::PayloadSizeFn size_of = [&](const std::string& path_name, bool is_constant) -> std::optional<uint64_t> {
     auto entry = serde::resolve_payload(archive, *model,
                                         is_constant ? serde::PayloadFolder::kConstants : serde::PayloadFolder::kWeights,

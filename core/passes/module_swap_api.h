@@ -87,8 +87,9 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const std::str
 /// Same, with the layout already detected (e.g. serde::OpenedInput from open_input).
 /// With `bind_weights` false the state is left unbound (no payload config is
 /// read): enough for the graph and its modules (list_modules), not to convert.
-/// `warnings`, when given, receives the import's warnings and those of
-/// serde::zero_filled_warnings, with where.method set (the caller reports them).
+/// `warnings`, when given, receives the warnings of the import, of the
+/// payload configs (unknown keys) and of serde::zero_filled_warnings, with
+/// where.method set (the caller reports them).
 Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::Pt2Layout& layout,
                                          const std::string& method, const std::string& source,
                                          bool bind_weights = true,

@@ -345,6 +345,20 @@ grep -qx "warning: the payload of 'hidden.weight' has 0 bytes, so its 64 element
 (cd "$work/w0" && mkdir -p ../w0zip/linear_tanh && cp -r . ../w0zip/linear_tanh && cd ../w0zip && zip -q -r -0 ../w0.pt2 linear_tanh)
 "$bin" convert "$work/w0.pt2" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null
 grep -qx "warning: the payload of 'hidden.weight' has 0 bytes, so its 64 elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file of 0 bytes means the archive is damaged) (method=forward entry=linear_tanh/data/weights/weight_0)" "$work/w0.txt"
+# Unknown keys in a payload config are ignored with a warning each, as in the program JSON.
+cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/cfgw"
+python3 - "$work/cfgw/data/weights/model_weights_config.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["extra"] = 1
+d["config"]["hidden.weight"]["zzz"] = 2
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$bin" convert "$work/cfgw" -o "$work/cfgw.pte" 2> "$work/cfgw.txt" > /dev/null
+diff - "$work/cfgw.txt" <<'TXT'
+warning: unknown field "extra" in PayloadConfig ignored (method=forward entry=data/weights/model_weights_config.json pointer=/extra)
+warning: unknown field "zzz" in PayloadMeta ignored (method=forward entry=data/weights/model_weights_config.json pointer=/config/hidden.weight/zzz)
+TXT
 # A corrupt byte in a weight entry larger than 64 KiB (read by range, not
 # kept): its whole-entry read checks the CRC, nothing is written.
 python3 "$src/tests/node/gen_big_weights.py" "$work/crc.pt2" --layers 2 --width 256 > /dev/null

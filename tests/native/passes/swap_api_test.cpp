@@ -113,7 +113,7 @@ TEST_CASE("load_program_bytes: a .pt2 in memory, with its weights labelled by so
   CHECK(missing.error().message == "the input has no method 'reset'; its methods: forward");
 }
 
-TEST_CASE("load_program: import warnings and zero-filled payloads go to the caller's list") {
+TEST_CASE("load_program: import, payload config and zero-filled payload warnings go to the caller's list") {
   const std::string dir = "fixtures/corpus/modules_preserved_swap/json/";
   std::vector<std::pair<std::string, std::string>> files;
   for (const char* name :
@@ -128,6 +128,7 @@ TEST_CASE("load_program: import warnings and zero-filled payloads go to the call
   const size_t graph = json.find("\"graph\": {");
   REQUIRE(graph != std::string::npos);
   json.insert(graph + 10, "\"extra_key\": 1, ");
+  files[4].second.insert(1, "\"extra_cfg\": 1, ");  // and one in the weights config
   auto archive = serde::MemoryArchive::create(std::move(files));
   REQUIRE(archive.ok());
   auto layout = serde::detect_pt2_layout(**archive);
@@ -136,7 +137,11 @@ TEST_CASE("load_program: import warnings and zero-filled payloads go to the call
   std::vector<serde::ImportWarning> warnings;
   auto ep = passes::load_program(**archive, *layout, "", "swap:1", true, &warnings);
   REQUIRE_MESSAGE(ep.ok(), ep.error().to_string());
-  REQUIRE(warnings.size() == 2);
+  REQUIRE(warnings.size() == 3);
+  CHECK(warnings[1].message == "unknown field \"extra_cfg\" in PayloadConfig ignored");
+  CHECK(warnings[1].where.to_string() ==
+        "method=forward entry=data/weights/model_weights_config.json pointer=/extra_cfg");
+  warnings.erase(warnings.begin() + 1);
   CHECK(warnings[0].message == "unknown field \"extra_key\" in Graph ignored");
   CHECK(warnings[0].where.to_string() ==
         "method=forward entry=models/model.json pointer=/graph_module/graph/extra_key");
