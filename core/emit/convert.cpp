@@ -228,34 +228,53 @@ Result<std::vector<emit::ConstantMethod>> constant_methods(const ConvertOptions&
 }  // namespace
 
 emit::RangeReader archive_range_reader(serde::Archive& archive, const std::vector<SwapInput>& swaps) {
-  // Label "swap:<fqn>" → the replacement's archive and layout (for its root folder).
-  std::map<std::string, std::pair<serde::Archive*, serde::Pt2Layout>, std::less<>> labelled;
-  for (const SwapInput& s : swaps) labelled[passes::swap_source_label(s.fqn)] = {s.archive, s.layout};
+  // Label "swap:<fqn>" → the replacement's archive, layout (for its root
+  // folder) and the note its errors get (their entry and byte offset are
+  // inside the replacement, whose entries may have the main input's names).
+  struct Replacement {
+    serde::Archive* archive = nullptr;
+    serde::Pt2Layout layout;
+    std::string note;
+  };
+  std::map<std::string, Replacement, std::less<>> labelled;
+  for (const SwapInput& s : swaps) {
+    labelled[passes::swap_source_label(s.fqn)] = {s.archive, s.layout,
+                                                  "while reading the replacement for module '" + s.fqn + "'" +
+                                                      (s.source.empty() ? "" : " (" + s.source + ")")};
+  }
   return [&archive, labelled = std::move(labelled)](const emit::InputRange& r, uint8_t* dst) -> Status {
     serde::Archive* from = &archive;
     std::string name = r.source;
+    const std::string* note = nullptr;
     if (std::optional<emit::LabelledSource> part = emit::split_labelled_source(r.source)) {
       auto it = labelled.find(part->label);
-      if (it != labelled.end() && it->second.first != nullptr) {
-        from = it->second.first;
-        name = it->second.second.entry_name(std::string(part->entry));
+      if (it != labelled.end() && it->second.archive != nullptr) {
+        from = it->second.archive;
+        name = it->second.layout.entry_name(std::string(part->entry));
+        note = &it->second.note;
       }
     }
+    auto failed = [note](Error e) {
+      if (note) e.notes.push_back(*note);
+      return e;
+    };
     const serde::ArchiveEntry* entry = from->find(name);
     if (!entry) {
       Location where;
       where.entry = name;
-      return make_error(ErrorCode::ARCHIVE_ENTRY_MISSING, "the output references archive entry '" + name +
-                                                              "', which the archive does not have", where);
+      return failed(make_error(
+          ErrorCode::ARCHIVE_ENTRY_MISSING,
+          "the output references archive entry '" + name + "', which the archive does not have", where));
     }
-    PTEFORGE_ASSIGN_OR_RETURN(std::string bytes, from->read_range(*entry, r.offset, r.length));
-    if (bytes.size() != r.length) {
+    Result<std::string> bytes = from->read_range(*entry, r.offset, r.length);
+    if (!bytes.ok()) return failed(std::move(bytes).error());
+    if (bytes->size() != r.length) {
       Location where;
       where.entry = name;
       where.byte_offset = r.offset;
-      return make_error(ErrorCode::IO_ERROR, "short read of '" + name + "'", where);
+      return failed(make_error(ErrorCode::IO_ERROR, "short read of '" + name + "'", where));
     }
-    if (r.length) std::memcpy(dst, bytes.data(), static_cast<size_t>(r.length));
+    if (r.length) std::memcpy(dst, bytes->data(), static_cast<size_t>(r.length));
     return Status::Ok();
   };
 }

@@ -144,4 +144,18 @@ grep -qx "warning: the payload of 'fc1.weight' has 0 bytes, so its 40 elements a
   { echo "FAIL: no zero-filled warning for the replacement:" >&2; cat "$work/zero.txt" >&2; exit 1; }
 test "$(wc -l < "$work/zero.txt")" -eq 1
 test -s "$work/zero.pte"
+
+# A corrupt weight in a replacement: the CRC error names its entry (and byte
+# offset) inside the replacement, and the note says which file that is.
+python3 - "$rep" "$work/corrupt.pt2" <<'PY'
+import struct, sys, zipfile
+info = zipfile.ZipFile(sys.argv[1]).getinfo("replacement_1/data/weights/weight_0")
+data = bytearray(open(sys.argv[1], "rb").read())
+name_len, extra_len = struct.unpack_from("<HH", data, info.header_offset + 26)
+data[info.header_offset + 30 + name_len + extra_len + 3] ^= 0x20
+open(sys.argv[2], "wb").write(data)
+PY
+expect_error "ARCHIVE_INVALID: entry \"replacement_1/data/weights/weight_0\" is corrupt: its CRC-32 does not match (method=forward entry=replacement_1/data/weights/weight_0 byte_offset=128 node=p_1_fc1_weight)" \
+  convert "$base" --swap "1=$work/corrupt.pt2"
+grep -qx "  note: while reading the replacement for module '1' ($work/corrupt.pt2)" "$work/err.txt"
 echo "ok"
