@@ -466,22 +466,45 @@ Result<std::string> ZipArchive::read_range(const ArchiveEntry& entry, uint64_t o
   // kept for later range reads (Archive::kept_entry).
   PTEFORGE_ASSIGN_OR_RETURN(const std::string* kept, kept_entry(index, [&] { return read(own, own.size); }));
   if (kept) return kept->substr(static_cast<size_t>(offset), static_cast<size_t>(length));
+  // Each entry read has its CRC checked once, as read() does, though a
+  // conversion reads each weight twice (hashing, then writing): over the
+  // bytes read when the range is the whole entry (a dense weight), else by
+  // reading the entry through once, in pieces (a view of part of a storage).
   const ZipEntryRecord& rec = records_[index];
+  if (crc_checked_.empty()) crc_checked_.resize(records_.size(), 0);
+  const bool check = rec.crc32 != 0 && !crc_checked_[index];
+  const bool whole = offset == 0 && length == own.size;
+  if (check && !whole) PTEFORGE_TRY(check_crc(index));
   PTEFORGE_ASSIGN_OR_RETURN(std::string bytes, source_->read_at(rec.data_offset + offset, length));
-  // A read of the whole entry (a dense weight is one) checks its CRC, as
-  // read() does; once per entry, though a conversion reads each weight twice
-  // (hashing, then writing). A part of an entry is not checked.
-  if (offset == 0 && length == own.size && bytes.size() == length && rec.crc32 != 0) {
-    if (crc_checked_.empty()) crc_checked_.resize(records_.size(), 0);
-    if (!crc_checked_[index]) {
-      if (crc32_update(0, bytes) != rec.crc32) {
-        return invalid("entry " + quoted_entry(rec.name) + " is corrupt: its CRC-32 does not match", rec.name,
-                       rec.data_offset);
-      }
-      crc_checked_[index] = 1;
-    }
+  if (check && whole && bytes.size() == length) {
+    if (crc32_update(0, bytes) != rec.crc32) return crc_mismatch(rec);
+    crc_checked_[index] = 1;
   }
   return bytes;
+}
+
+Error ZipArchive::crc_mismatch(const ZipEntryRecord& rec) const {
+  return invalid("entry " + quoted_entry(rec.name) + " is corrupt: its CRC-32 does not match", rec.name,
+                 rec.data_offset);
+}
+
+Status ZipArchive::check_crc(size_t index) {
+  const ZipEntryRecord& rec = records_[index];
+  constexpr uint64_t kPiece = uint64_t{16} << 20;  // bytes per read: a large entry is never held whole
+  uint32_t crc = 0;
+  for (uint64_t at = 0; at < rec.size; at += kPiece) {
+    const uint64_t n = std::min(kPiece, rec.size - at);
+    PTEFORGE_ASSIGN_OR_RETURN(std::string piece, source_->read_at(rec.data_offset + at, n));
+    if (piece.size() != n) {
+      return invalid("entry " + quoted_entry(rec.name) + " ends early: read " +
+                         std::to_string(at + piece.size()) + " of its " + std::to_string(rec.size) + " bytes",
+                     rec.name, rec.data_offset + at);
+    }
+    crc = crc32_update(crc, piece);
+  }
+  if (crc != rec.crc32) return crc_mismatch(rec);
+  crc_checked_[index] = 1;
+  return Status::Ok();
 }
 
 Result<std::string> ZipArchive::read_compressed(size_t index, uint64_t /*max_bytes*/) {

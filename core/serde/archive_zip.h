@@ -83,8 +83,8 @@ Status check_zip_records(const std::vector<ZipEntryRecord>& records, uint64_t so
 uint32_t crc32_update(uint32_t crc, std::string_view bytes);
 
 /// An Archive over a zip file. Stored entries are read from the byte source
-/// (whole reads, and range reads that cover the whole entry, check the CRC
-/// when one is recorded); compressed entries go
+/// (whole reads check the CRC when one is recorded, and so does the first
+/// range read of each entry); compressed entries go
 /// through read_compressed(), which returns ARCHIVE_COMPRESSED here.
 class ZipArchive : public Archive {
  public:
@@ -122,6 +122,11 @@ class ZipArchive : public Archive {
  private:
   /// Entry names, directories dropped, set_entries; keeps the records.
   Status install(std::vector<ZipEntryRecord> all);
+  /// Reads stored entry `index` through in pieces and checks its CRC (marking
+  /// it checked). Errors: ARCHIVE_INVALID (a mismatch or a short read), the source's.
+  Status check_crc(size_t index);
+  /// ARCHIVE_INVALID "entry ... is corrupt: its CRC-32 does not match".
+  Error crc_mismatch(const ZipEntryRecord& rec) const;
 
   std::unique_ptr<ByteSource> source_;
   std::vector<ZipEntryRecord> records_;  // parallel to entries()

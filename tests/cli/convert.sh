@@ -375,6 +375,25 @@ rc=0
 [[ $rc == 1 ]]
 grep -q '^ARCHIVE_INVALID: entry "big/data/weights/weight_1" is corrupt: its CRC-32 does not match (method=forward entry=big/data/weights/weight_1 byte_offset=' "$work/crc.txt"
 test ! -e "$work/crc_bad.pte"
+# The same when the entry is longer than its tensor (the tensor reads a part of it).
+python3 - "$work/crc.pt2" "$work/crc_long.pt2" <<'PY'
+import struct, sys, zipfile
+src = zipfile.ZipFile(sys.argv[1])
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_STORED) as out:
+    for info in src.infolist():
+        data = src.read(info)
+        out.writestr(info.filename, data + bytes(4) if info.filename == "big/data/weights/weight_0" else data)
+info = zipfile.ZipFile(sys.argv[2]).getinfo("big/data/weights/weight_0")
+data = bytearray(open(sys.argv[2], "rb").read())
+name_len, extra_len = struct.unpack_from("<HH", data, info.header_offset + 26)
+data[info.header_offset + 30 + name_len + extra_len + 100] ^= 0x20
+open(sys.argv[2], "wb").write(data)
+PY
+rc=0
+"$bin" convert "$work/crc_long.pt2" -o "$work/crc_bad.pte" 2> "$work/crc.txt" > /dev/null || rc=$?
+[[ $rc == 1 ]]
+grep -q '^ARCHIVE_INVALID: entry "big/data/weights/weight_0" is corrupt: its CRC-32 does not match' "$work/crc.txt"
+test ! -e "$work/crc_bad.pte"
 # Past three such tensors, one warning counts the rest.
 for w in "$work"/w0/data/weights/weight_*; do : > "$w"; done
 "$bin" convert "$work/w0" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null

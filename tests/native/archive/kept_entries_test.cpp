@@ -103,7 +103,7 @@ TEST_CASE("folder archive: a whole read does not keep the file") {
   CHECK(*range == "xy");
 }
 
-TEST_CASE("zip archive: a small stored entry is kept after its first range read, with its CRC checked") {
+TEST_CASE("zip archive: the first range read of a stored entry checks its CRC, and a small entry is kept") {
   std::vector<ZipSpec> specs = {{"w/small", std::string(100, 'a') + "xyz"},
                                 {"w/large", std::string(70000, 'b')}};
   std::string bytes = build_zip(specs);
@@ -112,32 +112,28 @@ TEST_CASE("zip archive: a small stored entry is kept after its first range read,
   const uint64_t small_at = *(*clean)->find("w/small")->data_offset;
   const uint64_t large_at = *(*clean)->find("w/large")->data_offset;
 
-  // One corrupt byte in each entry: the small one's range read (a whole read
-  // underneath) fails its CRC, naming the entry; the large one is read by
-  // range as it is (no CRC over a part).
+  // One corrupt byte in each entry: the first range read of either fails
+  // its CRC, naming the entry, whether it covers the whole entry or a part
+  // (the small one is read whole underneath to be kept; the large one, or
+  // the small one where nothing is kept, is read through for the check).
   bytes[small_at + 5] ^= 0x20;
   bytes[large_at + 5] ^= 0x20;
-  auto archive = open_zip_bytes(bytes);
-  REQUIRE(archive.ok());
-  auto small = (*archive)->read_range(*(*archive)->find("w/small"), 100, 3);
-  if (kKeeps) {
-    REQUIRE_FALSE(small.ok());
-    CHECK(small.error().code == ErrorCode::ARCHIVE_INVALID);
-    CHECK(small.error().where.entry == "w/small");
-    CHECK(small.error().message == "entry \"w/small\" is corrupt: its CRC-32 does not match");
-  } else {  // read by range, as a large entry is
-    REQUIRE(small.ok());
-    CHECK(*small == "xyz");
-  }
-  auto large = (*archive)->read_range(*(*archive)->find("w/large"), 4, 3);
-  REQUIRE(large.ok());
-  CHECK(*large == "bBb");
-  // A range read of the whole large entry (a dense weight) checks its CRC.
-  auto large_whole = (*archive)->read_range(*(*archive)->find("w/large"), 0, 70000);
-  REQUIRE_FALSE(large_whole.ok());
-  CHECK(large_whole.error().code == ErrorCode::ARCHIVE_INVALID);
-  CHECK(large_whole.error().where.entry == "w/large");
-  CHECK(large_whole.error().message == "entry \"w/large\" is corrupt: its CRC-32 does not match");
+  auto corrupt = [&](uint64_t offset, uint64_t length, const char* name) {
+    CAPTURE(name);
+    CAPTURE(offset);
+    auto archive = open_zip_bytes(bytes);
+    REQUIRE(archive.ok());
+    auto r = (*archive)->read_range(*(*archive)->find(name), offset, length);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::ARCHIVE_INVALID);
+    CHECK(r.error().where.entry == name);
+    CHECK(r.error().message == "entry \"" + std::string(name) + "\" is corrupt: its CRC-32 does not match");
+  };
+  corrupt(100, 3, "w/small");
+  corrupt(0, 103, "w/small");
+  corrupt(4, 3, "w/large");  // parts near the corrupt byte and far from it alike
+  corrupt(60000, 100, "w/large");
+  corrupt(0, 70000, "w/large");
 
   // Intact: range reads of the small entry give its bytes, again and again.
   auto intact = open_zip_bytes(build_zip(specs));
@@ -151,9 +147,13 @@ TEST_CASE("zip archive: a small stored entry is kept after its first range read,
   auto past = (*intact)->read_range(*s, 101, 3);
   REQUIRE_FALSE(past.ok());
   CHECK(past.error().code == ErrorCode::ARCHIVE_INVALID);
-  // The intact large entry reads whole, twice (the second time without a new check).
+  // The intact large entry reads by part and whole alike.
+  const ArchiveEntry* l = (*intact)->find("w/large");
   for (int i = 0; i < 2; ++i) {
-    auto whole = (*intact)->read_range(*(*intact)->find("w/large"), 0, 70000);
+    auto part = (*intact)->read_range(*l, 69998, 2);
+    REQUIRE(part.ok());
+    CHECK(*part == "bb");
+    auto whole = (*intact)->read_range(*l, 0, 70000);
     REQUIRE(whole.ok());
     CHECK(*whole == std::string(70000, 'b'));
   }
