@@ -341,6 +341,9 @@ cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/w0"
 : > "$work/w0/data/weights/weight_0"
 "$bin" convert "$work/w0" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null
 grep -qx "warning: the payload of 'hidden.weight' has 0 bytes, so its 64 elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file of 0 bytes means the archive is damaged) (method=forward entry=data/weights/weight_0)" "$work/w0.txt"
+# --bench prints the warnings of its first run, once.
+"$bin" convert "$work/w0" -o "$work/w0.pte" --bench 3 2> "$work/w0b.txt" > /dev/null
+diff "$work/w0.txt" "$work/w0b.txt"
 # In a .pt2, the entry is named as the zip lists it (with its root folder).
 (cd "$work/w0" && mkdir -p ../w0zip/linear_tanh && cp -r . ../w0zip/linear_tanh && cd ../w0zip && zip -q -r -0 ../w0.pt2 linear_tanh)
 "$bin" convert "$work/w0.pt2" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null
