@@ -54,6 +54,14 @@ Error in_method(Error e, const std::string& method) {
   return e;
 }
 
+/// in_method for an error raised after the import (by a pass or the
+/// emitter): a JSON pointer there points into the method's program JSON (a
+/// node's origin), so the entry is that program's unless one is named.
+Error in_program(Error e, const serde::Pt2Model& model) {
+  if (e.where.pointer && !e.where.entry) e.where.entry = model.program_entry;
+  return in_method(std::move(e), model.method);
+}
+
 bool has_state_inputs(const ir::ExportedProgram& ep) {
   for (const ir::InputSpec& s : ep.signature().input_specs) {
     if (s.is_state()) return true;
@@ -479,7 +487,7 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
     Method& m = *methods[i];
     Status st = pm.run(m.program, m.state, report);
     if (st.ok()) st = check_runtime_ops(m.program);
-    if (!st.ok()) return in_method(std::move(st).error(), m.model->method);
+    if (!st.ok()) return in_program(std::move(st).error(), *m.model);
     progress("passes", i + 1, count);
   }
   timings.passes_ms = ms_since(t0);
@@ -514,8 +522,16 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
   emit_options.emit.init_buffers = options.init_buffers;
   emit_options.constant_methods = std::move(getters);
   if (prefetch) emit_options.known_hashes = &prefetch->wait();
-  PTEFORGE_ASSIGN_OR_RETURN(emit::EmitterOutput emitted,
-                            emit::emit_program(inputs, emit_options, archive_range_reader(archive, options.swaps)));
+  Result<emit::EmitterOutput> emit_result =
+      emit::emit_program(inputs, emit_options, archive_range_reader(archive, options.swaps));
+  if (!emit_result.ok()) {
+    Error e = std::move(emit_result).error();
+    for (const auto& m : methods) {
+      if (e.where.method == m->model->method) return in_program(std::move(e), *m->model);
+    }
+    return e;
+  }
+  emit::EmitterOutput emitted = std::move(emit_result).value();
   timings.emit_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
 

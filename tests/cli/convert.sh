@@ -166,7 +166,7 @@ set +e
 rc=$?
 set -e
 test "$rc" -eq 1
-grep -q "^UNSUPPORTED_OPERATOR: operator aten::permute is not an out variant and no ExecuTorch kernel library runs it; .* (method=forward pointer=/graph_module/graph/nodes/0 node=permute " "$work/err.txt"
+grep -q "^UNSUPPORTED_OPERATOR: operator aten::permute is not an out variant and no ExecuTorch kernel library runs it; .* (method=forward entry=archive/models/model.json pointer=/graph_module/graph/nodes/0 node=permute " "$work/err.txt"
 test ! -e "$work/f.pte"
 
 # No output replaces an input (the .pt2 itself, or a file inside an input folder).
@@ -341,6 +341,20 @@ cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/w0"
 : > "$work/w0/data/weights/weight_0"
 "$bin" convert "$work/w0" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null
 grep -qx "warning: the payload of 'hidden.weight' has 0 bytes, so its 64 elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file of 0 bytes means the archive is damaged) (method=forward entry=data/weights/weight_0)" "$work/w0.txt"
+# An error the emitter raises at a node names the node's place in the program JSON, entry included.
+cp -r "$fx/ref_add" "$work/hop"
+python3 - "$work/hop/models/model.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["graph_module"]["graph"]["nodes"][0]["target"] = "torch._higher_order_ops.with_effects.with_effects"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+rc=0
+"$bin" convert "$work/hop" -o "$work/hop.pte" 2> "$work/hop.txt" > /dev/null || rc=$?
+[[ $rc == 1 ]]
+diff - "$work/hop.txt" <<'TXT'
+UNSUPPORTED_FEATURE: higher-order op torch._higher_order_ops.with_effects.with_effects (delegate calls and control flow) cannot be emitted yet (method=forward entry=models/model.json pointer=/graph_module/graph/nodes/0 node=add source=/home/dev/pteforge_fixtures/ref_add.py:7 in forward)
+TXT
 # --bench prints the warnings of its first run, once.
 "$bin" convert "$work/w0" -o "$work/w0.pte" --bench 3 2> "$work/w0b.txt" > /dev/null
 diff "$work/w0.txt" "$work/w0b.txt"
