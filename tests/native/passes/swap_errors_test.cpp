@@ -306,6 +306,22 @@ TEST_CASE("swap errors: replacement fixtures with another calling convention or 
 }
 
 TEST_CASE("swap errors: out_spec, dtype and shape mismatches name what differs") {
+  SUBCASE("input count (a replacement whose in_spec does not count its user inputs)") {
+    ProgramBuilder pb;
+    auto x = pb.input("x", ScalarType::Float, {2, 3});
+    auto y = pb.input("y", ScalarType::Float, {2, 3});
+    auto a = pb.call("aten.add.Tensor", {arg_tensor(x), arg_tensor(y)}, kT);
+    pb.output(a);
+    ExportedProgram rep = pb.build();
+    testing::set_root_signature(rep, testing::args_spec(1), testing::out_spec(1));
+    ExportedProgram ep = simple_module();
+    Error e = swap_error(ep, {{"m", testing::share(rep)}});
+    CHECK(e.code == ErrorCode::MODULE_SWAP);
+    CHECK(e.message ==
+          "the replacement for module 'm' does not match its call signature: the module takes 1 flat input "
+          "but the "
+          "replacement has 2 user inputs");
+  }
   SUBCASE("out_spec") {
     ProgramBuilder pb;
     auto x = pb.input("x", ScalarType::Float, {2, 3});
