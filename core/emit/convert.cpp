@@ -400,6 +400,11 @@ Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options,
       return e;
     }
     Status prepared = passes::prepare_replacement(*replacement, options.pipeline);
+    // A higher-order op would fail in the emitter, at a node no longer
+    // traceable to the replacement: refuse it here, where the note names it.
+    for (const ir::Node& node : replacement->graph()) {
+      if (prepared.ok() && node.target().is_higher_order()) prepared = passes::higher_order_error(node);
+    }
     if (!prepared.ok()) {
       Error e = std::move(prepared).error();
       e.notes.push_back("while preparing " + which);

@@ -379,16 +379,10 @@ Status MethodEmitter::emit_view(const ir::Node& node) {
 Status MethodEmitter::emit_node(const ir::Node& node) {
   if (passes::is_memory_alloc(node)) return emit_alloc(node);
   if (passes::is_memory_view(node)) return emit_view(node);
-  // A higher-order op whose Python object kept its defining module is
-  // written by that path (torch._higher_order_ops.<file>.<name>), not as
-  // torch.ops.higher_order.<name>: the same kind of call either way.
-  constexpr std::string_view kHopModule = "torch._higher_order_ops.";
-  const bool hop_by_path = node.target().kind() == ir::TargetKind::Other &&
-                           node.target().str().substr(0, kHopModule.size()) == kHopModule;
-  if (node.target().kind() == ir::TargetKind::HigherOrder || hop_by_path) {
-    return error(ErrorCode::UNSUPPORTED_FEATURE,
-                 "higher-order op " + std::string(node.target().str()) +
-                     " (delegate calls and control flow) cannot be emitted yet");
+  if (node.target().is_higher_order()) {
+    Error e = passes::higher_order_error(node);
+    e.where.method = method_.name;
+    return e;
   }
   switch (node.target().kind()) {
     case ir::TargetKind::Operator:

@@ -162,6 +162,20 @@ std::string_view OpTarget::short_name() const { return info_->short_name; }
 bool OpTarget::empty() const { return info_->full.empty(); }
 bool OpTarget::well_formed() const { return info_->well_formed; }
 
+bool OpTarget::is_higher_order() const {
+  constexpr std::string_view kHopModule = "torch._higher_order_ops.";
+  switch (info_->kind) {
+    case TargetKind::HigherOrder:
+      return true;
+    case TargetKind::Operator:
+      return info_->op.empty() && !info_->ns.empty();  // torch.ops.<name>
+    case TargetKind::Other:
+      return info_->full.substr(0, kHopModule.size()) == kHopModule;
+    default:
+      return false;
+  }
+}
+
 bool OpTarget::is(std::string_view name) const { return name == info_->full || name == info_->short_name; }
 
 }  // namespace pteforge::ir

@@ -49,6 +49,12 @@ class OpTarget {
   /// callable <module>.<name> (dotted identifiers), or #<ns>:<op>. False for
   /// the empty target and for text such as "!!!" or "torch.ops.aten.add.".
   bool well_formed() const;
+  /// True for a higher-order op (delegate call, control flow, effects):
+  /// torch.ops.higher_order.<op>, the older namespace-less torch.ops.<name>,
+  /// and one written by its defining module's path,
+  /// torch._higher_order_ops.<file>.<name> (a HOP whose Python object kept
+  /// its own __module__).
+  bool is_higher_order() const;
 
   /// True when the target is `name`, given either in full or in short form
   /// ("aten.add.Tensor" and "torch.ops.aten.add.Tensor" both match).

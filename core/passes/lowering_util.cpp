@@ -4,6 +4,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ir/verifier.h"
 #include "ops/op_table.h"
 #include "passes/pass_factories.h"
 
@@ -31,6 +32,13 @@ const ops::OpSchema* target_schema(const ir::OpTarget& target) {
   auto [it, inserted] = cache.try_emplace(text.data(), nullptr);
   if (inserted) it->second = ops::op_table().find(text);
   return it->second;
+}
+
+Error higher_order_error(const ir::Node& node) {
+  return make_error(ErrorCode::UNSUPPORTED_FEATURE,
+                    "higher-order op " + std::string(node.target().str()) +
+                        " (delegate calls and control flow) cannot be emitted yet",
+                    ir::node_location(node));
 }
 
 const ops::OpSchema* node_schema(const ir::Node& node) {

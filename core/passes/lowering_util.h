@@ -38,6 +38,10 @@ const ir::OpTarget& memory_view_target();
 bool is_memory_alloc(const ir::Node& node);
 bool is_memory_view(const ir::Node& node);
 
+/// UNSUPPORTED_FEATURE at `node`, a higher-order op (OpTarget::is_higher_order):
+/// delegate calls and control flow cannot be emitted yet (node_location; no method).
+Error higher_order_error(const ir::Node& node);
+
 /// The operator schema of an op-overload node (TargetKind::Operator), or nullptr.
 const ops::OpSchema* node_schema(const ir::Node& node);
 /// ops::op_table().find(target.str()), memoized by the interned target (the

@@ -145,6 +145,18 @@ grep -qx "warning: the payload of 'fc1.weight' has 0 bytes, so its 40 elements a
 test "$(wc -l < "$work/zero.txt")" -eq 1
 test -s "$work/zero.pte"
 
+# A higher-order op in a replacement is refused while preparing it (the
+# emitter would meet it in the swapped program, with no trace of its file).
+cp -r "$src/tests/fixtures/corpus/modules_preserved_swap/json" "$work/hop"
+python3 - "$work/hop/models/model.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["graph_module"]["graph"]["nodes"][2]["target"] = "torch._higher_order_ops.with_effects.with_effects"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+expect_error "UNSUPPORTED_FEATURE: higher-order op torch._higher_order_ops.with_effects.with_effects (delegate calls and control flow) cannot be emitted yet (pointer=/graph_module/graph/nodes/2 node=relu source=/home/dev/pteforge_corpus/replacement_1.py:14 in forward)" \
+  convert "$base" --swap "1=$work/hop"
+grep -qx "  note: while preparing the replacement for module '1' ($work/hop)" "$work/err.txt"
 # A corrupt weight in a replacement: the CRC error names its entry (and byte
 # offset) inside the replacement, and the note says which file that is.
 python3 - "$rep" "$work/corrupt.pt2" <<'PY'

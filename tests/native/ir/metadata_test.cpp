@@ -96,6 +96,22 @@ TEST_CASE("target: well_formed accepts the forms torch.export writes, nothing el
   }
 }
 
+TEST_CASE("target: is_higher_order in each form a higher-order op is written") {
+  for (const char* hop : {"torch.ops.higher_order.cond", "torch.ops.executorch_call_delegate",
+                          "torch._higher_order_ops.with_effects.with_effects"}) {
+    const std::string text = hop;
+    CAPTURE(text);
+    CHECK(OpTarget(text).is_higher_order());
+  }
+  for (const char* other :
+       {"torch.ops.aten.add.Tensor", "torch.ops.aten.add", "_operator.getitem", "torch.sym_max",
+        "torch._higher_order_opsX.a.b", "torch._higher_order_ops", "memory.alloc", "#mylib:fancy", ""}) {
+    const std::string text = other;
+    CAPTURE(text);
+    CHECK_FALSE(OpTarget(text).is_higher_order());
+  }
+}
+
 TEST_CASE("float_repr: Python repr of floats") {
   CHECK(python_float_repr(0.2) == "0.2");
   CHECK(python_float_repr(1e-05) == "1e-05");
