@@ -528,7 +528,9 @@ TEST_CASE("emitter: errors name the node and method") {
          "needs "
          "edge_to_backend_ops)"},
     };
-    for (const auto& [target, message] : cases) {
+    for (const auto& c : cases) {
+      const std::string target = c.first;  // not a structured binding: clang 14 cannot capture one
+      const std::string message = c.second;
       CAPTURE(target);
       ProgramBuilder b;
       b.input("x", ScalarType::Float, {2});
