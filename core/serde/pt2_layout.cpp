@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "serde/archive_zip.h"
+#include "support/utf8.h"
 
 namespace pteforge::serde {
 namespace {
@@ -165,6 +166,14 @@ Result<Pt2Layout> detect_current(Archive& archive, const std::string& root) {
   const std::string weights = prefix + "data/weights/";
   const std::string constants = prefix + "data/constants/";
   for (const auto& name : names) {
+    // The name is the method's in the .pte, whose strings are UTF-8 (and so is JSON output).
+    if (std::optional<size_t> bad = find_invalid_utf8(name)) {
+      return error_at(ErrorCode::ARCHIVE_ENTRY_NAME,
+                      "the program entry models/" + control_escaped(name) + ".json names method " +
+                          control_escaped(name) + ", which is not valid UTF-8 (at byte " +
+                          std::to_string(*bad) + "); a .pte stores method names as UTF-8: rename the entry",
+                      prefix + "models/" + name + ".json");
+    }
     Pt2Model model;
     model.name = name;
     model.method = (names.size() == 1 && name == "model") ? "forward" : name;

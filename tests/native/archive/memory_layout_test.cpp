@@ -153,6 +153,22 @@ TEST_CASE("layout: the root comes from the first entry, whatever its name") {
   CHECK(layout->models[0].root_prefix() == "package/");
 }
 
+TEST_CASE("layout: a method name (models/<name>.json) must be UTF-8, as the .pte stores it") {
+  auto archive = memory({{"r/archive_format", "pt2"}, {"r/models/m\xff.json", "{}"}});
+  auto layout = detect_pt2_layout(*archive);
+  REQUIRE_FALSE(layout.ok());
+  CHECK(layout.error().code == ErrorCode::ARCHIVE_ENTRY_NAME);
+  CHECK(layout.error().message ==
+        "the program entry models/m\\xff.json names method m\\xff, which is not valid UTF-8 (at byte 1); a "
+        ".pte "
+        "stores method names as UTF-8: rename the entry");
+  CHECK(layout.error().where.entry == "r/models/m\xff.json");
+  auto accented = memory({{"r/archive_format", "pt2"}, {"r/models/modèle.json", "{}"}});
+  auto ok = detect_pt2_layout(*accented);
+  REQUIRE(ok.ok());
+  CHECK(ok->models[0].method == "modèle");
+}
+
 TEST_CASE("layout: program_json_layout") {
   Pt2Layout layout = program_json_layout("prog.json");
   CHECK(layout.kind == Pt2LayoutKind::kProgramJson);
