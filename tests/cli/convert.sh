@@ -362,6 +362,11 @@ diff "$work/w0.txt" "$work/w0b.txt"
 (cd "$work/w0" && mkdir -p ../w0zip/linear_tanh && cp -r . ../w0zip/linear_tanh && cd ../w0zip && zip -q -r -0 ../w0.pt2 linear_tanh)
 "$bin" convert "$work/w0.pt2" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null
 grep -qx "warning: the payload of 'hidden.weight' has 0 bytes, so its 64 elements are all zero in the .pte (torch writes no bytes for a fake tensor; a real weight file of 0 bytes means the archive is damaged) (method=forward entry=linear_tanh/data/weights/weight_0)" "$work/w0.txt"
+# Past three such tensors, one warning counts the rest.
+for w in "$work"/w0/data/weights/weight_*; do : > "$w"; done
+"$bin" convert "$work/w0" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null
+test "$(grep -c "^warning: the payload of '.*' has 0 bytes" "$work/w0.txt")" -eq 3
+grep -qx "warning: 1 more tensor has a payload of 0 bytes and is all zero (method=forward)" "$work/w0.txt"
 # Unknown keys in a payload config are ignored with a warning each, as in the program JSON.
 cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/cfgw"
 python3 - "$work/cfgw/data/weights/model_weights_config.json" <<'PY'
@@ -387,11 +392,14 @@ data = bytearray(open(sys.argv[1], "rb").read())
 data[info.header_offset + 64 + 1000] ^= 0x20  # gen_big_weights.py: 64-byte local header
 open(sys.argv[2], "wb").write(data)
 PY
-rc=0
-"$bin" convert "$work/crc_bad.pt2" -o "$work/crc_bad.pte" 2> "$work/crc.txt" > /dev/null || rc=$?
-[[ $rc == 1 ]]
-grep -q '^ARCHIVE_INVALID: entry "big/data/weights/weight_1" is corrupt: its CRC-32 does not match (method=forward entry=big/data/weights/weight_1 byte_offset=' "$work/crc.txt"
-test ! -e "$work/crc_bad.pte"
+expect_corrupt() {  # expect_corrupt PT2 ENTRY: exit 1, the CRC error naming ENTRY, no output
+  local rc=0
+  "$bin" convert "$1" -o "$work/crc_bad.pte" 2> "$work/crc.txt" > /dev/null || rc=$?
+  [[ $rc == 1 ]]
+  grep -q "^ARCHIVE_INVALID: entry \"$2\" is corrupt: its CRC-32 does not match (method=forward entry=$2 byte_offset=" "$work/crc.txt"
+  test ! -e "$work/crc_bad.pte"
+}
+expect_corrupt "$work/crc_bad.pt2" big/data/weights/weight_1
 # The same when the entry is longer than its tensor (the tensor reads a part of it).
 python3 - "$work/crc.pt2" "$work/crc_long.pt2" <<'PY'
 import struct, sys, zipfile
@@ -406,16 +414,7 @@ name_len, extra_len = struct.unpack_from("<HH", data, info.header_offset + 26)
 data[info.header_offset + 30 + name_len + extra_len + 100] ^= 0x20
 open(sys.argv[2], "wb").write(data)
 PY
-rc=0
-"$bin" convert "$work/crc_long.pt2" -o "$work/crc_bad.pte" 2> "$work/crc.txt" > /dev/null || rc=$?
-[[ $rc == 1 ]]
-grep -q '^ARCHIVE_INVALID: entry "big/data/weights/weight_0" is corrupt: its CRC-32 does not match' "$work/crc.txt"
-test ! -e "$work/crc_bad.pte"
-# Past three such tensors, one warning counts the rest.
-for w in "$work"/w0/data/weights/weight_*; do : > "$w"; done
-"$bin" convert "$work/w0" -o "$work/w0.pte" 2> "$work/w0.txt" > /dev/null
-test "$(grep -c "^warning: the payload of '.*' has 0 bytes" "$work/w0.txt")" -eq 3
-grep -qx "warning: 1 more tensor has a payload of 0 bytes and is all zero (method=forward)" "$work/w0.txt"
+expect_corrupt "$work/crc_long.pt2" big/data/weights/weight_0
 "$bin" convert "$fx/ref_arduino_add" -o "$work/r.pte" --report "$work/r.json" > /dev/null
 no_mp="$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.load(open(sys.argv[1]))['passes'] if p['name'] != 'memory_planning'))" "$work/r.json")"
 "$bin" convert "$fx/ref_arduino_add" -o "$work/nomp.pte" --passes "$no_mp" 2> "$work/nomp.txt" > /dev/null
