@@ -407,6 +407,12 @@ Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options,
     }
     if (!prepared.ok()) {
       Error e = std::move(prepared).error();
+      // Located in the replacement as its load's errors are: a pointer (a
+      // node's origin) points into its program JSON.
+      if (const serde::Pt2Model* model = passes::pick_model(s.layout, s.method)) {
+        if (e.where.pointer && !e.where.entry) e.where.entry = model->program_entry;
+        if (!e.where.method) e.where.method = model->method;
+      }
       e.notes.push_back("while preparing " + which);
       return e;
     }

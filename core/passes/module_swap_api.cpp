@@ -212,15 +212,15 @@ Status swap(ir::ExportedProgram& ep, const std::vector<SwapRequest>& swaps, Pass
 
 std::string swap_source_label(std::string_view fqn) { return "swap:" + std::string(fqn); }
 
+const serde::Pt2Model* pick_model(const serde::Pt2Layout& layout, const std::string& method) {
+  if (method.empty() && layout.models.size() == 1) return &layout.models.front();
+  return layout.find_method(method.empty() ? std::string("forward") : method);
+}
+
 Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::Pt2Layout& layout,
                                          const std::string& method, const std::string& source,
                                          bool bind_weights, std::vector<serde::ImportWarning>* warnings) {
-  const serde::Pt2Model* model = nullptr;
-  if (method.empty() && layout.models.size() == 1) {
-    model = &layout.models.front();
-  } else {
-    model = layout.find_method(method.empty() ? std::string("forward") : method);
-  }
+  const serde::Pt2Model* model = pick_model(layout, method);
   if (!model) {
     std::vector<std::string> names;
     for (const auto& m : layout.models) names.push_back(m.method);

@@ -77,6 +77,10 @@ Status swap(ir::ExportedProgram& ep, const std::vector<SwapRequest>& swaps, Pass
 /// The source label load_program should give a replacement for `fqn`: "swap:<fqn>".
 std::string swap_source_label(std::string_view fqn);
 
+/// The model load_program reads for `method` ("" picks the only method, else
+/// "forward"), or nullptr when the layout has no such method.
+const serde::Pt2Model* pick_model(const serde::Pt2Layout& layout, const std::string& method);
+
 /// Imports method `method` of an archive (a .pt2 zip, an unpacked folder, or
 /// a one-entry archive holding a program JSON) and binds its state to the
 /// archive's payloads (serde::bind_state); every storage gets `source`.

@@ -154,7 +154,7 @@ d = json.load(open(sys.argv[1]))
 d["graph_module"]["graph"]["nodes"][2]["target"] = "torch._higher_order_ops.with_effects.with_effects"
 json.dump(d, open(sys.argv[1], "w"))
 PY
-expect_error "UNSUPPORTED_FEATURE: higher-order op torch._higher_order_ops.with_effects.with_effects (delegate calls and control flow) cannot be emitted yet (pointer=/graph_module/graph/nodes/2 node=relu source=/home/dev/pteforge_corpus/replacement_1.py:14 in forward)" \
+expect_error "UNSUPPORTED_FEATURE: higher-order op torch._higher_order_ops.with_effects.with_effects (delegate calls and control flow) cannot be emitted yet (method=forward entry=models/model.json pointer=/graph_module/graph/nodes/2 node=relu source=/home/dev/pteforge_corpus/replacement_1.py:14 in forward)" \
   convert "$base" --swap "1=$work/hop"
 grep -qx "  note: while preparing the replacement for module '1' ($work/hop)" "$work/err.txt"
 # A corrupt weight in a replacement: the CRC error names its entry (and byte
