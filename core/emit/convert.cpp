@@ -74,12 +74,13 @@ Result<std::string> read_program_text(serde::Archive& archive, const serde::Pt2M
   return serde::read_entry(archive, model.program_entry, kMaxProgramJson);
 }
 
-/// Reports serde::zero_filled_warnings of `state` (tensors whose payload
-/// has 0 bytes) as warnings of `model`'s method.
-void warn_zero_filled(const ir::StateBinding& state, const serde::Pt2Model& model,
-                      std::vector<passes::Diagnostic>& diagnostics) {
-  for (serde::ImportWarning& w : serde::zero_filled_warnings(state, model.root_prefix())) {
+/// Reports `found` as warnings of `model`'s method; those of the program
+/// (`in_program`) name its entry unless they name another.
+void report_warnings(std::vector<serde::ImportWarning> found, const serde::Pt2Model& model, bool in_program,
+                     std::vector<passes::Diagnostic>& diagnostics) {
+  for (serde::ImportWarning& w : found) {
     w.where.method = model.method;
+    if (in_program && !w.where.entry) w.where.entry = model.program_entry;
     diagnostics.push_back(passes::Diagnostic{"warning", std::move(w.message), std::move(w.where)});
   }
 }
@@ -143,12 +144,7 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
     if (!e.where.entry) e.where.entry = model.program_entry;
     return e;
   }
-  for (serde::ImportWarning& w : imported->warnings) {
-    Location where = w.where;
-    where.method = model.method;
-    if (!where.entry) where.entry = model.program_entry;
-    report.diagnostics.push_back(passes::Diagnostic{"warning", std::move(w.message), std::move(where)});
-  }
+  report_warnings(std::move(imported->warnings), model, /*in_program=*/true, report.diagnostics);
   out.program = std::move(imported->program);
   out.model = &model;
   out.state.method = model.method;
@@ -174,13 +170,9 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
   }
   PTEFORGE_TRY(weights->config);
   PTEFORGE_TRY(constants->config);
-  for (const serde::PayloadConfig* config : {&weights->config.value(), &constants->config.value()}) {
-    for (const serde::ImportWarning& w : config->warnings) {  // unknown keys, located in the config
-      Location where = w.where;
-      where.method = model.method;
-      report.diagnostics.push_back(passes::Diagnostic{"warning", w.message, std::move(where)});
-    }
-  }
+  // Unknown keys, located in their config.
+  report_warnings(std::move(weights->config->warnings), model, false, report.diagnostics);
+  report_warnings(std::move(constants->config->warnings), model, false, report.diagnostics);
   auto payload_size = [&archive, &model](const std::string& path_name, bool is_constant) -> std::optional<uint64_t> {
     auto entry = serde::resolve_payload(archive, model,
                                         is_constant ? serde::PayloadFolder::kConstants : serde::PayloadFolder::kWeights,
@@ -192,7 +184,8 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
                                  payload_size, model.root_prefix());
   if (!state.ok()) return serde::explain_missing_entry(archive, std::move(state).error());
   out.program.state = std::move(state).value();
-  warn_zero_filled(out.program.state, model, report.diagnostics);
+  report_warnings(serde::zero_filled_warnings(out.program.state, model.root_prefix()), model, false,
+                  report.diagnostics);
   return Status::Ok();
 }
 
@@ -246,9 +239,8 @@ emit::RangeReader archive_range_reader(serde::Archive& archive, const std::vecto
   };
   std::map<std::string, Replacement, std::less<>> labelled;
   for (const SwapInput& s : swaps) {
-    labelled[passes::swap_source_label(s.fqn)] = {s.archive, s.layout,
-                                                  "while reading the replacement for module '" + s.fqn + "'" +
-                                                      (s.source.empty() ? "" : " (" + s.source + ")")};
+    labelled[passes::swap_source_label(s.fqn)] = {
+        s.archive, s.layout, "while reading " + passes::replacement_name(s.fqn, s.source)};
   }
   return [&archive, labelled = std::move(labelled)](const emit::InputRange& r, uint8_t* dst) -> Status {
     serde::Archive* from = &archive;
@@ -385,8 +377,7 @@ Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options,
                                                        : "module '" + s.fqn + "' is swapped twice");
     }
     // Its errors' entries and pointers are inside the replacement: the note says which one.
-    const std::string which =
-        "the replacement for module '" + s.fqn + "'" + (s.source.empty() ? "" : " (" + s.source + ")");
+    const std::string which = passes::replacement_name(s.fqn, s.source);
     std::vector<serde::ImportWarning> warnings;
     auto replacement = passes::load_program(*s.archive, s.layout, s.method, passes::swap_source_label(s.fqn),
                                             /*bind_weights=*/true, &warnings);

@@ -212,6 +212,12 @@ Status swap(ir::ExportedProgram& ep, const std::vector<SwapRequest>& swaps, Pass
 
 std::string swap_source_label(std::string_view fqn) { return "swap:" + std::string(fqn); }
 
+std::string replacement_name(std::string_view fqn, std::string_view source) {
+  std::string out = "the replacement for module " + single_quoted(fqn);
+  if (!source.empty()) out += " (" + std::string(source) + ")";
+  return out;
+}
+
 const serde::Pt2Model* pick_model(const serde::Pt2Layout& layout, const std::string& method) {
   if (method.empty() && layout.models.size() == 1) return &layout.models.front();
   return layout.find_method(method.empty() ? std::string("forward") : method);

@@ -76,6 +76,9 @@ Status swap(ir::ExportedProgram& ep, const std::vector<SwapRequest>& swaps, Pass
 
 /// The source label load_program should give a replacement for `fqn`: "swap:<fqn>".
 std::string swap_source_label(std::string_view fqn);
+/// How messages name a replacement: "the replacement for module 'FQN' (SOURCE)",
+/// without " (SOURCE)" when `source` is empty (notes: "while loading " + this).
+std::string replacement_name(std::string_view fqn, std::string_view source);
 
 /// The model load_program reads for `method` ("" picks the only method, else
 /// "forward"), or nullptr when the layout has no such method.

@@ -130,8 +130,9 @@ class ZipArchive : public Archive {
 
   std::unique_ptr<ByteSource> source_;
   std::vector<ZipEntryRecord> records_;  // parallel to entries()
-  /// Per entry: 1 once a whole-entry range read matched its CRC (sized on
-  /// first use). Like the kept entries, read by one thread at a time.
+  /// Per entry: 1 once its CRC matched on a range read (over a whole-entry
+  /// read or check_crc; sized on first use). Like the kept entries, used by
+  /// one thread at a time.
   std::vector<uint8_t> crc_checked_;
 };
 

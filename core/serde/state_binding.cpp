@@ -29,6 +29,8 @@ std::string dims(const std::vector<int64_t>& v) {
 Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const PayloadConfig& weights,
                                     const PayloadConfig& constants, const PayloadSizeFn& payload_size,
                                     std::string_view root_prefix) {
+  // A payload as the archive lists it (for error locations).
+  auto entry_of = [root_prefix](const ir::PayloadStorage& s) { return std::string(root_prefix) + s.entry(); };
   ir::StateBinding binding;
   // Per store (weights, constants): payload path_name -> index in
   // binding.storages. The names are views of the configs' entries.
@@ -100,7 +102,7 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
       std::optional<uint64_t> size = payload_size(meta->path_name, store == ir::PayloadStore::Constants);
       if (!size) {
         return entry_error(ErrorCode::WEIGHTS_MISSING, "the payload of " + what() + " is missing",
-                           std::string(root_prefix) + storage.entry());
+                           entry_of(storage));
       }
       storage.size_bytes = *size;
       it = storages_of_store
@@ -126,18 +128,18 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
       return entry_error(
           ErrorCode::PAYLOAD_INVALID,
           what() + " has dtype " + std::string(ir::scalar_type_name(ref.dtype)) + ", which has no byte size",
-          std::string(root_prefix) + storage.entry());
+          entry_of(storage));
     }
     if (storage.size_bytes % esize != 0) {
       return entry_error(ErrorCode::PAYLOAD_INVALID,
                          "payload of " + what() + " has " + std::to_string(storage.size_bytes) +
                              " bytes, not a multiple of the " + std::to_string(esize) + "-byte " +
                              std::string(ir::scalar_type_name(ref.dtype)) + " element",
-                         std::string(root_prefix) + storage.entry());
+                         entry_of(storage));
     }
     if (ref.storage_offset < 0) {
       return entry_error(ErrorCode::PAYLOAD_INVALID, what() + " has a negative storage offset",
-                         std::string(root_prefix) + storage.entry());
+                         entry_of(storage));
     }
     bool empty = false;
     uint64_t last = 0;  // elements: Σ (size-1) * stride
@@ -145,7 +147,7 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
     for (size_t d = 0; d < ref.sizes.size(); ++d) {
       if (ref.sizes[d] < 0 || ref.strides[d] < 0) {
         return entry_error(ErrorCode::PAYLOAD_INVALID, what() + " has a negative size or stride",
-                           std::string(root_prefix) + storage.entry());
+                           entry_of(storage));
       }
       if (ref.sizes[d] == 0) {
         empty = true;
@@ -170,7 +172,7 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
     overflow |= logical > static_cast<uint64_t>(INT64_MAX);
     if (overflow) {
       return entry_error(ErrorCode::PAYLOAD_INVALID, what() + " spans more bytes than a 64-bit size can hold",
-                         std::string(root_prefix) + storage.entry());
+                         entry_of(storage));
     }
     ref.byte_offset = byte_offset;
     ref.byte_length = empty ? 0 : span;
@@ -182,7 +184,7 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
                              " bytes but the view " + std::string(ir::scalar_type_name(ref.dtype)) +
                              dims(ref.sizes) + " (strides " + dims(ref.strides) + ", offset " +
                              std::to_string(ref.storage_offset) + ") needs " + std::to_string(end),
-                         std::string(root_prefix) + storage.entry());
+                         entry_of(storage));
     }
     binding.tensors.push_back(std::move(ref));
   }

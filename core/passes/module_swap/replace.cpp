@@ -13,6 +13,7 @@
 #include "passes/module_swap/partition.h"
 #include "passes/module_swap/pytree_ir.h"
 #include "passes/module_swap/sym_bind.h"
+#include "passes/module_swap_api.h"
 
 namespace pteforge::passes::module_swap {
 namespace {
@@ -610,10 +611,8 @@ Result<ReplaceTotals> replace_modules(ir::ExportedProgram& ep, const std::vector
     Status st = replace_one(ep, req, totals);
     if (!st.ok()) {
       Error e = std::move(st).error();
-      if (!req.source.empty()) {
-        e.notes.push_back("while swapping in the replacement for module " + single_quoted(req.fqn) + " (" +
-                          req.source + ")");
-      }
+      if (!req.source.empty())
+        e.notes.push_back("while swapping in " + replacement_name(req.fqn, req.source));
       return e;
     }
   }
