@@ -3,10 +3,12 @@
 
 Usage:
   python3 scripts/bench_convert.py [--nodes 1000,10000,100000] [--repeat 3]
-                                   [--pteforge BIN] [--work DIR] [--keep]
+                                   [--form folder|pt2] [--pteforge BIN] [--work DIR] [--keep]
 
 For each size, scripts/gen_synthetic.py writes an unpacked archive (weights
-included); `pteforge convert --bench N` then reports the best of N runs of
+included); with --form pt2, scripts/make_pt2.py packs it into a .pt2 ZIP
+archive as PyTorch writes one (the form users have), and that is converted
+instead. `pteforge convert --bench N` then reports the best of N runs of
   parse    RapidJSON DOM parse of the program JSON bytes (the import baseline),
   convert  the whole conversion: import, bind weights, passes, emit, serialize,
   write    writing the .pte (weights streamed from the archive),
@@ -58,6 +60,8 @@ def main():
     ap.add_argument("--pteforge", help="the pteforge binary")
     ap.add_argument("--work", help="folder for the generated programs (default: a temporary folder)")
     ap.add_argument("--keep", action="store_true", help="keep the generated programs")
+    ap.add_argument("--form", choices=("folder", "pt2"), default="folder",
+                    help="convert the unpacked archive folder (default) or the same program packed as a .pt2")
     args = ap.parse_args()
 
     binary = find_binary(args.pteforge)
@@ -70,9 +74,15 @@ def main():
             if not os.path.exists(os.path.join(program, "archive_format")):
                 subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_synthetic.py"), "--nodes", str(n),
                                 program], check=True, stdout=subprocess.DEVNULL)
+            source = program
+            if args.form == "pt2":
+                source = program + ".pt2"
+                if not os.path.exists(source):
+                    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make_pt2.py"), program, source],
+                                   check=True, stdout=subprocess.DEVNULL)
             pte = os.path.join(work, "synthetic_%d.pte" % n)
             md_path = os.path.join(work, "synthetic_%d.json" % n)
-            out = subprocess.run([binary, "convert", program, "-o", pte, "--metadata", md_path,
+            out = subprocess.run([binary, "convert", source, "-o", pte, "--metadata", md_path,
                                   "--bench", str(args.repeat)], check=True, capture_output=True, text=True).stdout
             timing = json.loads(out.strip().splitlines()[-1])
             with open(md_path) as f:
