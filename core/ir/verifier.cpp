@@ -1,8 +1,9 @@
 // IR verifier (see verifier.h).
 #include "ir/verifier.h"
 
+#include <map>
+#include <optional>
 #include <unordered_set>
-
 
 #include "ir/printer.h"
 
@@ -364,6 +365,130 @@ Status verify_program(const ExportedProgram& ep, const VerifyOptions& options) {
                              "output spec " + std::to_string(j) + " (" + std::string(output_kind_name(s.kind)) + " " +
                                  print_argument(s.arg) + ") does not match graph output " + std::to_string(j) + " (" +
                                  print_argument(out) + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+/// JSON field holding an input spec's target ("" for kinds without one).
+std::string_view input_target_field(InputKind k) {
+  switch (k) {
+    case InputKind::Parameter:
+      return "parameter_name";
+    case InputKind::Buffer:
+      return "buffer_name";
+    case InputKind::TensorConstant:
+      return "tensor_constant_name";
+    case InputKind::CustomObj:
+      return "custom_obj_name";
+    default:
+      return "";
+  }
+}
+
+/// JSON field holding an output spec's target, and the input kind it must name.
+struct OutputTargetRule {
+  std::string_view field;
+  InputKind names;
+};
+
+std::optional<OutputTargetRule> output_target_rule(OutputKind k) {
+  switch (k) {
+    case OutputKind::BufferMutation:
+      return OutputTargetRule{"buffer_name", InputKind::Buffer};
+    case OutputKind::GradientToParameter:
+    case OutputKind::ParameterMutation:
+      return OutputTargetRule{"parameter_name", InputKind::Parameter};
+    case OutputKind::GradientToUserInput:
+    case OutputKind::UserInputMutation:
+      return OutputTargetRule{"user_input_name", InputKind::UserInput};
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string_view kind_noun(InputKind k) {
+  switch (k) {
+    case InputKind::Parameter:
+      return "parameter";
+    case InputKind::Buffer:
+      return "buffer";
+    case InputKind::TensorConstant:
+      return "tensor constant";
+    case InputKind::CustomObj:
+      return "custom object";
+    case InputKind::UserInput:
+      return "user input";
+    default:
+      return "input";
+  }
+}
+
+}  // namespace
+
+Status verify_signature_targets(const ExportedProgram& ep) {
+  const auto& ins = ep.signature().input_specs;
+  const auto& outs = ep.signature().output_specs;
+  const std::string sig = "/graph_module/signature";
+  // target (state FQN, or a user input's placeholder name) -> input spec index
+  std::map<std::string, size_t, std::less<>> state, user;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const InputSpec& s = ins[i];
+    if (s.kind == InputKind::UserInput) {
+      if (!s.name().empty()) user.emplace(std::string(s.name()), i);
+      continue;
+    }
+    const std::string_view field = input_target_field(s.kind);
+    if (field.empty()) continue;
+    auto [it, inserted] = state.emplace(s.target, i);
+    if (!inserted) {
+      const InputSpec& first = ins[it->second];
+      return signature_error(sig + "/input_specs/" + std::to_string(i) + "/" +
+                                 std::string(input_kind_name(s.kind)) + "/" + std::string(field),
+                             "input spec " + std::to_string(i) + " binds " + std::string(kind_noun(s.kind)) +
+                                 " " + single_quoted(s.target) + ", which input spec " +
+                                 std::to_string(it->second) + " (" + std::string(kind_noun(first.kind)) +
+                                 " " + single_quoted(first.name()) +
+                                 ") already binds: each parameter, buffer and constant is one graph input");
+    }
+  }
+  std::map<std::pair<OutputKind, std::string>, size_t> seen;
+  for (size_t j = 0; j < outs.size(); ++j) {
+    const OutputSpec& s = outs[j];
+    const std::optional<OutputTargetRule> rule = output_target_rule(s.kind);
+    if (!rule) continue;
+    const std::string ptr = sig + "/output_specs/" + std::to_string(j) + "/" +
+                            std::string(output_kind_name(s.kind)) + "/" + std::string(rule->field);
+    const std::string what =
+        "output spec " + std::to_string(j) + " (" + std::string(output_kind_name(s.kind)) + ")";
+    const std::string noun(kind_noun(rule->names));
+    if (rule->names == InputKind::UserInput) {
+      if (!user.count(s.target)) {
+        return signature_error(ptr, what + " names user input " + single_quoted(s.target) +
+                                        ", but no user input of the graph has that name");
+      }
+    } else {
+      auto it = state.find(s.target);
+      if (it == state.end()) {
+        return signature_error(ptr, what + " names " + noun + " " + single_quoted(s.target) +
+                                        ", but the program has no " + noun +
+                                        " of that name among its inputs");
+      }
+      const InputSpec& bound = ins[it->second];
+      if (bound.kind != rule->names) {
+        return signature_error(ptr, what + " names " + single_quoted(s.target) + ", which input spec " +
+                                        std::to_string(it->second) + " binds as a " +
+                                        std::string(kind_noun(bound.kind)) + ", not a " + noun);
+      }
+    }
+    auto [it, inserted] = seen.emplace(std::pair(s.kind, s.target), j);
+    if (!inserted) {
+      return signature_error(ptr, what + " names " + noun + " " + single_quoted(s.target) +
+                                      ", which output spec " + std::to_string(it->second) +
+                                      " already names: one " + std::string(output_kind_name(s.kind)) +
+                                      " output per " + noun);
     }
   }
   return Status::Ok();

@@ -28,6 +28,17 @@ struct VerifyOptions {
 Status verify_graph(const Graph& graph, const VerifyOptions& options = {});
 Status verify_program(const ExportedProgram& ep, const VerifyOptions& options = {});
 
+/// What the signature's targets name, as torch.export's verifier requires of
+/// a loaded program (its _verify_exported_program_signature): every
+/// parameter, buffer, tensor constant and custom object is bound to one graph
+/// input only; a buffer_mutation names a buffer input, a gradient_to_parameter
+/// or parameter_mutation a parameter input, a gradient_to_user_input or
+/// user_input_mutation a user input, and no two outputs of one of these kinds
+/// name the same target. Errors: INVALID_GRAPH with the JSON pointer of the
+/// target field, e.g. /graph_module/signature/output_specs/0/buffer_mutation/buffer_name.
+/// Checked on import only: passes may leave targets of state they removed.
+Status verify_signature_targets(const ExportedProgram& ep);
+
 /// verify_graph without the fast pre-check (the document-order walk only);
 /// for tests that check both paths agree.
 Status verify_graph_detailed(const Graph& graph, const VerifyOptions& options = {});

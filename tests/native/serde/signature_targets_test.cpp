@@ -1,0 +1,121 @@
+// What the signature's targets name (ir::verify_signature_targets), checked
+// when a program is imported: corpus programs edited by hand the way a broken
+// or tampered file would be, each refused with its exact message and pointer.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "ir/verifier.h"
+#include "serde/import_exported_program.h"
+#include "test_files.h"
+
+using namespace pteforge;
+
+namespace {
+
+std::string corpus_program(const std::string& name) {
+  return test::read_file(test::data_path("fixtures/corpus/" + name + "/json/models/model.json"));
+}
+
+/// `text` with its one occurrence of `from` replaced by `to` (the test fails when it is not there once).
+std::string edited(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(text.find(from, at + 1) == std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+struct Case {
+  const char* name;
+  const char* program;
+  const char* from;
+  const char* to;
+  const char* message;
+  const char* pointer;
+};
+
+const Case kCases[] = {
+    {"buffer_mutation naming a parameter", "linear_tanh",
+     R"({"user_output": {"arg": {"as_tensor": {"name": "addmm_1"}}}})",
+     R"({"buffer_mutation": {"arg": {"name": "addmm_1"}, "buffer_name": "out.bias"}})",
+     "output spec 0 (buffer_mutation) names 'out.bias', which input spec 3 binds as a parameter, not a "
+     "buffer",
+     "/graph_module/signature/output_specs/0/buffer_mutation/buffer_name"},
+    {"buffer_mutation naming no input", "buffer_running_sum", R"("name": "add"}, "buffer_name": "total")",
+     R"("name": "add"}, "buffer_name": "nonexist")",
+     "output spec 0 (buffer_mutation) names buffer 'nonexist', but the program has no buffer of that name "
+     "among "
+     "its inputs",
+     "/graph_module/signature/output_specs/0/buffer_mutation/buffer_name"},
+    {"the mutated buffer bound as a parameter", "buffer_running_sum",
+     R"({"buffer": {"arg": {"name": "b_total"}, "buffer_name": "total", "persistent": true}})",
+     R"({"parameter": {"arg": {"name": "b_total"}, "parameter_name": "total"}})",
+     "output spec 0 (buffer_mutation) names 'total', which input spec 0 binds as a parameter, not a buffer",
+     "/graph_module/signature/output_specs/0/buffer_mutation/buffer_name"},
+    {"two inputs bound to one buffer", "buffer_running_sum",
+     R"({"user_input": {"arg": {"as_tensor": {"name": "x"}}}})",
+     R"({"buffer": {"arg": {"name": "x"}, "buffer_name": "total", "persistent": true}})",
+     "input spec 1 binds buffer 'total', which input spec 0 (buffer 'b_total') already binds: each "
+     "parameter, buffer "
+     "and constant is one graph input",
+     "/graph_module/signature/input_specs/1/buffer/buffer_name"},
+    {"one buffer mutated twice", "buffer_running_sum",
+     R"({"user_output": {"arg": {"as_tensor": {"name": "mul"}}}})",
+     R"({"buffer_mutation": {"arg": {"name": "mul"}, "buffer_name": "total"}})",
+     "output spec 1 (buffer_mutation) names buffer 'total', which output spec 0 already names: one "
+     "buffer_mutation "
+     "output per buffer",
+     "/graph_module/signature/output_specs/1/buffer_mutation/buffer_name"},
+    {"gradient of an unknown parameter", "joint_linear_mse",
+     R"("name": "permute_3"}, "parameter_name": "head.weight")",
+     R"("name": "permute_3"}, "parameter_name": "nope")",
+     "output spec 1 (gradient_to_parameter) names parameter 'nope', but the program has no parameter of that "
+     "name "
+     "among its inputs",
+     "/graph_module/signature/output_specs/1/gradient_to_parameter/parameter_name"},
+    {"one parameter's gradient twice", "joint_linear_mse",
+     R"("name": "view"}, "parameter_name": "head.bias")",
+     R"("name": "view"}, "parameter_name": "head.weight")",
+     "output spec 2 (gradient_to_parameter) names parameter 'head.weight', which output spec 1 already "
+     "names: one "
+     "gradient_to_parameter output per parameter",
+     "/graph_module/signature/output_specs/2/gradient_to_parameter/parameter_name"},
+    {"gradient of an unknown user input", "joint_linear_mse",
+     R"({"gradient_to_parameter": {"arg": {"name": "view"}, "parameter_name": "head.bias"}})",
+     R"({"gradient_to_user_input": {"arg": {"name": "view"}, "user_input_name": "nope"}})",
+     "output spec 2 (gradient_to_user_input) names user input 'nope', but no user input of the graph has "
+     "that name",
+     "/graph_module/signature/output_specs/2/gradient_to_user_input/user_input_name"},
+};
+
+}  // namespace
+
+TEST_CASE("signature targets: every corpus program names real, distinct targets") {
+  for (const std::string& path : test::corpus_programs()) {
+    CAPTURE(path);
+    auto r = serde::import_exported_program(test::read_file(path));
+    REQUIRE(r.ok());
+    CHECK(ir::verify_signature_targets(r->program).ok());
+  }
+}
+
+TEST_CASE("signature targets: a hand-edited signature is refused at the target's pointer") {
+  for (const Case& c : kCases) {
+    CAPTURE(c.name);
+    auto r = serde::import_exported_program(edited(corpus_program(c.program), c.from, c.to));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::INVALID_GRAPH);
+    CHECK(r.error().message == c.message);
+    CHECK(r.error().where.pointer == c.pointer);
+  }
+}
+
+TEST_CASE("signature targets: a gradient of a real user input is accepted") {
+  auto r = serde::import_exported_program(
+      edited(corpus_program("joint_linear_mse"),
+             R"({"gradient_to_parameter": {"arg": {"name": "view"}, "parameter_name": "head.bias"}})",
+             R"({"gradient_to_user_input": {"arg": {"name": "view"}, "user_input_name": "x"}})"));
+  REQUIRE(r.ok());
+  CHECK(r->program.signature().output_specs[2].kind == ir::OutputKind::GradientToUserInput);
+  CHECK(r->program.signature().output_specs[2].target == "x");
+}
