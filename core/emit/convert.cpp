@@ -358,6 +358,47 @@ Status check_configured_passes(const ConvertOptions& options, std::vector<passes
   return Status::Ok();
 }
 
+/// Warnings for an explicit pass list that leaves out a pass this method
+/// needs to run as ExecuTorch's to_executorch would make it (the list itself
+/// is checked by check_configured_passes): insert_write_back_for_buffers
+/// when the method mutates buffers or user inputs (the emitter drops mutation
+/// outputs, so without the copies the updates are lost), sym_shape_eval when
+/// it has symbolic sizes (tensors would be planned at their trace-time sizes).
+void warn_left_out_passes(const ConvertOptions& options, const Method& m,
+                          std::vector<passes::Diagnostic>& diagnostics) {
+  const std::vector<std::string>& list = options.pipeline.passes;
+  if (list.empty()) return;
+  auto missing = [&list](std::string_view pass) {
+    return std::find(list.begin(), list.end(), pass) == list.end();
+  };
+  Location where;
+  where.method = m.model->method;
+  if (missing("insert_write_back_for_buffers")) {
+    std::string mutated;
+    size_t count = 0;
+    for (const ir::OutputSpec& o : m.program.signature().output_specs) {
+      if (o.kind != ir::OutputKind::BufferMutation && o.kind != ir::OutputKind::UserInputMutation) continue;
+      if (count++ < 3) mutated += (mutated.empty() ? "" : ", ") + single_quoted(o.target);
+    }
+    if (count > 3) mutated += ", ... (" + std::to_string(count) + " in all)";
+    if (count) {
+      diagnostics.push_back(passes::Diagnostic{
+          "warning",
+          "the pass list leaves out insert_write_back_for_buffers: the method's updates of " + mutated +
+              " are not written back (the .pte keeps no mutation outputs), so they are lost after each call",
+          where});
+    }
+  }
+  if (missing("sym_shape_eval") && !m.program.range_constraints.empty()) {
+    diagnostics.push_back(
+        passes::Diagnostic{"warning",
+                           "the pass list leaves out sym_shape_eval: tensors with symbolic sizes are planned "
+                           "at their trace-time "
+                           "sizes, so inputs larger than the example inputs overflow their memory",
+                           where});
+  }
+}
+
 /// The pipeline options with the swaps' replacements loaded (bound to their
 /// archives' payloads, labelled swap:<fqn>) and brought into the pipeline's
 /// dialect. The replacements' import warnings (and zero-filled payloads) go
@@ -472,6 +513,7 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
     auto m = std::make_unique<Method>();
     Status st = load_method(archive, model, *m, report);
     if (!st.ok()) return in_method(std::move(st).error(), model.method);
+    warn_left_out_passes(options, *m, report.diagnostics);
     methods.push_back(std::move(m));
     progress("import", methods.size(), count);
   }

@@ -119,6 +119,24 @@ class Engine {
       if (!s) {
         return make_error(ErrorCode::OPTION_INVALID, "preserve_ops: \"" + name + "\" is not a known operator", where);
       }
+      if (s->is_out_variant()) {
+        // Name the functional op to preserve instead (the one this is the out variant of).
+        std::string instead;
+        const ops::OpTable& table = ops::op_table();
+        for (size_t i = 0; i < table.size() && instead.empty(); ++i) {
+          const ops::OpSchema& f = table.at(i);
+          if (f.ns == s->ns && f.name == s->name && f.is_functional() && !f.is_out_variant() &&
+              table.out_variant(f) == s) {
+            instead = f.full_name();
+          }
+        }
+        return make_error(ErrorCode::OPTION_INVALID,
+                          "preserve_ops: " + s->full_name() +
+                              " is an out variant; preserve the functional op" +
+                              (instead.empty() ? std::string() : " (" + instead + ")") +
+                              ", which to_out_variant turns into it",
+                          where);
+      }
       if (s->is_view() || !s->is_functional()) {
         return make_error(ErrorCode::OPTION_INVALID,
                           "preserve_ops: " + s->full_name() + " is a view or mutating op and cannot be preserved",

@@ -419,6 +419,22 @@ expect_corrupt "$work/crc_long.pt2" big/data/weights/weight_0
 no_mp="$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.load(open(sys.argv[1]))['passes'] if p['name'] != 'memory_planning'))" "$work/r.json")"
 "$bin" convert "$fx/ref_arduino_add" -o "$work/nomp.pte" --passes "$no_mp" 2> "$work/nomp.txt" > /dev/null
 grep -qx "warning: the pass list leaves out memory_planning: the .pte has no memory plan, so ExecuTorch's runtime cannot run a method that makes intermediate tensors" "$work/nomp.txt"
+# Leaving out a pass the program needs is a warning naming what goes wrong:
+# insert_write_back_for_buffers with a mutated buffer, sym_shape_eval with symbolic sizes.
+"$bin" convert "$src/tests/fixtures/corpus/buffer_running_sum/json" -o "$work/wb.pte" --report "$work/wb.json" > /dev/null 2> "$work/wb.txt"
+test ! -s "$work/wb.txt"
+no_wb="$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.load(open(sys.argv[1]))['passes'] if p['name'] != 'insert_write_back_for_buffers'))" "$work/wb.json")"
+"$bin" convert "$src/tests/fixtures/corpus/buffer_running_sum/json" -o "$work/nowb.pte" --passes "$no_wb" 2> "$work/nowb.txt" > /dev/null
+test "$(cat "$work/nowb.txt")" = "warning: the pass list leaves out insert_write_back_for_buffers: the method's updates of 'total' are not written back (the .pte keeps no mutation outputs), so they are lost after each call (method=forward)"
+"$bin" convert "$src/tests/fixtures/corpus/buffer_running_sum/json" -o "$work/wb2.pte" --passes "$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.load(open(sys.argv[1]))['passes']))" "$work/wb.json")" 2> "$work/wb2.txt" > /dev/null
+test ! -s "$work/wb2.txt"
+"$bin" convert "$src/tests/fixtures/corpus/dynamic_seq/json" -o "$work/ds.pte" --report "$work/ds.json" > /dev/null 2> "$work/ds.txt"
+test ! -s "$work/ds.txt"
+no_sse="$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.load(open(sys.argv[1]))['passes'] if p['name'] != 'sym_shape_eval'))" "$work/ds.json")"
+"$bin" convert "$src/tests/fixtures/corpus/dynamic_seq/json" -o "$work/nosse.pte" --passes "$no_sse" 2> "$work/nosse.txt" > /dev/null
+test "$(cat "$work/nosse.txt")" = "warning: the pass list leaves out sym_shape_eval: tensors with symbolic sizes are planned at their trace-time sizes, so inputs larger than the example inputs overflow their memory (method=forward)"
+"$bin" convert "$src/tests/fixtures/corpus/buffer_running_sum/json" -o "$work/nosse2.pte" --passes "$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.load(open(sys.argv[1]))['passes'] if p['name'] != 'sym_shape_eval'))" "$work/wb.json")" 2> "$work/nosse2.txt" > /dev/null
+test ! -s "$work/nosse2.txt"
 
 # A failed conversion prints the warnings raised before its error as notes
 # (it writes no report): here a program without schema_version calling an unknown op.

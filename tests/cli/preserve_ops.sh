@@ -59,6 +59,10 @@ expect_fail "OPTION_INVALID: preserve_ops: aten::lstm.input has no out variant, 
   aten.lstm.input
 expect_fail "OPTION_INVALID: preserve_ops: aten::transpose.int is a view or mutating op and cannot be preserved (method=forward pass=decompose)" \
   aten.linear.default,aten.transpose.int
+expect_fail "OPTION_INVALID: preserve_ops: aten::linear.out is an out variant; preserve the functional op (aten::linear), which to_out_variant turns into it (method=forward pass=decompose)" \
+  aten.linear.out
+expect_fail "OPTION_INVALID: preserve_ops: aten::add.out is an out variant; preserve the functional op (aten::add.Tensor), which to_out_variant turns into it (method=forward pass=decompose)" \
+  aten.add.out
 expect_fail 'OPTION_INVALID: preserve_ops: "aten.no_such_op.default" is not a known operator (method=forward pass=decompose)' \
   aten.no_such_op.default
 echo ok
