@@ -161,6 +161,7 @@ class SymShapeEval final : public Pass {
                               std::to_string(r.hi) + ")",
                           where);
       }
+      if (it->second.op == ir::SymNode::Op::Symbol) warn_hint_above(it->second.name, value, s.hint(), r.hi);
       return r.hi;
     }
     std::optional<int64_t> hint = s.hint();
@@ -176,6 +177,22 @@ class SymShapeEval final : public Pass {
     }
     warn_unbounded(it->second, text, value, *hint);
     return *hint;
+  }
+
+  /// One warning per symbol whose trace-time value (the example input's, the
+  /// hint of a size that is the bare symbol) is above the upper bound
+  /// range_constraints give it: such a program contradicts itself, and the
+  /// tensors planned at the bound would not hold the example inputs.
+  void warn_hint_above(const std::string& symbol, const std::string& value, std::optional<int64_t> hint,
+                       int64_t bound) {
+    if (!hint || *hint <= bound || !warned_.insert("hint:" + symbol).second) return;
+    Location where;
+    where.node = value;
+    ctx_->warn("symbol '" + symbol + "' has the trace-time value " + std::to_string(*hint) +
+                   " (in a size of '" + value + "'), above its upper bound " + std::to_string(bound) +
+                   " from range_constraints: tensors are planned for sizes up to that bound, so the example "
+                   "inputs do not fit (check the program's range_constraints)",
+               where);
   }
 
   /// One warning per symbol without an upper bound (or per expression whose

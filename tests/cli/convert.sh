@@ -435,6 +435,17 @@ no_sse="$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.loa
 test "$(cat "$work/nosse.txt")" = "warning: the pass list leaves out sym_shape_eval: tensors with symbolic sizes are planned at their trace-time sizes, so inputs larger than the example inputs overflow their memory (method=forward)"
 "$bin" convert "$src/tests/fixtures/corpus/buffer_running_sum/json" -o "$work/nosse2.pte" --passes "$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.load(open(sys.argv[1]))['passes'] if p['name'] != 'sym_shape_eval'))" "$work/wb.json")" 2> "$work/nosse2.txt" > /dev/null
 test ! -s "$work/nosse2.txt"
+# A trace-time value above the symbol's max in range_constraints: one warning for the symbol.
+cp -r "$src/tests/fixtures/corpus/dynamic_seq/json" "$work/ds_low"
+chmod -R u+w "$work/ds_low"
+python3 - "$work/ds_low/models/model.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["range_constraints"]["s53"] = {"min_val": 2, "max_val": 4}
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$bin" convert "$work/ds_low" -o "$work/ds_low.pte" 2> "$work/ds_low.txt" > /dev/null
+test "$(cat "$work/ds_low.txt")" = "warning: symbol 's53' has the trace-time value 5 (in a size of 'x'), above its upper bound 4 from range_constraints: tensors are planned for sizes up to that bound, so the example inputs do not fit (check the program's range_constraints) (method=forward node=x pass=sym_shape_eval)"
 
 # A failed conversion prints the warnings raised before its error as notes
 # (it writes no report): here a program without schema_version calling an unknown op.
