@@ -358,12 +358,30 @@ Status check_configured_passes(const ConvertOptions& options, std::vector<passes
   return Status::Ok();
 }
 
+/// True when a tensor of `graph` (an input or a node's result) has a symbolic size.
+bool has_symbolic_tensor(const ir::Graph& graph) {
+  bool found = false;
+  auto check = [&graph, &found](const std::string& name) {
+    if (found) return;
+    if (const ir::TensorMeta* meta = graph.tensor_meta(name)) {
+      for (const ir::SymInt& d : meta->sizes) found = found || !d.is_concrete();
+    }
+  };
+  for (const ir::Argument& in : graph.inputs()) passes::for_each_tensor_name(in, check);
+  for (const ir::Node& node : graph) {
+    if (found) break;
+    for (const ir::Argument& out : node.outputs()) passes::for_each_tensor_name(out, check);
+  }
+  return found;
+}
+
 /// Warnings for an explicit pass list that leaves out a pass this method
 /// needs to run as ExecuTorch's to_executorch would make it (the list itself
 /// is checked by check_configured_passes): insert_write_back_for_buffers
 /// when the method mutates buffers or user inputs (the emitter drops mutation
 /// outputs, so without the copies the updates are lost), sym_shape_eval when
-/// it has symbolic sizes (tensors would be planned at their trace-time sizes).
+/// a tensor has symbolic sizes (it would be planned at its trace-time sizes).
+/// The method is the one imported, before any --swap replacement is spliced in.
 void warn_left_out_passes(const ConvertOptions& options, const Method& m,
                           std::vector<passes::Diagnostic>& diagnostics) {
   const std::vector<std::string>& list = options.pipeline.passes;
@@ -389,7 +407,7 @@ void warn_left_out_passes(const ConvertOptions& options, const Method& m,
           where});
     }
   }
-  if (missing("sym_shape_eval") && !m.program.range_constraints.empty()) {
+  if (missing("sym_shape_eval") && has_symbolic_tensor(m.program.graph())) {
     diagnostics.push_back(
         passes::Diagnostic{"warning",
                            "the pass list leaves out sym_shape_eval: tensors with symbolic sizes are planned "

@@ -401,7 +401,8 @@ std::optional<OutputTargetRule> output_target_rule(OutputKind k) {
     case OutputKind::GradientToParameter:
     case OutputKind::ParameterMutation:
       return OutputTargetRule{"parameter_name", InputKind::Parameter};
-    case OutputKind::GradientToUserInput:
+    // Not GradientToUserInput: torch's joint export (joint_loss_index) writes
+    // aot_export's name of the input there, which need not be the placeholder's.
     case OutputKind::UserInputMutation:
       return OutputTargetRule{"user_input_name", InputKind::UserInput};
     default:

@@ -32,9 +32,10 @@ Status verify_program(const ExportedProgram& ep, const VerifyOptions& options = 
 /// a loaded program (its _verify_exported_program_signature): every
 /// parameter, buffer, tensor constant and custom object is bound to one graph
 /// input only; a buffer_mutation names a buffer input, a gradient_to_parameter
-/// or parameter_mutation a parameter input, a gradient_to_user_input or
-/// user_input_mutation a user input, and no two outputs of one of these kinds
-/// name the same target. Errors: INVALID_GRAPH with the JSON pointer of the
+/// or parameter_mutation a parameter input, a user_input_mutation a user
+/// input, and no two outputs of one of these kinds name the same target.
+/// (gradient_to_user_input is not checked: torch's joint export may name the
+/// input as aot_export did, not as its placeholder.) Errors: INVALID_GRAPH with the JSON pointer of the
 /// target field, e.g. /graph_module/signature/output_specs/0/buffer_mutation/buffer_name.
 /// Checked on import only: passes may leave targets of state they removed.
 Status verify_signature_targets(const ExportedProgram& ep);

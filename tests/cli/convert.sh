@@ -435,6 +435,17 @@ no_sse="$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.loa
 test "$(cat "$work/nosse.txt")" = "warning: the pass list leaves out sym_shape_eval: tensors with symbolic sizes are planned at their trace-time sizes, so inputs larger than the example inputs overflow their memory (method=forward)"
 "$bin" convert "$src/tests/fixtures/corpus/buffer_running_sum/json" -o "$work/nosse2.pte" --passes "$(python3 -c "import json,sys;print(','.join(p['name'] for p in json.load(open(sys.argv[1]))['passes'] if p['name'] != 'sym_shape_eval'))" "$work/wb.json")" 2> "$work/nosse2.txt" > /dev/null
 test ! -s "$work/nosse2.txt"
+# A symbol in range_constraints that sizes no tensor (here an unbacked u0) needs no sym_shape_eval.
+cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/static_rc"
+chmod -R u+w "$work/static_rc"
+python3 - "$work/static_rc/models/model.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["range_constraints"] = {"u0": {"min_val": 0, "max_val": 9}}
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$bin" convert "$work/static_rc" -o "$work/static_rc.pte" --passes "$no_sse" 2> "$work/static_rc.txt" > /dev/null
+test ! -s "$work/static_rc.txt"
 # A trace-time value above the symbol's max in range_constraints: one warning for the symbol.
 cp -r "$src/tests/fixtures/corpus/dynamic_seq/json" "$work/ds_low"
 chmod -R u+w "$work/ds_low"
