@@ -312,6 +312,11 @@ Status refuse_big_endian(const serde::Pt2Layout& layout) {
                     std::move(where));
 }
 
+/// True when the explicit pass list `list` does not name `pass`.
+bool leaves_out(const std::vector<std::string>& list, std::string_view pass) {
+  return std::find(list.begin(), list.end(), pass) == list.end();
+}
+
 /// An explicit pass list's names must be registered passes: UNKNOWN_PASS
 /// (as PassManager::create gives it) before any other check of the list.
 /// Options that configure a pass need that pass in an explicit pass list:
@@ -327,9 +332,7 @@ Status check_configured_passes(const ConvertOptions& options, std::vector<passes
   for (const std::string& name : list) {
     if (!passes::find_pass(name)) PTEFORGE_TRY(passes::create_pass(name));
   }
-  auto missing = [&list](std::string_view pass) {
-    return std::find(list.begin(), list.end(), pass) == list.end();
-  };
+  auto missing = [&list](std::string_view pass) { return leaves_out(list, pass); };
   auto refuse = [](const std::string& what, std::string_view pass) {
     return make_error(ErrorCode::OPTION_INVALID,
                       what + " the pass " + std::string(pass) +
@@ -386,9 +389,7 @@ void warn_left_out_passes(const ConvertOptions& options, const Method& m,
                           std::vector<passes::Diagnostic>& diagnostics) {
   const std::vector<std::string>& list = options.pipeline.passes;
   if (list.empty()) return;
-  auto missing = [&list](std::string_view pass) {
-    return std::find(list.begin(), list.end(), pass) == list.end();
-  };
+  auto missing = [&list](std::string_view pass) { return leaves_out(list, pass); };
   Location where;
   where.method = m.model->method;
   if (missing("insert_write_back_for_buffers")) {
@@ -408,12 +409,12 @@ void warn_left_out_passes(const ConvertOptions& options, const Method& m,
     }
   }
   if (missing("sym_shape_eval") && has_symbolic_tensor(m.program.graph())) {
-    diagnostics.push_back(
-        passes::Diagnostic{"warning",
-                           "the pass list leaves out sym_shape_eval: tensors with symbolic sizes are planned "
-                           "at their trace-time "
-                           "sizes, so inputs larger than the example inputs overflow their memory",
-                           where});
+    diagnostics.push_back(passes::Diagnostic{
+        "warning",
+        "the pass list leaves out sym_shape_eval: tensors with symbolic sizes are planned "
+        "at their trace-time sizes, so inputs larger than the example inputs overflow their "
+        "memory",
+        where});
   }
 }
 
