@@ -30,6 +30,42 @@ std::string_view output_kind_name(OutputKind k) {
   return "user_output";
 }
 
+std::string_view input_target_field(InputKind k) {
+  switch (k) {
+    case InputKind::Parameter:
+      return "parameter_name";
+    case InputKind::Buffer:
+      return "buffer_name";
+    case InputKind::TensorConstant:
+      return "tensor_constant_name";
+    case InputKind::CustomObj:
+      return "custom_obj_name";
+    case InputKind::UserInput:
+    case InputKind::ConstantInput:
+    case InputKind::Token:
+      break;
+  }
+  return "";
+}
+
+std::string_view output_target_field(OutputKind k) {
+  switch (k) {
+    case OutputKind::BufferMutation:
+      return "buffer_name";
+    case OutputKind::GradientToParameter:
+    case OutputKind::ParameterMutation:
+      return "parameter_name";
+    case OutputKind::GradientToUserInput:
+    case OutputKind::UserInputMutation:
+      return "user_input_name";
+    case OutputKind::UserOutput:
+    case OutputKind::LossOutput:
+    case OutputKind::Token:
+      break;
+  }
+  return "";
+}
+
 std::string_view InputSpec::name() const {
   if (kind == InputKind::ConstantInput) return constant_name;
   const std::string* n = arg.value_name();

@@ -27,6 +27,10 @@ enum class InputKind : uint8_t {
 };
 /// JSON tag, e.g. "parameter".
 std::string_view input_kind_name(InputKind k);
+/// JSON field of an input spec that holds its target (InputSpec::target):
+/// "parameter_name", "buffer_name", "tensor_constant_name" or
+/// "custom_obj_name"; "" for kinds without one (schema §3.6).
+std::string_view input_target_field(InputKind k);
 
 /// OutputSpec union tags (§7.2).
 enum class OutputKind : uint8_t {
@@ -40,6 +44,10 @@ enum class OutputKind : uint8_t {
   ParameterMutation,   ///< parameter_mutation: target = parameter_name
 };
 std::string_view output_kind_name(OutputKind k);
+/// JSON field of an output spec that holds its target (OutputSpec::target):
+/// "buffer_name", "parameter_name" or "user_input_name"; "" for kinds
+/// without one (schema §3.6).
+std::string_view output_target_field(OutputKind k);
 
 struct InputSpec {
   InputKind kind = InputKind::UserInput;

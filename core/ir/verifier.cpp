@@ -372,39 +372,19 @@ Status verify_program(const ExportedProgram& ep, const VerifyOptions& options) {
 
 namespace {
 
-/// JSON field holding an input spec's target ("" for kinds without one).
-std::string_view input_target_field(InputKind k) {
-  switch (k) {
-    case InputKind::Parameter:
-      return "parameter_name";
-    case InputKind::Buffer:
-      return "buffer_name";
-    case InputKind::TensorConstant:
-      return "tensor_constant_name";
-    case InputKind::CustomObj:
-      return "custom_obj_name";
-    default:
-      return "";
-  }
-}
-
-/// JSON field holding an output spec's target, and the input kind it must name.
-struct OutputTargetRule {
-  std::string_view field;
-  InputKind names;
-};
-
-std::optional<OutputTargetRule> output_target_rule(OutputKind k) {
+/// The input kind an output spec's target must name, or nullopt when its
+/// target is not checked.
+std::optional<InputKind> output_target_names(OutputKind k) {
   switch (k) {
     case OutputKind::BufferMutation:
-      return OutputTargetRule{"buffer_name", InputKind::Buffer};
+      return InputKind::Buffer;
     case OutputKind::GradientToParameter:
     case OutputKind::ParameterMutation:
-      return OutputTargetRule{"parameter_name", InputKind::Parameter};
+      return InputKind::Parameter;
     // Not GradientToUserInput: torch's joint export (joint_loss_index) writes
     // aot_export's name of the input there, which need not be the placeholder's.
     case OutputKind::UserInputMutation:
-      return OutputTargetRule{"user_input_name", InputKind::UserInput};
+      return InputKind::UserInput;
     default:
       return std::nullopt;
   }
@@ -458,14 +438,15 @@ Status verify_signature_targets(const ExportedProgram& ep) {
   std::map<std::pair<OutputKind, std::string>, size_t> seen;
   for (size_t j = 0; j < outs.size(); ++j) {
     const OutputSpec& s = outs[j];
-    const std::optional<OutputTargetRule> rule = output_target_rule(s.kind);
-    if (!rule) continue;
+    const std::optional<InputKind> names = output_target_names(s.kind);
+    if (!names) continue;
     const std::string ptr = sig + "/output_specs/" + std::to_string(j) + "/" +
-                            std::string(output_kind_name(s.kind)) + "/" + std::string(rule->field);
+                            std::string(output_kind_name(s.kind)) + "/" +
+                            std::string(output_target_field(s.kind));
     const std::string what =
         "output spec " + std::to_string(j) + " (" + std::string(output_kind_name(s.kind)) + ")";
-    const std::string noun(kind_noun(rule->names));
-    if (rule->names == InputKind::UserInput) {
+    const std::string noun(kind_noun(*names));
+    if (*names == InputKind::UserInput) {
       if (!user.count(s.target)) {
         return signature_error(ptr, what + " names user input " + single_quoted(s.target) +
                                         ", but no user input of the graph has that name");
@@ -478,7 +459,7 @@ Status verify_signature_targets(const ExportedProgram& ep) {
                                         " of that name among its inputs");
       }
       const InputSpec& bound = ins[it->second];
-      if (bound.kind != rule->names) {
+      if (bound.kind != *names) {
         return signature_error(ptr, what + " names " + single_quoted(s.target) + ", which input spec " +
                                         std::to_string(it->second) + " binds as a " +
                                         std::string(kind_noun(bound.kind)) + ", not a " + noun);

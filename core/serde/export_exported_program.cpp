@@ -406,13 +406,13 @@ class Writer {
       case ir::InputKind::Parameter:
         w_.key("arg");
         tensor_arg(s.arg);
-        w_.key("parameter_name");
+        w_.key(ir::input_target_field(s.kind));
         w_.string(s.target);
         break;
       case ir::InputKind::Buffer:
         w_.key("arg");
         tensor_arg(s.arg);
-        w_.key("buffer_name");
+        w_.key(ir::input_target_field(s.kind));
         w_.string(s.target);
         w_.key("persistent");
         w_.boolean(s.persistent);
@@ -420,7 +420,7 @@ class Writer {
       case ir::InputKind::TensorConstant:
         w_.key("arg");
         tensor_arg(s.arg);
-        w_.key("tensor_constant_name");
+        w_.key(ir::input_target_field(s.kind));
         w_.string(s.target);
         break;
       case ir::InputKind::CustomObj:
@@ -430,7 +430,7 @@ class Writer {
         } else {
           custom_obj(ir::CustomObjArgument{});
         }
-        w_.key("custom_obj_name");
+        w_.key(ir::input_target_field(s.kind));
         w_.string(s.target);
         break;
       case ir::InputKind::ConstantInput:
@@ -458,22 +458,10 @@ class Writer {
     } else {
       tensor_arg(s.arg);
     }
-    switch (s.kind) {
-      case ir::OutputKind::BufferMutation:
-        w_.key("buffer_name");
-        w_.string(s.target);
-        break;
-      case ir::OutputKind::GradientToParameter:
-      case ir::OutputKind::ParameterMutation:
-        w_.key("parameter_name");
-        w_.string(s.target);
-        break;
-      case ir::OutputKind::GradientToUserInput:
-      case ir::OutputKind::UserInputMutation:
-        w_.key("user_input_name");
-        w_.string(s.target);
-        break;
-      default: break;
+    const std::string_view target_field = ir::output_target_field(s.kind);
+    if (!target_field.empty()) {
+      w_.key(target_field);
+      w_.string(s.target);
     }
     w_.end_object();
     w_.end_object();

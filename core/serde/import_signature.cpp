@@ -60,17 +60,18 @@ Result<ir::InputSpec> read_input_spec(ImportContext& ctx, const JsonCursor& c) {
     return spec;
   }
   struct StateKind {
-    std::string_view tag, type, key;
+    std::string_view type;
     ir::InputKind kind;
   };
   static constexpr StateKind kState[] = {
-      {"parameter", "InputToParameterSpec", "parameter_name", ir::InputKind::Parameter},
-      {"buffer", "InputToBufferSpec", "buffer_name", ir::InputKind::Buffer},
-      {"tensor_constant", "InputToTensorConstantSpec", "tensor_constant_name", ir::InputKind::TensorConstant},
+      {"InputToParameterSpec", ir::InputKind::Parameter},
+      {"InputToBufferSpec", ir::InputKind::Buffer},
+      {"InputToTensorConstantSpec", ir::InputKind::TensorConstant},
   };
   for (const StateKind& k : kState) {
-    if (u.tag != k.tag) continue;
-    const std::array<std::string_view, 3> keys = {"arg", k.key, "persistent"};
+    if (u.tag != ir::input_kind_name(k.kind)) continue;
+    const std::string_view key = ir::input_target_field(k.kind);
+    const std::array<std::string_view, 3> keys = {"arg", key, "persistent"};
     PTEFORGE_ASSIGN_OR_RETURN(auto s, payload(ctx, p, k.type, keys));
     if (k.kind != ir::InputKind::Buffer && s[2]) {
       ctx.warn(p.value(), "unknown field \"persistent\" in " + std::string(k.type) + " ignored", "persistent");
@@ -78,7 +79,7 @@ Result<ir::InputSpec> read_input_spec(ImportContext& ctx, const JsonCursor& c) {
     spec.kind = k.kind;
     PTEFORGE_ASSIGN_OR_RETURN(JsonCursor arg, required(p, s[0], "arg", k.type));
     PTEFORGE_ASSIGN_OR_RETURN(spec.arg, tensor_arg(ctx, arg, "TensorArgument"));
-    PTEFORGE_ASSIGN_OR_RETURN(spec.target, string_field(p, s[1], k.key, k.type));
+    PTEFORGE_ASSIGN_OR_RETURN(spec.target, string_field(p, s[1], key, k.type));
     if (k.kind == ir::InputKind::Buffer) {
       PTEFORGE_ASSIGN_OR_RETURN(JsonCursor persistent, required(p, s[2], "persistent", k.type));
       PTEFORGE_ASSIGN_OR_RETURN(spec.persistent, persistent.as_bool());
@@ -86,13 +87,14 @@ Result<ir::InputSpec> read_input_spec(ImportContext& ctx, const JsonCursor& c) {
     return spec;
   }
   if (u.tag == "custom_obj") {
-    static constexpr std::array<std::string_view, 2> kKeys = {"arg", "custom_obj_name"};
-    PTEFORGE_ASSIGN_OR_RETURN(auto s, payload(ctx, p, "InputToCustomObjSpec", kKeys));
+    const std::string_view key = ir::input_target_field(ir::InputKind::CustomObj);
+    const std::array<std::string_view, 2> keys = {"arg", key};
+    PTEFORGE_ASSIGN_OR_RETURN(auto s, payload(ctx, p, "InputToCustomObjSpec", keys));
     spec.kind = ir::InputKind::CustomObj;
     PTEFORGE_ASSIGN_OR_RETURN(JsonCursor arg, required(p, s[0], "arg", "InputToCustomObjSpec"));
     PTEFORGE_ASSIGN_OR_RETURN(ir::CustomObjArgument obj, read_custom_obj(ctx, arg));
     spec.arg = ir::Argument::make<ir::ArgTag::CustomObj>(std::move(obj));
-    PTEFORGE_ASSIGN_OR_RETURN(spec.target, string_field(p, s[1], "custom_obj_name", "InputToCustomObjSpec"));
+    PTEFORGE_ASSIGN_OR_RETURN(spec.target, string_field(p, s[1], key, "InputToCustomObjSpec"));
     return spec;
   }
   if (u.tag == "constant_input") {
@@ -129,33 +131,34 @@ Result<ir::OutputSpec> read_output_spec(ImportContext& ctx, const JsonCursor& c)
     return spec;
   }
   struct TensorKind {
-    std::string_view tag, type, key;  // key "" = no target field
+    std::string_view type;
     ir::OutputKind kind;
   };
   static constexpr TensorKind kKinds[] = {
-      {"loss_output", "LossOutputSpec", "", ir::OutputKind::LossOutput},
-      {"buffer_mutation", "BufferMutationSpec", "buffer_name", ir::OutputKind::BufferMutation},
-      {"gradient_to_parameter", "GradientToParameterSpec", "parameter_name", ir::OutputKind::GradientToParameter},
-      {"gradient_to_user_input", "GradientToUserInputSpec", "user_input_name", ir::OutputKind::GradientToUserInput},
-      {"user_input_mutation", "UserInputMutationSpec", "user_input_name", ir::OutputKind::UserInputMutation},
-      {"token", "OutputTokenSpec", "", ir::OutputKind::Token},
-      {"parameter_mutation", "ParameterMutationSpec", "parameter_name", ir::OutputKind::ParameterMutation},
+      {"LossOutputSpec", ir::OutputKind::LossOutput},
+      {"BufferMutationSpec", ir::OutputKind::BufferMutation},
+      {"GradientToParameterSpec", ir::OutputKind::GradientToParameter},
+      {"GradientToUserInputSpec", ir::OutputKind::GradientToUserInput},
+      {"UserInputMutationSpec", ir::OutputKind::UserInputMutation},
+      {"OutputTokenSpec", ir::OutputKind::Token},
+      {"ParameterMutationSpec", ir::OutputKind::ParameterMutation},
   };
   for (const TensorKind& k : kKinds) {
-    if (u.tag != k.tag) continue;
+    if (u.tag != ir::output_kind_name(k.kind)) continue;
     spec.kind = k.kind;
     std::string_view arg_type = k.kind == ir::OutputKind::Token ? "TokenArgument" : "TensorArgument";
-    if (k.key.empty()) {
+    const std::string_view key = ir::output_target_field(k.kind);  // "" = no target field
+    if (key.empty()) {
       static constexpr std::array<std::string_view, 1> kKeys = {"arg"};
       PTEFORGE_ASSIGN_OR_RETURN(auto s, payload(ctx, p, k.type, kKeys));
       PTEFORGE_ASSIGN_OR_RETURN(JsonCursor arg, required(p, s[0], "arg", k.type));
       PTEFORGE_ASSIGN_OR_RETURN(spec.arg, tensor_arg(ctx, arg, arg_type));
     } else {
-      const std::array<std::string_view, 2> keys = {"arg", k.key};
+      const std::array<std::string_view, 2> keys = {"arg", key};
       PTEFORGE_ASSIGN_OR_RETURN(auto s, payload(ctx, p, k.type, keys));
       PTEFORGE_ASSIGN_OR_RETURN(JsonCursor arg, required(p, s[0], "arg", k.type));
       PTEFORGE_ASSIGN_OR_RETURN(spec.arg, tensor_arg(ctx, arg, arg_type));
-      PTEFORGE_ASSIGN_OR_RETURN(spec.target, string_field(p, s[1], k.key, k.type));
+      PTEFORGE_ASSIGN_OR_RETURN(spec.target, string_field(p, s[1], key, k.type));
     }
     return spec;
   }
