@@ -378,6 +378,23 @@ bool has_symbolic_tensor(const ir::Graph& graph) {
   return found;
 }
 
+/// A warning when init_buffers (--init-buffers) is set but no method mutates
+/// a buffer: only mutable buffers have an initial state to store (ExecuTorch's
+/// et_init_buffer), so the option changes nothing.
+void warn_init_buffers_unused(const ConvertOptions& options,
+                              const std::vector<std::unique_ptr<Method>>& methods,
+                              std::vector<passes::Diagnostic>& diagnostics) {
+  if (!options.init_buffers) return;
+  for (const auto& m : methods) {
+    if (m->program.signature().count(ir::OutputKind::BufferMutation) > 0) return;
+  }
+  diagnostics.push_back(passes::Diagnostic{
+      "warning",
+      "init_buffers: no method mutates a buffer (no buffer_mutation output), so there is no initial buffer "
+      "state to store; the option changes nothing",
+      Location{}});
+}
+
 /// Warnings for an explicit pass list that leaves out a pass this method
 /// needs to run as ExecuTorch's to_executorch would make it (the list itself
 /// is checked by check_configured_passes): insert_write_back_for_buffers
@@ -536,6 +553,7 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
     methods.push_back(std::move(m));
     progress("import", methods.size(), count);
   }
+  warn_init_buffers_unused(options, methods, report.diagnostics);
   if (scope_swaps_to_methods(pipeline, methods)) {
     PTEFORGE_ASSIGN_OR_RETURN(pm, passes::PassManager::create(pipeline));
   }

@@ -458,6 +458,13 @@ PY
 "$bin" convert "$work/ds_low" -o "$work/ds_low.pte" 2> "$work/ds_low.txt" > /dev/null
 test "$(cat "$work/ds_low.txt")" = "warning: symbol 's53' has the trace-time value 5 (in a size of 'x'), above its upper bound 4 from range_constraints: tensors are planned for sizes up to that bound, so the example inputs do not fit (check the program's range_constraints) (method=forward node=x pass=sym_shape_eval)"
 
+# --init-buffers stores the initial state of mutated buffers; a program that
+# mutates none gets a warning, one that does converts without any.
+"$bin" convert "$src/tests/fixtures/corpus/linear_tanh/json" -o "$work/ib0.pte" --init-buffers 2> "$work/ib0.txt" > /dev/null
+test "$(cat "$work/ib0.txt")" = "warning: init_buffers: no method mutates a buffer (no buffer_mutation output), so there is no initial buffer state to store; the option changes nothing"
+"$bin" convert "$src/tests/fixtures/corpus/buffer_running_sum/json" -o "$work/ib1.pte" --init-buffers 2> "$work/ib1.txt" > /dev/null
+test ! -s "$work/ib1.txt"
+
 # A failed conversion prints the warnings raised before its error as notes
 # (it writes no report): here a program without schema_version calling an unknown op.
 python3 - "$fx/ref_arduino_add/models/model.json" "$work/warned.json" <<'PY'
