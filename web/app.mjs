@@ -35,13 +35,20 @@ worker.addEventListener('message', (event) => {
   if (m.ok) p.resolve(m.value);
   else p.reject(m.error);
 });
+/** The worker's failure ({code, message, where, notes}) once it died: every request gets it. */
+let workerFailure = null;
 worker.addEventListener('error', (event) => {
-  showError({ code: 'INTERNAL', message: `the worker failed: ${event.message || 'it could not be loaded'}`, where: {}, notes: [] });
+  workerFailure = { code: 'INTERNAL', message: `the worker failed: ${event.message || 'it could not be loaded'}`, where: {}, notes: ['reload the page to try again'] };
+  // Requests it will never answer fail now, so that no operation stays busy.
+  for (const p of pending.values()) p.reject(workerFailure);
+  pending.clear();
+  showError(workerFailure);
   setStatus('error', 'The converter could not be loaded.');
 });
 
 /** Sends a request to the worker; resolves with its value, rejects with {code, message, where, notes}. */
 function call(message, onProgress) {
+  if (workerFailure) return Promise.reject(workerFailure);
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject, onProgress });
@@ -49,10 +56,27 @@ function call(message, onProgress) {
   });
 }
 
+/**
+ * Files dropped while the page was busy (or beyond the first of a drop),
+ * which were not opened: said when the current operation ends, as well as
+ * at once, so the notice is not overwritten unseen.
+ */
+let notTaken = [];
+
 function setStatus(state, text) {
   const el = $('status');
   el.dataset.state = state;
   el.textContent = text;
+}
+
+/** setStatus at the end of an operation, with the files not taken meanwhile. */
+function setFinalStatus(state, text) {
+  if (notTaken.length) {
+    const names = notTaken.join(', ');
+    text += ` Not opened (one file at a time): ${names}; open ${notTaken.length === 1 ? 'it' : 'them'} again.`;
+    notTaken = [];
+  }
+  setStatus(state, text);
 }
 
 // ---------------------------------------------------------------- state
@@ -102,6 +126,24 @@ async function showError(error, file = null) {
   box.hidden = false;
 }
 
+/**
+ * The dropped file an error's location points into: the one named by
+ * where.entry (the program, or a swap replacement), or the program itself
+ * when the error names no entry; null when the entry is another file.
+ */
+function fileOfError(where) {
+  const files = [state.file, ...state.swapFiles].filter(Boolean);
+  if (where?.entry === undefined) return state.file;
+  return files.find((f) => f.name === where.entry) ?? null;
+}
+
+/** True for a .pte (by name, or the ExecuTorch identifier "ET" + two digits at byte 4). */
+function isPte(name, head) {
+  if (/\.pte$/i.test(name ?? '')) return true;
+  const digit = (b) => b >= 0x30 && b <= 0x39;
+  return head.length >= 8 && head[4] === 0x45 && head[5] === 0x54 && digit(head[6]) && digit(head[7]);
+}
+
 /** True when `bytes` hold a control byte no text has (not tab, LF, FF or CR): a binary file. */
 function looksBinary(bytes) {
   return bytes.some((b) => b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0c && b !== 0x0d);
@@ -114,8 +156,9 @@ function looksBinary(bytes) {
 async function contextAt(file, where) {
   const off = where.byte_offset;
   if (typeof off !== 'number' || off < 0 || off > file.size) return null;
-  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
+  const head = new Uint8Array(await file.slice(0, 8).arrayBuffer());
   if (head[0] === 0x50 && head[1] === 0x4b) return null; // a zip: offsets are within entries
+  if (isPte(file.name, head)) return null; // a binary program: its offset alone
   const start = Math.max(0, off - 200);
   const bytes = new Uint8Array(await file.slice(start, Math.min(file.size, off + 200)).arrayBuffer());
   if (looksBinary(bytes)) return null;
@@ -123,17 +166,26 @@ async function contextAt(file, where) {
   const before = dec.decode(bytes.subarray(0, off - start)).split('\n').pop();
   const after = dec.decode(bytes.subarray(off - start)).split('\n')[0];
   const line = (before + after).replace(/\t/g, ' ');
-  const col = before.length;
-  // Line number: count newlines before the offset (bounded read: past 8 MiB
-  // the caption gives the byte alone).
+  const col = before.length;  // in the shown window
+  // Line and column: count from the start of the file (bounded read: past
+  // 8 MiB the caption gives the byte alone). The column counts characters
+  // from the line's start, which may lie before the shown window.
   let place = `byte ${off}`;
   if (off <= 8 << 20) {
     let lineNo = 1;
+    let lineStart = 0;
     const all = new Uint8Array(await file.slice(0, off).arrayBuffer());
-    for (const b of all) if (b === 10) lineNo++;
-    place = `line ${lineNo}, column ${col + 1} (byte ${off})`;
+    for (let i = 0; i < all.length; i++) {
+      if (all[i] === 10) {
+        lineNo++;
+        lineStart = i + 1;
+      }
+    }
+    const column = dec.decode(all.subarray(lineStart)).length + 1;
+    place = `line ${lineNo}, column ${column} (byte ${off})`;
   }
-  const clipStart = Math.max(0, col - 60);
+  // Few characters before the caret, so that it shows on a narrow screen too.
+  const clipStart = Math.max(0, col - 30);
   const shown = line.slice(clipStart, clipStart + 120);
   return h('figure', { class: 'context' },
     h('figcaption', {}, `${file.name}, ${place}`),
@@ -160,10 +212,30 @@ function stateTable(st) {
   return table(['state', 'count', 'bytes'], rows, { class: 'state', 'data-testid': 'state' });
 }
 
-function renderSummary(file, summary) {
+/**
+ * A note for a program JSON given on its own whose methods have state
+ * (parameters, buffers, constants): their values are in the archive, not in
+ * the JSON, so converting it fails (WEIGHTS_MISSING); say so before.
+ */
+function loneJsonNote(summary) {
+  let count = 0;
+  let bytes = 0;
+  for (const m of summary.methods ?? []) {
+    for (const k of ['parameters', 'buffers', 'constants']) {
+      count += m.state?.[k]?.count ?? 0;
+      bytes += m.state?.[k]?.bytes ?? 0;
+    }
+  }
+  if (!count) return null;
+  return h('p', { class: 'warnings', 'data-testid': 'lone-json' },
+    `This is a program JSON on its own: the values of its ${count} parameter${count === 1 ? '' : 's'}, buffer${count === 1 ? '' : 's'} and constant${count === 1 ? '' : 's'} (${formatBytes(bytes)}) are not in it but in the .pt2 archive it came from. To convert, drop that .pt2 instead.`);
+}
+
+function renderSummary(file, summary, { archive = true } = {}) {
   const body = $('summary-body');
   fill(body, 
     h('p', { class: 'file', 'data-testid': 'file-info' }, h('strong', {}, file.name), ` — ${formatBytes(file.size)}, ${summary.methods.length} method${summary.methods.length === 1 ? '' : 's'}`),
+    archive ? null : loneJsonNote(summary),
     ...summary.methods.map((m) => h('article', { class: 'method', 'data-method': m.name },
       h('h3', {}, 'Method ', h('code', {}, m.name),
         h('span', { class: 'meta' }, ` schema ${m.schema_version}, torch ${m.torch_version ?? '?'}, ${(m.verifiers ?? []).join('/') || 'no verifier'}, ${m.node_count} nodes`)),
@@ -221,15 +293,46 @@ function renderDecoded(decoded, decodedText, name) {
 
 // ---------------------------------------------------------------- options
 
+/**
+ * Runs of consecutive passes of one group, in list order: [{group, passes}].
+ * listPasses() gives the default pipeline in its order, so the checkboxes
+ * read top to bottom in the order the passes run.
+ */
+function groupRuns(passes) {
+  const runs = [];
+  for (const p of passes) {
+    const g = p.group ?? '';
+    if (!runs.length || runs[runs.length - 1].group !== g) runs.push({ group: g, passes: [] });
+    runs[runs.length - 1].passes.push(p);
+  }
+  return runs;
+}
+
 function renderOptions(summary) {
   const box = $('passes');
   if (Array.isArray(passList) && passList.length) {
-    // Checkboxes, the default pipeline checked; passes not implemented yet cannot be picked.
-    const groups = [...new Set(passList.map((p) => p.group ?? ''))];
-    fill(box, groups.map((g) => h('div', { class: 'pass-group' }, g ? h('h4', {}, g) : null,
-      passList.filter((p) => (p.group ?? '') === g).map((p) => h('label', { class: 'pass' },
-        h('input', { type: 'checkbox', name: 'pass', value: p.name, checked: p.default === true && p.implemented !== false, disabled: p.implemented === false, 'data-default': p.default === true && p.implemented !== false ? 'true' : 'false' }),
-        ' ', h('code', {}, p.name), ' ', h('span', { class: 'desc' }, (p.summary ?? p.description ?? '') + (p.implemented === false ? ' (not implemented yet)' : '')))))));
+    // Checkboxes of the default pipeline, in its order and checked; passes
+    // not implemented yet cannot be picked. The ticked ones are sent in this
+    // order. A choice made for an earlier file is kept.
+    const kept = new Map([...box.querySelectorAll('input[name=pass]')].map((b) => [b.value, b.checked]));
+    const pipeline = passList.filter((p) => p.default === true);
+    const others = passList.filter((p) => p.default !== true);
+    const row = (p) => {
+      const usable = p.implemented !== false;
+      const input = h('input', { type: 'checkbox', name: 'pass', value: p.name, checked: usable, disabled: !usable, 'data-default': usable ? 'true' : 'false' });
+      if (usable && kept.has(p.name)) input.checked = kept.get(p.name);
+      return h('label', { class: 'pass' }, input, ' ', h('code', {}, p.name), ' ',
+        h('span', { class: 'desc' }, (p.summary ?? p.description ?? '') + (usable ? '' : ' (not implemented yet)')));
+    };
+    fill(box,
+      groupRuns(pipeline).map((r) => h('div', { class: 'pass-group' }, r.group ? h('h4', {}, r.group) : null, r.passes.map(row))),
+      // Sub-passes run inside other passes (swap_modules); they have no place
+      // of their own in the pipeline, so they are named, not offered.
+      others.length
+        ? h('p', { class: 'note', 'data-testid': 'sub-passes' }, 'Run by other passes, not on their own here: ',
+          others.flatMap((p, i) => [i ? ', ' : '', h('code', { title: p.summary ?? '' }, p.name)]),
+          ' (the CLI\'s --passes can place them).')
+        : null);
   } else {
     fill(box, h('label', {}, 'Pass list (empty: the default pipeline) ',
       h('input', { id: 'pass-list', type: 'text', size: 60, placeholder: 'default pipeline', spellcheck: 'false' })));
@@ -241,9 +344,14 @@ function renderOptions(summary) {
   $('options').hidden = false;
 }
 
-/** One row per replacement file, each with a module to replace; rows kept keep their choice. */
+/**
+ * One row per replacement file, each with a module to replace; rows kept
+ * keep their choice. Only modules with a preserved call signature
+ * (inspect's preserved_calls: exported with preserve_module_call_signature)
+ * can be swapped, so only they are offered.
+ */
 function renderSwaps(summary) {
-  const paths = [...new Set((summary?.methods ?? []).flatMap((m) => (m.modules ?? []).map((x) => x.path)).filter((p) => p !== ''))];
+  const paths = [...new Set((summary?.methods ?? []).flatMap((m) => (m.preserved_calls ?? []).map((c) => c.fqn)).filter((p) => typeof p === 'string' && p !== ''))];
   $('swap-drop').hidden = paths.length === 0;
   const chosen = [...document.querySelectorAll('select[data-swap]')].map((sel) => sel.value);
   const rows = state.swapFiles.map((file, i) => {
@@ -273,10 +381,13 @@ function readOptions() {
   const cm = $('constant-methods').value.trim();
   if (cm) {
     try {
-      opts.constantMethods = JSON.parse(cm);
+      JSON.parse(cm);  // a syntax error is shown before anything runs
     } catch (e) {
       throw { code: 'OPTION_INVALID', message: `constant methods: ${e.message}`, where: { pointer: '/constantMethods' }, notes: [] };
     }
+    // The text itself, not JSON.parse's object: the core reads it as the
+    // CLI's --constant-method does, so 2.0 stays a float and 2^53 + 1 exact.
+    opts.constantMethods = cm;
   }
   return opts;
 }
@@ -328,6 +439,7 @@ async function convert() {
   }
   state.busy = true;
   $('convert').disabled = true;
+  revokeUrls();  // the previous result's downloads and decoded view are replaced
   setStatus('busy', `Converting ${state.file.name}…`);
   try {
     const r = await call({ op: 'convert', file: state.file, options, swaps }, (p) => {
@@ -338,10 +450,10 @@ async function convert() {
     for (const bar of document.querySelectorAll('#progress progress')) bar.value = bar.max;
     renderResults(r);
     renderDecoded(r.decoded, r.decodedText, outputName());
-    setStatus('ready', `Converted ${state.file.name}.`);
+    setFinalStatus('ready', `Converted ${state.file.name}.`);
   } catch (e) {
-    await showError(e, state.file);
-    setStatus('ready', 'Conversion failed; see the error below.');
+    await showError(e, fileOfError(e?.where));
+    setFinalStatus('ready', 'Conversion failed; see the error below.');
   } finally {
     state.busy = false;
     $('convert').disabled = false;
@@ -373,12 +485,14 @@ function renderResults(r) {
 
 // ---------------------------------------------------------------- input
 
-async function openFile(file) {
+async function openFile(file, extra = []) {
   if (!file) return;
   if (state.busy) {  // one call at a time: say so rather than drop the file silently
+    notTaken.push(file.name, ...extra.map((f) => f.name));
     setStatus('busy', `Still working on ${state.file?.name ?? 'the last file'}: open ${file.name} again when it is done.`);
     return;
   }
+  notTaken.push(...extra.map((f) => f.name));
   resetView();
   state.file = file;
   state.inspect = null;
@@ -389,16 +503,17 @@ async function openFile(file) {
     const r = await call({ op: 'open', file });
     if (r.kind === 'pte') {
       renderDecoded(r.decoded, r.decodedText, file.name);
-      setStatus('ready', `${file.name}: an ExecuTorch program.`);
+      setFinalStatus('ready', `${file.name}: an ExecuTorch program.`);
     } else {
       state.inspect = r.inspect;
-      renderSummary(file, r.inspect);
+      const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
+      renderSummary(file, r.inspect, { archive: head[0] === 0x50 && head[1] === 0x4b });
       renderOptions(r.inspect);
-      setStatus('ready', `${file.name}: ready to convert.`);
+      setFinalStatus('ready', `${file.name}: ready to convert.`);
     }
   } catch (e) {
     await showError(e, file);
-    setStatus('ready', `${file.name} could not be read; see the error below.`);
+    setFinalStatus('ready', `${file.name} could not be read; see the error below.`);
   } finally {
     state.busy = false;
     finished();
@@ -430,7 +545,7 @@ function wireDrop(zone, input, onFiles) {
   });
 }
 
-wireDrop($('drop'), $('file'), (files) => openFile(files[0]));
+wireDrop($('drop'), $('file'), (files) => openFile(files[0], files.slice(1)));
 wireDrop($('swap-drop'), $('swap-file'), (files) => {
   state.swapFiles.push(...files);
   renderSwaps(state.inspect);

@@ -10,7 +10,7 @@ export function renderReport(report) {
   const rows = passes.map((p) => [p.method ?? '', p.name, p.skipped ? 'skipped' : (p.changed ? 'changed' : '—'),
     Number(p.ms ?? 0).toFixed(2), p.nodes_before ?? 0, p.nodes_after ?? 0,
     Object.entries(p.stats ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')]);
-  const diags = (report?.diagnostics ?? []).map((d) => h('li', {}, `${d.severity ?? ''} ${d.code ?? ''} ${d.message ?? JSON.stringify(d)}`));
+  const diags = (report?.diagnostics ?? []).map((d) => h('li', {}, [d.severity, d.code, d.message ?? JSON.stringify(d)].filter((x) => x !== undefined && x !== null && x !== '').join(' ')));
   return h('div', {}, h('h3', {}, 'Pass report'),
     table(['method', 'pass', 'result', 'ms', 'nodes before', 'nodes after', 'stats'], rows, { 'data-testid': 'pass-report' }),
     diags.length ? h('ul', { class: 'warnings' }, diags) : null);

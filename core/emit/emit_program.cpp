@@ -26,7 +26,7 @@ constexpr size_t kMaxConstantItems = 100000;
 
 Error option_error(const std::string& method, std::string message) {
   Location where;
-  where.method = method;
+  if (!method.empty()) where.method = method;
   // The whole map (parse_constant_methods) has no method name yet.
   const std::string what = method.empty() ? "constant methods" : "constant method '" + method + "'";
   return make_error(ErrorCode::OPTION_INVALID, what + ": " + message, where);
@@ -216,12 +216,19 @@ Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json
   for (rapidjson::SizeType i = 0; i < doc.MemberCount(); ++i) {
     const auto& m = *(doc.MemberBegin() + i);
     std::string name(m.name.GetString(), m.name.GetStringLength());
-    if (name.empty()) return option_error(name, "empty method name");
-    if (!seen.insert(name).second) return option_error(name, "given twice");
+    // Errors point at the member in the map (the API's options.constantMethods).
+    auto at_member = [&name](Error e) {
+      if (!e.where.pointer) e.where.pointer = "/constantMethods/" + serde::escape_pointer_token(name);
+      return e;
+    };
+    if (name.empty()) return at_member(option_error(name, "empty method name"));
+    if (!seen.insert(name).second) return at_member(option_error(name, "given twice"));
     ConstantMethod cm;
     cm.name = name;
     std::string at;
-    PTEFORGE_TRY(flatten(name, m.value, 0, cm.values, cm.spec.root, items, at));
+    if (Status st = flatten(name, m.value, 0, cm.values, cm.spec.root, items, at); !st.ok()) {
+      return at_member(std::move(st).error());
+    }
     out.push_back(std::move(cm));
   }
   // After the members: one that holds 2^63..2^64-1 is named by flatten; a

@@ -192,7 +192,8 @@ describe('pteforge web page', () => {
     assert.equal(rowsBefore, 0);
     assert.equal(await env.page.isVisible('#swaps'), true);
     const options = await env.page.$$eval('#swap-rows select option', (o) => o.map((x) => x.value));
-    assert.deepEqual(options, ['', '0', '0.0', '0.1', '1', '1.0', '1.1']);
+    // Only the modules exported with a preserved call signature can be swapped.
+    assert.deepEqual(options, ['', '0', '1']);
     assert.match(await env.page.textContent('#swap-rows .swap'), /replacement_1\.pt2/);
   });
 
@@ -386,16 +387,18 @@ describe('pteforge web page', () => {
       assert.equal(await page.textContent('[data-testid=error-where] dd[data-key=pointer]'), '/constantMethods');
       // Options as chosen in the form reach convert().
       await page.fill('#constant-methods', '{"get_max_seq_len": 128}');
-      // The pass list: grouped checkboxes with descriptions, the default pipeline checked.
+      // The pass list: checkboxes of the default pipeline in its order, under
+      // the group of each run of passes, with descriptions; the others named.
       const passes = await page.$$eval('#passes label.pass', (ls) => ls.map((l) => [l.querySelector('input').value, l.querySelector('input').checked, l.querySelector('input').disabled, l.querySelector('.desc').textContent]));
       assert.deepEqual(passes, [
         ['remove_tensor_metadata_asserts', true, false, 'drops _assert_tensor_metadata nodes'],
         ['decompose', false, true, 'training IR to Core ATen (not implemented yet)'],
         ['spec_prop', true, false, 'tensor specs for every value'],
         ['memory_planning', true, false, 'places tensors in the arena'],
-        ['legalize', false, false, 'topological sort'],
       ]);
-      assert.deepEqual(await page.$$eval('#passes h4', (hs) => hs.map((x) => x.textContent)), ['to_edge', 'to_executorch', 'swap_modules']);
+      assert.deepEqual(await page.$$eval('#passes h4', (hs) => hs.map((x) => x.textContent)), ['to_edge', 'to_executorch']);
+      assert.equal(await page.textContent('[data-testid=sub-passes]'),
+        "Run by other passes, not on their own here: legalize (the CLI's --passes can place them).");
       await page.uncheck('#passes input[value=remove_tensor_metadata_asserts]');
       assert.deepEqual(await page.$$eval('#memory-planning option', (os) => os.map((o) => o.value)), ['greedy', 'naive', 'best_fit', 'best']);
       await page.selectOption('#memory-planning', 'naive');
@@ -436,7 +439,7 @@ describe('pteforge web page', () => {
       const metadata = JSON.parse(await download(page, '[data-testid=download-metadata]'));
       assert.deepEqual(metadata.received_options, {
         memoryPlanning: 'naive', initBuffers: true, stackTraces: false, exportProgram: true,
-        passes: ['spec_prop', 'memory_planning'], constantMethods: { get_max_seq_len: 128 },
+        passes: ['spec_prop', 'memory_planning'], constantMethods: '{"get_max_seq_len": 128}',
         name: 'layernorm_residual.pt2', swaps: { proj: 'replacement.json' },
       });
       // The transformed program JSON, as convert() returned it.

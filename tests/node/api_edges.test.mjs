@@ -235,3 +235,83 @@ test('String(error) escapes control characters as the CLI does', async () => {
     return true;
   });
 });
+
+test('constantMethods as JSON text: 2.0 stays a float and 2^53 + 1 exact, the same .pte as the CLI', async () => {
+  const pf = await pteforge();
+  const dir = mkdtempSync(join(tmpdir(), 'pteforge-cm-'));
+  try {
+    const cli = join(dir, 'cli.pte');
+    const { runCli } = await import('./helpers.mjs');
+    const r = runCli(['convert', PT2, '-o', cli, '--constant-method', 'f=2.0', '--constant-method', 'x=9007199254740993']);
+    assert.equal(r.status, 0, r.stderr);
+    const ours = await pf.convert(readFileSync(PT2), { constantMethods: '{"f": 2.0, "x": 9007199254740993}' });
+    assert.ok(Buffer.from(ours.pte).equals(readFileSync(cli)));
+    // The object form cannot say either: 2.0 is 2 in JavaScript, an int.
+    const obj = await pf.convert(readFileSync(PT2), { constantMethods: { f: 2.0 } });
+    const decoded = await pf.decodePte(obj.pte);
+    const f = decoded.execution_plan.find((p) => p.name === 'f');
+    assert.deepEqual(f.values.map((v) => [v.type, v.value]), [['Int', 2]]);
+    const text = await pf.decodePte(ours.pte);
+    assert.deepEqual(text.execution_plan.find((p) => p.name === 'f').values.map((v) => [v.type, v.value]), [['Double', 2]]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const pt2 = readFileSync(PT2);
+  await rejectsWith(pf.convert(pt2, { constantMethods: '{"": 1}' }), 'OPTION_INVALID', '/constantMethods/',
+    'constant methods: empty method name');
+  await rejectsWith(pf.convert(pt2, { constantMethods: '{"a": 1, "a": 2}' }), 'OPTION_INVALID', '/constantMethods/a',
+    "constant method 'a': given twice");
+  await rejectsWith(pf.convert(pt2, { constantMethods: 5 }), 'OPTION_INVALID', '/constantMethods',
+    'option constantMethods must be an object {name: value} or its JSON text');
+});
+
+test('a review of the API (2026-12-05): early, located OPTION_INVALID errors instead of INTERNAL or raw errors', async () => {
+  const pf = await pteforge();
+  const pt2 = readFileSync(PT2);
+  const lone = 'option /passes/0 holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text';
+  await rejectsWith(pf.convert(pt2, { passes: ['\ud800'] }), 'OPTION_INVALID', '/passes/0', lone);
+  await rejectsWith(pf.convert('', { name: 'a\ud800b' }), 'OPTION_INVALID', '/name',
+    'options.name holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text');
+  await rejectsWith(pf.convert({ files: { 'models/\udc00.json': '{}' } }), 'OPTION_INVALID', undefined,
+    'a path of input.files holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text');
+  // An unknown memory planning algorithm is refused before the input is read (the CLI refuses it at parsing).
+  await rejectsWith(pf.convert(new Uint8Array(0), { memoryPlanning: 'fast' }), 'OPTION_INVALID', '/memoryPlanning',
+    'unknown memory planning algorithm "fast" (expected greedy, naive, best_fit or best)');
+  // decodePte and layout check their options like the other methods.
+  await rejectsWith(pf.decodePte(new Uint8Array(8), { formt: 'summary' }), 'OPTION_INVALID', '/formt', 'unknown option "formt"');
+  await rejectsWith(pf.decodePte(new Uint8Array(8), { text: 1 }), 'OPTION_INVALID', '/text', 'options.text must be a boolean; got number 1');
+  await rejectsWith(pf.layout(pt2, { method: 'forward' }), 'OPTION_INVALID', '/method', 'unknown option "method"');
+  await rejectsWith(pf.inspect(pt2, { format: 'text' }), 'OPTION_INVALID', '/format', 'unknown option "format"');
+  // null options are "not given".
+  assert.deepEqual(await pf.inspect(pt2, null), await pf.inspect(pt2));
+  // A swap value that is no input names its swap; null is "not given".
+  await rejectsWith(pf.convert(pt2, { swaps: { 1: 5 } }), 'OPTION_INVALID', '/swaps/1');
+  assert.ok(Buffer.from((await pf.convert(pt2, { swaps: { 1: null } })).pte).equals(Buffer.from((await pf.convert(pt2)).pte)));
+  // A throwing getter on the input object is OPTION_INVALID, not the caller's error.
+  await rejectsWith(pf.convert({ get data() { throw new Error('trap'); } }), 'OPTION_INVALID', undefined,
+    'the input could not be read: Error: trap');
+  // The *Sync twin named is the one called.
+  assert.throws(() => pf.decodePteSync(new Blob([new Uint8Array(8)])), (e) => e.code === 'OPTION_INVALID' &&
+    e.message === 'the input is a Blob/File, which only the async methods can read here: use decodePte(), not decodePteSync()');
+  // listModules of a two-method program needs its method.
+  const two = repo('tests/fixtures/corpus/two_methods/two_methods.pt2');
+  await rejectsWith(pf.listModules({ path: two }), 'OPTION_INVALID', '/method',
+    'the input has 2 methods (forward, reset); listModules lists one: give options.method');
+  assert.ok(Array.isArray(await pf.listModules({ path: two }, { method: 'reset' })));
+  // convertToFile: '' and '-' as the CLI's -o; its progress ends with the assemble stage.
+  await rejectsWith(pf.convertToFile(pt2, '-'), 'OPTION_INVALID', undefined,
+    "convertToFile path '-': outputs are written to files, not to standard output; name a file ('./-' for a file called '-')");
+  await rejectsWith(pf.convertToFile(pt2, ''), 'OPTION_INVALID', undefined, 'convertToFile needs an output path, not an empty string');
+  const dir = mkdtempSync(join(tmpdir(), 'pteforge-ctf-'));
+  try {
+    const stages = [];
+    await pf.convertToFile(pt2, join(dir, 'o.pte'), { onProgress: (p) => stages.push(p.stage) });
+    assert.deepEqual([...new Set(stages)], ['read', 'import', 'passes', 'emit', 'serialize', 'assemble']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // A missing .wasm is IO_ERROR naming it.
+  const { createPteforge } = await loadPackage();
+  await rejectsWith(createPteforge({ wasmPath: '/no/such/pteforge.wasm' }), 'IO_ERROR', undefined,
+    'cannot read the WebAssembly module "/no/such/pteforge.wasm": no such file or folder');
+});

@@ -46,6 +46,42 @@ function checkObject(value, what, pointer = '') {
   return copy ?? {};
 }
 
+/**
+ * True when `s` holds a UTF-16 surrogate without its pair: no Unicode text,
+ * so it has no UTF-8 form for the core (TextEncoder would replace it).
+ */
+export function hasLoneSurrogate(s) {
+  if (typeof s.isWellFormed === 'function') return !s.isWellFormed();
+  return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+}
+
+/** JSON pointer token of an object key (RFC 6901). */
+function pointerToken(key) {
+  return String(key).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
+ * OPTION_INVALID for the first key of `rest` (the options a method did not
+ * take) whose value is not undefined: "unknown option", as the core says
+ * for convert's, inspect's and listModules' options.
+ */
+function rejectUnknownOptions(rest) {
+  const key = Object.keys(rest).find((k) => rest[k] !== undefined);
+  if (key !== undefined) {
+    throw new PteforgeError('OPTION_INVALID', `unknown option "${key}"`, { pointer: `/${pointerToken(key)}` });
+  }
+}
+
+/**
+ * A plain-object input ({data, name}, {files}, {path}) read once into a
+ * copy, so that a throwing getter or Proxy trap is an OPTION_INVALID naming
+ * the input, not a raw error; any other value as it is.
+ */
+function snapshotInput(input) {
+  if (input === null || typeof input !== 'object' || Array.isArray(input) || !isPlainObject(input)) return input;
+  return readCallerValue('the input', '', () => ({ ...input }));
+}
+
 /** True for {} and Object.create(null) objects (not Map, Date, class instances, typed arrays). */
 function isPlainObject(value) {
   const proto = Object.getPrototypeOf(value);
@@ -76,10 +112,15 @@ function optionJsonAt(value, pointer, depth) {
   if (depth > MAX_OPTION_DEPTH) {
     throw new PteforgeError('OPTION_INVALID', `options are nested deeper than ${MAX_OPTION_DEPTH} levels`);
   }
-  const escape = (key) => String(key).replace(/~/g, '~0').replace(/\//g, '~1');
+  const escape = pointerToken;
   const bad = (what) => new PteforgeError('OPTION_INVALID',
     `option ${pointer || '(options)'} is ${what}; options are JSON values (finite numbers, strings, booleans, null, lists and plain objects)`,
     optionAt(pointer));
+  if (typeof value === 'string' && hasLoneSurrogate(value)) {
+    throw new PteforgeError('OPTION_INVALID',
+      `option ${pointer || '(options)'} holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text`,
+      optionAt(pointer));
+  }
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw bad(String(value));
@@ -111,6 +152,10 @@ function optionJsonAt(value, pointer, depth) {
   const fields = [];
   for (const key of Object.keys(value)) {
     const at = `${pointer}/${escape(key)}`;
+    if (hasLoneSurrogate(key)) {
+      throw new PteforgeError('OPTION_INVALID',
+        `the key of option ${at} holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text`, { pointer: at });
+    }
     const v = item(at, () => value[key]);
     if (v === undefined) continue;
     fields.push(`${JSON.stringify(key)}:${optionsJson(v, at, depth + 1)}`);
@@ -124,10 +169,17 @@ function optionJsonAt(value, pointer, depth) {
  * boolean, and optionsJson's.
  */
 function textOptionsJson(text, rest) {
+  checkText(text);
+  // format is how this wrapper tells the core about `text`, no option of the caller's.
+  if (rest.format !== undefined) rejectUnknownOptions({ format: rest.format });
+  return optionsJson({ ...rest, format: text ? 'text' : 'json' });
+}
+
+/** OPTION_INVALID when options.text is no boolean. */
+function checkText(text) {
   if (typeof text !== 'boolean') {
     throw new PteforgeError('OPTION_INVALID', `options.text must be a boolean; got ${describe(text)}`, { pointer: '/text' });
   }
-  return optionsJson({ ...rest, format: text ? 'text' : 'json' });
 }
 
 /**
@@ -137,10 +189,21 @@ function textOptionsJson(text, rest) {
  * one path twice, or files that are neither a list nor an object.
  */
 function fileEntries(files) {
-  if (!Array.isArray(files)) return Object.entries(checkObject(files, 'input.files'));
+  if (!Array.isArray(files)) {
+    const entries = Object.entries(checkObject(files, 'input.files'));
+    for (const [path] of entries) {
+      if (hasLoneSurrogate(path)) {
+        throw new PteforgeError('OPTION_INVALID', 'a path of input.files holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text');
+      }
+    }
+    return entries;
+  }
   const seen = new Set();
   return files.map((f, i) => {
     const path = f?.webkitRelativePath || f?.name || `file${i}`;
+    if (typeof path === 'string' && hasLoneSurrogate(path)) {
+      throw new PteforgeError('OPTION_INVALID', `input.files[${i}]'s name holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text`);
+    }
     if (seen.has(path)) throw new PteforgeError('OPTION_INVALID', `input.files names "${path}" twice`, { entry: path });
     seen.add(path);
     return [path, f];
@@ -155,6 +218,9 @@ function checkName(value, what, pointer) {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') {
     throw new PteforgeError('OPTION_INVALID', `${what} must be a string; got ${describe(value)}`, optionAt(pointer));
+  }
+  if (hasLoneSurrogate(value)) {
+    throw new PteforgeError('OPTION_INVALID', `${what} holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text`, optionAt(pointer));
   }
   return value;
 }
@@ -242,6 +308,7 @@ export class Core {
    */
   async prepareInput(input, name, { zip = true, opened = [] } = {}) {
     const env = this.#env;
+    input = snapshotInput(input);
     if (input && typeof input === 'object' && 'files' in input && !isBlob(input)) {
       // A File list becomes {path: prepared}: preparing (a Blob read into
       // bytes where no FileReaderSync exists) loses the File's name.
@@ -277,14 +344,14 @@ export class Core {
   }
 
   /** A byte source for one input value. Errors: OPTION_INVALID for a value of no input kind. */
-  #openValue(value, what) {
+  #openValue(value, what, method = 'convert') {
     const special = this.#env.openSource(value);
     if (special) return special;
     const bytes = asBytes(value);
     if (bytes) return new BytesSource(bytes);
     if (isBlob(value)) {  // only where a Blob cannot be read synchronously (Node, a main thread)
       throw new PteforgeError('OPTION_INVALID',
-        `${what} is a Blob/File, which only the async methods can read here: use convert(), not convertSync()`);
+        `${what} is a Blob/File, which only the async methods can read here: use ${method}(), not ${method}Sync()`);
     }
     // {path} with a path that is no string: name the field, not "an object".
     if (this.#env.extraInputKinds && value !== null && typeof value === 'object' && 'path' in value &&
@@ -309,6 +376,7 @@ export class Core {
    */
   openInput(input, name, sources, { method = 'convert', raw = false } = {}) {
     name = checkName(name, 'options.name', '/name');
+    input = snapshotInput(input);
     if (input instanceof ZipInput) {
       input.source.inflated = input.inflated;
       return input.description(sources.push(input.source) - 1);
@@ -317,7 +385,7 @@ export class Core {
     // one); decodePte reads a path as the one file it names, as the CLI does.
     if (!raw) input = this.#env.expandInput?.(input) ?? input;
     const add = (source) => sources.push(source) - 1;
-    const open = (value, what) => this.#openValue(value, what);
+    const open = (value, what) => this.#openValue(value, what, method);
     try {
       if (input && typeof input === 'object' && 'files' in input && !isBlob(input)) {
         const files = fileEntries(input.files).map(([path, value]) => {
@@ -403,13 +471,15 @@ export class Core {
    * options: {format: 'json' | 'flatc-json' | 'summary', text: boolean, name}
    */
   decodePte(input, options = {}) {
-    const { format = 'json', text = false, name } = checkObject(options, 'options');
+    const { format = 'json', text = false, name, ...unknown } = checkObject(options ?? undefined, 'options');
+    rejectUnknownOptions(unknown);
+    checkText(text);
     const kinds = { json: 'json', 'flatc-json': 'flatc', summary: 'summary' };
     if (typeof format !== 'string' || !Object.hasOwn(kinds, format)) {
       throw new PteforgeError('OPTION_INVALID', `options.format must be "json", "flatc-json" or "summary"; got ${describe(format)}`, { pointer: '/format' });
     }
     const sources = [];
-    const description = this.openInput(input, name, sources, { raw: true });
+    const description = this.openInput(input, name, sources, { raw: true, method: 'decodePte' });
     try {
       if (description.kind === 'files') {
         throw new PteforgeError('OPTION_INVALID', 'decodePte reads one .pte (bytes, a Blob or {path}), not a set of files', { entry: description.name });
@@ -431,7 +501,8 @@ export class Core {
 
   /** The archive layout of an input: {kind, root, byteorder, models, entries}. */
   layout(input, options = {}) {
-    const { name } = checkObject(options, 'options');
+    const { name, ...unknown } = checkObject(options ?? undefined, 'options');
+    rejectUnknownOptions(unknown);
     const result = this.#withInput(input, name, 'layout', (m, d, read, inflate) => m._layout(d, read, inflate));
     return JSON.parse(result.text);
   }
@@ -450,7 +521,7 @@ export class Core {
   /** inspect(input, {text, name, method}): the CLI's `inspect` summary (object, or text). */
   inspect(input, options = {}) {
     this.requireFeature('inspect', 'inspect()');
-    const { name, text = false, ...rest } = checkObject(options, 'options');
+    const { name, text = false, ...rest } = checkObject(options ?? undefined, 'options');
     const json = textOptionsJson(text, rest);
     const result = this.#withInput(input, name, 'inspect', (m, d, read, inflate) => m._inspect(d, read, inflate, json));
     return text ? result.text : JSON.parse(result.text);
@@ -465,7 +536,7 @@ export class Core {
   /** listModules(input, {name, method, text}): the module tree of a program (for swaps). */
   listModules(input, options = {}) {
     this.requireFeature('listModules', 'listModules()');
-    const { name, text = false, ...rest } = checkObject(options, 'options');
+    const { name, text = false, ...rest } = checkObject(options ?? undefined, 'options');
     const json = textOptionsJson(text, rest);
     const result = this.#withInput(input, name, 'listModules', (m, d, read, inflate) => m._listModules(d, read, inflate, json));
     return text ? result.text : JSON.parse(result.text);
@@ -481,19 +552,35 @@ export class Core {
    */
   convertChunks(input, options = {}, method = 'convert') {
     this.requireFeature('convert', 'convert()');
-    const { name, onProgress, swaps, ...rest } = checkObject(options, 'options');
+    const { name, onProgress, swaps, ...rest } = checkObject(options ?? undefined, 'options');
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new PteforgeError('OPTION_INVALID', 'options.onProgress must be a function', { pointer: '/onProgress' });
     }
     // Everything about the options is checked before any input is opened
     // (an error then leaves no file descriptor open).
-    const swapValues = Object.entries(checkObject(swaps ?? undefined, 'options.swaps', '/swaps'));
+    // A swap given as null or undefined is not given, as for any option.
+    const swapValues = Object.entries(checkObject(swaps ?? undefined, 'options.swaps', '/swaps'))
+      .filter(([, value]) => value !== undefined && value !== null);
     optionsJson(rest);
+    for (const [fqn] of swapValues) {
+      if (hasLoneSurrogate(fqn)) {
+        throw new PteforgeError('OPTION_INVALID', 'a module name in options.swaps holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text', { pointer: `/swaps/${pointerToken(fqn)}` });
+      }
+    }
     const sources = [];
     const description = this.openInput(input, name, sources, { method });
     const swapInputs = {};
     for (const [fqn, value] of swapValues) {
-      swapInputs[fqn] = this.openInput(value, undefined, sources, { method });
+      try {
+        swapInputs[fqn] = this.openInput(value, undefined, sources, { method });
+      } catch (e) {
+        // Name the swap: the message alone reads as if the main input were wrong.
+        if (e instanceof PteforgeError && e.code === 'OPTION_INVALID') {
+          if (!e.where?.pointer) e.where = { ...e.where, pointer: `/swaps/${pointerToken(fqn)}` };
+          e.notes = [...(e.notes ?? []), `while opening the replacement for module '${fqn}' (options.swaps)`];
+        }
+        throw e;
+      }
     }
     const json = optionsJson({ ...rest, swaps: swapInputs });
     const progress = (stage, done, total) => {

@@ -385,7 +385,20 @@ function writeChunks(chunks, sources, path, mode) {
  * print?, printErr?}.
  */
 export async function createPteforge(options = {}) {
-  const wasmBinary = options.wasmBinary ?? (await readFile(options.wasmPath ?? new URL('./pteforge.wasm', import.meta.url)));
+  options = snapshotOptions(options ?? {}, 'createPteforge options');
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw new PteforgeError('OPTION_INVALID', 'createPteforge options must be an object');
+  }
+  const wasmPath = options.wasmPath ?? new URL('./pteforge.wasm', import.meta.url);
+  let wasmBinary = options.wasmBinary;
+  if (wasmBinary === undefined || wasmBinary === null) {
+    try {
+      wasmBinary = await readFile(wasmPath);
+    } catch (e) {
+      const path = String(wasmPath instanceof URL ? wasmPath.pathname : wasmPath);
+      throw new PteforgeError('IO_ERROR', `cannot read the WebAssembly module "${path}": ${openFailureReason(e)}`, { entry: path });
+    }
+  }
   const moduleArg = { wasmBinary };
   if (options.print) moduleArg.print = options.print;
   if (options.printErr) moduleArg.printErr = options.printErr;
@@ -402,13 +415,29 @@ export async function createPteforge(options = {}) {
         if (typeof path !== 'string') {
           throw new PteforgeError('OPTION_INVALID', 'convertToFile needs an output path (string)');
         }
+        // As the CLI's -o: no empty path, and '-' is no standard output.
+        if (path === '') throw new PteforgeError('OPTION_INVALID', 'convertToFile needs an output path, not an empty string');
+        if (path === '-') {
+          throw new PteforgeError('OPTION_INVALID',
+            "convertToFile path '-': outputs are written to files, not to standard output; name a file ('./-' for a file called '-')");
+        }
         opts = snapshotOptions(opts);
         const inputs = [...inputPaths(input)];
         for (const swap of Object.values(snapshotOptions(opts?.swaps ?? {}, 'options.swaps', '/swaps'))) inputs.push(...inputPaths(swap));
         const { target, mode } = outputTarget(path, inputs);
         const { chunks, sources, metadataText, report, program } = core.convertChunks(input, opts, 'convertToFile');
+        const progress = (done) => {
+          if (typeof opts?.onProgress !== 'function') return;
+          try {
+            opts.onProgress({ stage: 'assemble', done, total: chunks.length });
+          } catch {
+            // the caller's progress callback failing does not stop the conversion
+          }
+        };
         try {
+          progress(0);
           writeChunks(chunks, sources, target, mode);
+          progress(chunks.length);
           const out = { path, size: chunksSize(chunks), metadata: null, report, ...(program === undefined ? {} : { program }) };
           return lazyJson(out, 'metadata', metadataText);
         } finally {

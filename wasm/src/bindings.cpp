@@ -242,6 +242,17 @@ val list_modules(std::string input_json, val read, val inflate, std::string opti
   JsReader reader(std::move(read), std::move(inflate));
   auto input = open_js_input(input_json, reader);
   if (!input.ok()) return error_result(input.error());
+  if (options->method.empty() && input->layout.models.size() > 1) {
+    // One method's tree is returned: which one must be said, not guessed.
+    std::string names;
+    for (const auto& m : input->layout.models) names += (names.empty() ? "" : ", ") + m.method;
+    Location where;
+    where.pointer = "/method";
+    return error_result(make_error(ErrorCode::OPTION_INVALID,
+                                   "the input has " + std::to_string(input->layout.models.size()) +
+                                       " methods (" + names + "); listModules lists one: give options.method",
+                                   std::move(where)));
+  }
   // The module tree needs no weights (a program JSON alone lists its modules).
   auto program =
       passes::load_program(*input->archive, input->layout, options->method, "", /*bind_weights=*/false);

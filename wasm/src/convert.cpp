@@ -9,6 +9,7 @@
 
 #include "js_values.h"
 #include "options.h"
+#include "passes/memory_plan/memory_plan.h"
 #include "passes/module_swap_api.h"
 
 namespace pteforge::wasm {
@@ -30,7 +31,30 @@ Result<ConvertRequest> parse_convert_options(std::string_view json) {
   PTEFORGE_ASSIGN_OR_RETURN(out.pipeline.preserve_ops, options.get_strings("preserveOps"));
   PTEFORGE_ASSIGN_OR_RETURN(out.pipeline.memory_planning,
                             options.get_string("memoryPlanning", out.pipeline.memory_planning));
-  PTEFORGE_ASSIGN_OR_RETURN(out.constant_methods_json, options.get_json("constantMethods", true));
+  if (Result<memplan::Algorithm> algorithm = memplan::parse_algorithm(out.pipeline.memory_planning);
+      !algorithm.ok()) {
+    // Refused before anything is read, as the CLI refuses --memory-planning.
+    Error e = std::move(algorithm).error();
+    e.where = Location{};
+    e.where.pointer = "/memoryPlanning";
+    return e;
+  }
+  if (auto cm = options.take("constantMethods"); cm && cm->is_string()) {
+    // The map's JSON text, read by the core as the CLI reads --constant-method
+    // values: 2.0 stays a float and integers past 2^53 stay exact, which a JS
+    // object cannot say (2.0 === 2 there).
+    PTEFORGE_ASSIGN_OR_RETURN(std::string_view text, cm->as_string());
+    out.constant_methods_json = std::string(text);
+  } else if (cm) {
+    if (!cm->is_object()) {
+      return cm->error(ErrorCode::OPTION_INVALID,
+                       "option constantMethods must be an object {name: value} or its JSON text");
+    }
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    cm->value().Accept(writer);
+    out.constant_methods_json = std::string(buffer.GetString(), buffer.GetSize());
+  }
   PTEFORGE_ASSIGN_OR_RETURN(out.init_buffers, options.get_bool("initBuffers", out.init_buffers));
   PTEFORGE_ASSIGN_OR_RETURN(out.emit_stacktrace, options.get_bool("stackTraces", out.emit_stacktrace));
   PTEFORGE_ASSIGN_OR_RETURN(out.report_times, options.get_bool("reportTimes", out.report_times));

@@ -112,10 +112,15 @@ export interface ConvertOptions extends InputOptions {
   passes?: string[];
   /** Ops the decompose pass keeps undecomposed, e.g. "aten.linear.default"; each needs an out variant (CLI --preserve-ops). */
   preserveOps?: string[];
-  /** Memory planning algorithm: "greedy" (the default, ExecuTorch's), "naive" or "best" (CLI --memory-planning). */
+  /** Memory planning algorithm: "greedy" (the default, ExecuTorch's), "naive", "best_fit" or "best" (CLI --memory-planning); another name is OPTION_INVALID at /memoryPlanning before anything is read. */
   memoryPlanning?: 'greedy' | 'naive' | 'best_fit' | 'best';
-  /** Methods returning constants to add: name → value (number, boolean, string, or lists of them; CLI --constant-method). A number without a fraction is an int (int64). */
-  constantMethods?: Record<string, unknown>;
+  /**
+   * Methods returning constants to add: name → value (number, boolean, string, or lists of them; CLI --constant-method).
+   * As an object, a number without a fraction is an int (int64): JavaScript cannot tell 2.0 from 2. As the JSON text of
+   * that object (a string, e.g. '{"get_scale": 2.0}'), the core reads each value as the CLI does: 2.0 is a float and
+   * integers past 2^53 stay exact.
+   */
+  constantMethods?: Record<string, unknown> | string;
   /** Store the initial values of mutable buffers in the .pte (CLI --init-buffers). */
   initBuffers?: boolean;
   /** Store a stack trace per instruction (CLI --emit-stacktrace). */

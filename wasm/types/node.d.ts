@@ -55,6 +55,8 @@ export interface ConvertToFileResult {
   /** As ConvertResult.metadata: parsed from its JSON when first read. */
   metadata: PteMetadata;
   report: PassReport;
+  /** With options.exportProgram: method name → its program JSON after the passes (as ConvertResult.program). */
+  program?: Record<string, unknown>;
 }
 
 /**

@@ -2,7 +2,9 @@
 // convert(), so the page's convert flow (options, progress, downloads, pass
 // report, memory chart, decoded view, errors) is tested in Chromium before the
 // real package has convert. Its data are real pteforge outputs for the corpus
-// case layernorm_residual: inspect.json (`inspect --json`), output.pte and
+// case layernorm_residual: inspect.json (`inspect --json`; its
+// preserved_calls for norm and proj added by hand, so that the page offers
+// them for swaps), output.pte and
 // metadata.json (`convert --metadata`), output.decoded.json (`decode --json`).
 // convert() echoes the options it was given in metadata.received_options.
 
