@@ -131,6 +131,13 @@ test('a detached ArrayBuffer is OPTION_INVALID, not a raw TypeError', async () =
   structuredClone(buffer, { transfer: [buffer] });
   await rejectsWith(pf.convert(buffer), 'OPTION_INVALID', undefined,
     'the ArrayBuffer given is detached (transferred elsewhere, e.g. by postMessage): it holds no bytes to read');
+  // A view of a detached buffer too (it reads as 0 bytes, which is not "empty").
+  const viewed = new ArrayBuffer(8);
+  const view = new Uint8Array(viewed, 2, 4);
+  structuredClone(viewed, { transfer: [viewed] });
+  await rejectsWith(pf.convert(view), 'OPTION_INVALID', undefined,
+    'the Uint8Array given views a detached ArrayBuffer (transferred elsewhere, e.g. by postMessage): it holds no bytes to read');
+  await rejectsWith(pf.convert(new Uint8Array(0)), 'INPUT_EMPTY');
   assert.equal((await pf.layout(readFileSync(PT2))).models[0].method, 'forward');
 });
 

@@ -15,6 +15,10 @@ const encoder = new TextEncoder();
  * ArrayBuffer.
  */
 export function asBytes(value) {
+  // A view of a detached buffer reads as 0 bytes: say why, not "empty".
+  if (ArrayBuffer.isView(value) && value.byteLength === 0 && isDetached(value.buffer)) {
+    throw new PteforgeError('OPTION_INVALID', `the ${value.constructor?.name ?? 'view'} given views a detached ArrayBuffer (transferred elsewhere, e.g. by postMessage): it holds no bytes to read`);
+  }
   if (value instanceof Uint8Array) return value;
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   if (value instanceof ArrayBuffer) {
@@ -28,6 +32,18 @@ export function asBytes(value) {
   if (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer) return new Uint8Array(value);
   if (typeof value === 'string') return encoder.encode(value);
   return null;
+}
+
+/** True when `buffer` (an ArrayBuffer) was detached (transferred). */
+function isDetached(buffer) {
+  if (typeof buffer?.detached === 'boolean') return buffer.detached;
+  if (!(buffer instanceof ArrayBuffer)) return false;
+  try {
+    new Uint8Array(buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /** True for Blob and File (also Node's), without touching the global in old engines. */
