@@ -322,3 +322,28 @@ test('a review of the API (2026-12-05): early, located OPTION_INVALID errors ins
   await rejectsWith(createPteforge({ wasmPath: '/no/such/pteforge.wasm' }), 'IO_ERROR', undefined,
     'cannot read the WebAssembly module "/no/such/pteforge.wasm": no such file or folder');
 });
+
+test('the module prints nothing by default: a .wasm that does not compile is INTERNAL with what it printed as notes', async () => {
+  const { createPteforge } = await loadPackage();
+  const written = [];
+  const original = console.warn;
+  const originalError = console.error;
+  console.warn = (...a) => written.push(a.join(' '));
+  console.error = (...a) => written.push(a.join(' '));
+  try {
+    await assert.rejects(createPteforge({ wasmBinary: new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 255]) }), (e) => {
+      assert.equal(e.code, 'INTERNAL', String(e));
+      assert.match(e.message, /^the pteforge WebAssembly module failed to load: /);
+      assert.ok(e.notes.some((n) => n.startsWith('the module printed: ')), JSON.stringify(e.notes));
+      return true;
+    });
+  } finally {
+    console.warn = original;
+    console.error = originalError;
+  }
+  assert.deepEqual(written, []);
+  // A printErr of the caller's gets the lines instead.
+  const mine = [];
+  await assert.rejects(createPteforge({ wasmBinary: new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 255]), printErr: (t) => mine.push(t) }));
+  assert.ok(mine.length > 0);
+});

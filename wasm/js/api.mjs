@@ -225,9 +225,26 @@ function checkName(value, what, pointer) {
   return value;
 }
 
+/** Lines of the module's stderr kept for the next INTERNAL error's notes. */
+const KEPT_STDERR_LINES = 8;
+
+/**
+ * A printErr for the Emscripten module that keeps its last lines in `lines`
+ * instead of writing to the console: a library should not print. Emscripten
+ * itself prints there only when it fails (an abort, a .wasm that does not
+ * compile), and those lines become notes of the INTERNAL error.
+ */
+export function keepStderr(lines) {
+  return (text) => {
+    lines.push(String(text));
+    if (lines.length > KEPT_STDERR_LINES) lines.shift();
+  };
+}
+
 /**
  * A loaded module plus everything to use it synchronously. `env` supplies
- * what differs between Node, workers and main threads:
+ * what differs between Node, workers and main threads (and `stderr`: the
+ * lines keepStderr keeps, when the caller gave no printErr):
  *   loadModule(): Promise<EmscriptenModule>
  *   openSource(value): a source for values only this environment knows
  *                      (Node: {path}, workers: Blob), or null
@@ -256,7 +273,7 @@ export class Core {
       },
       (e) => {
         this.#loading = null;
-        throw internalError(`the pteforge WebAssembly module failed to load: ${e?.message ?? e}`, e);
+        throw this.#withPrinted(internalError(`the pteforge WebAssembly module failed to load: ${e?.message ?? e}`, e));
       },
     );
     await this.#loading;
@@ -294,9 +311,17 @@ export class Core {
     } catch (e) {
       if (e instanceof PteforgeError) throw e;
       this.#module = null;
+      const error = this.#withPrinted(internalError(`the pteforge core failed (${e?.name ?? 'Error'}: ${e?.message ?? e}); the instance was reset, please report this with the input`, e));
       this.ready().catch(() => {});
-      throw internalError(`the pteforge core failed (${e?.name ?? 'Error'}: ${e?.message ?? e}); the instance was reset, please report this with the input`, e);
+      throw error;
     }
+  }
+
+  /** `error` with what the module printed to stderr since the last one (env.stderr, see keepStderr) as notes. */
+  #withPrinted(error) {
+    const lines = this.#env.stderr;
+    if (lines?.length) error.notes = [...error.notes, ...lines.splice(0).map((l) => `the module printed: ${l}`)];
+    return error;
   }
 
   /**

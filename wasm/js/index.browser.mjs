@@ -11,7 +11,7 @@
 // (new URL('pteforge.wasm', import.meta.url)) unless wasmUrl/locateFile says
 // otherwise; serve it as application/wasm (engineering-notes E12).
 
-import { Core, snapshotOptions } from './api.mjs';
+import { Core, keepStderr, snapshotOptions } from './api.mjs';
 import { PteforgeError, fromErrorJson } from './errors.mjs';
 import { makeConverter } from './instance.mjs';
 import { BlobSource, isBlob } from './sources.mjs';
@@ -41,15 +41,17 @@ function moduleArgs(options) {
     args.locateFile = (path, prefix) => (path.endsWith('.wasm') ? url : prefix + path);
   }
   if (options.print) args.print = options.print;
-  if (options.printErr) args.printErr = options.printErr;
+  args.stderr = [];
+  args.printErr = options.printErr ?? keepStderr(args.stderr);
   return args;
 }
 
 /** A converter running on this thread. */
 async function createDirect(options) {
-  const args = moduleArgs(options);
+  const { stderr, ...args } = moduleArgs(options);
   const syncBlobs = typeof FileReaderSync !== 'undefined';
   const env = {
+    stderr,
     loadModule: () => createPteforgeModule({ ...args }),
     openSource: (value) => (syncBlobs && isBlob(value) ? new BlobSource(value) : null),
     // Without FileReaderSync (a main thread with {worker: false}) a Blob is read whole first.

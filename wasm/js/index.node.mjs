@@ -12,7 +12,7 @@ import { closeSync, existsSync, fchmodSync, fstatSync, lstatSync, openSync, read
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
 
-import { Core, chunksSize, closeSources, lazyJson, snapshotOptions } from './api.mjs';
+import { Core, chunksSize, closeSources, keepStderr, lazyJson, snapshotOptions } from './api.mjs';
 import { PteforgeError } from './errors.mjs';
 import { makeConverter } from './instance.mjs';
 import { ReadAheadWindow, SMALL_READ, isBlob } from './sources.mjs';
@@ -401,8 +401,10 @@ export async function createPteforge(options = {}) {
   }
   const moduleArg = { wasmBinary };
   if (options.print) moduleArg.print = options.print;
-  if (options.printErr) moduleArg.printErr = options.printErr;
+  const stderr = [];
+  moduleArg.printErr = options.printErr ?? keepStderr(stderr);
   const env = {
+    stderr,
     loadModule: () => createPteforgeModule({ ...moduleArg }),
     openSource: (value) => (isPathInput(value) ? new FileSource(value.path, { transient: value.transient === true }) : null),
     expandInput: expandPathInput,

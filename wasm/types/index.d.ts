@@ -304,6 +304,10 @@ export interface CreateOptions {
   /** URL of the internal worker script (default: the package's worker.mjs). */
   workerUrl?: string | URL;
   print?: (text: string) => void;
+  /**
+   * Where the WebAssembly module's stderr goes. By default nothing is printed: the module writes there only
+   * when it fails (an abort, a .wasm that does not compile), and its last lines become notes of the INTERNAL error.
+   */
   printErr?: (text: string) => void;
 }
 

@@ -98,6 +98,10 @@ export interface NodeCreateOptions {
   /** Where to read the .wasm from instead. */
   wasmPath?: string | URL;
   print?: (text: string) => void;
+  /**
+   * Where the WebAssembly module's stderr goes. By default nothing is printed: the module writes there only
+   * when it fails (an abort, a .wasm that does not compile), and its last lines become notes of the INTERNAL error.
+   */
   printErr?: (text: string) => void;
 }
 
