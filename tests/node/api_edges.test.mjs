@@ -347,3 +347,15 @@ test('the module prints nothing by default: a .wasm that does not compile is INT
   await assert.rejects(createPteforge({ wasmBinary: new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 255]), printErr: (t) => mine.push(t) }));
   assert.ok(mine.length > 0);
 });
+
+test('a {files} input has files and name only: an unknown field is OPTION_INVALID, not obeyed', async () => {
+  const pf = await pteforge();
+  const files = Object.fromEntries(walk(FOLDER).map(([rel, abs]) => [rel, readFileSync(abs)]));
+  assert.throws(() => pf.convertSync({ files, program: 'models/nope.json' }), (e) => e.code === 'OPTION_INVALID' &&
+    e.message === 'unknown field "program" in a {files} input (it has files and name)');
+  assert.throws(() => pf.inspectSync({ files, nmae: 'x' }), (e) => e.code === 'OPTION_INVALID' &&
+    e.message === 'unknown field "nmae" in a {files} input (it has files and name)');
+  // A folder path still picks its models/*.json (the wrapper's own {files}).
+  assert.equal(pf.inspectSync({ path: join(FOLDER, 'models', 'model.json') }).methods[0].name, 'forward');
+  assert.equal(pf.inspectSync({ files, name: 'linear_tanh' }).methods[0].name, 'forward');
+});

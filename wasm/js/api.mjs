@@ -225,6 +225,14 @@ function checkName(value, what, pointer) {
   return value;
 }
 
+/**
+ * Marks a {files} input this wrapper made from a folder path (Node): only
+ * such an input may carry `program` (the models/*.json it names) and
+ * `unlisted` (the folder's items that are no files, with why); a caller's
+ * {files} has `files` and `name` only.
+ */
+export const FOLDER_INPUT = Symbol('pteforge folder input');
+
 /** Lines of the module's stderr kept for the next INTERNAL error's notes. */
 const KEPT_STDERR_LINES = 8;
 
@@ -418,9 +426,16 @@ export class Core {
           return { name: path, source: add(source), size: source.size };
         });
         const description = { kind: 'files', name: checkName(input.name, 'input.name', '') ?? name ?? 'files', files };
-        if (typeof input.program === 'string') description.program = input.program;
-        // A folder's items that are no files, with why (index.node.mjs folderFiles).
-        if (input.unlisted && typeof input.unlisted === 'object') description.unlisted = input.unlisted;
+        if (input[FOLDER_INPUT]) {
+          if (typeof input.program === 'string') description.program = input.program;
+          // A folder's items that are no files, with why (index.node.mjs folderFiles).
+          if (input.unlisted && typeof input.unlisted === 'object') description.unlisted = input.unlisted;
+        } else {
+          const unknown = Object.keys(input).find((k) => k !== 'files' && k !== 'name' && input[k] !== undefined);
+          if (unknown !== undefined) {
+            throw new PteforgeError('OPTION_INVALID', `unknown field "${unknown}" in a {files} input (it has files and name)`);
+          }
+        }
         return description;
       }
       const split = splitInput(input, name);

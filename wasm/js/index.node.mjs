@@ -12,7 +12,7 @@ import { closeSync, existsSync, fchmodSync, fstatSync, lstatSync, openSync, read
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
 
-import { Core, chunksSize, closeSources, keepStderr, lazyJson, snapshotOptions } from './api.mjs';
+import { Core, FOLDER_INPUT, chunksSize, closeSources, keepStderr, lazyJson, snapshotOptions } from './api.mjs';
 import { PteforgeError } from './errors.mjs';
 import { makeConverter } from './instance.mjs';
 import { ReadAheadWindow, SMALL_READ, isBlob } from './sources.mjs';
@@ -222,12 +222,12 @@ function expandPathInput(input) {
   } catch {
     return null; // FileSource reports the error with the CLI's wording
   }
-  if (stat.isDirectory()) return { ...folderFiles(input.path), name: input.path };
+  if (stat.isDirectory()) return { ...folderFiles(input.path), name: input.path, [FOLDER_INPUT]: true };
   const models = dirname(resolve(input.path));
   if (!input.path.endsWith('.json') || basename(models) !== 'models') return null;
   const folder = dirname(models);
   if (!existsSync(join(folder, 'archive_format'))) return null;
-  return { ...folderFiles(folder), name: input.path, program: `models/${basename(input.path)}` };
+  return { ...folderFiles(folder), name: input.path, program: `models/${basename(input.path)}`, [FOLDER_INPUT]: true };
 }
 
 /** Writes all of `bytes` to `fd`. */
