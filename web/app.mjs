@@ -71,6 +71,10 @@ function setStatus(state, text) {
 
 /** setStatus at the end of an operation, with the files not taken meanwhile. */
 function setFinalStatus(state, text) {
+  if (workerFailure) {  // nothing can be read or converted until the page is reloaded
+    state = 'error';
+    text = 'The converter could not be loaded; reload the page.';
+  }
   if (notTaken.length) {
     const names = notTaken.join(', ');
     text += ` Not opened (one file at a time): ${names}; open ${notTaken.length === 1 ? 'it' : 'them'} again.`;
@@ -134,7 +138,8 @@ async function showError(error, file = null) {
 function fileOfError(where) {
   const files = [state.file, ...state.swapFiles].filter(Boolean);
   if (where?.entry === undefined) return state.file;
-  return files.find((f) => f.name === where.entry) ?? null;
+  const named = files.filter((f) => f.name === where.entry);
+  return named.length === 1 ? named[0] : null;  // two files of that name: which one is unknown
 }
 
 /** True for a .pte (by name, or the ExecuTorch identifier "ET" + two digits at byte 4). */
@@ -375,7 +380,12 @@ function readOptions() {
   };
   // Checkboxes: a pass list only when it differs from the default pipeline.
   const boxes = [...document.querySelectorAll('input[name=pass]')];
-  if (boxes.some((b) => b.checked !== (b.dataset.default === 'true'))) opts.passes = boxes.filter((b) => b.checked).map((b) => b.value);
+  if (boxes.some((b) => b.checked !== (b.dataset.default === 'true'))) {
+    opts.passes = boxes.filter((b) => b.checked).map((b) => b.value);
+    if (!opts.passes.length) {
+      throw { code: 'OPTION_INVALID', message: 'no pass is ticked: tick the passes to run (all of them is the default pipeline)', where: {}, notes: [] };
+    }
+  }
   const list = $('pass-list')?.value.trim();
   if (list) opts.passes = list.split(/[\s,]+/).filter(Boolean);
   const cm = $('constant-methods').value.trim();
@@ -488,8 +498,9 @@ function renderResults(r) {
 async function openFile(file, extra = []) {
   if (!file) return;
   if (state.busy) {  // one call at a time: say so rather than drop the file silently
-    notTaken.push(file.name, ...extra.map((f) => f.name));
-    setStatus('busy', `Still working on ${state.file?.name ?? 'the last file'}: open ${file.name} again when it is done.`);
+    const names = [file, ...extra].map((f) => f.name);
+    notTaken.push(...names);
+    setStatus('busy', `Still working on ${state.file?.name ?? 'the last file'}: open ${names.join(', ')} again when it is done.`);
     return;
   }
   notTaken.push(...extra.map((f) => f.name));

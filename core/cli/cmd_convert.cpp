@@ -68,7 +68,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 Status run_bench(const ConvertArgs& args, const ConvertOptions& options, serde::OpenedInput& in) {
   std::vector<std::string> programs;
   for (const serde::Pt2Model& m : in.layout.models) {
-    PTEFORGE_ASSIGN_OR_RETURN(std::string json, serde::read_entry(*in.archive, m.program_entry, uint64_t{4} << 30));
+    PTEFORGE_ASSIGN_OR_RETURN(std::string json, serde::read_program_entry(*in.archive, m.program_entry));
     programs.push_back(std::move(json));
   }
   double parse = 1e300, conv = 1e300, write = 1e300;

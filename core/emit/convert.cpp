@@ -35,14 +35,6 @@
 namespace pteforge {
 namespace {
 
-#if defined(__EMSCRIPTEN__)
-// WebAssembly memory ends at 4 GiB, and the import holds the text twice (the
-// copy it parses in place) besides the IR: past 1 GiB the heap would run out
-// and the module abort, so the size is refused first (a clear error).
-constexpr uint64_t kMaxProgramJson = uint64_t{1} << 30;  // 1 GiB
-#else
-constexpr uint64_t kMaxProgramJson = uint64_t{4} << 30;  // 4 GiB
-#endif
 constexpr uint64_t kMaxConfigJson = uint64_t{1} << 30;   // 1 GiB
 
 /// One method on its way through the pipeline.
@@ -76,23 +68,9 @@ bool has_state_inputs(const ir::ExportedProgram& ep) {
   return false;
 }
 
-/// The program JSON of `model`, bounded to kMaxProgramJson bytes.
+/// The program JSON of `model` (serde::read_program_entry).
 Result<std::string> read_program_text(serde::Archive& archive, const serde::Pt2Model& model) {
-#if defined(__EMSCRIPTEN__)
-  if (const serde::ArchiveEntry* entry = archive.find(model.program_entry);
-      entry && entry->size > kMaxProgramJson) {
-    Location where;
-    where.entry = entry->name;
-    return make_error(
-        ErrorCode::UNSUPPORTED_FEATURE,
-        "the program JSON is " + std::to_string(entry->size) +
-            " bytes; the npm package and the page read program JSON of up to 1 GiB (WebAssembly "
-            "memory ends at 4 GiB, and reading a program holds its JSON twice): convert this "
-            "program with the native pteforge CLI",
-        std::move(where));
-  }
-#endif
-  return serde::read_entry(archive, model.program_entry, kMaxProgramJson);
+  return serde::read_program_entry(archive, model.program_entry);
 }
 
 /// Reports `found` as warnings of `model`'s method; those of the program

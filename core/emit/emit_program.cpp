@@ -164,7 +164,9 @@ Result<rapidjson::Document> parse_json(const std::string& method, std::string_vi
                            "value is not JSON (" +
                                serde::json_parse_error_text(doc.GetParseError(), doc.GetErrorOffset(), json) +
                                " at byte " + std::to_string(doc.GetErrorOffset()) + ")");
-    e.notes.push_back("strings need JSON quotes, e.g. --constant-method 'get_name=\"tiny\"'");
+    // A CLI value (one method's) is where an unquoted string is the likely slip.
+    if (!method.empty())
+      e.notes.push_back("strings need JSON quotes, e.g. --constant-method 'get_name=\"tiny\"'");
     return e;
   }
   return doc;

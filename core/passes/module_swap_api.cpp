@@ -21,7 +21,6 @@
 namespace pteforge::passes {
 namespace {
 
-constexpr uint64_t kMaxProgramJsonBytes = uint64_t{1} << 30;  // 1 GiB
 constexpr uint64_t kMaxConfigBytes = uint64_t{256} << 20;     // 256 MiB
 
 std::string value_text(const ir::Graph& g, const ir::Argument& a) {
@@ -239,7 +238,7 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::P
     if (!e.where.method) e.where.method = model->method;
     return e;
   };
-  auto text = serde::read_entry(archive, model->program_entry, kMaxProgramJsonBytes);
+  auto text = serde::read_program_entry(archive, model->program_entry);
   if (!text.ok()) return located(std::move(text).error());
   auto imported = serde::import_exported_program(std::move(*text));
   if (!imported.ok()) {

@@ -165,6 +165,21 @@ Result<std::string> read_entry(Archive& archive, std::string_view name, uint64_t
   return archive.read(*entry, max_bytes);
 }
 
+Result<std::string> read_program_entry(Archive& archive, std::string_view name) {
+#if defined(__EMSCRIPTEN__)
+  if (const ArchiveEntry* entry = archive.find(name); entry && entry->size > kMaxProgramJsonBytes) {
+    return entry_error(
+        ErrorCode::UNSUPPORTED_FEATURE,
+        "the program JSON is " + std::to_string(entry->size) +
+            " bytes; the npm package and the page read program JSON of up to 1 GiB (WebAssembly "
+            "memory ends at 4 GiB, and reading a program holds its JSON twice): use the native "
+            "pteforge CLI for this program",
+        entry->name);
+  }
+#endif
+  return read_entry(archive, name, kMaxProgramJsonBytes);
+}
+
 Result<std::string> read_text_entry(Archive& archive, std::string_view name, uint64_t max_bytes) {
   PTEFORGE_ASSIGN_OR_RETURN(std::string text, read_entry(archive, name, max_bytes));
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ' ||

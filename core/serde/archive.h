@@ -167,6 +167,22 @@ Error explain_missing_entry(const Archive& archive, Error error);
 /// file by that name: explain_missing_entry), then those of Archive::read.
 Result<std::string> read_entry(Archive& archive, std::string_view name, uint64_t max_bytes);
 
+/// Largest program JSON read whole, in bytes: 4 GiB natively; 1 GiB under
+/// WebAssembly, whose memory ends at 4 GiB while reading a program holds its
+/// JSON twice (the copy parsed in place) besides the IR.
+#if defined(__EMSCRIPTEN__)
+inline constexpr uint64_t kMaxProgramJsonBytes = uint64_t{1} << 30;
+#else
+inline constexpr uint64_t kMaxProgramJsonBytes = uint64_t{4} << 30;
+#endif
+
+/// Reads the program JSON entry `name` whole (every reader of a program:
+/// convert, inspect, module listing, swap replacements). Errors: read_entry's
+/// with kMaxProgramJsonBytes; under WebAssembly a larger entry is
+/// UNSUPPORTED_FEATURE (where.entry) naming the native CLI, before any memory
+/// is taken (the module would otherwise abort when the heap runs out).
+Result<std::string> read_program_entry(Archive& archive, std::string_view name);
+
 /// Like read_entry, for short ASCII records (archive_format, archive_version,
 /// byteorder): at most `max_bytes`, trailing whitespace and newlines removed.
 Result<std::string> read_text_entry(Archive& archive, std::string_view name,

@@ -110,6 +110,42 @@ describe('pteforge web page: edges', () => {
     assert.equal(line[caret.length - 1], `${long} garbage`[at]);
   });
 
+  test('two swap files of one name: the error shows no line (which file it is cannot be told)', async () => {
+    await pick(env.page, join(CORPUS, 'modules_preserved', 'modules_preserved.pt2'));
+    const good = `${' '.repeat(300)}{}`;
+    const bad = '{"schema_version": {"major": 8, "minor": 20}, "graph_module": BROKEN}';
+    await dropFiles(env.page, '#swap-drop', [{ name: 'r.json', bytes: Buffer.from(good) }, { name: 'r.json', bytes: Buffer.from(bad) }]);
+    await env.page.selectOption('#swap-rows select[data-swap="0"]', '1');
+    await env.page.selectOption('#swap-rows select[data-swap="1"]', '0');
+    await whenDone(env.page, () => env.page.click('#convert'));
+    assert.equal(await env.page.textContent('[data-testid=error-where] dd[data-key=entry]'), 'r.json');
+    assert.equal(await env.page.locator('[data-testid=error-context]').count(), 0);
+  });
+
+  test('no pass ticked is refused on the page, before anything runs', async () => {
+    await pick(env.page, join(CORPUS, 'linear_tanh', 'linear_tanh.pt2'));
+    for (const box of await env.page.$$('#passes input[name=pass]:not([disabled])')) await box.uncheck();
+    await whenDone(env.page, () => env.page.click('#convert'));
+    assert.equal(await env.page.textContent('[data-testid=error-code]'), 'OPTION_INVALID');
+    assert.equal(await env.page.textContent('[data-testid=error-message]'), 'no pass is ticked: tick the passes to run (all of them is the default pipeline)');
+    for (const box of await env.page.$$('#passes input[name=pass]:not([disabled])')) await box.check();
+  });
+
+  test('a .wasm the server does not have is IO_ERROR naming its URL (Emscripten reports an abort)', async () => {
+    const got = await env.page.evaluate(async () => {
+      const m = await import('./pteforge/dist/index.browser.mjs');
+      try {
+        await m.createPteforge({ worker: false, wasmUrl: '/nope/pteforge.wasm' });
+        return null;
+      } catch (e) {
+        return [e.code, e.message, e.where?.entry];
+      }
+    });
+    assert.equal(got[0], 'IO_ERROR', got[1]);
+    assert.match(got[1], /^cannot fetch the WebAssembly module "http:\/\/127\.0\.0\.1:\d+\/nope\/pteforge\.wasm": HTTP 404/);
+    assert.match(got[2], /\/nope\/pteforge\.wasm$/);
+  });
+
   test('a .pte error shows its offset but never a line of text, even when its bytes look like text', async () => {
     const bad = join(SCRATCH, 'bad_pte.pte');
     writeFileSync(bad, 'this is not an ExecuTorch program at all\n');
@@ -137,14 +173,26 @@ describe('pteforge web page: edges', () => {
       'linear_tanh.pt2: ready to convert. Not opened (one file at a time): conv_avgpool.pt2; open it again.');
   });
 
-  test('on a 390 px wide screen the page does not scroll sideways', async () => {
+  test('on a 390 px wide screen the page does not scroll sideways, long file names included', async () => {
     await env.page.setViewportSize({ width: 390, height: 800 });
+    const width = async (what) => {
+      const [scroll, client] = await env.page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      assert.ok(scroll <= client, `${what}: page is ${scroll} px wide in a ${client} px viewport`);
+    };
     try {
       await pick(env.page, join(CORPUS, 'layernorm_residual', 'layernorm_residual.pt2'));
       await whenDone(env.page, () => env.page.click('#convert'));
       assert.equal(await env.page.isVisible('#results'), true);
-      const widths = await env.page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
-      assert.ok(widths[0] <= widths[1], `page is ${widths[0]} px wide in a ${widths[1]} px viewport`);
+      await width('layernorm_residual.pt2 converted');
+      const long = join(SCRATCH, `${'a_rather_long_model_name_from_an_export_script_'.repeat(2)}v2.pt2`);
+      writeFileSync(long, readFileSync(join(CORPUS, 'modules_preserved', 'modules_preserved.pt2')));
+      await pick(env.page, long);
+      await dropFiles(env.page, '#swap-drop', [{ name: `${'replacement_with_an_equally_long_name_'.repeat(2)}.pt2`,
+        bytes: readFileSync(join(CORPUS, 'modules_preserved_swap', 'replacement_1.pt2')) }]);
+      await env.page.selectOption('#swap-rows select', '1');
+      await whenDone(env.page, () => env.page.click('#convert'));
+      assert.equal(await env.page.isHidden('#error'), true, await env.page.textContent('#error'));
+      await width('a long name converted with a swap');
     } finally {
       await env.page.setViewportSize({ width: 1280, height: 900 });
     }
@@ -162,7 +210,7 @@ describe('pteforge web page: edges', () => {
       await whenDone(page, () => page.setInputFiles('#file', join(CORPUS, 'linear_tanh', 'linear_tanh.pt2')), 10_000);
       assert.equal(await page.textContent('[data-testid=error-code]'), 'INTERNAL');
       assert.match(await page.textContent('[data-testid=error-message]'), /^the worker failed: /);
-      assert.equal(await page.textContent('#status'), 'linear_tanh.pt2 could not be read; see the error below.');
+      assert.equal(await page.textContent('#status'), 'The converter could not be loaded; reload the page.');
     } finally {
       await page.close();
       await new Promise((r) => server.close(r));

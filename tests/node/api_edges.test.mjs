@@ -359,3 +359,58 @@ test('a {files} input has files and name only: an unknown field is OPTION_INVALI
   assert.equal(pf.inspectSync({ path: join(FOLDER, 'models', 'model.json') }).methods[0].name, 'forward');
   assert.equal(pf.inspectSync({ files, name: 'linear_tanh' }).methods[0].name, 'forward');
 });
+
+test('second review: paths with lone surrogates, DataViews of detached buffers, swaps that cannot be read, blank constant-method text', async () => {
+  const pf = await pteforge();
+  const pt2 = readFileSync(PT2);
+  await rejectsWith(pf.convert({ path: '/tmp/\ud800.pt2' }), 'OPTION_INVALID', undefined,
+    'the input path holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text (no file has that name)');
+  await rejectsWith(pf.convertToFile(pt2, '/tmp/out\ud800.pte'), 'OPTION_INVALID', undefined,
+    'convertToFile path holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text');
+  const ab = new ArrayBuffer(8);
+  const dv = new DataView(ab);
+  structuredClone(ab, { transfer: [ab] });
+  await rejectsWith(pf.convert(dv), 'OPTION_INVALID', undefined,
+    'the DataView given views a detached ArrayBuffer (transferred elsewhere, e.g. by postMessage): it holds no bytes to read');
+  // A swap that cannot be read names its swap, in the async path as in the sync one.
+  await assert.rejects(pf.convert(pt2, { swaps: { a: { get data() { throw new Error('trap'); } } } }), (e) => {
+    assert.equal(e.code, 'OPTION_INVALID', String(e));
+    assert.equal(e.where.pointer, '/swaps/a');
+    assert.deepEqual(e.notes, ["while opening the replacement for module 'a' (options.swaps)"]);
+    return true;
+  });
+  // A class instance's throwing getter too (it is read, not snapshotted).
+  const Trap = class { get data() { throw new Error('trap'); } };
+  await rejectsWith(pf.convert(new Trap()), 'OPTION_INVALID', undefined, 'the input could not be read: Error: trap');
+  // Blank constant-method text gives no methods, as '' does.
+  const plain = Buffer.from((await pf.convert(pt2)).pte);
+  assert.ok(Buffer.from((await pf.convert(pt2, { constantMethods: ' \n ' })).pte).equals(plain));
+  // The map's syntax errors carry no note about the CLI's --constant-method.
+  await assert.rejects(pf.convert(pt2, { constantMethods: '{"a": }' }), (e) => e.code === 'OPTION_INVALID' && e.notes.length === 0);
+});
+
+test('program JSON over 1 GiB is UNSUPPORTED_FEATURE for every reader of a program (sparse file: nothing is read)', async () => {
+  const pf = await pteforge();
+  const { openSync, ftruncateSync, writeSync, closeSync } = await import('node:fs');
+  const dir = mkdtempSync(join(tmpdir(), 'pteforge-big-'));
+  const big = join(dir, 'big.json');
+  try {
+    const fd = openSync(big, 'w');
+    writeSync(fd, '{"schema_version": {"major": 8, "minor": 20}}');
+    ftruncateSync(fd, 2 ** 30 + 101);
+    closeSync(fd);
+    const message = 'the program JSON is 1073741925 bytes; the npm package and the page read program JSON of up to 1 GiB ' +
+      '(WebAssembly memory ends at 4 GiB, and reading a program holds its JSON twice): use the native pteforge CLI for this program';
+    for (const call of [() => pf.convert({ path: big }), () => pf.inspect({ path: big }), () => pf.listModules({ path: big }),
+      () => pf.convert({ path: repo('tests/fixtures/corpus/modules_preserved/modules_preserved.pt2') }, { swaps: { 1: { path: big } } })]) {
+      await assert.rejects(call(), (e) => {
+        assert.equal(e.code, 'UNSUPPORTED_FEATURE', String(e));
+        assert.equal(e.message, message);
+        assert.equal(e.where.entry, 'big.json');
+        return true;
+      });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

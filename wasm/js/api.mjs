@@ -79,7 +79,11 @@ function rejectUnknownOptions(rest) {
  */
 function snapshotInput(input) {
   if (input === null || typeof input !== 'object' || Array.isArray(input) || !isPlainObject(input)) return input;
-  return readCallerValue('the input', '', () => ({ ...input }));
+  const copy = readCallerValue('the input', '', () => ({ ...input }));
+  if (typeof copy.path === 'string' && hasLoneSurrogate(copy.path)) {
+    throw new PteforgeError('OPTION_INVALID', 'the input path holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text (no file has that name)');
+  }
+  return copy;
 }
 
 /** True for {} and Object.create(null) objects (not Map, Date, class instances, typed arrays). */
@@ -350,7 +354,7 @@ export class Core {
       return { ...input, files: out };
     }
     const prepared = input && typeof input === 'object' && 'data' in input && !isBlob(input)
-      ? { ...input, data: await env.prepare(input.data) }
+      ? { ...input, data: await env.prepare(readCallerValue('the input', '', () => input.data)) }
       : await env.prepare(input);
     if (!zip || env.expandInput?.(prepared)) return prepared;
     // One input: a zip is read now (zip.js is asynchronous); anything else,
@@ -646,7 +650,10 @@ export class Core {
 /** {value, inputName}: the bytes-like value of a single input and its given name ({data, name} or options.name). */
 function splitInput(input, name) {
   if (input && typeof input === 'object' && 'data' in input && !isBlob(input)) {
-    return { value: input.data, inputName: checkName(input.name, 'input.name', '') ?? name };
+    // Read once each (a class instance's getters were not snapshotted).
+    const value = readCallerValue('the input', '', () => input.data);
+    const given = readCallerValue('the input', '', () => input.name);
+    return { value, inputName: checkName(given, 'input.name', '') ?? name };
   }
   return { value: input, inputName: name };
 }

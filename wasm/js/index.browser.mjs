@@ -59,8 +59,39 @@ async function createDirect(options) {
     assemble: assembleBlob,
   };
   const core = new Core(env);
-  await core.ready();
+  try {
+    await core.ready();
+  } catch (e) {
+    throw (await missingWasm(options)) ?? e;
+  }
   return makeConverter(core, env);
+}
+
+/**
+ * After a failed load: IO_ERROR naming the .wasm's URL when fetching it
+ * fails (a wrong wasmUrl, a server without the file), which Emscripten
+ * reports as an abort ("expected magic word", "both async and sync fetching
+ * of the wasm failed"); null when the file is there (the load failed otherwise).
+ */
+async function missingWasm(options) {
+  if (options.wasmBinary) return null;
+  let url;
+  try {
+    const here = new URL('./', import.meta.url).href;
+    url = String(options.locateFile ? options.locateFile('pteforge.wasm', here) : (options.wasmUrl ?? new URL('pteforge.wasm', import.meta.url)));
+    url = new URL(url, here).href;
+  } catch {
+    return null;
+  }
+  let why = null;
+  try {
+    const r = await fetch(url);
+    if (!r.ok) why = `HTTP ${r.status}${r.statusText ? ` ${r.statusText}` : ''}`;
+    await r.body?.cancel();
+  } catch (e) {
+    why = String(e?.message ?? e);
+  }
+  return why ? new PteforgeError('IO_ERROR', `cannot fetch the WebAssembly module "${url}": ${why}`, { entry: url }) : null;
 }
 
 /**
@@ -167,6 +198,10 @@ async function createProxy(options) {
  * wasmBinary?, workerUrl?, print?, printErr?}.
  */
 export async function createPteforge(options = {}) {
+  options = snapshotOptions(options ?? {}, 'createPteforge options');
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw new PteforgeError('OPTION_INVALID', 'createPteforge options must be an object');
+  }
   const useWorker = options.worker ?? (!IN_WORKER && typeof Worker !== 'undefined');
   return useWorker ? createProxy(options) : createDirect(options);
 }

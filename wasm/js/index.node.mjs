@@ -12,7 +12,7 @@ import { closeSync, existsSync, fchmodSync, fstatSync, lstatSync, openSync, read
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
 
-import { Core, FOLDER_INPUT, chunksSize, closeSources, keepStderr, lazyJson, snapshotOptions } from './api.mjs';
+import { Core, FOLDER_INPUT, chunksSize, closeSources, hasLoneSurrogate, keepStderr, lazyJson, snapshotOptions } from './api.mjs';
 import { PteforgeError } from './errors.mjs';
 import { makeConverter } from './instance.mjs';
 import { ReadAheadWindow, SMALL_READ, isBlob } from './sources.mjs';
@@ -31,6 +31,7 @@ function openFailureReason(e) {
     ELOOP: 'too many levels of symbolic links',
     EACCES: 'permission denied',
     ENAMETOOLONG: 'file name too long',
+    EISDIR: 'it is a folder',
     // Node refuses a path holding a NUL byte before asking the system (no C path can hold one).
     ERR_INVALID_ARG_VALUE: 'the path contains a NUL byte',
   };
@@ -419,6 +420,9 @@ export async function createPteforge(options = {}) {
         }
         // As the CLI's -o: no empty path, and '-' is no standard output.
         if (path === '') throw new PteforgeError('OPTION_INVALID', 'convertToFile needs an output path, not an empty string');
+        if (hasLoneSurrogate(path)) {
+          throw new PteforgeError('OPTION_INVALID', 'convertToFile path holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text');
+        }
         if (path === '-') {
           throw new PteforgeError('OPTION_INVALID',
             "convertToFile path '-': outputs are written to files, not to standard output; name a file ('./-' for a file called '-')");

@@ -24,7 +24,10 @@ export function makeConverter(core, env) {
         swaps[fqn] = await core.prepareInput(value, undefined, { opened });
       } catch (e) {
         // Which input failed: the core says the same of the replacements it opens.
-        if (e instanceof PteforgeError) e.notes.push(`while opening the replacement for module '${fqn}' (options.swaps)`);
+        if (e instanceof PteforgeError) {
+          if (e.code === 'OPTION_INVALID' && !e.where?.pointer) e.where = { ...e.where, pointer: `/swaps/${fqn.replace(/~/g, '~0').replace(/\//g, '~1')}` };
+          e.notes.push(`while opening the replacement for module '${fqn}' (options.swaps)`);
+        }
         throw e;
       }
     }

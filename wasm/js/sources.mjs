@@ -15,8 +15,9 @@ const encoder = new TextEncoder();
  * ArrayBuffer.
  */
 export function asBytes(value) {
-  // A view of a detached buffer reads as 0 bytes: say why, not "empty".
-  if (ArrayBuffer.isView(value) && value.byteLength === 0 && isDetached(value.buffer)) {
+  // A view of a detached buffer reads as 0 bytes (a DataView's byteLength
+  // throws): say why, not "empty". The buffer is looked at before the view.
+  if (ArrayBuffer.isView(value) && isDetached(value.buffer)) {
     throw new PteforgeError('OPTION_INVALID', `the ${value.constructor?.name ?? 'view'} given views a detached ArrayBuffer (transferred elsewhere, e.g. by postMessage): it holds no bytes to read`);
   }
   if (value instanceof Uint8Array) return value;

@@ -44,7 +44,9 @@ Result<ConvertRequest> parse_convert_options(std::string_view json) {
     // values: 2.0 stays a float and integers past 2^53 stay exact, which a JS
     // object cannot say (2.0 === 2 there).
     PTEFORGE_ASSIGN_OR_RETURN(std::string_view text, cm->as_string());
-    out.constant_methods_json = std::string(text);
+    // Empty or blank text gives no methods, as an empty object does.
+    if (text.find_first_not_of(" \t\r\n") != std::string_view::npos)
+      out.constant_methods_json = std::string(text);
   } else if (cm) {
     if (!cm->is_object()) {
       return cm->error(ErrorCode::OPTION_INVALID,
