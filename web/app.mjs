@@ -186,7 +186,7 @@ async function contextAt(file, where) {
         lineStart = i + 1;
       }
     }
-    const column = dec.decode(all.subarray(lineStart)).length + 1;
+    const column = [...dec.decode(all.subarray(lineStart))].length + 1;  // characters, not UTF-16 units
     place = `line ${lineNo}, column ${column} (byte ${off})`;
   }
   // Few characters before the caret, so that it shows on a narrow screen too.

@@ -108,6 +108,13 @@ describe('pteforge web page: edges', () => {
     assert.equal(await env.page.textContent('#error figcaption'), `trailing.json, line 1, column ${at + 1} (byte ${at})`);
     const [line, caret] = (await env.page.textContent('[data-testid=error-context]')).split('\n');
     assert.equal(line[caret.length - 1], `${long} garbage`[at]);
+    // Columns count characters: an emoji (two UTF-16 units, four bytes) before the error is one.
+    const emoji = join(SCRATCH, 'emoji.json');
+    writeFileSync(emoji, '{"\u{1F600}": 1,, "x": 2}');
+    await pick(env.page, emoji);
+    const eat = Number(await env.page.textContent('[data-testid=error-where] dd[data-key=byte_offset]'));
+    assert.equal(eat, 11);
+    assert.equal(await env.page.textContent('#error figcaption'), 'emoji.json, line 1, column 9 (byte 11)');
   });
 
   test('two swap files of one name: the error shows no line (which file it is cannot be told)', async () => {
