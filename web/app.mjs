@@ -8,6 +8,7 @@
 
 import { fill, formatBytes, h, table } from './dom.mjs';
 import { renderMemory, renderReport } from './results.mjs';
+import { hasPteIdentifier } from './sniff.mjs';
 
 const $ = (id) => document.getElementById(id);
 
@@ -144,9 +145,7 @@ function fileOfError(where) {
 
 /** True for a .pte (by name, or the ExecuTorch identifier "ET" + two digits at byte 4). */
 function isPte(name, head) {
-  if (/\.pte$/i.test(name ?? '')) return true;
-  const digit = (b) => b >= 0x30 && b <= 0x39;
-  return head.length >= 8 && head[4] === 0x45 && head[5] === 0x54 && digit(head[6]) && digit(head[7]);
+  return /\.pte$/i.test(name ?? '') || hasPteIdentifier(head);
 }
 
 /** True when `bytes` hold a control byte no text has (not tab, LF, FF or CR): a binary file. */

@@ -12,6 +12,7 @@
 //   worker → page  {ready: info, passes} once the module loaded, or {ready: null, error}
 
 import { PteforgeError, createPteforge } from './pteforge/dist/index.browser.mjs';
+import { hasPteIdentifier } from './sniff.mjs';
 
 let pf = null;
 const loading = createPteforge().then(
@@ -45,9 +46,7 @@ async function sniff(file) {
   if (/\.pte$/i.test(name)) return 'pte';
   if (/\.(json|pt2)$/i.test(name)) return 'program';
   const head = new Uint8Array(await file.slice(0, 8).arrayBuffer());
-  const digit = (b) => b >= 0x30 && b <= 0x39;
-  if (head.length >= 8 && head[4] === 0x45 && head[5] === 0x54 && digit(head[6]) && digit(head[7])) return 'pte';
-  return 'program';
+  return hasPteIdentifier(head) ? 'pte' : 'program';
 }
 
 async function decode(input, name) {

@@ -365,9 +365,7 @@ bool has_symbolic_tensor(const ir::Graph& graph) {
   bool found = false;
   auto check = [&graph, &found](const std::string& name) {
     if (found) return;
-    if (const ir::TensorMeta* meta = graph.tensor_meta(name)) {
-      for (const ir::SymInt& d : meta->sizes) found = found || !d.is_concrete();
-    }
+    if (const ir::TensorMeta* meta = graph.tensor_meta(name)) found = !meta->concrete_sizes();
   };
   for (const ir::Argument& in : graph.inputs()) passes::for_each_tensor_name(in, check);
   for (const ir::Node& node : graph) {

@@ -50,13 +50,23 @@ function checkObject(value, what, pointer = '') {
  * True when `s` holds a UTF-16 surrogate without its pair: no Unicode text,
  * so it has no UTF-8 form for the core (TextEncoder would replace it).
  */
-export function hasLoneSurrogate(s) {
+function hasLoneSurrogate(s) {
   if (typeof s.isWellFormed === 'function') return !s.isWellFormed();
   return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
 }
 
+/**
+ * OPTION_INVALID "`what` holds a lone UTF-16 surrogate ...`tail`" at `where`
+ * when the string `s` is no Unicode text (hasLoneSurrogate); else nothing.
+ */
+export function requireUnicode(s, what, where = {}, tail = '') {
+  if (hasLoneSurrogate(s)) {
+    throw new PteforgeError('OPTION_INVALID', `${what} holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text${tail}`, where);
+  }
+}
+
 /** JSON pointer token of an object key (RFC 6901). */
-function pointerToken(key) {
+export function pointerToken(key) {
   return String(key).replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
@@ -80,9 +90,7 @@ function rejectUnknownOptions(rest) {
 function snapshotInput(input) {
   if (input === null || typeof input !== 'object' || Array.isArray(input) || !isPlainObject(input)) return input;
   const copy = readCallerValue('the input', '', () => ({ ...input }));
-  if (typeof copy.path === 'string' && hasLoneSurrogate(copy.path)) {
-    throw new PteforgeError('OPTION_INVALID', 'the input path holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text (no file has that name)');
-  }
+  if (typeof copy.path === 'string') requireUnicode(copy.path, 'the input path', {}, ' (no file has that name)');
   return copy;
 }
 
@@ -116,15 +124,10 @@ function optionJsonAt(value, pointer, depth) {
   if (depth > MAX_OPTION_DEPTH) {
     throw new PteforgeError('OPTION_INVALID', `options are nested deeper than ${MAX_OPTION_DEPTH} levels`);
   }
-  const escape = pointerToken;
   const bad = (what) => new PteforgeError('OPTION_INVALID',
     `option ${pointer || '(options)'} is ${what}; options are JSON values (finite numbers, strings, booleans, null, lists and plain objects)`,
     optionAt(pointer));
-  if (typeof value === 'string' && hasLoneSurrogate(value)) {
-    throw new PteforgeError('OPTION_INVALID',
-      `option ${pointer || '(options)'} holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text`,
-      optionAt(pointer));
-  }
+  if (typeof value === 'string') requireUnicode(value, `option ${pointer || '(options)'}`, optionAt(pointer));
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw bad(String(value));
@@ -155,11 +158,8 @@ function optionJsonAt(value, pointer, depth) {
   if (!isPlainObject(value)) throw bad(describe(value));
   const fields = [];
   for (const key of Object.keys(value)) {
-    const at = `${pointer}/${escape(key)}`;
-    if (hasLoneSurrogate(key)) {
-      throw new PteforgeError('OPTION_INVALID',
-        `the key of option ${at} holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text`, { pointer: at });
-    }
+    const at = `${pointer}/${pointerToken(key)}`;
+    requireUnicode(key, `the key of option ${at}`, { pointer: at });
     const v = item(at, () => value[key]);
     if (v === undefined) continue;
     fields.push(`${JSON.stringify(key)}:${optionsJson(v, at, depth + 1)}`);
@@ -195,19 +195,13 @@ function checkText(text) {
 function fileEntries(files) {
   if (!Array.isArray(files)) {
     const entries = Object.entries(checkObject(files, 'input.files'));
-    for (const [path] of entries) {
-      if (hasLoneSurrogate(path)) {
-        throw new PteforgeError('OPTION_INVALID', 'a path of input.files holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text');
-      }
-    }
+    for (const [path] of entries) requireUnicode(path, 'a path of input.files');
     return entries;
   }
   const seen = new Set();
   return files.map((f, i) => {
     const path = f?.webkitRelativePath || f?.name || `file${i}`;
-    if (typeof path === 'string' && hasLoneSurrogate(path)) {
-      throw new PteforgeError('OPTION_INVALID', `input.files[${i}]'s name holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text`);
-    }
+    if (typeof path === 'string') requireUnicode(path, `input.files[${i}]'s name`);
     if (seen.has(path)) throw new PteforgeError('OPTION_INVALID', `input.files names "${path}" twice`, { entry: path });
     seen.add(path);
     return [path, f];
@@ -223,9 +217,7 @@ function checkName(value, what, pointer) {
   if (typeof value !== 'string') {
     throw new PteforgeError('OPTION_INVALID', `${what} must be a string; got ${describe(value)}`, optionAt(pointer));
   }
-  if (hasLoneSurrogate(value)) {
-    throw new PteforgeError('OPTION_INVALID', `${what} holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text`, optionAt(pointer));
-  }
+  requireUnicode(value, what, optionAt(pointer));
   return value;
 }
 
@@ -606,11 +598,7 @@ export class Core {
     const swapValues = Object.entries(checkObject(swaps ?? undefined, 'options.swaps', '/swaps'))
       .filter(([, value]) => value !== undefined && value !== null);
     optionsJson(rest);
-    for (const [fqn] of swapValues) {
-      if (hasLoneSurrogate(fqn)) {
-        throw new PteforgeError('OPTION_INVALID', 'a module name in options.swaps holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text', { pointer: `/swaps/${pointerToken(fqn)}` });
-      }
-    }
+    for (const [fqn] of swapValues) requireUnicode(fqn, 'a module name in options.swaps', { pointer: `/swaps/${pointerToken(fqn)}` });
     const sources = [];
     const description = this.openInput(input, name, sources, { method });
     const swapInputs = {};

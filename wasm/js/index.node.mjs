@@ -12,9 +12,9 @@ import { closeSync, existsSync, fchmodSync, fstatSync, lstatSync, openSync, read
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
 
-import { Core, FOLDER_INPUT, chunksSize, closeSources, hasLoneSurrogate, keepStderr, lazyJson, snapshotOptions } from './api.mjs';
+import { Core, FOLDER_INPUT, chunksSize, closeSources, keepStderr, lazyJson, requireUnicode, snapshotOptions } from './api.mjs';
 import { PteforgeError } from './errors.mjs';
-import { makeConverter } from './instance.mjs';
+import { assembling, makeConverter } from './instance.mjs';
 import { ReadAheadWindow, SMALL_READ, isBlob } from './sources.mjs';
 import createPteforgeModule from './pteforge.mjs';
 
@@ -420,9 +420,7 @@ export async function createPteforge(options = {}) {
         }
         // As the CLI's -o: no empty path, and '-' is no standard output.
         if (path === '') throw new PteforgeError('OPTION_INVALID', 'convertToFile needs an output path, not an empty string');
-        if (hasLoneSurrogate(path)) {
-          throw new PteforgeError('OPTION_INVALID', 'convertToFile path holds a lone UTF-16 surrogate (half of a pair), which is no Unicode text');
-        }
+        requireUnicode(path, 'convertToFile path');
         if (path === '-') {
           throw new PteforgeError('OPTION_INVALID',
             "convertToFile path '-': outputs are written to files, not to standard output; name a file ('./-' for a file called '-')");
@@ -432,18 +430,8 @@ export async function createPteforge(options = {}) {
         for (const swap of Object.values(snapshotOptions(opts?.swaps ?? {}, 'options.swaps', '/swaps'))) inputs.push(...inputPaths(swap));
         const { target, mode } = outputTarget(path, inputs);
         const { chunks, sources, metadataText, report, program } = core.convertChunks(input, opts, 'convertToFile');
-        const progress = (done) => {
-          if (typeof opts?.onProgress !== 'function') return;
-          try {
-            opts.onProgress({ stage: 'assemble', done, total: chunks.length });
-          } catch {
-            // the caller's progress callback failing does not stop the conversion
-          }
-        };
         try {
-          progress(0);
-          writeChunks(chunks, sources, target, mode);
-          progress(chunks.length);
+          assembling(opts, chunks, () => writeChunks(chunks, sources, target, mode));
           const out = { path, size: chunksSize(chunks), metadata: null, report, ...(program === undefined ? {} : { program }) };
           return lazyJson(out, 'metadata', metadataText);
         } finally {

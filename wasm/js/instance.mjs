@@ -4,7 +4,7 @@
 // methods to a worker holding one of these.
 
 import { PteforgeError } from './errors.mjs';
-import { closeSources, lazyJson, snapshotOptions } from './api.mjs';
+import { closeSources, lazyJson, pointerToken, snapshotOptions } from './api.mjs';
 
 /** options.name when it is a string (checked by the method itself otherwise). */
 function optionName(options) {
@@ -15,6 +15,27 @@ function optionName(options) {
  * @param core  a loaded Core
  * @param env   {assemble(chunks, sources, options) → pte, prepareOptions?(options) → Promise<options>}
  */
+/**
+ * Runs `write()`, which turns the convert result's `chunks` into the .pte (a
+ * value or a file), as the "assemble" stage of options.onProgress: 0 of the
+ * chunks before, all after. A throwing progress callback is ignored. Returns
+ * what write() returns.
+ */
+export function assembling(options, chunks, write) {
+  const progress = (done) => {
+    if (typeof options?.onProgress !== 'function') return;
+    try {
+      options.onProgress({ stage: 'assemble', done, total: chunks.length });
+    } catch {
+      // the caller's progress callback failing does not stop the conversion
+    }
+  };
+  progress(0);
+  const out = write();
+  progress(chunks.length);
+  return out;
+}
+
 export function makeConverter(core, env) {
   const prepareOptions = async (options, opened) => {
     if (!options || typeof options !== 'object' || !options.swaps || typeof options.swaps !== 'object' || Array.isArray(options.swaps)) return options;
@@ -25,7 +46,7 @@ export function makeConverter(core, env) {
       } catch (e) {
         // Which input failed: the core says the same of the replacements it opens.
         if (e instanceof PteforgeError) {
-          if (e.code === 'OPTION_INVALID' && !e.where?.pointer) e.where = { ...e.where, pointer: `/swaps/${fqn.replace(/~/g, '~0').replace(/\//g, '~1')}` };
+          if (e.code === 'OPTION_INVALID' && !e.where?.pointer) e.where = { ...e.where, pointer: `/swaps/${pointerToken(fqn)}` };
           e.notes.push(`while opening the replacement for module '${fqn}' (options.swaps)`);
         }
         throw e;
@@ -59,17 +80,7 @@ export function makeConverter(core, env) {
     options = snapshotOptions(options);
     const { chunks, sources, metadataText, report, program } = core.convertChunks(input, options);
     try {
-      const progress = (done) => {
-        if (typeof options?.onProgress !== 'function') return;
-        try {
-          options.onProgress({ stage: 'assemble', done, total: chunks.length });
-        } catch {
-          // the caller's progress callback failing does not stop the conversion
-        }
-      };
-      progress(0);
-      const pte = env.assemble(chunks, sources, options);
-      progress(chunks.length);
+      const pte = assembling(options, chunks, () => env.assemble(chunks, sources, options));
       const out = program === undefined ? { pte, metadata: null, report } : { pte, metadata: null, report, program };
       return lazyJson(out, 'metadata', metadataText);
     } finally {

@@ -1,9 +1,6 @@
 // convert for the WASM front door (see convert.h).
 #include "convert.h"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <utility>
 #include <vector>
 
@@ -52,10 +49,7 @@ Result<ConvertRequest> parse_convert_options(std::string_view json) {
       return cm->error(ErrorCode::OPTION_INVALID,
                        "option constantMethods must be an object {name: value} or its JSON text");
     }
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    cm->value().Accept(writer);
-    out.constant_methods_json = std::string(buffer.GetString(), buffer.GetSize());
+    out.constant_methods_json = compact_json(cm->value());
   }
   PTEFORGE_ASSIGN_OR_RETURN(out.init_buffers, options.get_bool("initBuffers", out.init_buffers));
   PTEFORGE_ASSIGN_OR_RETURN(out.emit_stacktrace, options.get_bool("stackTraces", out.emit_stacktrace));
@@ -66,11 +60,8 @@ Result<ConvertRequest> parse_convert_options(std::string_view json) {
       return swaps->error(ErrorCode::OPTION_INVALID, "option swaps must be an object {module FQN: replacement}");
     }
     for (auto it = swaps->value().MemberBegin(); it != swaps->value().MemberEnd(); ++it) {
-      rapidjson::StringBuffer buffer;
-      rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-      it->value.Accept(writer);
       request.swaps.emplace_back(std::string(it->name.GetString(), it->name.GetStringLength()),
-                                 std::string(buffer.GetString(), buffer.GetSize()));
+                                 compact_json(it->value));
     }
   }
   PTEFORGE_TRY(options.reject_unknown());

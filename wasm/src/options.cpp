@@ -77,13 +77,10 @@ Result<std::vector<std::string>> OptionsReader::get_strings(std::string_view key
   return out;
 }
 
-Result<std::string> OptionsReader::get_json(std::string_view key, bool object) {
-  auto v = take(key);
-  if (!v) return std::string();
-  if (object && !v->is_object()) return invalid(*v, "option " + std::string(key) + " must be an object");
+std::string compact_json(const rapidjson::Value& v) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  v->value().Accept(writer);
+  v.Accept(writer);
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 

@@ -13,6 +13,10 @@
 
 namespace pteforge::wasm {
 
+/// `v` re-serialized as compact JSON text (an option value the core reads as
+/// JSON: constantMethods, a swap's input description).
+std::string compact_json(const rapidjson::Value& v);
+
 /// A parsed options object and the members read so far, to reject unknown keys.
 class OptionsReader {
  public:
@@ -25,9 +29,6 @@ class OptionsReader {
   Result<uint64_t> get_size(std::string_view key, uint64_t fallback);
   /// Member `key` as a list of strings; empty when absent.
   Result<std::vector<std::string>> get_strings(std::string_view key);
-  /// Member `key` re-serialized as compact JSON; "" when absent. `object`:
-  /// it must be a JSON object.
-  Result<std::string> get_json(std::string_view key, bool object);
   /// The cursor of member `key` (marked as read), or nullopt.
   std::optional<serde::JsonCursor> take(std::string_view key);
 
