@@ -4,6 +4,11 @@
 # into an ExecuTorch program, and shows where the .pte went and what is in it.
 # Usage: scripts/example.sh [IN.pt2|IN.json|FOLDER] [OUT.pte]
 set -euo pipefail
+# IN and OUT given relative to where the script is run from, not the repository.
+caller="$PWD"
+from_caller() { case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$caller/$1" ;; esac; }
+in_arg="${1:+$(from_caller "$1")}"
+out_arg="${2:+$(from_caller "$2")}"
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 echo "building the CLI (native-release; the first run takes about 10 minutes on 2 idle cores, longer on a busy machine)..."
@@ -32,8 +37,8 @@ if ! { cmake --preset native-release >"$log" 2>&1 &&
 fi
 cli=build/native-release/core/pteforge
 echo "the CLI is $cli"
-input="${1:-tests/fixtures/corpus/linear_tanh/linear_tanh.pt2}"
-output="${2:-out/$(basename "${input%.*}").pte}"
+input="${in_arg:-tests/fixtures/corpus/linear_tanh/linear_tanh.pt2}"
+output="${out_arg:-out/$(basename "${input%.*}").pte}"
 mkdir -p "$(dirname "$output")"
 "$cli" inspect "$input"
 "$cli" convert "$input" -o "$output" --metadata "${output%.pte}.metadata.json"
