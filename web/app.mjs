@@ -390,7 +390,7 @@ function readOptions() {
   const cm = $('constant-methods').value.trim();
   if (cm) {
     try {
-      JSON.parse(cm);  // a syntax error is shown before anything runs
+      JSON.parse(withoutNonFinite(cm));  // a syntax error is shown before anything runs
     } catch (e) {
       throw { code: 'OPTION_INVALID', message: `constant methods: ${e.message}`, where: { pointer: '/constantMethods' }, notes: [] };
     }
@@ -399,6 +399,34 @@ function readOptions() {
     opts.constantMethods = cm;
   }
   return opts;
+}
+
+/**
+ * `text` with each NaN, Inf or Infinity (signed or not) outside strings
+ * read as 0: the core reads those tokens (as the CLI's --constant-method does) and
+ * JSON.parse does not, so the page's early syntax check must not refuse them.
+ */
+function withoutNonFinite(text) {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; ++i) {
+    const c = text[i];
+    if (inString) {
+      out += c;
+      if (c === '\\') out += text[++i] ?? '';
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    const token = ['-Infinity', 'Infinity', '-Inf', 'Inf', '-NaN', 'NaN'].find((t) => text.startsWith(t, i));
+    if (token) {
+      out += '0'.padEnd(token.length);  // same length: JSON.parse's positions stay right
+      i += token.length - 1;
+      continue;
+    }
+    out += c;
+  }
+  return out;
 }
 
 /**

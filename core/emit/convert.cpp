@@ -15,6 +15,7 @@
 #include "emit/hash_prefetch.h"
 #include "emit/metadata_json.h"
 #include "emit/pte_decode.h"
+#include "ir/printer.h"
 #include "ir/verifier.h"
 #include "ops/op_table.h"
 #include "passes/lowering_util.h"
@@ -26,6 +27,7 @@
 #include "serde/archive_zip.h"
 #include "serde/export_exported_program.h"
 #include "serde/import_exported_program.h"
+#include "serde/json_cursor.h"
 #include "serde/payload_config.h"
 #include "serde/py_json_writer.h"
 #include "serde/state_binding.h"
@@ -116,6 +118,32 @@ struct PendingConfig {
   Result<serde::PayloadConfig> config;
 };
 
+/// ExecuTorch's training metadata (emit_program's _get_training_metadata)
+/// reads a TOKEN output as the first of the parameters weights_to_outputs
+/// appends after the gradients, and asserts that a gradient came before it:
+/// an imported program whose TOKEN output (an effect token) has no gradient
+/// output before it cannot be emitted. UNSUPPORTED_FEATURE pointing at that
+/// output spec of the program's entry; checked on import, before the passes
+/// (which reorder the outputs).
+Status refuse_effect_token_outputs(const ir::ExportedProgram& program, const serde::Pt2Model& model) {
+  const auto& specs = program.signature().output_specs;
+  for (size_t j = 0; j < specs.size(); ++j) {
+    if (specs[j].kind == ir::OutputKind::GradientToParameter) return Status::Ok();
+    if (specs[j].kind != ir::OutputKind::Token) continue;
+    Location where;
+    where.entry = model.program_entry;
+    where.pointer = "/graph_module/signature/output_specs/" + std::to_string(j);
+    return make_error(
+        ErrorCode::UNSUPPORTED_FEATURE,
+        "output spec " + std::to_string(j) + " (token " + ir::print_argument(specs[j].arg) +
+            ") is an effect token before any gradient output: ExecuTorch's emitter reads a token "
+            "output as the first weight of a training program (after its gradients) and refuses "
+            "one that comes first, so a program that still returns effect tokens cannot be emitted",
+        where);
+  }
+  return Status::Ok();
+}
+
 /// Imports one model and binds its weights and constants.
 Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method& out,
                    passes::PassReport& report) {
@@ -144,6 +172,7 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
     return e;
   }
   report_warnings(std::move(imported->warnings), model, /*in_program=*/true, report.diagnostics);
+  PTEFORGE_TRY(refuse_effect_token_outputs(imported->program, model));
   out.program = std::move(imported->program);
   out.model = &model;
   out.state.method = model.method;
@@ -205,22 +234,35 @@ Status check_runtime_ops(const ir::ExportedProgram& ep) {
   return Status::Ok();
 }
 
-Result<std::vector<emit::ConstantMethod>> constant_methods(const ConvertOptions& options) {
+/// The constant methods of `options` (the map first, then each
+/// --constant-method), checked before anything runs: OPTION_INVALID for a
+/// bad value, a name given twice, or the name of one of the program's methods
+/// (`layout`); a method from the map is pointed at (/constantMethods/<name>).
+Result<std::vector<emit::ConstantMethod>> constant_methods(const ConvertOptions& options,
+                                                           const serde::Pt2Layout& layout) {
   std::vector<emit::ConstantMethod> out;
   if (!options.constant_methods_json.empty()) {
     PTEFORGE_ASSIGN_OR_RETURN(out, emit::parse_constant_methods(options.constant_methods_json));
   }
+  const size_t from_map = out.size();
   for (const auto& [name, json] : options.constant_methods) {
     PTEFORGE_ASSIGN_OR_RETURN(emit::ConstantMethod m, emit::parse_constant_method(name, json));
     out.push_back(std::move(m));
   }
+  std::set<std::string> program_methods;
+  for (const serde::Pt2Model& model : layout.models) program_methods.insert(model.method);
   std::set<std::string> seen;
-  for (const auto& m : out) {
-    if (!seen.insert(m.name).second) {
-      Location where;
-      where.method = m.name;
-      return make_error(ErrorCode::OPTION_INVALID, "constant method '" + m.name + "' is given twice", where);
-    }
+  for (size_t i = 0; i < out.size(); ++i) {
+    const std::string& name = out[i].name;
+    const bool clash = program_methods.count(name) > 0;
+    if (!clash && seen.insert(name).second) continue;
+    Location where;
+    where.method = name;
+    if (i < from_map) where.pointer = "/constantMethods/" + serde::escape_pointer_token(name);
+    return make_error(
+        ErrorCode::OPTION_INVALID,
+        "constant method '" + name + (clash ? "': a method of that name already exists" : "' is given twice"),
+        where);
   }
   return out;
 }
@@ -527,7 +569,7 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
     return make_error(ErrorCode::ARCHIVE_ENTRY_MISSING, "the input holds no exported program");
   }
   PTEFORGE_TRY(refuse_big_endian(layout));
-  PTEFORGE_ASSIGN_OR_RETURN(std::vector<emit::ConstantMethod> getters, constant_methods(options));
+  PTEFORGE_ASSIGN_OR_RETURN(std::vector<emit::ConstantMethod> getters, constant_methods(options, layout));
   PTEFORGE_TRY(check_configured_passes(options, report.diagnostics));
   PTEFORGE_ASSIGN_OR_RETURN(passes::PipelineOptions pipeline, with_swaps(options, report.diagnostics));
   PTEFORGE_ASSIGN_OR_RETURN(passes::PassManager pm, passes::PassManager::create(pipeline));

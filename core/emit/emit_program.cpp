@@ -208,9 +208,17 @@ Result<ConstantMethod> parse_constant_method(std::string name, std::string_view 
 }
 
 Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json_object) {
-  PTEFORGE_ASSIGN_OR_RETURN(rapidjson::Document doc, parse_json("", json_object));
+  // Errors about the whole map point at it (the API's options.constantMethods).
+  auto at_map = [](Error e) {
+    if (!e.where.pointer) e.where.pointer = "/constantMethods";
+    return e;
+  };
+  Result<rapidjson::Document> parsed = parse_json("", json_object);
+  if (!parsed.ok()) return at_map(std::move(parsed).error());
+  rapidjson::Document doc = std::move(parsed).value();
   if (!doc.IsObject()) {
-    return make_error(ErrorCode::OPTION_INVALID, "constant methods must be a JSON object {\"name\": value, ...}");
+    return at_map(make_error(ErrorCode::OPTION_INVALID,
+                             "constant methods must be a JSON object {\"name\": value, ...}"));
   }
   std::vector<ConstantMethod> out;
   std::set<std::string> seen;
@@ -235,7 +243,7 @@ Result<std::vector<ConstantMethod>> parse_constant_methods(std::string_view json
   }
   // After the members: one that holds 2^63..2^64-1 is named by flatten; a
   // literal past uint64 (read as a double) only by this scan of the text.
-  PTEFORGE_TRY(check_integer_literals("", json_object));
+  if (Status st = check_integer_literals("", json_object); !st.ok()) return at_map(std::move(st).error());
   return out;
 }
 
@@ -341,14 +349,38 @@ Result<EmitterOutput> emit_program(const std::vector<MethodInput>& methods, cons
 
   PTEFORGE_ASSIGN_OR_RETURN(out.training, training_metadata(methods));
   std::vector<ConstantMethod> getters = training_metadata_getters(out.training);
+  // The joint method each training getter describes (a clash's message names it).
+  std::vector<std::string> owners;
+  for (const TrainingMetadata& t : out.training) {
+    const size_t n = (t.gradients_index ? 1 : 0) + (t.fqns.empty() ? 0 : 1) + (t.parameters_index ? 1 : 0);
+    owners.insert(owners.end(), n, t.method);
+  }
   getters.insert(getters.end(), options.constant_methods.begin(), options.constant_methods.end());
-  std::set<std::string> names;
-  for (const MethodInput& m : methods) names.insert(m.name);
-  for (const ConstantMethod& g : getters) {
-    if (!names.insert(g.name).second) {
-      return option_error(g.name, "a method of that name already exists");
+  // Every method name, with the joint method when it is a training getter ("" otherwise).
+  std::map<std::string, std::string> names;
+  for (const MethodInput& m : methods) names.emplace(m.name, "");
+  for (size_t i = 0; i < getters.size(); ++i) {
+    const ConstantMethod& g = getters[i];
+    const std::string owner = i < owners.size() ? owners[i] : "";
+    auto [it, inserted] = names.emplace(g.name, owner);
+    if (inserted) {
+      out.program.execution_plan.push_back(constant_method_plan(g));
+      continue;
     }
-    out.program.execution_plan.push_back(constant_method_plan(g));
+    if (!owner.empty()) {  // a training getter named like a method of the program
+      Location where;
+      where.method = g.name;
+      return make_error(ErrorCode::INVALID_GRAPH,
+                        "method '" + owner +
+                            "' is a training (joint) program, whose metadata needs a method named '" +
+                            g.name + "', but the program has a method of that name; rename one of them",
+                        where);
+    }
+    if (!it->second.empty()) {
+      return option_error(g.name,
+                          "the training metadata of method '" + it->second + "' has a method of that name");
+    }
+    return option_error(g.name, "a method of that name already exists");
   }
 
   out.program.version = 0;

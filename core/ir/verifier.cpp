@@ -473,6 +473,37 @@ Status verify_signature_targets(const ExportedProgram& ep) {
                                       " output per " + noun);
     }
   }
+  return verify_output_order(ep);
+}
+
+Status verify_output_order(const ExportedProgram& ep) {
+  const auto& outs = ep.signature().output_specs;
+  auto is_mutation = [](OutputKind k) {
+    return k == OutputKind::BufferMutation || k == OutputKind::ParameterMutation ||
+           k == OutputKind::UserInputMutation;
+  };
+  auto is_user = [](OutputKind k) { return k == OutputKind::UserOutput || k == OutputKind::LossOutput; };
+  size_t tokens = 0, mutations = 0, users = 0;
+  for (const OutputSpec& s : outs) {
+    tokens += s.kind == OutputKind::Token ? 1 : 0;
+    mutations += is_mutation(s.kind) ? 1 : 0;
+    users += is_user(s.kind) ? 1 : 0;
+  }
+  // torch's _verify_exported_program_signature: after the tokens come exactly
+  // the mutations, then exactly the user outputs.
+  for (size_t j = tokens; j < tokens + mutations + users && j < outs.size(); ++j) {
+    const bool in_mutations = j < tokens + mutations;
+    if (in_mutations ? is_mutation(outs[j].kind) : is_user(outs[j].kind)) continue;
+    return signature_error(
+        "/graph_module/signature/output_specs/" + std::to_string(j),
+        "output spec " + std::to_string(j) + " (" + std::string(output_kind_name(outs[j].kind)) + " " +
+            print_argument(outs[j].arg) + ") is out of order: with " + std::to_string(tokens) +
+            " token output(s), " + std::to_string(mutations) + " mutation(s) and " + std::to_string(users) +
+            " user output(s), output " + std::to_string(j) + " must be " +
+            (in_mutations ? "a buffer, parameter or user-input mutation" : "a user output or the loss") +
+            ". torch.export lists the outputs as tokens, mutations, user outputs, then gradients, and its "
+            "verifier refuses any other order");
+  }
   return Status::Ok();
 }
 

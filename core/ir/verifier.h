@@ -38,7 +38,18 @@ Status verify_program(const ExportedProgram& ep, const VerifyOptions& options = 
 /// input as aot_export did, not as its placeholder.) Errors: INVALID_GRAPH with the JSON pointer of the
 /// target field, e.g. /graph_module/signature/output_specs/0/buffer_mutation/buffer_name.
 /// Checked on import only: passes may leave targets of state they removed.
+/// Ends with verify_output_order.
 Status verify_signature_targets(const ExportedProgram& ep);
+
+/// The order of the output specs torch.export's verifier requires of a loaded
+/// program (_verify_exported_program_signature): the token outputs, then all
+/// buffer, parameter and user-input mutations, then all user outputs and the
+/// loss, then the rest (gradients). The emitter's rules depend on it (non-user
+/// outputs are dropped and training indices counted by position). Errors:
+/// INVALID_GRAPH pointing at the first output spec out of place, e.g.
+/// /graph_module/signature/output_specs/3. Checked on import only:
+/// weights_to_outputs appends token outputs after the gradients.
+Status verify_output_order(const ExportedProgram& ep);
 
 /// verify_graph without the fast pre-check (the document-order walk only);
 /// for tests that check both paths agree.

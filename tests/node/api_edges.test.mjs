@@ -270,6 +270,17 @@ test('constantMethods as JSON text: 2.0 stays a float and 2^53 + 1 exact, the sa
     "constant method 'a': given twice");
   await rejectsWith(pf.convert(pt2, { constantMethods: 5 }), 'OPTION_INVALID', '/constantMethods',
     'option constantMethods must be an object {name: value} or its JSON text');
+  // Errors about the whole text point at the option too.
+  await rejectsWith(pf.convert(pt2, { constantMethods: '{"a": [1,' }), 'OPTION_INVALID', '/constantMethods',
+    'constant methods: value is not JSON (Invalid value: the JSON text ends too early at byte 9)');
+  await rejectsWith(pf.convert(pt2, { constantMethods: '[1]' }), 'OPTION_INVALID', '/constantMethods',
+    'constant methods must be a JSON object {"name": value, ...}');
+  // A name of one of the program's methods is pointed at in the map.
+  await rejectsWith(pf.convert(pt2, { constantMethods: '{"forward": 1}' }), 'OPTION_INVALID', '/constantMethods/forward',
+    "constant method 'forward': a method of that name already exists");
+  // NaN and infinities are read, as the CLI's --constant-method reads them.
+  const nan = await pf.decodePte((await pf.convert(pt2, { constantMethods: '{"n": [NaN, -Infinity]}' })).pte);
+  assert.deepEqual(nan.execution_plan.find((p) => p.name === 'n').values.map((v) => v.type), ['Double', 'Double']);
 });
 
 test('a review of the API (2026-12-05): early, located OPTION_INVALID errors instead of INTERNAL or raw errors', async () => {

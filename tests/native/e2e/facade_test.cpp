@@ -89,6 +89,23 @@ TEST_CASE("façade: convert_bytes on a .pt2 resolves the weight ranges, options 
   auto dup = convert_bytes(pt2, options);
   REQUIRE_FALSE(dup.ok());
   CHECK(dup.error().code == ErrorCode::OPTION_INVALID);
+  CHECK(dup.error().message == "constant method 'get_max_seq_len' is given twice");
+  CHECK_FALSE(dup.error().where.pointer);  // the second one is an option, not in the map
+
+  // A constant method named like one of the program's methods: refused before
+  // anything runs; one from the map is pointed at there.
+  options.constant_methods = {{"forward", "1"}};
+  auto clash = convert_bytes(pt2, options);
+  REQUIRE_FALSE(clash.ok());
+  CHECK(clash.error().message == "constant method 'forward': a method of that name already exists");
+  CHECK(clash.error().where.method == "forward");
+  CHECK_FALSE(clash.error().where.pointer);
+  options.constant_methods.clear();
+  options.constant_methods_json = "{\"a/b\": 1, \"forward\": 2}";
+  clash = convert_bytes(pt2, options);
+  REQUIRE_FALSE(clash.ok());
+  CHECK(clash.error().message == "constant method 'forward': a method of that name already exists");
+  CHECK(clash.error().where.pointer == "/constantMethods/forward");
 }
 
 TEST_CASE("façade: errors carry their code and place") {
@@ -201,4 +218,63 @@ TEST_CASE("façade: a failed conversion keeps the warnings raised before the err
   auto ok = convert_bytes(buffer.GetString());
   REQUIRE_MESSAGE(ok.ok(), ok.error().to_string());
   CHECK(ok->diagnostics.size() == 11);
+}
+
+TEST_CASE("façade: an effect-token output is refused at its output spec before any pass runs") {
+  // ExecuTorch's training metadata reads a TOKEN output as the first weight
+  // after the gradients and asserts a gradient came first (seed 001).
+  rapidjson::Document doc;
+  REQUIRE(
+      !doc.Parse(read_bytes("fixtures/programs/ref_arduino_add/models/model.json").c_str()).HasParseError());
+  auto& a = doc.GetAllocator();
+  rapidjson::Value& gm = doc["graph_module"];
+  auto prepend = [&a](rapidjson::Value& list, const char* json) {
+    rapidjson::Document item(&a);
+    REQUIRE(!item.Parse(json).HasParseError());
+    list.PushBack(rapidjson::Value(item, a), a);
+    for (rapidjson::SizeType i = list.Size() - 1; i > 0; --i) list[i].Swap(list[i - 1]);
+  };
+  prepend(gm["signature"]["input_specs"], R"({"token": {"arg": {"name": "token"}}})");
+  prepend(gm["signature"]["output_specs"], R"({"token": {"arg": {"name": "token"}}})");
+  prepend(gm["graph"]["inputs"], R"({"as_tensor": {"name": "token"}})");
+  prepend(gm["graph"]["outputs"], R"({"as_tensor": {"name": "token"}})");
+  rapidjson::Document meta(&a);
+  REQUIRE(
+      !meta.Parse(R"({"dtype": 7, "sizes": [{"as_int": 0}], "requires_grad": false, "device": {"type": "cpu"},
+      "strides": [{"as_int": 1}], "storage_offset": {"as_int": 0}, "layout": 7})")
+           .HasParseError());
+  gm["graph"]["tensor_values"].AddMember("token", rapidjson::Value(meta, a), a);
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  doc.Accept(writer);
+
+  auto r = convert_bytes(buffer.GetString());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::UNSUPPORTED_FEATURE);
+  CHECK(r.error().message ==
+        "output spec 0 (token %token) is an effect token before any gradient output: ExecuTorch's emitter "
+        "reads a "
+        "token output as the first weight of a training program (after its gradients) and refuses one that "
+        "comes "
+        "first, so a program that still returns effect tokens cannot be emitted");
+  CHECK(r.error().where.pointer == "/graph_module/signature/output_specs/0");
+  CHECK(r.error().where.entry == "model.json");
+  CHECK(r.error().where.method == "forward");
+}
+
+TEST_CASE(
+    "façade: a constant method named like a training metadata method is refused, naming the joint method") {
+  std::string pt2 = read_bytes("fixtures/corpus/joint_linear_mse/joint_linear_mse.pt2");
+  REQUIRE(!pt2.empty());
+  ConvertOptions options;
+  options.constant_methods = {{"__et_training_fqn_forward", "1"}};
+  auto r = convert_bytes(pt2, options);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::OPTION_INVALID);
+  CHECK(r.error().message ==
+        "constant method '__et_training_fqn_forward': the training metadata of method 'forward' has a method "
+        "of "
+        "that name");
+  options.constant_methods = {{"__et_training_fqn_other", "1"}};
+  CHECK(convert_bytes(pt2, options).ok());
 }

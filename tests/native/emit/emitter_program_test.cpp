@@ -139,6 +139,14 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
   CHECK(emit::parse_constant_methods("{\"get_\xF5\": 1}").error().message ==
         "constant methods: value is not valid UTF-8 (at byte 6)");
   CHECK(emit::parse_constant_methods("[1]").error().code == ErrorCode::OPTION_INVALID);
+  // Errors about the whole map point at the API's option; a member's at the member.
+  CHECK(emit::parse_constant_methods("[1]").error().where.pointer == "/constantMethods");
+  CHECK(emit::parse_constant_methods("{\"a\": [1,").error().where.pointer == "/constantMethods");
+  CHECK(emit::parse_constant_methods("{\"get_a\": 99999999999999999999}").error().where.pointer ==
+        "/constantMethods");
+  CHECK(emit::parse_constant_methods("{\"get/a\": null}").error().where.pointer == "/constantMethods/get~1a");
+  // NaN and infinities are read (ExecuTorch's prim getters may return them).
+  REQUIRE(emit::parse_constant_methods("{\"get_a\": NaN, \"get_b\": -Infinity}").ok());
   // A byte order mark (RapidJSON alone would skip it) is named, in an option and in the map.
   CHECK(
       emit::parse_constant_method_option("get_x=\xEF\xBB\xBF"
@@ -372,4 +380,23 @@ TEST_CASE("emit_program: methods by name, then training getters, then constant m
   auto clash = emit::emit_program({input_of("forward", fwd)}, options, {});
   REQUIRE_FALSE(clash.ok());
   CHECK(clash.error().code == ErrorCode::OPTION_INVALID);
+  CHECK(clash.error().message == "constant method 'forward': a method of that name already exists");
+
+  // A joint method's training getter named like another method of the program.
+  SmallMethod joint = small_method(1.0f);
+  joint.ep.signature().output_specs[0].kind = OutputKind::GradientToParameter;
+  joint.ep.signature().output_specs[0].target = "fc.weight";
+  auto named =
+      emit::emit_program({input_of("train", joint), input_of("__et_training_fqn_train", fwd)}, {}, {});
+  REQUIRE_FALSE(named.ok());
+  CHECK(named.error().code == ErrorCode::INVALID_GRAPH);
+  CHECK(named.error().message ==
+        "method 'train' is a training (joint) program, whose metadata needs a method named "
+        "'__et_training_fqn_train', but the program has a method of that name; rename one of them");
+  CHECK(named.error().where.method == "__et_training_fqn_train");
+  // Without the clash the same methods emit, with the getters after the methods.
+  auto fine = emit::emit_program({input_of("train", joint), input_of("other", fwd)}, {}, {});
+  REQUIRE_MESSAGE(fine.ok(), fine.error().to_string());
+  CHECK(fine->program.execution_plan.size() == 4);
+  CHECK(fine->program.execution_plan[3].name == "__et_training_fqn_train");
 }

@@ -124,3 +124,44 @@ TEST_CASE("signature targets: a gradient of a user input is accepted under eithe
     CHECK(r->program.signature().output_specs[2].target == name);
   }
 }
+
+TEST_CASE(
+    "signature targets: outputs out of torch.export's order (tokens, mutations, user outputs, gradients)") {
+  // The graph's outputs and their specs swapped together: each spec still
+  // matches its output, only the order is wrong, which torch's verifier
+  // refuses and the emitter's positional rules depend on.
+  std::string text = edited(corpus_program("buffer_running_sum"),
+                            R"("outputs": [{"as_tensor": {"name": "add"}}, {"as_tensor": {"name": "mul"}}])",
+                            R"("outputs": [{"as_tensor": {"name": "mul"}}, {"as_tensor": {"name": "add"}}])");
+  text = edited(text,
+                R"([{"buffer_mutation": {"arg": {"name": "add"}, "buffer_name": "total"}}, )"
+                R"({"user_output": {"arg": {"as_tensor": {"name": "mul"}}}}])",
+                R"([{"user_output": {"arg": {"as_tensor": {"name": "mul"}}}}, )"
+                R"({"buffer_mutation": {"arg": {"name": "add"}, "buffer_name": "total"}}])");
+  auto r = serde::import_exported_program(text);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::INVALID_GRAPH);
+  CHECK(r.error().message ==
+        "output spec 0 (user_output %mul) is out of order: with 0 token output(s), 1 mutation(s) and 1 user "
+        "output(s), output 0 must be a buffer, parameter or user-input mutation. torch.export lists the "
+        "outputs "
+        "as tokens, mutations, user outputs, then gradients, and its verifier refuses any other order");
+  CHECK(r.error().where.pointer == "/graph_module/signature/output_specs/0");
+
+  // A gradient before the loss.
+  text = edited(corpus_program("joint_linear_mse"),
+                R"("outputs": [{"as_tensor": {"name": "mean"}}, {"as_tensor": {"name": "permute_3"}}, )",
+                R"("outputs": [{"as_tensor": {"name": "permute_3"}}, {"as_tensor": {"name": "mean"}}, )");
+  text = edited(
+      text,
+      R"([{"loss_output": {"arg": {"name": "mean"}}}, {"gradient_to_parameter": {"arg": {"name": "permute_3"}, "parameter_name": "head.weight"}}, )",
+      R"([{"gradient_to_parameter": {"arg": {"name": "permute_3"}, "parameter_name": "head.weight"}}, {"loss_output": {"arg": {"name": "mean"}}}, )");
+  r = serde::import_exported_program(text);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.rfind(
+            "output spec 0 (gradient_to_parameter %permute_3) is out of order: with 0 token "
+            "output(s), 0 mutation(s) and 1 user output(s), output 0 must be a user output "
+            "or the loss.",
+            0) == 0);
+  CHECK(r.error().where.pointer == "/graph_module/signature/output_specs/0");
+}
