@@ -11,6 +11,7 @@
 #include "passes/module_swap/outline.h"
 #include "passes/module_swap/partition.h"
 #include "passes/module_swap/pytree_ir.h"
+#include "passes/module_swap/replace.h"
 #include "passes/pass_registry.h"
 #include "serde/archive_zip.h"
 #include "serde/import_exported_program.h"
@@ -103,9 +104,15 @@ std::vector<ModuleInfo> list_modules(const ir::ExportedProgram& ep) {
       for (const auto& a : sig->outputs) m.outputs.push_back(value_text(g, a));
     }
     ir::ExportedProgram copy = ep;
-    auto r = module_swap::outline_modules(copy, {m.fqn});
-    m.swappable = r.ok();
-    if (!r.ok()) m.reason = r.error().message;
+    auto outlined = module_swap::outline_modules(copy, {m.fqn});
+    Status st = outlined.ok() ? Status::Ok() : Status(std::move(outlined).error());
+    // What replace_modules refuses whatever the replacement (pass-through outputs).
+    for (ir::Node* call : module_swap::call_module_nodes(copy.graph())) {
+      if (st.ok() && module_swap::call_module_fqn(*call) == m.fqn)
+        st = module_swap::check_outputs_computed(*call);
+    }
+    m.swappable = st.ok();
+    if (!st.ok()) m.reason = st.error().message;
   }
   return out;
 }

@@ -139,6 +139,26 @@ Status check_outline_request(const ir::ExportedProgram& ep, std::string_view fqn
                       describe_treespec(sig->out_spec.root) + " has " + std::to_string(sig->out_spec.num_leaves()) +
                       " leaves");
   }
+  // The outputs are matched by name: one the graph does not have would only
+  // show up later as a value "used outside the module".
+  for (size_t j = 0; j < sig->outputs.size(); ++j) {
+    const std::string* name = sig->outputs[j].value_name();
+    if (!name) continue;
+    const ir::Value* v = ep.graph().find_value(*name);
+    if (v && v->defined()) continue;
+    Error e = swap_error("the call signature of module " + single_quoted(fqn) + " lists output " +
+                         std::to_string(j) + " as " + single_quoted(*name) +
+                         ", which no node or input of the program defines");
+    const auto& calls = ep.graph_module.module_call_graph;
+    for (size_t k = 0; k < calls.size(); ++k) {
+      if (calls[k].fqn == fqn && calls[k].signature) {
+        e.where.pointer = "/graph_module/module_call_graph/" + std::to_string(k) + "/signature/outputs/" +
+                          std::to_string(j);
+        break;
+      }
+    }
+    return e;
+  }
   return Status::Ok();
 }
 

@@ -104,7 +104,7 @@ Result<bool> try_connect(ir::Graph& g, ir::Node& a) {
 
 }  // namespace
 
-Result<size_t> erase_dead_swap_nodes(ir::Graph& g) {
+Result<size_t> erase_dead_swap_nodes(ir::Graph& g, bool keep_calls) {
   size_t erased = 0;
   bool again = true;
   while (again) {
@@ -112,7 +112,7 @@ Result<size_t> erase_dead_swap_nodes(ir::Graph& g) {
     std::vector<ir::Node*> nodes = g.node_snapshot();
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
       ir::Node* n = *it;
-      if (!is_module_swap_node(*n)) continue;
+      if (!is_module_swap_node(*n) || (keep_calls && is_call_module(*n))) continue;
       bool used = false;
       for (std::string_view name : n->output_names()) used |= g.use_count(name) > 0;
       if (used) continue;
@@ -138,7 +138,7 @@ Result<size_t> remove_pytree_pairs(ir::Graph& g) {
     PTEFORGE_ASSIGN_OR_RETURN(bool done, try_connect(g, *a));
     if (done) ++here;
   }
-  if (here) PTEFORGE_TRY(erase_dead_swap_nodes(g));
+  if (here) PTEFORGE_TRY(erase_dead_swap_nodes(g, /*keep_calls=*/true));
   return removed + here;
 }
 

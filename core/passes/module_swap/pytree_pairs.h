@@ -25,8 +25,10 @@ namespace pteforge::passes::module_swap {
 /// number of pairs removed; dead pytree nodes are erased.
 Result<size_t> remove_pytree_pairs(ir::Graph& g);
 
-/// Erases unused tree_unflatten, tree_flatten_spec, getitem and call_module
-/// nodes (repeatedly, so chains go). Returns the number erased.
-Result<size_t> erase_dead_swap_nodes(ir::Graph& g);
+/// Erases unused tree_unflatten, tree_flatten_spec, getitem and (unless
+/// `keep_calls`) call_module nodes, repeatedly, so chains go. Returns the
+/// number erased. remove_pytree_pairs keeps the calls: a module whose results
+/// the program never uses is still a module the swap was asked to replace.
+Result<size_t> erase_dead_swap_nodes(ir::Graph& g, bool keep_calls = false);
 
 }  // namespace pteforge::passes::module_swap

@@ -178,22 +178,12 @@ Status check(const ir::ExportedProgram& ep, const ir::Node& call, const ir::Expo
   if (auto why = bind.finish()) return mismatch(fqn, "an input's shape differs: " + *why);
 
   // Outputs: the module's must be computed inside it; dtypes and shapes must agree.
-  std::unordered_set<std::string> body_defined;
-  for (const ir::Node& n : body) {
-    for (std::string_view o : n.output_names()) body_defined.emplace(o);
-  }
+  PTEFORGE_TRY(check_outputs_computed(call));
   for (size_t j = 0; j < body.outputs().size(); ++j) {
     const ir::Argument& old_out = body.outputs()[j];
     const ir::Argument& rep_out = rg.outputs()[io.user_outputs[j]];
     const std::string* on = old_out.value_name();
     if (old_out.is_none()) continue;
-    if (on && !body_defined.count(*on)) {
-      return make_error(ErrorCode::UNSUPPORTED_FEATURE,
-                        "output " + std::to_string(j) + " of module " + single_quoted(fqn) + " is " + single_quoted(*on) +
-                            ", which the module does not compute (an input or a value from outside passed "
-                            "through); its uses cannot be told apart from other uses of that value, so "
-                            "swapping this module is not supported");
-    }
     const std::string what = "output " + std::to_string(j) + (on ? " (" + single_quoted(*on) + ")" : std::string());
     if (!on || !rep_out.value_name()) {
       if (!(old_out == rep_out)) {
@@ -484,6 +474,27 @@ Status check_swap_requests(const std::vector<SwapRequest>& swaps) {
                                                       ", whose replacement replaces it too");
       }
     }
+  }
+  return Status::Ok();
+}
+
+Status check_outputs_computed(const ir::Node& call) {
+  const ir::GraphArgument* body_arg = call_module_body(call);
+  if (!body_arg) return Status::Ok();
+  const ir::Graph& body = *body_arg->graph;
+  std::unordered_set<std::string_view> body_defined;
+  for (const ir::Node& n : body) {
+    for (std::string_view o : n.output_names()) body_defined.emplace(o);
+  }
+  for (size_t j = 0; j < body.outputs().size(); ++j) {
+    const std::string* on = body.outputs()[j].value_name();
+    if (body.outputs()[j].is_none() || !on || body_defined.count(*on)) continue;
+    return make_error(ErrorCode::UNSUPPORTED_FEATURE,
+                      "output " + std::to_string(j) + " of module " + single_quoted(call_module_fqn(call)) +
+                          " is " + single_quoted(*on) +
+                          ", which the module does not compute (an input or a value from outside passed "
+                          "through); its uses cannot be told apart from other uses of that value, so "
+                          "swapping this module is not supported");
   }
   return Status::Ok();
 }

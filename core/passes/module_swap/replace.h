@@ -27,6 +27,13 @@ std::vector<SwapRequest> swaps_for_method(const std::vector<SwapRequest>& swaps,
 /// module contains another (the outer replacement replaces the inner one too).
 Status check_swap_requests(const std::vector<SwapRequest>& swaps);
 
+/// The swap's rule on an outlined module's results, which needs no
+/// replacement: each output of `call`'s body (a call_module node) is computed
+/// inside it, not an input or outside value passed through (its uses could
+/// not be told apart from the value's other uses). UNSUPPORTED_FEATURE naming
+/// the output; inspect's module list uses it to say a module is not swappable.
+Status check_outputs_computed(const ir::Node& call);
+
 /// Checks a replacement against the module it replaces before anything
 /// changes. Errors: MODULE_SWAP naming what differs (in_spec, out_spec,
 /// number of inputs/outputs, an input's or output's kind, dtype or shape,

@@ -97,6 +97,29 @@ TEST_CASE("list_modules: a preserved module that cannot be outlined says why") {
             modules[1].reason + "  in=(float32[2, 3]) out=(float32[2, 3], float32[2, 3])\n");
 }
 
+TEST_CASE("list_modules: a module returning its input is not swappable, as every swap of it is refused") {
+  // blk(x) = (x, sigmoid(x)): outlining works, replace_modules refuses the
+  // pass-through output whatever the replacement.
+  ProgramBuilder pb;
+  const Out t{ScalarType::Float, {2, 3}};
+  auto x = pb.input("x", ScalarType::Float, {2, 3});
+  auto s = pb.call("aten.sigmoid.default", {arg_tensor(x)}, t);
+  auto a = pb.call("aten.add.Tensor", {arg_tensor(x), arg_tensor(s)}, t);
+  pb.output(a);
+  ExportedProgram ep = pb.build();
+  testing::set_stack(ep.graph(), s, {"blk"});
+  testing::preserve(ep, "blk", {x}, {x, s}, testing::args_spec(1), testing::out_spec(2));
+  auto modules = passes::list_modules(ep);
+  REQUIRE(modules.size() == 2);
+  CHECK(modules[1].preserved);
+  CHECK_FALSE(modules[1].swappable);
+  CHECK(
+      modules[1].reason ==
+      "output 0 of module 'blk' is 'x', which the module does not compute (an input or a value from outside "
+      "passed through); its uses cannot be told apart from other uses of that value, so swapping this module "
+      "is not supported");
+}
+
 TEST_CASE("load_program_bytes: a .pt2 in memory, with its weights labelled by source") {
   std::string bytes = testing::read_text(kReplacement1);
   auto ep = passes::load_program_bytes(bytes, "", "swap:1");

@@ -164,6 +164,18 @@ TEST_CASE("swap errors: a value computed inside the module is used outside but i
   CHECK(e.where.node == "relu");
 }
 
+TEST_CASE("swap errors: a signature output naming a value the program does not have") {
+  ExportedProgram ep = simple_module();
+  ep.graph_module.module_call_graph.back().signature->outputs[0] = arg_tensor("nosuch");
+  const size_t k = ep.graph_module.module_call_graph.size() - 1;
+  Error e = outline_error(ep, {"m"});
+  CHECK(e.code == ErrorCode::MODULE_SWAP);
+  CHECK(e.message ==
+        "the call signature of module 'm' lists output 0 as 'nosuch', which no node or input of the program "
+        "defines");
+  CHECK(e.where.pointer == "/graph_module/module_call_graph/" + std::to_string(k) + "/signature/outputs/0");
+}
+
 TEST_CASE("swap errors: an input of the signature computed inside the module") {
   ProgramBuilder pb;
   auto x = pb.input("x", ScalarType::Float, {2, 3});

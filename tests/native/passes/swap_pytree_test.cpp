@@ -14,6 +14,7 @@ namespace {
 
 enum class BCall {
   InOrder,        // b_mod(a, b)
+  DeadModule,     // b_mod(a, b), and a third module c_mod whose result nothing uses
   Kwarg,          // b_mod(a, k=b)
   Swapped,        // b_mod(b, a)
   ExtraInput,     // b_mod(a, b, x)
@@ -50,9 +51,15 @@ ExportedProgram two_modules(BCall how) {
     result = pb.call("aten.mul.Tensor", {arg_tensor(result), arg_tensor(x)}, t);
     b_nodes.push_back(result);
   }
+  std::string dead;
+  if (how == BCall::DeadModule) dead = pb.call("aten.sigmoid.default", {arg_tensor(x)}, t);
   pb.output(result);
   if (how == BCall::UsedElsewhere) pb.output(a);
   ExportedProgram ep = pb.build();
+  if (!dead.empty()) {
+    testing::set_stack(ep.graph(), dead, {"c_mod"});
+    testing::preserve(ep, "c_mod", {x}, {dead}, testing::args_spec(1), testing::out_spec(1));
+  }
   testing::set_stack(ep.graph(), a, {"a_mod"});
   testing::set_stack(ep.graph(), b, {"a_mod"});
   for (const auto& n : b_nodes) testing::set_stack(ep.graph(), n, {"b_mod"});
@@ -67,11 +74,11 @@ ExportedProgram two_modules(BCall how) {
   return ep;
 }
 
-/// outline both modules, remove pairs; returns pairs removed; checks the inline round trip.
-int64_t pairs_removed(ExportedProgram& ep) {
+/// outline the modules, remove pairs; returns pairs removed; checks the inline round trip.
+int64_t pairs_removed(ExportedProgram& ep, std::vector<std::string> modules = {"a_mod", "b_mod"}) {
   const ExportedProgram original = ep;
   passes::PipelineOptions options;
-  options.outline_modules = {"a_mod", "b_mod"};
+  options.outline_modules = std::move(modules);
   passes::PassReport r = testing::run_passes(ep, {"outline_modules", "remove_pytree_pairs"}, options);
   ExportedProgram back = ep;
   testing::run_passes(back, {"inline_modules"});
@@ -102,6 +109,18 @@ TEST_CASE("remove_pytree_pairs: two outputs passed on in order") {
         "  %tree_flatten_spec_1 = pteforge.tree_flatten_spec(%b_mod, spec=*)\n"
         "  %add = _operator.getitem(%tree_flatten_spec_1, 0)\n"
         "  return (%add)\n");
+}
+
+TEST_CASE("remove_pytree_pairs: the call of a module whose result nothing uses stays, to be swapped") {
+  // Erasing it with the dead pytree nodes left replace_modules without the
+  // module it was asked to swap (INTERNAL "no call_module for module").
+  ExportedProgram ep = two_modules(BCall::DeadModule);
+  CHECK(pairs_removed(ep, {"a_mod", "b_mod", "c_mod"}) == 1);
+  const Node* c_call = ep.graph().find_node("c_mod");
+  REQUIRE(c_call != nullptr);
+  CHECK(passes::module_swap::is_call_module(*c_call));
+  // Its result's flatten node went with the pair's (nothing used it).
+  CHECK(golden(ep.graph()).find("pteforge.tree_flatten_spec(%c_mod") == std::string::npos);
 }
 
 TEST_CASE("remove_pytree_pairs: outputs passed on as positional and keyword arguments") {
