@@ -191,8 +191,9 @@ Status MethodEmitter::emit_placeholders() {
 Status MethodEmitter::emit_placeholder(size_t index) {
   const ir::Argument& in = graph_.inputs()[index];
   if (!in.is_tensor()) {
-    // Non-tensor inputs (§3.4, last paragraph): Python scalars keep their
-    // value; symbolic values (whose spec is None) become Null.
+    // Non-tensor inputs: SpecPropPass keeps a Python int, float or bool as
+    // the placeholder's spec and makes anything else None (§1.3 B3), which
+    // the emitter writes as Null: symbolic values, None and strings.
     int32_t v = 0;
     switch (in.tag()) {
       case ir::ArgTag::Int: {
@@ -207,10 +208,7 @@ Status MethodEmitter::emit_placeholder(size_t index) {
         PTEFORGE_ASSIGN_OR_RETURN(v, add_value(Bool{in.get<ir::ArgTag::Bool>()}));
         break;
       }
-      case ir::ArgTag::String: {
-        PTEFORGE_ASSIGN_OR_RETURN(v, add_value(String{in.get<ir::ArgTag::String>()}));
-        break;
-      }
+      case ir::ArgTag::String:
       case ir::ArgTag::None:
       case ir::ArgTag::SymInt:
       case ir::ArgTag::SymFloat:

@@ -247,6 +247,13 @@ class Checker {
         if (!unknown) unknown = i;
         continue;
       }
+      if (sa->kwarg_only && in.kind && *in.kind == ir::ArgumentKind::Positional) {
+        // torch's serializer marks these keyword; its loader would pass the
+        // value positionally, which the call refuses.
+        return fail(node, i,
+                    "argument " + single_quoted(in.name) + " of " + schema.full_name() +
+                        " is keyword-only, but the call passes it positionally (kind 1)");
+      }
       if (!accepts(sa->type, in.arg)) {
         return fail(node, i,
                     "argument " + single_quoted(in.name) + " of " + schema.full_name() + " is " +
@@ -260,6 +267,7 @@ class Checker {
                   "argument " + single_quoted(sa.name) + " of " + schema.full_name() +
                       " is missing, and it has no default (its schema: " + schema.to_string() + ")");
     }
+    PTEFORGE_TRY(check_outputs(node, schema));
     // A name the schema lacks: a corrupt file, or an argument a newer
     // PyTorch added. (torch's own loader drops such names, but dropping a
     // value that is not the default would change what the call computes.)
@@ -275,6 +283,63 @@ class Checker {
       return e;
     }
     return Status::Ok();
+  }
+
+  /// The node's outputs against the schema's returns, as torch's serializer
+  /// writes them: none for an op that returns nothing (one None from older
+  /// files), else one per return; a Tensor return is a tensor (or None, an
+  /// undefined tensor), a tensor list return a list of tensors, and any other
+  /// return no tensor. Errors: INVALID_GRAPH at the node's "/outputs[/j]".
+  static Status check_outputs(const ir::Node& node, const OpSchema& schema) {
+    const auto& outs = node.outputs();
+    const auto& returns = schema.returns;
+    if (returns.empty()) {
+      if (outs.empty() || (outs.size() == 1 && outs[0].is_none())) return Status::Ok();
+      return fail_output(
+          node, outs.size(),
+          schema.full_name() + " returns nothing, but the node has " + count(outs.size(), "output"));
+    }
+    if (outs.size() != returns.size()) {
+      std::string types;
+      for (const Return& r : returns) types += (types.empty() ? "" : ", ") + r.type.to_string(false);
+      return fail_output(node, outs.size(),
+                         schema.full_name() + " returns " + count(returns.size(), "value") + " (" + types +
+                             "), but the node has " + count(outs.size(), "output"));
+    }
+    for (size_t j = 0; j < outs.size(); ++j) {
+      const Type& t = returns[j].type;
+      const ArgTag tag = outs[j].tag();
+      bool ok = true;
+      if (t.is_tensor()) {
+        ok = tag == ArgTag::Tensor || tag == ArgTag::None;
+      } else if (t.base == BaseType::Tensor && t.is_list) {
+        ok = tag == ArgTag::Tensors || tag == ArgTag::OptionalTensors || tag == ArgTag::None;
+      } else {
+        ok = tag != ArgTag::Tensor && tag != ArgTag::Tensors && tag != ArgTag::OptionalTensors;
+      }
+      if (!ok) {
+        return fail_output(node, j,
+                           "output " + std::to_string(j) + " of " + schema.full_name() + " is " +
+                               describe(outs[j]) + ", but the operator returns " + t.to_string(false) +
+                               " there");
+      }
+    }
+    return Status::Ok();
+  }
+
+  static std::string count(size_t n, const char* noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+  }
+
+  /// The error at output `j` of `node` (j == outputs().size(): the outputs as a whole).
+  static Error fail_output(const ir::Node& node, size_t j, std::string message) {
+    Location where = ir::node_location(node);
+    if (where.pointer) {
+      *where.pointer += "/outputs";
+      if (j < node.outputs().size()) *where.pointer += "/" + std::to_string(j);
+    }
+    return make_error(ErrorCode::INVALID_GRAPH,
+                      "node " + single_quoted(node.name()) + ": " + std::move(message), std::move(where));
   }
 
   /// The error for an operator named without "torch.ops." ("aten.mul.Tensor"):

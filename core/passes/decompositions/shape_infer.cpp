@@ -537,6 +537,17 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
   const std::string& ov = op.overload;
   auto one = [](Meta m) { return std::vector<Meta>{std::move(m)}; };
 
+  // ---- size queries: no tensor result, but the dimension must exist ---------------------------
+  if ((name == "sym_size" || name == "sym_stride") && ov == "int") {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+    if (s.rank() == 0) {
+      return make_error(ErrorCode::INVALID_GRAPH, "dimension " + std::to_string(dim) + " of a 0-d tensor");
+    }
+    PTEFORGE_TRY(normalize_dim(dim, s.rank()));
+    return std::vector<Meta>{};
+  }
+
   // ---- views -------------------------------------------------------------------------------
   if (name == "view" || name == "_unsafe_view") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));

@@ -337,6 +337,44 @@ TEST_CASE("emitter: symbolic ops return a new Int(0), SymInts are reused inside 
   CHECK(plan.outputs == std::vector<int32_t>{5, 4});
 }
 
+TEST_CASE(
+    "emitter: constant inputs keep an int or float or bool and a string or None becomes Null (SpecPropPass "
+    "§1.3 B3)") {
+  ProgramBuilder b;
+  b.input("x", ScalarType::Float, {2});
+  alloc(b, "a", ScalarType::Float, {2});
+  b.call("aten.relu.out", {arg_tensor("x")}, {ScalarType::Float, {2}}, {{"out", arg_tensor("a")}}, "r");
+  b.output("r");
+  ExportedProgram ep = b.build();
+  const std::vector<std::pair<std::string, Argument>> constants = {{"i", arg_int(3)},
+                                                                   {"f", arg_float(0.5)},
+                                                                   {"t", arg_bool(true)},
+                                                                   {"s", arg_string("hi")},
+                                                                   {"n", arg_none()}};
+  for (const auto& [name, value] : constants) {
+    ep.graph().insert_input(ep.graph().inputs().size(), value);
+    InputSpec spec;
+    spec.kind = InputKind::ConstantInput;
+    spec.arg = value;
+    spec.constant_name = name;
+    ep.signature().input_specs.push_back(spec);
+  }
+  REQUIRE(verify_program(ep).ok());
+  passes::MethodState state;
+  default_specs(ep, state);
+  share_spec(state, "r", "a");
+  emit::ProgramState program;
+  emit::ExecutionPlan plan = emit_ok(ep, state, program);
+  CHECK(describe_values(plan).rfind("0: Tensor FLOAT [2] dim_order [0] data 0\n"
+                                    "1: Int 3\n"
+                                    "2: Double 0.5\n"
+                                    "3: Bool true\n"
+                                    "4: Null\n"
+                                    "5: Null\n",
+                                    0) == 0);
+  CHECK(plan.inputs == std::vector<int32_t>{0, 1, 2, 3, 4, 5});
+}
+
 TEST_CASE("emitter: buffer mutation is copy_(buf, src, false, buf), not an output, --init-buffers stores its data (§3.11, §2.6)") {
   for (bool init : {false, true}) {
     CAPTURE(init);

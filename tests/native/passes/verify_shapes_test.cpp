@@ -399,3 +399,26 @@ TEST_CASE("verify_shapes: constant slice bounds on a symbolic size are clamped a
   CHECK(check(0, 3, s0) == "node \"slice\": declared as float32[s0, 4], but aten::slice.Tensor of its inputs gives "
                            "float32[3, 4]");
 }
+
+TEST_CASE("verify_shapes: sym_size.int of a dimension the tensor does not have is refused") {
+  for (int64_t dim : {1, -2, 2, -3}) {
+    CAPTURE(dim);
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Float, {2, 3});
+    b.program().graph().append(Node(OpTarget("torch.ops.aten.sym_size.int"),
+                                    {positional("self", arg_tensor(x)), positional("dim", arg_int(dim))},
+                                    {arg_sym_int("s")}, "s"));
+    b.program().graph().set_sym_int("s", SymInt(int64_t{3}));  // not compared
+    b.output(x);
+    ExportedProgram ep = b.build();
+    auto run = run_pass(ep, "verify_shapes");
+    if (dim == 1 || dim == -2) {
+      CHECK(run.status.ok());
+      continue;
+    }
+    REQUIRE_FALSE(run.status.ok());
+    CHECK(run.status.error().message == "node \"s\": aten::sym_size.int: dimension " + std::to_string(dim) +
+                                            " out of range for a 2-d tensor");
+    CHECK(run.status.error().where.node == std::optional<std::string>("s"));
+  }
+}

@@ -206,3 +206,41 @@ TEST_CASE("call arguments: an operator target without torch.ops. is refused") {
       "'torch.ops.aten.mul.Tensor')",
       "/graph_module/graph/nodes/1/target", "mul");
 }
+
+TEST_CASE("call arguments: a keyword-only argument passed positionally is refused") {
+  // torch's serializer marks alpha keyword (kind 2); its loader would pass a
+  // positional one as the third positional argument, which add.Tensor refuses.
+  auto r = import_edited([](Nodes& nodes, auto& a) {
+    add_input(nodes, a, 0, "alpha", R"({"as_int": 2})");
+    nodes[0]["inputs"][2]["kind"] = 1;
+  });
+  check_refused(r,
+                "node 'add': argument 'alpha' of aten::add.Tensor is keyword-only, but the call passes it "
+                "positionally (kind 1)",
+                "/graph_module/graph/nodes/0/inputs/2", "add");
+  // As a keyword it is accepted.
+  CHECK(
+      import_edited([](Nodes& nodes, auto& a) { add_input(nodes, a, 0, "alpha", R"({"as_int": 2})"); }).ok());
+}
+
+TEST_CASE("call arguments: outputs that do not fit the operator's returns are refused") {
+  auto add_output = [](Nodes& nodes, rapidjson::Document::AllocatorType& a, unsigned n, const char* json) {
+    rapidjson::Document v(&a);
+    v.Parse(json);
+    REQUIRE_FALSE(v.HasParseError());
+    nodes[n]["outputs"].PushBack(rapidjson::Value(v, a), a);
+  };
+  // One more output than add.Tensor returns (an extra named one was dropped without a word).
+  auto extra = import_edited([&](Nodes& nodes, auto& a) { add_output(nodes, a, 0, R"({"as_none": true})"); });
+  check_refused(extra, "node 'add': aten::add.Tensor returns 1 value (Tensor), but the node has 2 outputs",
+                "/graph_module/graph/nodes/0/outputs", "add");
+  // A tensor where the operator returns a SymInt (sym_size.int).
+  auto symint = import_edited([](Nodes& nodes, auto& a) {
+    retarget(nodes, a, "torch.ops.aten.sym_size.int", "dim", R"({"as_int": 0})");
+  });
+  check_refused(
+      symint,
+      "node 'mul': output 0 of aten::sym_size.int is a tensor (as_tensor), but the operator returns "
+      "SymInt there",
+      "/graph_module/graph/nodes/1/outputs/0", "mul");
+}
