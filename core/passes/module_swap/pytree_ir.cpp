@@ -1,9 +1,12 @@
 // Module-swap IR helpers (see pytree_ir.h).
 #include "passes/module_swap/pytree_ir.h"
 
-#include <algorithm>
-
 #include <rapidjson/document.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
 
 #include "serde/treespec_json.h"
 
@@ -166,6 +169,55 @@ std::optional<size_t> child_position(const ir::TreeSpecNode& node, const Getitem
     if ((*keys)[i] == *key.key) return i;
   }
   return std::nullopt;
+}
+
+namespace {
+
+bool is_keyed(const ir::TreeSpecNode& n) {
+  return *n.type == "builtins.dict" || *n.type == "collections.OrderedDict";
+}
+
+/// leaf_permutation's walk: appends to `out` the leaf indices of `b` (whose
+/// first leaf is `b_base`) matching the leaves of `a`; false when they differ.
+bool match_leaves(const ir::TreeSpecNode& a, const ir::TreeSpecNode& b, size_t b_base,
+                  std::vector<size_t>& out) {
+  if (a.is_leaf() || b.is_leaf()) {
+    if (!a.is_leaf() || !b.is_leaf()) return false;
+    out.push_back(b_base);
+    return true;
+  }
+  if (*a.type != *b.type || a.children.size() != b.children.size()) return false;
+  if (!is_keyed(a)) {
+    if (a.context != b.context) return false;
+    for (size_t i = 0; i < a.children.size(); ++i) {
+      if (!match_leaves(a.children[i], b.children[i], b_base + leaf_offset(b, i), out)) return false;
+    }
+    return true;
+  }
+  Result<std::vector<std::string>> ka = dict_keys(a);
+  Result<std::vector<std::string>> kb = dict_keys(b);
+  if (!ka.ok() || !kb.ok() || ka->size() != a.children.size() || kb->size() != b.children.size())
+    return false;
+  std::map<std::string_view, size_t> b_child;
+  for (size_t j = 0; j < kb->size(); ++j) {
+    if (!b_child.emplace((*kb)[j], j).second) return false;  // a repeated key
+  }
+  std::set<std::string_view> a_seen;
+  for (size_t i = 0; i < ka->size(); ++i) {
+    auto it = b_child.find((*ka)[i]);
+    if (it == b_child.end() || !a_seen.insert((*ka)[i]).second) return false;
+    if (!match_leaves(a.children[i], b.children[it->second], b_base + leaf_offset(b, it->second), out))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::vector<size_t>> leaf_permutation(const ir::TreeSpecNode& a, const ir::TreeSpecNode& b) {
+  std::vector<size_t> out;
+  if (!match_leaves(a, b, 0, out)) return std::nullopt;
+  return out;
 }
 
 size_t leaf_offset(const ir::TreeSpecNode& node, size_t child) {

@@ -121,6 +121,13 @@ std::optional<size_t> child_position(const ir::TreeSpecNode& node, const Getitem
 /// Leaf offset of child `child` (sum of the leaves of the children before it).
 size_t leaf_offset(const ir::TreeSpecNode& node, size_t child);
 
+/// For two specs equal up to the order of their dicts' keys (builtins.dict
+/// and collections.OrderedDict, whose children torch's tree_flatten_spec and
+/// reorder_kwargs pick by key): for each leaf of `a`, in order, the index of
+/// the leaf of `b` at the same place. nullopt when the specs differ otherwise
+/// (types, contexts, numbers of children, key sets, a key that is not a string).
+std::optional<std::vector<size_t>> leaf_permutation(const ir::TreeSpecNode& a, const ir::TreeSpecNode& b);
+
 /// Compact display of a treespec for messages: leaf "*", tuple "(*, *)",
 /// list "[*]", dict "{'k': *}", other types "Type(*, ...)".
 std::string describe_treespec(const ir::TreeSpecNode& node);

@@ -102,14 +102,31 @@ Status check(const ir::ExportedProgram& ep, const ir::Node& call, const ir::Expo
                                                   " has no root entry (fqn '') with a signature in its "
                                                   "module_call_graph, so its calling convention is unknown");
   }
-  if (!(sig->in_spec == rsig->in_spec)) {
+  // Equal up to dict key order: torch calls the replacement with keyword
+  // arguments by name and picks dict results by key (reorder_kwargs,
+  // tree_flatten_spec), so the flat inputs and outputs are matched by place.
+  const std::optional<std::vector<size_t>> in_perm = leaf_permutation(sig->in_spec.root, rsig->in_spec.root);
+  if (!in_perm) {
     return mismatch(fqn, "in_spec differs: the module takes " + describe_treespec(sig->in_spec.root) +
                              " but the replacement takes " + describe_treespec(rsig->in_spec.root));
   }
-  if (!(sig->out_spec == rsig->out_spec)) {
+  const std::optional<std::vector<size_t>> out_perm =
+      leaf_permutation(sig->out_spec.root, rsig->out_spec.root);
+  if (!out_perm) {
     return mismatch(fqn, "out_spec differs: the module returns " + describe_treespec(sig->out_spec.root) +
                              " but the replacement returns " + describe_treespec(rsig->out_spec.root));
   }
+  // io lists the replacement's flat inputs/outputs in its own order; reorder
+  // them to the module's (when the counts fit; the checks below say otherwise).
+  auto reorder = [](std::vector<size_t>& flat, const std::vector<size_t>& perm) {
+    if (flat.size() != perm.size()) return;
+    std::vector<size_t> out;
+    out.reserve(perm.size());
+    for (size_t k : perm) out.push_back(flat[k]);
+    flat = std::move(out);
+  };
+  reorder(io.user_inputs, *in_perm);
+  reorder(io.user_outputs, *out_perm);
   const ir::Graph& body = *call_module_body(call)->graph;
   const ir::Graph& rg = rep.graph();
   const size_t n_in = call_module_num_flat_inputs(call);

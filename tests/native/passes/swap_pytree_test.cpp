@@ -160,3 +160,32 @@ TEST_CASE("remove_pytree_pairs: must not apply") {
     CHECK(golden(ep.graph()).find("_operator.getitem(%tree_flatten_spec, 1)") == std::string::npos);
   }
 }
+
+TEST_CASE("leaf_permutation: specs equal up to dict key order, leaves matched by key") {
+  auto dict = [](const char* type, const std::vector<std::string>& keys, std::vector<TreeSpecNode> children) {
+    std::string ctx = "\"[";
+    for (size_t i = 0; i < keys.size(); ++i) ctx += (i ? ", \\\"" : "\\\"") + keys[i] + "\\\"";
+    return treespec_node(type, ctx + "]\"", std::move(children));
+  };
+  const TreeSpecNode leaf = treespec_leaf();
+  const TreeSpecNode pair = treespec_node("builtins.tuple", "null", {leaf, leaf});
+  // {'a': (*, *), 'b': *} against {'b': *, 'a': (*, *)}: a's leaves are b's 1, 2; b's is b's 0.
+  auto p = passes::module_swap::leaf_permutation(dict("builtins.dict", {"a", "b"}, {pair, leaf}),
+                                                 dict("builtins.dict", {"b", "a"}, {leaf, pair}));
+  REQUIRE(p.has_value());
+  CHECK(*p == std::vector<size_t>{1, 2, 0});
+  // The same spec: the identity. OrderedDicts are matched by key too.
+  CHECK(*passes::module_swap::leaf_permutation(pair, pair) == std::vector<size_t>{0, 1});
+  CHECK(*passes::module_swap::leaf_permutation(dict("collections.OrderedDict", {"x", "y"}, {leaf, leaf}),
+                                               dict("collections.OrderedDict", {"y", "x"}, {leaf, leaf})) ==
+        std::vector<size_t>{1, 0});
+  // Differences other than the key order.
+  CHECK_FALSE(passes::module_swap::leaf_permutation(dict("builtins.dict", {"a", "b"}, {leaf, leaf}),
+                                                    dict("builtins.dict", {"a", "c"}, {leaf, leaf})));
+  CHECK_FALSE(passes::module_swap::leaf_permutation(dict("builtins.dict", {"a", "b"}, {pair, leaf}),
+                                                    dict("builtins.dict", {"b", "a"}, {pair, leaf})));
+  CHECK_FALSE(
+      passes::module_swap::leaf_permutation(pair, treespec_node("builtins.list", "null", {leaf, leaf})));
+  CHECK_FALSE(passes::module_swap::leaf_permutation(dict("builtins.dict", {"a", "a"}, {leaf, leaf}),
+                                                    dict("builtins.dict", {"a", "a"}, {leaf, leaf})));
+}

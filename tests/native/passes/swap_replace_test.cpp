@@ -314,3 +314,68 @@ TEST_CASE("swap_modules: state the old module shares with the rest of the progra
         "  %mul_1 = aten.mul.Tensor(%mul, %p_w)\n"
         "  return (%mul_1)\n");
 }
+
+TEST_CASE("swap_modules: keyword arguments and dict results are matched by key, as torch's swap does") {
+  using namespace pteforge::ir;
+  const testing::Out t{ScalarType::Float, {2, 3}};
+  // m(x, *, a, b) = (x * a) - b, called with kwargs in the order a, b.
+  testing::ProgramBuilder pb;
+  auto x = pb.input("x", ScalarType::Float, {2, 3});
+  auto a = pb.input("a", ScalarType::Float, {2, 3});
+  auto b = pb.input("b", ScalarType::Float, {2, 3});
+  auto mul = pb.call("aten.mul.Tensor", {arg_tensor(x), arg_tensor(a)}, t);
+  auto sub = pb.call("aten.sub.Tensor", {arg_tensor(mul), arg_tensor(b)}, t);
+  auto relu = pb.call("aten.relu.default", {arg_tensor(sub)}, t);
+  pb.output(relu);
+  ExportedProgram ep = pb.build();
+  testing::set_stack(ep.graph(), mul, {"m"});
+  testing::set_stack(ep.graph(), sub, {"m"});
+  testing::preserve(ep, "m", {x, a, b}, {sub}, testing::args_spec(1, {"a", "b"}), testing::out_spec(1));
+  // The replacement: forward(x, *, b, a) = x / b - a, its kwargs in the order b, a.
+  testing::ProgramBuilder rb;
+  auto rx = rb.input("x", ScalarType::Float, {2, 3});
+  auto rbk = rb.input("b", ScalarType::Float, {2, 3});
+  auto rak = rb.input("a", ScalarType::Float, {2, 3});
+  auto rdiv = rb.call("aten.div.Tensor", {arg_tensor(rx), arg_tensor(rbk)}, t);
+  rb.output(rb.call("aten.sub.Tensor", {arg_tensor(rdiv), arg_tensor(rak)}, t));
+  ExportedProgram rep = rb.build();
+  testing::set_root_signature(rep, testing::args_spec(1, {"b", "a"}), testing::out_spec(1));
+  swap(ep, {{"m", testing::share(rep)}});
+  // x / b - a: each keyword reached the replacement's input of its name.
+  CHECK(print_graph(ep.graph()).find("aten.div.Tensor(%x, %b)") != std::string::npos);
+  CHECK(print_graph(ep.graph()).find("aten.sub.Tensor(%div, %a)") != std::string::npos);
+
+  // Results: the module returns {'h': .., 'aux': ..}; the replacement {'aux': .., 'h': ..}.
+  auto dict_spec = [](const std::vector<std::string>& keys) {
+    std::string ctx = "\"[";
+    for (size_t i = 0; i < keys.size(); ++i) ctx += (i ? ", \\\"" : "\\\"") + keys[i] + "\\\"";
+    TreeSpec s;
+    s.root =
+        treespec_node("builtins.dict", ctx + "]\"", std::vector<TreeSpecNode>(keys.size(), treespec_leaf()));
+    return s;
+  };
+  testing::ProgramBuilder pd;
+  auto dx = pd.input("x", ScalarType::Float, {2, 3});
+  auto h = pd.call("aten.relu.default", {arg_tensor(dx)}, t);
+  auto aux = pd.call("aten.neg.default", {arg_tensor(dx)}, t);
+  auto out = pd.call("aten.sub.Tensor", {arg_tensor(h), arg_tensor(aux)}, t);
+  pd.output(out);
+  ExportedProgram dep = pd.build();
+  testing::set_stack(dep.graph(), h, {"m"});
+  testing::set_stack(dep.graph(), aux, {"m"});
+  testing::preserve(dep, "m", {dx}, {h, aux}, testing::args_spec(1), dict_spec({"h", "aux"}));
+  testing::ProgramBuilder rd;
+  auto ry = rd.input("y", ScalarType::Float, {2, 3});
+  auto raux = rd.call("aten.sigmoid.default", {arg_tensor(ry)}, t);
+  auto rh = rd.call("aten.tanh.default", {arg_tensor(ry)}, t);
+  rd.output(raux);
+  rd.output(rh);
+  ExportedProgram drep = rd.build();
+  testing::set_root_signature(drep, testing::args_spec(1), dict_spec({"aux", "h"}));
+  swap(dep, {{"m", testing::share(drep)}});
+  // h - aux = tanh(x) - sigmoid(x): each result reached the use of its key.
+  const std::string text = print_graph(dep.graph());
+  CHECK(text.find("%relu = aten.tanh.default(%x)") != std::string::npos);
+  CHECK(text.find("%neg = aten.sigmoid.default(%x)") != std::string::npos);
+  CHECK(text.find("aten.sub.Tensor(%relu, %neg)") != std::string::npos);
+}
