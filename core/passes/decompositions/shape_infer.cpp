@@ -1067,6 +1067,66 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     return one(result(t, sizes, contiguous_strides(sizes), s.requires_grad));
   }
 
+  // Values with their indices (Long): along one dimension, reduced (max.dim,
+  // min.dim), cut to k (topk) or kept (sort); argmax / argmin give the indices only.
+  if (((name == "max" || name == "min") && ov == "dim") ||
+      ((name == "argmax" || name == "argmin") && (ov.empty() || ov == "default"))) {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    std::optional<int64_t> dim;
+    if (name == "max" || name == "min") {
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t d, a.int_("dim"));
+      dim = d;
+    } else {
+      PTEFORGE_ASSIGN_OR_RETURN(dim, a.opt_int("dim"));
+    }
+    PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
+    std::vector<SymPoly> sizes;
+    if (dim) {
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(*dim, s.rank()));
+      for (size_t i = 0; i < s.rank(); ++i) {
+        if (static_cast<int64_t>(i) != nd) {
+          sizes.push_back(s.sizes[i]);
+        } else if (keepdim) {
+          sizes.emplace_back(1);
+        }
+      }
+    } else if (keepdim) {
+      sizes.assign(s.rank(), SymPoly(1));  // argmax over everything, keepdim: all ones
+    }
+    Meta indices = result(ir::ScalarType::Long, sizes, contiguous_strides(sizes), false);
+    if (name == "argmax" || name == "argmin") return one(std::move(indices));
+    return std::vector<Meta>{result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad),
+                             std::move(indices)};
+  }
+  if ((name == "topk" && (ov.empty() || ov == "default")) ||
+      (name == "sort" && (ov.empty() || ov == "default" || ov == "stable"))) {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(dim, s.rank()));
+    std::vector<SymPoly> sizes = s.sizes;
+    if (name == "topk") {
+      PTEFORGE_ASSIGN_OR_RETURN(SymPoly k, a.sym("k"));
+      const SymPoly size = s.rank() == 0 ? SymPoly(1) : s.sizes[static_cast<size_t>(nd)];
+      if (k.is_constant() && size.is_constant() && (k.constant() < 0 || k.constant() > size.constant())) {
+        return shape_error(op, "k (" + std::to_string(k.constant()) + ") is out of range for dimension " +
+                                   std::to_string(dim) + " of size " + std::to_string(size.constant()));
+      }
+      if (s.rank() > 0) sizes[static_cast<size_t>(nd)] = k;
+    }
+    return std::vector<Meta>{result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad),
+                             result(ir::ScalarType::Long, sizes, contiguous_strides(sizes), false)};
+  }
+  if ((name == "cumsum" || name == "cumprod") && (ov.empty() || ov == "default")) {
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+    PTEFORGE_TRY(normalize_dim(dim, s.rank()));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));
+    // Integral and bool inputs accumulate in Long unless a dtype is given.
+    ir::ScalarType t = dt.value_or(s.dtype);
+    if (!dt && (is_int_type(t) || t == ir::ScalarType::Bool)) t = ir::ScalarType::Long;
+    return one(result(t, s.sizes, contiguous_strides(s.sizes), s.requires_grad));
+  }
+
   // ---- linear algebra ------------------------------------------------------------------------
   if (name == "mm" || name == "addmm") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta m1, a.meta(name == "mm" ? "self" : "mat1"));

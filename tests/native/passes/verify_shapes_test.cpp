@@ -85,8 +85,8 @@ TEST_CASE("verify_shapes: each output of a multi-output call is compared, and na
 TEST_CASE("verify_shapes: ops without a shape rule, and other namespaces, are skipped, not refused") {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {2, 3});
-  // cumsum has no rule: even a wrong declared shape passes through.
-  auto c = b.call("aten.cumsum.default", {arg_tensor(x), arg_int(1)}, {ScalarType::Float, {7}});
+  // logcumsumexp has no rule: even a wrong declared shape passes through.
+  auto c = b.call("aten.logcumsumexp.default", {arg_tensor(x), arg_int(1)}, {ScalarType::Float, {7}});
   b.output(c);
   ExportedProgram ep = b.build();
   auto run = run_pass(ep, "verify_shapes");
@@ -421,4 +421,77 @@ TEST_CASE("verify_shapes: sym_size.int of a dimension the tensor does not have i
                                             " out of range for a 2-d tensor");
     CHECK(run.status.error().where.node == std::optional<std::string>("s"));
   }
+}
+
+TEST_CASE(
+    "verify_shapes: indices are int64 and sized by the op (max.dim, topk, sort, argmax) and cumsum's dtype") {
+  struct Case {
+    const char* target;
+    std::vector<Argument> args;
+    std::vector<testing::Out> outs;
+    const char* error;  // "" when the declared outputs are right
+  };
+  const testing::Out f23{ScalarType::Float, {2, 3}};
+  const std::vector<Case> cases = {
+      {"aten.max.dim", {arg_int(1)}, {{ScalarType::Float, {2}}, {ScalarType::Long, {2}}}, ""},
+      {"aten.max.dim",
+       {arg_int(1)},
+       {{ScalarType::Float, {2}}, {ScalarType::Float, {2}}},
+       "node \"max\": output \"o1\" declared as float32[2], but aten::max.dim of its inputs gives int64[2]"},
+      {"aten.min.dim",
+       {arg_int(0), arg_bool(true)},
+       {{ScalarType::Float, {1, 3}}, {ScalarType::Long, {1, 3}}},
+       ""},
+      {"aten.topk.default", {arg_int(2)}, {{ScalarType::Float, {2, 2}}, {ScalarType::Long, {2, 2}}}, ""},
+      {"aten.topk.default",
+       {arg_int(2)},
+       {{ScalarType::Float, {2, 2}}, {ScalarType::Long, {2, 9}}},
+       "node \"topk\": output \"o1\" declared as int64[2, 9], but aten::topk of its inputs gives int64[2, "
+       "2]"},
+      {"aten.topk.default",
+       {arg_int(4)},
+       {{ScalarType::Float, {2, 4}}, {ScalarType::Long, {2, 4}}},
+       "node \"topk\": aten::topk: k (4) is out of range for dimension -1 of size 3"},
+      {"aten.sort.default", {arg_int(0)}, {f23, {ScalarType::Long, {2, 3}}}, ""},
+      {"aten.cumsum.default", {arg_int(1)}, {f23}, ""},
+      {"aten.argmax.default", {arg_int(1)}, {{ScalarType::Long, {2}}}, ""},
+      {"aten.argmax.default",
+       {},
+       {{ScalarType::Float, {}}},
+       "node \"argmax\": declared as float32[], but aten::argmax of its inputs gives int64[]"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(std::string(c.target));
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Float, {2, 3});
+    std::vector<Argument> args = {arg_tensor(x)};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    std::vector<std::string> names;
+    for (size_t i = 0; i < c.outs.size(); ++i) names.push_back("o" + std::to_string(i));
+    if (c.outs.size() == 1) {
+      names = {b.call(c.target, args, c.outs[0])};
+    } else {
+      b.call_multi(c.target, args, c.outs, names);
+    }
+    b.output(names[0]);
+    ExportedProgram ep = b.build();
+    auto run = run_pass(ep, "verify_shapes");
+    if (std::string(c.error).empty()) {
+      REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+      CHECK(run.report.passes[0].stats.at("nodes_checked") == 1);
+    } else {
+      REQUIRE_FALSE(run.status.ok());
+      CHECK(run.status.error().message == c.error);
+    }
+  }
+  // cumsum of an int tensor accumulates in int64 unless a dtype is given.
+  ProgramBuilder b;
+  auto i = b.input("i", ScalarType::Int, {4});
+  auto c = b.call("aten.cumsum.default", {arg_tensor(i), arg_int(0)}, {ScalarType::Int, {4}});
+  b.output(c);
+  ExportedProgram ep = b.build();
+  auto run = run_pass(ep, "verify_shapes");
+  REQUIRE_FALSE(run.status.ok());
+  CHECK(run.status.error().message ==
+        "node \"cumsum\": declared as int32[4], but aten::cumsum of its inputs gives int64[4]");
 }
