@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "passes/legalize.h"
+#include "passes/module_swap/partition.h"
 #include "passes/module_swap/pytree_ir.h"
 #include "passes/module_swap/pytree_pairs.h"
 #include "passes/module_swap/resolve.h"
@@ -153,6 +154,23 @@ class Inliner {
       PTEFORGE_TRY(rename_value(ep_, u.name, u.temp));
       seeded_[*bn] = u.name;
       reserved_.push_back(u.name);
+    }
+    // Outputs another module call takes whole (remove_pytree_pairs dropped
+    // their getitems) take the names the module's call signature gives them,
+    // when free, so module_call_graph still names them after a swap.
+    if (const ir::ModuleCallSignature* sig = find_call_signature(ep_, fqn)) {
+      for (size_t j = 0; j < body.outputs().size() && j < sig->outputs.size(); ++j) {
+        const std::string* bn = body.outputs()[j].value_name();
+        const std::string* sn = sig->outputs[j].value_name();
+        if (!bn || !sn || !body_defined.count(*bn) || seeded_.count(*bn)) continue;
+        const ir::Value* taken = g_.find_value(*sn);
+        if ((taken && (taken->defined() || g_.use_count(*sn) > 0)) || g_.find_node(*sn) ||
+            std::find(reserved_.begin(), reserved_.end(), *sn) != reserved_.end()) {
+          continue;
+        }
+        seeded_[*bn] = *sn;
+        reserved_.push_back(*sn);
+      }
     }
 
     // Copy the body before the call. reserved_ holds the names the module
