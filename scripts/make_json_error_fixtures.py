@@ -114,6 +114,8 @@ def main():
     mutate("unknown_layout_number", lambda p: graph(p)["tensor_values"]["x"].__setitem__("layout", 9))
     mutate("negative_size", lambda p: graph(p)["tensor_values"]["mul"]["sizes"].__setitem__(0, {"as_int": -3}))
     mutate("empty_range_constraint", lambda p: p.__setitem__("range_constraints", {"s0": {"min_val": 64, "max_val": 2}}))
+    mutate("negative_infinite_max",
+           lambda p: p.__setitem__("range_constraints", {"s0": {"min_val": 2, "max_val": "-Infinity"}}))
     mutate("dtype_minus_one", lambda p: graph(p)["tensor_values"]["x"].__setitem__("dtype", -1))
     mutate("tensor_bytes_overflow", lambda p: graph(p)["tensor_values"]["mul"].update(
         sizes=[{"as_int": 2147483647}, {"as_int": 2147483647}, {"as_int": 4}],

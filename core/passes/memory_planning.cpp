@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/verifier.h"
 #include "ops/op_table.h"
 #include "passes/lowering_util.h"
 #include "passes/memory_plan/check.h"
@@ -321,6 +322,7 @@ class MemoryPlanning final : public Pass {
     tensors.reserve(planned.size());
     for (size_t i = 0; i < planned.size(); ++i) {
       const TensorSpec& s = *planned[i];
+      if (s.nbytes() == UINT64_MAX) return too_large(graph, specs, s);
       memplan::PlannedTensor t;
       t.id = i;
       t.nbytes = s.nbytes();
@@ -370,6 +372,28 @@ class MemoryPlanning final : public Pass {
   }
 
  private:
+  /// PASS_FAILED naming a value of spec `s`, whose size in bytes overflows
+  /// 64 bits (e.g. a dynamic size whose upper bound is near 2^62).
+  static Error too_large(const ir::Graph& graph, const SpecTable& specs, const TensorSpec& s) {
+    std::string name;
+    specs.for_each([&](const std::string& n, const TensorSpecPtr& p) {
+      if (p.get() == &s && (name.empty() || n < name)) name = n;
+    });
+    std::string sizes;
+    for (int64_t d : s.sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(d);
+    Location where;
+    if (const ir::Value* v = graph.find_value(name); v && v->producer) {
+      where = ir::node_location(*v->producer);
+    } else {
+      where.node = name;
+    }
+    return make_error(
+        ErrorCode::PASS_FAILED,
+        "tensor '" + name + "' cannot be planned: its size in bytes (sizes [" + sizes +
+            "], upper bounds for dynamic sizes) overflows 64 bits; give its symbols a smaller max",
+        where);
+  }
+
   /// Gives value `to` the spec of value `from` (when `from` has one). Most
   /// already share it (to_out_variant gave each alloc its result's spec), so
   /// that is checked first, without touching the reference counts.

@@ -28,15 +28,18 @@
 // Example: graph(%c, %x): %add = aten.add.Tensor(%x, %c) gives
 //   c: float32[] const, x: float32[3] dim_order [0], add: float32[3].
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "ir/graph.h"
 #include "ir/state_binding.h"
+#include "ir/sym_expr.h"
 #include "ops/op_table.h"
 #include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
+#include "passes/sym_bounds.h"
 #include "passes/tensor_spec.h"
 #include "support/name_map.h"
 
@@ -87,6 +90,25 @@ class SpecProp final : public Pass {
       }
     }
 
+    // An unbacked (data-dependent) size has no trace-time hint: its upper
+    // bound from range_constraints stands in (sym_shape_eval gives every
+    // symbolic size its bound anyway), as ExecuTorch's specs of such sizes
+    // get their bound from bound_sympy (executorch-pipeline.md §5.3).
+    std::map<std::string, std::optional<int64_t>, std::less<>> unhinted_bounds;
+    const SymbolRange ranges = program_ranges(ep);
+    const UnhintedValue upper_bound = [&](const ir::SymInt& s) -> std::optional<int64_t> {
+      const std::string& text = s.expr().expr_str;
+      auto it = unhinted_bounds.find(text);
+      if (it != unhinted_bounds.end()) return it->second;
+      std::optional<int64_t> bound;
+      if (Result<ir::SymNode> parsed = ir::parse_sym_expr(text); parsed.ok()) {
+        const SymInterval r = bound_sym_expr(*parsed, ranges);
+        if (r.has_upper() && r.hi >= 0) bound = r.hi;
+      }
+      unhinted_bounds.emplace(text, bound);
+      return bound;
+    };
+
     SpecTable& specs = ctx.state().specs;
     specs.clear();
     // One spec per tensor value at most, and memory planning later adds the
@@ -100,7 +122,7 @@ class SpecProp final : public Pass {
       const std::string& name = in.tensor_name();
       const ir::TensorMeta* meta = graph.tensor_meta(name);
       if (!meta) continue;
-      auto spec = spec_from_meta(*meta);
+      auto spec = spec_from_meta(*meta, upper_bound);
       if (!spec.ok()) {
         Error e = std::move(spec).error();
         e.message = "placeholder '" + name + "': " + e.message;
@@ -142,7 +164,7 @@ class SpecProp final : public Pass {
           }
           const ir::TensorMeta* meta = graph.tensor_meta(name);
           if (!meta) continue;
-          auto spec = spec_from_meta(*meta);
+          auto spec = spec_from_meta(*meta, upper_bound);
           if (!spec.ok()) {
             return ctx.error_at(spec.error().code, "value '" + name + "': " + spec.error().message, node);
           }

@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
+
+#include "ir/exported_program.h"
 
 namespace pteforge::passes {
 namespace {
@@ -94,6 +98,122 @@ I power(const I& base, int64_t exp) {
   return r;
 }
 
+/// A closed real interval (±infinity allowed), for the float-valued parts of
+/// a size such as TruncToInt(1.5 * ToFloat(s0)).
+struct Real {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+};
+
+Real to_real(const I& a) {
+  const double inf = std::numeric_limits<double>::infinity();
+  return {a.lo == kNegInf ? -inf : static_cast<double>(a.lo),
+          a.hi == kPosInf ? inf : static_cast<double>(a.hi)};
+}
+
+/// An integer interval from a real one rounded by `round` (monotonic), saturating.
+template <typename F>
+I to_int(const Real& r, F round) {
+  auto conv = [&round](double v, int64_t inf_value) {
+    if (std::isnan(v)) return inf_value;
+    const double x = round(v);
+    if (x >= 9.2e18) return kPosInf;
+    if (x <= -9.2e18) return kNegInf;
+    return static_cast<int64_t>(x);
+  };
+  return {conv(r.lo, kNegInf), conv(r.hi, kPosInf)};
+}
+
+/// x * y with 0 * inf = 0 (a zero-width factor keeps the product at zero).
+double real_mul(double x, double y) { return (x == 0 || y == 0) ? 0.0 : x * y; }
+
+Real real_corners(double a, double b, double c, double d) {
+  return {std::min({a, b, c, d}), std::max({a, b, c, d})};
+}
+
+bool is_real_call(const std::string& f) {
+  return f == "ToFloat" || f == "IntTrueDiv" || f == "FloatTrueDiv" || f == "FloatPow" || f == "TruncToFloat";
+}
+
+/// True when `e` has a float value (a Float constant, or a float function at its top).
+bool is_real_valued(const ir::SymNode& e) {
+  using Op = ir::SymNode::Op;
+  if (e.op == Op::Float) return true;
+  if (e.op == Op::Call) return is_real_call(e.name);
+  if (e.op == Op::Add || e.op == Op::Mul || e.op == Op::Pow) {
+    for (const auto& a : e.args) {
+      if (is_real_valued(a)) return true;
+    }
+  }
+  return false;
+}
+
+Real bound_real(const ir::SymNode& e, const SymbolRange& ranges);
+
+Real real_div(const Real& a, const Real& b) {
+  if (b.lo > 0 || b.hi < 0) {
+    return real_corners(a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi);
+  }
+  return Real{};
+}
+
+Real bound_real(const ir::SymNode& e, const SymbolRange& ranges) {
+  using Op = ir::SymNode::Op;
+  switch (e.op) {
+    case Op::Float:
+      return {e.fvalue, e.fvalue};
+    case Op::Add: {
+      Real acc{0, 0};
+      for (const auto& a : e.args) {
+        Real r = bound_real(a, ranges);
+        acc = {acc.lo + r.lo, acc.hi + r.hi};
+      }
+      return acc;
+    }
+    case Op::Mul: {
+      Real acc{1, 1};
+      for (const auto& a : e.args) {
+        Real r = bound_real(a, ranges);
+        acc = real_corners(real_mul(acc.lo, r.lo), real_mul(acc.lo, r.hi), real_mul(acc.hi, r.lo),
+                           real_mul(acc.hi, r.hi));
+      }
+      return acc;
+    }
+    case Op::Pow:
+      if (e.args.size() == 2 && e.args[1].op == Op::Integer && e.args[1].num == -1) {
+        return real_div({1, 1}, bound_real(e.args[0], ranges));  // sympy writes a / b as a * b**-1
+      }
+      break;
+    case Op::Call: {
+      const std::string& f = e.name;
+      if ((f == "ToFloat" || f == "TruncToFloat") && e.args.size() == 1) return bound_real(e.args[0], ranges);
+      if ((f == "IntTrueDiv" || f == "FloatTrueDiv") && e.args.size() == 2) {
+        return real_div(bound_real(e.args[0], ranges), bound_real(e.args[1], ranges));
+      }
+      if (f == "FloatPow" && e.args.size() == 2) {
+        Real b = bound_real(e.args[0], ranges), x = bound_real(e.args[1], ranges);
+        if (b.lo >= 1 && x.lo >= 0) return {std::pow(b.lo, x.lo), std::pow(b.hi, x.hi)};
+        return Real{};
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return to_real(bound_sym_expr(e, ranges));
+}
+
+/// base ** exp for a base and a non-negative exponent interval (PowByNatural).
+I power_range(const I& base, const I& exp) {
+  if (exp.lo < 0) return I::unbounded();
+  if (exp.lo == exp.hi) return power(base, exp.lo);
+  if (base.lo < 0 || exp.hi > 64) return base.lo >= 1 ? I{power(base, exp.lo).lo, kPosInf} : I::unbounded();
+  // A non-negative base: the power grows with the exponent (base >= 1) or is 0/1.
+  I lo = power(I::point(base.lo), base.lo >= 1 ? exp.lo : exp.hi);
+  I hi = power(I::point(base.hi), base.hi >= 1 ? exp.hi : exp.lo);
+  return {std::min(lo.lo, hi.lo), std::max(lo.hi, hi.hi)};
+}
+
 }  // namespace
 
 SymInterval bound_sym_expr(const ir::SymNode& e, const SymbolRange& ranges) {
@@ -156,9 +276,36 @@ SymInterval bound_sym_expr(const ir::SymNode& e, const SymbolRange& ranges) {
         I n = neg(a);
         return {0, std::max(n.hi, a.hi)};
       }
+      if ((f == "TruncToInt" || f == "FloorToInt" || f == "CeilToInt" || f == "RoundToInt" ||
+           f == "Identity") &&
+          e.args.size() == 1 && is_real_valued(e.args[0])) {
+        const Real r = bound_real(e.args[0], ranges);
+        if (f == "FloorToInt") return to_int(r, [](double x) { return std::floor(x); });
+        if (f == "CeilToInt") return to_int(r, [](double x) { return std::ceil(x); });
+        if (f == "RoundToInt") return to_int(r, [](double x) { return std::nearbyint(x); });  // half to even
+        return to_int(r,
+                      [](double x) { return std::trunc(x); });  // TruncToInt; Identity keeps a float's value
+      }
       if ((f == "Identity" || f == "TruncToInt" || f == "FloorToInt" || f == "CeilToInt" || f == "RoundToInt") &&
           v.size() == 1) {
         return v[0];
+      }
+      if (f == "PowByNatural" && v.size() == 2) return power_range(v[0], v[1]);
+      if (f == "CleanDiv" && v.size() == 2) return floordiv(v[0], v[1]);
+      if (f == "ModularIndexing" && v.size() == 3) return mod(floordiv(v[0], v[1]), v[2]);
+      if ((f == "LShift" || f == "RShift") && v.size() == 2) {
+        // a << b = a * 2**b; a >> b = a // 2**b (torch's sympy functions).
+        const I factor = power_range(I::point(2), v[1]);
+        return f == "LShift" ? mul(v[0], factor) : floordiv(v[0], factor);
+      }
+      if (f == "Where" && v.size() == 3) {  // either branch, whatever the condition
+        return {std::min(v[1].lo, v[2].lo), std::max(v[1].hi, v[2].hi)};
+      }
+      if (f == "ExprCondPair" && v.size() == 2) return v[0];
+      if (f == "Piecewise" && !v.empty()) {  // any piece's value
+        I r = v[0];
+        for (const I& x : v) r = {std::min(r.lo, x.lo), std::max(r.hi, x.hi)};
+        return r;
       }
       static constexpr std::string_view kRelations[] = {"StrictLessThan", "LessThan", "StrictGreaterThan",
                                                         "GreaterThan",    "Equality", "Unequality",
@@ -170,6 +317,17 @@ SymInterval bound_sym_expr(const ir::SymNode& e, const SymbolRange& ranges) {
     }
   }
   return I::unbounded();
+}
+
+SymbolRange program_ranges(const ir::ExportedProgram& ep) {
+  return [&ep](std::string_view sym) -> std::optional<SymInterval> {
+    const ir::RangeConstraint* rc = ep.range_for(sym);
+    if (!rc) return std::nullopt;
+    SymInterval i;
+    if (auto lo = rc->lower()) i.lo = *lo;
+    if (auto hi = rc->upper()) i.hi = *hi;
+    return i;
+  };
 }
 
 }  // namespace pteforge::passes

@@ -13,6 +13,10 @@
 
 #include "ir/sym_expr.h"
 
+namespace pteforge::ir {
+struct ExportedProgram;
+}
+
 namespace pteforge::passes {
 
 /// A closed integer interval; lo == kNegInf / hi == kPosInf mean unbounded.
@@ -33,11 +37,19 @@ struct SymInterval {
 /// range (it is then taken as [0, +inf): shape symbols are never negative).
 using SymbolRange = std::function<std::optional<SymInterval>(std::string_view symbol)>;
 
-/// The range of `e` by interval arithmetic: Integer/Rational/Bool constants,
-/// symbols (via `ranges`), Add, Mul, Pow with a constant non-negative integer
-/// exponent, FloorDiv, CeilDiv, Mod/PythonMod, Max, Min, Abs, the *ToInt
-/// casts and relations (0 or 1). Anything else is unbounded. Results that
-/// overflow int64 saturate to the unbounded side. Never fails.
+/// The range of `e` by interval arithmetic, as torch's bound_sympy gives it:
+/// Integer/Rational/Bool constants, symbols (via `ranges`), Add, Mul, Pow
+/// with a constant non-negative integer exponent, PowByNatural, FloorDiv,
+/// CleanDiv, CeilDiv, Mod/PythonMod, ModularIndexing, LShift/RShift, Max, Min,
+/// Abs, Where and Piecewise (either branch), relations (0 or 1), and the
+/// *ToInt casts of float-valued parts (Float constants, ToFloat, IntTrueDiv,
+/// FloatTrueDiv, FloatPow), bounded in doubles then rounded as the cast does.
+/// Anything else is unbounded. Results that overflow int64 saturate to the
+/// unbounded side. Never fails.
 SymInterval bound_sym_expr(const ir::SymNode& e, const SymbolRange& ranges);
+
+/// The ranges of `ep`'s range_constraints (a symbol without an entry has none).
+/// `ep` must outlive the result.
+SymbolRange program_ranges(const ir::ExportedProgram& ep);
 
 }  // namespace pteforge::passes

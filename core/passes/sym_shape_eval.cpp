@@ -144,14 +144,7 @@ class SymShapeEval final : public Pass {
       }
       it = parsed_.emplace(text, std::move(parsed).value()).first;
     }
-    SymInterval r = bound_sym_expr(it->second, [this](std::string_view sym) -> std::optional<SymInterval> {
-      const ir::RangeConstraint* rc = ep_->range_for(sym);
-      if (!rc) return std::nullopt;
-      SymInterval i;
-      if (auto lo = rc->lower()) i.lo = *lo;
-      if (auto hi = rc->upper()) i.hi = *hi;
-      return i;
-    });
+    SymInterval r = bound_sym_expr(it->second, program_ranges(*ep_));
     if (r.has_upper()) {
       if (r.hi < 0) {
         Location where;

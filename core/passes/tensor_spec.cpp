@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "ir/sym_expr.h"
+
 namespace pteforge::passes {
 
 uint64_t TensorSpec::numel() const {
@@ -46,7 +48,12 @@ std::vector<uint8_t> dim_order_from_strides(const std::vector<int64_t>& strides)
 
 std::optional<int64_t> sym_hint(const ir::SymInt& v) { return v.hint(); }
 
-Result<TensorSpec> spec_from_meta(const ir::TensorMeta& meta) {
+Result<TensorSpec> spec_from_meta(const ir::TensorMeta& meta, const UnhintedValue& unhinted) {
+  auto value_of = [&unhinted](const ir::SymInt& s) -> std::optional<int64_t> {
+    std::optional<int64_t> h = sym_hint(s);
+    if (!h && unhinted) h = unhinted(s);
+    return h;
+  };
   // ExecuTorch tensors are dense: sizes, dim order and one data pointer.
   // (Layout 0, "unknown", is what older files write for dense tensors.)
   if (meta.layout != ir::Layout::Strided && meta.layout != ir::Layout::Unknown) {
@@ -62,20 +69,23 @@ Result<TensorSpec> spec_from_meta(const ir::TensorMeta& meta) {
   spec.sizes.reserve(meta.sizes.size());
   for (const ir::SymInt& s : meta.sizes) {
     if (s.is_symbolic()) spec.dynamism = ShapeDynamism::DynamicBound;
-    std::optional<int64_t> h = sym_hint(s);
+    std::optional<int64_t> h = value_of(s);
     if (!h) {
-      return make_error(ErrorCode::PASS_FAILED,
-                        "size '" + s.expr().expr_str + "' is symbolic without a trace-time hint (unbacked)");
+      return make_error(ErrorCode::PASS_FAILED, "size '" + ir::display_sym_expr(s.expr().expr_str) +
+                                                    "' is symbolic without a trace-time hint (unbacked) and "
+                                                    "range_constraints give it no upper bound");
     }
     spec.sizes.push_back(*h);
   }
   if (meta.strides.size() == meta.sizes.size()) {
     spec.strides.reserve(meta.strides.size());
     for (const ir::SymInt& s : meta.strides) {
-      std::optional<int64_t> h = sym_hint(s);
+      std::optional<int64_t> h = value_of(s);
       if (!h) {
         return make_error(ErrorCode::PASS_FAILED,
-                          "stride '" + s.expr().expr_str + "' is symbolic without a trace-time hint (unbacked)");
+                          "stride '" + ir::display_sym_expr(s.expr().expr_str) +
+                              "' is symbolic without a trace-time hint (unbacked) and "
+                              "range_constraints give it no upper bound");
       }
       if (*h == 0) {
         return make_error(ErrorCode::PASS_FAILED,

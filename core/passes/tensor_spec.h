@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -115,9 +116,14 @@ std::optional<int64_t> sym_hint(const ir::SymInt& v);
 /// Builds a spec from traced metadata (ExecuTorch TensorSpec.from_tensor, §5.1):
 /// dtype, symbolic and hinted sizes/strides, dim order from the strides (hints),
 /// dynamism, requires_grad. Not const, nothing planned.
-/// Errors: PASS_FAILED when a size or stride is symbolic without a hint, or a
-/// stride is 0 (ExecuTorch rejects zero strides in dim_order_from_stride).
-Result<TensorSpec> spec_from_meta(const ir::TensorMeta& meta);
+/// A symbolic size or stride takes its trace-time hint; one without a hint
+/// (an unbacked, data-dependent size) takes `unhinted(value)` when given,
+/// e.g. its upper bound from range_constraints (sym_shape_eval replaces every
+/// symbolic size by its bound later anyway; the dim order is ordered by these).
+/// Errors: PASS_FAILED when a size or stride has neither, or a stride is 0
+/// (ExecuTorch rejects zero strides in dim_order_from_stride) or negative.
+using UnhintedValue = std::function<std::optional<int64_t>(const ir::SymInt&)>;
+Result<TensorSpec> spec_from_meta(const ir::TensorMeta& meta, const UnhintedValue& unhinted = {});
 
 /// Value name → spec for one method. Several names may share one spec.
 class SpecTable {

@@ -61,15 +61,23 @@ Status check_schema_version(ImportContext& ctx, const JsonCursor& root, const ra
 
 /// A range bound: integer, null, "Infinity"/"-Infinity" (older files), or a
 /// non-finite number (very old files) → nullopt = unbounded (§9.3).
-Result<std::optional<int64_t>> read_bound(const JsonCursor& c) {
+Result<std::optional<int64_t>> read_bound(const JsonCursor& c, bool upper) {
   const rapidjson::Value& v = c.value();
   if (v.IsNull()) return std::optional<int64_t>();
+  // An infinity on its own side means unbounded; on the other side the range
+  // is empty, which torch's ValueRanges refuses ("Invalid ranges").
+  auto infinite = [&c, upper](double d) -> Result<std::optional<int64_t>> {
+    if ((d > 0) == upper) return std::optional<int64_t>();
+    return c.error(
+        ErrorCode::INPUT_SCHEMA,
+        std::string(upper ? "max_val is -Infinity" : "min_val is Infinity") + ": the range is empty");
+  };
   if (v.IsString()) {
     PTEFORGE_ASSIGN_OR_RETURN(double d, c.as_float());
-    if (std::isinf(d)) return std::optional<int64_t>();
+    if (std::isinf(d)) return infinite(d);
     return c.error(ErrorCode::INPUT_SCHEMA, "expected an integer bound, null or \"Infinity\"");
   }
-  if (v.IsDouble() && std::isinf(v.GetDouble())) return std::optional<int64_t>();
+  if (v.IsDouble() && std::isinf(v.GetDouble())) return infinite(v.GetDouble());
   PTEFORGE_ASSIGN_OR_RETURN(int64_t n, c.as_int());
   return std::optional<int64_t>(n);
 }
@@ -169,10 +177,10 @@ Result<ir::ExportedProgram> read_program(ImportContext& ctx) {
       PTEFORGE_ASSIGN_OR_RETURN(auto rs, read_struct(ctx, r, "RangeConstraint", kRangeKeys));
       ir::RangeConstraint range;
       if (rs[0]) {
-        PTEFORGE_ASSIGN_OR_RETURN(range.min_val, read_bound(r.with(*rs[0])));
+        PTEFORGE_ASSIGN_OR_RETURN(range.min_val, read_bound(r.with(*rs[0]), /*upper=*/false));
       }
       if (rs[1]) {
-        PTEFORGE_ASSIGN_OR_RETURN(range.max_val, read_bound(r.with(*rs[1])));
+        PTEFORGE_ASSIGN_OR_RETURN(range.max_val, read_bound(r.with(*rs[1]), /*upper=*/true));
       }
       if (range.min_val && range.max_val && *range.min_val > *range.max_val) {
         return r.error(ErrorCode::INPUT_SCHEMA, "range of '" + std::string(m.name.GetString(), m.name.GetStringLength()) +

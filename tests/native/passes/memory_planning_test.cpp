@@ -179,3 +179,28 @@ TEST_CASE("memory_planning: without specs it is a precondition error - a graph w
   REQUIRE(run2.status.ok());
   CHECK(run2.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 0});
 }
+
+TEST_CASE("memory_planning: a tensor whose size in bytes overflows 64 bits is named") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {2, 4});
+  auto r = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {2, 4}});
+  b.output(r);
+  ExportedProgram ep = b.build();
+  auto run = run_passes(ep, {"spec_prop"});
+  REQUIRE(run.status.ok());
+  // The upper bound of a dynamic size near 2^62 (what sym_shape_eval would give).
+  run.state.specs.get("relu")->sizes = {int64_t{4611686018427387903}, 4};
+  passes::PipelineOptions options;
+  options.passes = {"memory_planning"};
+  auto pm = passes::PassManager::create(options);
+  REQUIRE(pm.ok());
+  passes::PassReport report;
+  Status st = pm->run(ep, run.state, report);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == ErrorCode::PASS_FAILED);
+  CHECK(
+      st.error().message ==
+      "tensor 'relu' cannot be planned: its size in bytes (sizes [4611686018427387903, 4], upper bounds for "
+      "dynamic sizes) overflows 64 bits; give its symbols a smaller max");
+  CHECK(st.error().where.node == std::optional<std::string>("relu"));
+}

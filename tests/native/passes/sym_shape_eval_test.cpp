@@ -62,6 +62,27 @@ TEST_CASE("sym_bounds: interval arithmetic over sympy expressions") {
   CHECK(bound("Mul(Integer(4611686018427387904), s0)").hi == SymInterval::kPosInf);  // saturates
 }
 
+TEST_CASE("sym_bounds: torch's integer and float functions (what bound_sympy bounds, s0 in [2, 32])") {
+  // Python n ** 2 and a non-integer scale (interpolate), floor / ceil / trunc of true division.
+  CHECK(bound("PowByNatural(s0, 2)") == SymInterval{4, 1024});
+  CHECK(bound("PowByNatural(2, s1)") == SymInterval{2, 256});
+  CHECK(bound("TruncToInt(Mul(Float(1.5), ToFloat(s0)))") == SymInterval{3, 48});
+  CHECK(bound("FloorToInt(Mul(Float(2.0), ToFloat(s0)))") == SymInterval{4, 64});
+  CHECK(bound("TruncToInt(IntTrueDiv(s0, 2))") == SymInterval{1, 16});
+  CHECK(bound("CeilToInt(IntTrueDiv(s0, 3))") == SymInterval{1, 11});
+  CHECK(bound("RoundToInt(FloatTrueDiv(ToFloat(s0), Float(4.0)))") == SymInterval{0, 8});
+  CHECK(bound("CleanDiv(4*s0, 2)") == SymInterval{4, 64});
+  CHECK(bound("ModularIndexing(s0, 1, 4)") == SymInterval{0, 3});
+  CHECK(bound("ModularIndexing(s1, 2, 16)") == SymInterval{0, 4});
+  CHECK(bound("LShift(s0, 1)") == SymInterval{4, 64});
+  CHECK(bound("RShift(s0, 2)") == SymInterval{0, 8});
+  // Either branch, whatever the condition.
+  CHECK(bound("Where(s0 > 5, s0, 5)") == SymInterval{2, 32});
+  CHECK(bound("Piecewise(ExprCondPair(s1, s1 > 5), ExprCondPair(40, True))") == SymInterval{1, 40});
+  // A float without a bounded integer cast stays unbounded; a divisor range around 0 too.
+  CHECK_FALSE(bound("TruncToInt(IntTrueDiv(s0, s1 - 1))").has_upper());
+}
+
 TEST_CASE("sym_shape_eval: dynamic_batch -> DYNAMIC_BOUND specs at their upper bounds - then planned") {
   ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
   testing::et::to_edge_lite(ep);
@@ -135,6 +156,38 @@ TEST_CASE("sym_shape_eval: a symbol without an upper bound -> its hint - one war
   CHECK(describe(run.state, "x") == "float32[3, 4, 8] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[0,9]");
   CHECK(describe(run.state, "view") == "float32[12, 8] dim_order=[0, 1] dynamic_bound mem=1@0 life=[0,9] view");
   CHECK(describe(run.state, "relu") == "float32[3, 4, 6] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[11,13]");
+}
+
+TEST_CASE("sym_shape_eval: an unbacked size (no hint) with a bounded range is planned at its bound") {
+  // nonzero(x[4, 3]) -> int64[u0, 2], u0 in [0, 12]: ExecuTorch's bound_sympy gives [12, 2].
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {4, 3});
+  auto nz = b.call("aten.nonzero.default", {arg_tensor(x)}, {ScalarType::Long, {1, 2}});
+  auto n = b.call("aten.neg.default", {arg_tensor(nz)}, {ScalarType::Long, {1, 2}});
+  b.output(n);
+  ExportedProgram ep = b.build();
+  for (const std::string& v : {nz, n}) {
+    TensorMeta meta = *ep.graph().tensor_meta(v);
+    meta.sizes[0] = SymInt(SymExpr{"u0", std::nullopt});
+    meta.strides[0] = SymInt(int64_t{2});
+    ep.graph().set_tensor_meta(v, meta);
+  }
+  RangeConstraint rc;
+  rc.min_val = 0;
+  rc.max_val = 12;
+  ep.range_constraints.emplace_back("u0", rc);
+  auto run = run_passes(ep, {"spec_prop", "sym_shape_eval"});
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(describe(run.state, "nonzero") == "int64[12, 2] dim_order=[0, 1] dynamic_bound unplanned");
+  CHECK(describe(run.state, "neg") == "int64[12, 2] dim_order=[0, 1] dynamic_bound unplanned");
+  // Without a max the size has neither a hint nor a bound: refused where its spec is made.
+  ep.range_constraints.clear();
+  auto unbounded = run_passes(ep, {"spec_prop"});
+  REQUIRE_FALSE(unbounded.status.ok());
+  CHECK(unbounded.status.error().message ==
+        "value 'nonzero': size 'u0' is symbolic without a trace-time hint (unbacked) and range_constraints "
+        "give "
+        "it no upper bound");
 }
 
 TEST_CASE("sym_shape_eval: an unbounded size without a hint fails - no specs is a precondition error") {
