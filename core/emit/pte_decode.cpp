@@ -22,6 +22,14 @@ constexpr uint64_t kMaxProgramSize = FLATBUFFERS_MAX_BUFFER_SIZE - 1;
 constexpr flatbuffers::uoffset_t kMaxDepth = 64;
 constexpr flatbuffers::uoffset_t kMaxTables = 100'000'000;
 
+/// The most tables a program of `size` bytes can hold without sharing one
+/// table between references: each takes at least 4 bytes and is reached by
+/// a 4-byte offset. A larger count means tables referenced many times (a few
+/// KB expanding to gigabytes when decoded), which no serializer writes.
+flatbuffers::uoffset_t max_tables_for(uint64_t size) {
+  return static_cast<flatbuffers::uoffset_t>(std::min<uint64_t>(kMaxTables, size / 4 + 64));
+}
+
 /// What `bytes` are when they look like one of the converter's inputs, as
 /// its readers sniff them (serde::looks_like_zip, serde::starts_json_document);
 /// nullopt otherwise.
@@ -102,19 +110,24 @@ class Decoder {
     std::vector<uint64_t> aligned((info.program_size + 7) / 8);
     std::memcpy(aligned.data(), bytes.data(), static_cast<size_t>(info.program_size));
     auto buf = reinterpret_cast<const uint8_t*>(aligned.data());
-    flatbuffers::Verifier verifier(buf, static_cast<size_t>(info.program_size), kMaxDepth, kMaxTables);
+    const flatbuffers::uoffset_t max_tables = max_tables_for(info.program_size);
+    flatbuffers::Verifier verifier(buf, static_cast<size_t>(info.program_size), kMaxDepth, max_tables);
     const bool verified = fb::VerifyProgramBuffer(verifier);
     if (!verified || find_backward_offset(buf, static_cast<size_t>(info.program_size))) {
       // The verifier says only no: look for the part that fails on its own.
       // (A backward offset passes the verifier only on a 32-bit machine.)
       std::optional<FlatbufferFault> fault =
-          locate_flatbuffer_fault(buf, static_cast<size_t>(info.program_size), kMaxDepth, kMaxTables);
+          locate_flatbuffer_fault(buf, static_cast<size_t>(info.program_size), kMaxDepth, max_tables);
       std::optional<std::string> pointer;
       if (fault && !fault->pointer.empty()) pointer = fault->pointer;
-      return invalid(
+      Error e = invalid(
           "the flatbuffer failed verification: a table, vector or string is out of bounds, "
           "misaligned or nested too deeply",
           fault ? std::optional<uint64_t>(fault->byte_offset) : std::nullopt, pointer);
+      e.notes.push_back("or it references tables more often than its " + std::to_string(info.program_size) +
+                        " bytes allow (" + std::to_string(max_tables) +
+                        "): tables shared many times, which would expand without bound when decoded");
+      return e;
     }
     const fb::Program* p = fb::GetProgram(buf);
     PTEFORGE_TRY(convert_program(*p, out.program));
@@ -145,10 +158,33 @@ class Decoder {
                          " is smaller than the header itself (" + std::to_string(header_end) + " bytes)",
                      16);
     }
+    if (h.program_size > info.file_size) {  // a truncated file, most likely: located where it ends
+      return invalid("extended header: program_size " + std::to_string(h.program_size) +
+                         " is larger than the file (" + std::to_string(info.file_size) + " bytes)",
+                     info.file_size);
+    }
+    if (h.program_size > kMaxProgramSize) {
+      return invalid("extended header: program_size " + std::to_string(h.program_size) + " is above the " +
+                         std::to_string(kMaxProgramSize) + " bytes a flatbuffer can have",
+                     16);
+    }
     if (h.program_size > available) {
       return invalid("extended header: program_size is " + std::to_string(h.program_size) + " but only " +
                          std::to_string(available) + " bytes are present",
                      available);
+    }
+    // ExecuTorch writes 0 when the file has no segments (program.cpp: "No
+    // segments in program"); then there is no segment data.
+    if (h.segment_base_offset == 0) {
+      if (h.segment_data_size && *h.segment_data_size != 0) {
+        return invalid("extended header: segment_base_offset 0 (no segments) with segment_data_size " +
+                           std::to_string(*h.segment_data_size),
+                       32);
+      }
+      info.program_size = h.program_size;
+      info.segment_base_offset = h.program_size;
+      info.segment_data_size = 0;
+      return Status::Ok();
     }
     if (h.segment_base_offset < h.program_size) {
       return invalid("extended header: segment_base_offset " + std::to_string(h.segment_base_offset) +
@@ -163,10 +199,10 @@ class Decoder {
     uint64_t data_size = info.file_size - h.segment_base_offset;
     if (h.segment_data_size) {
       if (*h.segment_data_size > data_size) {
-        return invalid("extended header: " + std::to_string(*h.segment_data_size) +
-                           " bytes of segment data from offset " + std::to_string(h.segment_base_offset) +
-                           " need a file of " + std::to_string(h.segment_base_offset + *h.segment_data_size) +
-                           " bytes; it has " + std::to_string(info.file_size),
+        return invalid("extended header: segment_data_size " + std::to_string(*h.segment_data_size) +
+                           " from segment_base_offset " + std::to_string(h.segment_base_offset) +
+                           " passes the end of the file (" + std::to_string(info.file_size) +
+                           " bytes: at most " + std::to_string(data_size) + " bytes of segment data)",
                        info.file_size);
       }
       data_size = *h.segment_data_size;
@@ -182,8 +218,8 @@ class Decoder {
   Status check_segments(const Program& p, const PteFileInfo& info) const {
     for (size_t i = 0; i < p.segments.size(); ++i) {
       const auto& s = p.segments[i];
-      if (s.size == 0) continue;
-      if (!info.extended_header) {
+      if (s.size == 0 && s.offset <= info.segment_data_size) continue;
+      if (!info.extended_header && s.size != 0) {
         return invalid("segment " + std::to_string(i) + " has " + std::to_string(s.size) +
                            " bytes but the file has no extended header, so no segment data",
                        std::nullopt, "/segments/" + std::to_string(i));
@@ -214,6 +250,14 @@ class Decoder {
       return Status::Ok();
     };
     if (p.constant_segment) PTEFORGE_TRY(check_sub(*p.constant_segment, "/constant_segment"));
+    // The runtime's Program::load takes one of the two constant layouts.
+    if (!p.constant_buffer.empty() && p.constant_segment && !p.constant_segment->offsets.empty()) {
+      return invalid("constant_buffer holds " + std::to_string(p.constant_buffer.size()) +
+                         " inline buffers and constant_segment " +
+                         std::to_string(p.constant_segment->offsets.size()) +
+                         " offsets; a program uses one of the two (ExecuTorch's loader refuses both)",
+                     std::nullopt, "/constant_buffer");
+    }
     if (p.mutable_data_segments) {
       for (size_t i = 0; i < p.mutable_data_segments->size(); ++i) {
         PTEFORGE_TRY(check_sub((*p.mutable_data_segments)[i], "/mutable_data_segments/" + std::to_string(i)));
@@ -524,8 +568,10 @@ uint64_t pte_prefix_to_decode(std::string_view head, uint64_t file_size) {
   auto header = parse_extended_header(head);
   if (!header.ok()) return head.size();  // decode_pte reports the bad header from its bytes
   if (header->has_value()) {
+    // A program_size the file cannot hold is refused from the header alone.
     const uint64_t program = (*header)->program_size;
-    return program <= file_size ? std::max<uint64_t>(program, head.size()) : file_size;
+    return program <= file_size && program <= kMaxProgramSize ? std::max<uint64_t>(program, head.size())
+                                                              : head.size();
   }
   return file_size > kMaxProgramSize ? head.size() : file_size;
 }

@@ -678,3 +678,97 @@ TEST_CASE("problems found after verification name the table") {
   CHECK(segment.error().code == ErrorCode::PTE_INVALID);
   CHECK(segment.error().where.pointer == std::optional<std::string>("/segments/0"));
 }
+
+TEST_CASE("shared tables that would expand without bound are refused, quickly") {
+  // 40 plans of 2,000 values, all one EValue and one plan: a few KB that
+  // would decode to 80,000 values (and, scaled up, to gigabytes).
+  namespace fb = executorch_flatbuffer;
+  flatbuffers::FlatBufferBuilder fbb;
+  auto ev = fb::CreateEValue(fbb, fb::KernelTypes::Int, fb::CreateInt(fbb, 7).Union());
+  std::vector<flatbuffers::Offset<fb::EValue>> vals(2000, ev);
+  auto plan = fb::CreateExecutionPlanDirect(fbb, "forward", 0, &vals);
+  std::vector<flatbuffers::Offset<fb::ExecutionPlan>> plans(40, plan);
+  auto plan_vec = fbb.CreateVector(plans);
+  fb::ProgramBuilder pb(fbb);
+  pb.add_execution_plan(plan_vec);
+  fb::FinishProgramBuffer(fbb, pb.Finish());
+  const std::string bytes(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+  auto r = decode_pte(bytes);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::PTE_INVALID);
+  REQUIRE(r.error().notes.size() == 1);
+  CHECK(r.error().notes[0] ==
+        "or it references tables more often than its " + std::to_string(bytes.size()) + " bytes allow (" +
+            std::to_string(bytes.size() / 4 + 64) +
+            "): tables shared many times, which would expand without bound when decoded");
+}
+
+TEST_CASE(
+    "headers: segment_base_offset 0 means no segments and sizes the file cannot hold are refused from the "
+    "header") {
+  std::string good = read_file(reference_path("add.pte"));  // no extended header
+  // add.pte behind a header saying program_size = the file, no segments (base offset 0).
+  std::string with_header = good;
+  const uint32_t root =
+      static_cast<uint32_t>(static_cast<uint8_t>(good[0])) + 32;  // the root moves by 32 bytes
+  with_header.insert(8, std::string(32, '\0'));
+  std::memcpy(&with_header[0], &root, 4);
+  std::memcpy(&with_header[8], "eh00", 4);
+  const uint32_t len = 32;
+  std::memcpy(&with_header[12], &len, 4);
+  const uint64_t program_size = with_header.size();
+  std::memcpy(&with_header[16], &program_size, 8);
+  auto r = decode_pte(with_header);  // offsets are relative: only the root moves
+  REQUIRE_MESSAGE(r.ok(), r.error().to_string());
+  CHECK(r->info.segment_data_size == 0);
+  CHECK(r->info.segment_base_offset == with_header.size());
+  CHECK(r->program.execution_plan.size() == 1);
+  // program_size far past the file: refused from the 64-byte head alone.
+  const uint64_t huge = uint64_t{1} << 40;
+  std::memcpy(&with_header[16], &huge, 8);
+  CHECK(pte_prefix_to_decode(std::string_view(with_header).substr(0, 64), with_header.size()) == 64);
+  auto big = decode_pte(with_header);
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.error().message == "extended header: program_size 1099511627776 is larger than the file (" +
+                                   std::to_string(with_header.size()) + " bytes)");
+}
+
+TEST_CASE("a program with both constant layouts is refused, as ExecuTorch's loader refuses it") {
+  namespace fb = executorch_flatbuffer;
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<uint8_t> data = {1, 2, 3, 4};
+  std::vector<flatbuffers::Offset<fb::Buffer>> buffers = {fb::CreateBufferDirect(fbb, &data),
+                                                          fb::CreateBufferDirect(fbb, &data)};
+  auto buffer_vec = fbb.CreateVector(buffers);
+  std::vector<uint64_t> offsets = {0, 16};
+  auto segment = fb::CreateSubsegmentOffsetsDirect(fbb, 0, &offsets);
+  std::vector<flatbuffers::Offset<fb::DataSegment>> segs = {fb::CreateDataSegment(fbb, 0, 32)};
+  auto seg_vec = fbb.CreateVector(segs);
+  fb::ProgramBuilder pb(fbb);
+  pb.add_constant_buffer(buffer_vec);
+  pb.add_constant_segment(segment);
+  pb.add_segments(seg_vec);
+  fb::FinishProgramBuffer(fbb, pb.Finish());
+  std::string bytes(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+  // A header and 32 bytes of segment data, so only the layouts are wrong.
+  const uint32_t root = static_cast<uint32_t>(static_cast<uint8_t>(bytes[0])) + 32;
+  bytes.insert(8, std::string(32, '\0'));
+  std::memcpy(&bytes[0], &root, 4);
+  std::memcpy(&bytes[8], "eh00", 4);
+  const uint32_t len = 32;
+  std::memcpy(&bytes[12], &len, 4);
+  const uint64_t program_size = bytes.size();
+  bytes.resize((bytes.size() + 127) / 128 * 128, '\0');
+  const uint64_t base = bytes.size(), data_size = 32;
+  bytes.append(32, '\0');
+  std::memcpy(&bytes[16], &program_size, 8);
+  std::memcpy(&bytes[24], &base, 8);
+  std::memcpy(&bytes[32], &data_size, 8);
+  auto r = decode_pte(bytes);
+  REQUIRE_FALSE(r.ok());
+  CHECK(
+      r.error().message ==
+      "constant_buffer holds 2 inline buffers and constant_segment 2 offsets; a program uses one of the two "
+      "(ExecuTorch's loader refuses both)");
+  CHECK(r.error().where.pointer == std::optional<std::string>("/constant_buffer"));
+}
