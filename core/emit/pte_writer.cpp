@@ -221,8 +221,11 @@ Result<PteOutput> serialize_program(Program&& input, const ProgramData& data, co
     segments.push_back(std::move(seg));
   }
 
-  // Mutable data: packed without padding, one segment (§2.6).
-  if (data.mutable_buffer.size() > 1) {
+  // Mutable data: packed without padding, one segment (§2.6); none when it
+  // holds no bytes (ExecuTorch adds it only when its data is not empty, §2.4).
+  uint64_t mutable_bytes = 0;
+  for (const auto& c : data.mutable_buffer) mutable_bytes += c.size();
+  if (data.mutable_buffer.size() > 1 && mutable_bytes > 0) {
     SegmentPayload seg;
     SubsegmentOffsets offsets;
     offsets.segment_index = static_cast<uint32_t>(segments.size());

@@ -249,6 +249,18 @@ TEST_CASE("mutable data: one packed segment after the constants") {
   DecodedPte d = decode_ok(file);
   CHECK(d.program == out->program);
   CHECK(file.substr(d.info.segment_base_offset + 128 + 8, 3) == "\x07\x08\x09");
+
+  // Mutable data of no bytes (an empty buffer with --init-buffers): no
+  // segment and no mutable_data_segments, as ExecuTorch's serializer writes it.
+  data.mutable_buffer = {Chunk::zeros(0), Chunk::zeros(0)};
+  p.execution_plan[0].values.resize(p.execution_plan[0].values.size() - 2);
+  Tensor empty_state = planned(make_tensor(ir::ScalarType::Float, {0}), 32);
+  empty_state.data_buffer_idx = 1;
+  p.execution_plan[0].values.push_back(EValue{empty_state});
+  auto empty = serialize_program(p, data);
+  REQUIRE_MESSAGE(empty.ok(), empty.error().to_string());
+  CHECK_FALSE(empty->program.mutable_data_segments.has_value());
+  CHECK(empty->program.segments == std::vector<DataSegment>{{0, 4}});
 }
 
 TEST_CASE("delegate blobs move to segments once each, empty blobs stay inline") {
