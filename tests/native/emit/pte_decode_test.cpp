@@ -703,21 +703,40 @@ TEST_CASE("shared tables that would expand without bound are refused, quickly") 
             "): tables shared many times, which would expand without bound when decoded");
 }
 
+namespace {
+
+/// `program` (a flatbuffer without a header) behind a 32-byte extended header
+/// whose program_size is the program's new size; its offsets are relative, so
+/// only the root moves. With `segment_data` > 0 that many zero bytes follow at
+/// the next multiple of 128 (the segment base offset); else the base offset is 0.
+std::string with_extended_header(std::string program, uint64_t segment_data) {
+  const uint32_t root = static_cast<uint32_t>(static_cast<uint8_t>(program[0])) + 32;
+  program.insert(8, std::string(32, '\0'));
+  std::memcpy(&program[0], &root, 4);
+  std::memcpy(&program[8], "eh00", 4);
+  const uint32_t len = 32;
+  std::memcpy(&program[12], &len, 4);
+  const uint64_t program_size = program.size();
+  std::memcpy(&program[16], &program_size, 8);
+  uint64_t base = 0;
+  if (segment_data > 0) {
+    program.resize((program.size() + 127) / 128 * 128, '\0');
+    base = program.size();
+    program.append(segment_data, '\0');
+  }
+  std::memcpy(&program[24], &base, 8);
+  std::memcpy(&program[32], &segment_data, 8);
+  return program;
+}
+
+}  // namespace
+
 TEST_CASE(
     "headers: segment_base_offset 0 means no segments and sizes the file cannot hold are refused from the "
     "header") {
   std::string good = read_file(reference_path("add.pte"));  // no extended header
   // add.pte behind a header saying program_size = the file, no segments (base offset 0).
-  std::string with_header = good;
-  const uint32_t root =
-      static_cast<uint32_t>(static_cast<uint8_t>(good[0])) + 32;  // the root moves by 32 bytes
-  with_header.insert(8, std::string(32, '\0'));
-  std::memcpy(&with_header[0], &root, 4);
-  std::memcpy(&with_header[8], "eh00", 4);
-  const uint32_t len = 32;
-  std::memcpy(&with_header[12], &len, 4);
-  const uint64_t program_size = with_header.size();
-  std::memcpy(&with_header[16], &program_size, 8);
+  std::string with_header = with_extended_header(good, 0);
   auto r = decode_pte(with_header);  // offsets are relative: only the root moves
   REQUIRE_MESSAGE(r.ok(), r.error().to_string());
   CHECK(r->info.segment_data_size == 0);
@@ -749,22 +768,9 @@ TEST_CASE("a program with both constant layouts is refused, as ExecuTorch's load
   pb.add_constant_segment(segment);
   pb.add_segments(seg_vec);
   fb::FinishProgramBuffer(fbb, pb.Finish());
-  std::string bytes(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
   // A header and 32 bytes of segment data, so only the layouts are wrong.
-  const uint32_t root = static_cast<uint32_t>(static_cast<uint8_t>(bytes[0])) + 32;
-  bytes.insert(8, std::string(32, '\0'));
-  std::memcpy(&bytes[0], &root, 4);
-  std::memcpy(&bytes[8], "eh00", 4);
-  const uint32_t len = 32;
-  std::memcpy(&bytes[12], &len, 4);
-  const uint64_t program_size = bytes.size();
-  bytes.resize((bytes.size() + 127) / 128 * 128, '\0');
-  const uint64_t base = bytes.size(), data_size = 32;
-  bytes.append(32, '\0');
-  std::memcpy(&bytes[16], &program_size, 8);
-  std::memcpy(&bytes[24], &base, 8);
-  std::memcpy(&bytes[32], &data_size, 8);
-  auto r = decode_pte(bytes);
+  auto r = decode_pte(with_extended_header(
+      std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize()), 32));
   REQUIRE_FALSE(r.ok());
   CHECK(
       r.error().message ==

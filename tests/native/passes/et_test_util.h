@@ -63,6 +63,18 @@ inline PassRun run_passes(ir::ExportedProgram& ep, std::vector<std::string> name
   return run;
 }
 
+/// Runs `names` on `ep` with the state of an earlier run (specs edited by a
+/// test, say); returns the status.
+inline Status run_on_state(ir::ExportedProgram& ep, passes::MethodState& state,
+                           std::vector<std::string> names) {
+  passes::PipelineOptions options;
+  options.passes = std::move(names);
+  auto pm = passes::PassManager::create(options);
+  REQUIRE_MESSAGE(pm.ok(), pm.error().to_string());
+  passes::PassReport report;
+  return pm->run(ep, state, report);
+}
+
 /// Stand-in for the to_edge group until it lands: view ops become their
 /// `_copy` twins (ReplaceViewOpsWithViewCopyOpsPass); the twin's result is
 /// contiguous, as a re-trace would record.

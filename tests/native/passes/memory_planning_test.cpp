@@ -190,12 +190,7 @@ TEST_CASE("memory_planning: a tensor whose size in bytes overflows 64 bits is na
   REQUIRE(run.status.ok());
   // The upper bound of a dynamic size near 2^62 (what sym_shape_eval would give).
   run.state.specs.get("relu")->sizes = {int64_t{4611686018427387903}, 4};
-  passes::PipelineOptions options;
-  options.passes = {"memory_planning"};
-  auto pm = passes::PassManager::create(options);
-  REQUIRE(pm.ok());
-  passes::PassReport report;
-  Status st = pm->run(ep, run.state, report);
+  Status st = testing::et::run_on_state(ep, run.state, {"memory_planning"});
   REQUIRE_FALSE(st.ok());
   CHECK(st.error().code == ErrorCode::PASS_FAILED);
   CHECK(

@@ -163,9 +163,7 @@ TEST_CASE("remove_pytree_pairs: must not apply") {
 
 TEST_CASE("leaf_permutation: specs equal up to dict key order, leaves matched by key") {
   auto dict = [](const char* type, const std::vector<std::string>& keys, std::vector<TreeSpecNode> children) {
-    std::string ctx = "\"[";
-    for (size_t i = 0; i < keys.size(); ++i) ctx += (i ? ", \\\"" : "\\\"") + keys[i] + "\\\"";
-    return treespec_node(type, ctx + "]\"", std::move(children));
+    return testing::dict_spec_node(keys, std::move(children), type);
   };
   const TreeSpecNode leaf = treespec_leaf();
   const TreeSpecNode pair = treespec_node("builtins.tuple", "null", {leaf, leaf});

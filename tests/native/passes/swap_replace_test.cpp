@@ -363,11 +363,8 @@ TEST_CASE("swap_modules: keyword arguments and dict results are matched by key, 
 
   // Results: the module returns {'h': .., 'aux': ..}; the replacement {'aux': .., 'h': ..}.
   auto dict_spec = [](const std::vector<std::string>& keys) {
-    std::string ctx = "\"[";
-    for (size_t i = 0; i < keys.size(); ++i) ctx += (i ? ", \\\"" : "\\\"") + keys[i] + "\\\"";
     TreeSpec s;
-    s.root =
-        treespec_node("builtins.dict", ctx + "]\"", std::vector<TreeSpecNode>(keys.size(), treespec_leaf()));
+    s.root = testing::dict_spec_node(keys);
     return s;
   };
   testing::ProgramBuilder pd;

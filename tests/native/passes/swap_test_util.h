@@ -143,17 +143,26 @@ inline void set_stack(ir::Graph& g, const std::string& node, const std::vector<s
   n->metadata().nn_module_stack = std::make_shared<const ir::ModuleStack>(std::move(st));
 }
 
+/// A dict spec node of `type` (builtins.dict, collections.OrderedDict) with
+/// `keys` and `children` (leaves when empty); its context is the JSON text of
+/// a string holding the JSON key list, as PyTorch writes it.
+inline ir::TreeSpecNode dict_spec_node(const std::vector<std::string>& keys,
+                                       std::vector<ir::TreeSpecNode> children = {},
+                                       const std::string& type = "builtins.dict") {
+  std::string ctx = "\"[";
+  for (size_t i = 0; i < keys.size(); ++i) ctx += (i ? ", \\\"" : "\\\"") + keys[i] + "\\\"";
+  ctx += "]\"";
+  if (children.empty()) children.assign(keys.size(), ir::treespec_leaf());
+  return ir::treespec_node(type, ctx, std::move(children));
+}
+
 /// in_spec of forward(*n_args leaves, **kwargs leaves).
 inline ir::TreeSpec args_spec(size_t n_args, const std::vector<std::string>& kwargs = {}) {
   ir::TreeSpec s;
-  // context: the JSON text of a string that holds the JSON key list, as PyTorch writes it.
-  std::string ctx = "\"[";
-  for (size_t i = 0; i < kwargs.size(); ++i) ctx += (i ? ", \\\"" : "\\\"") + kwargs[i] + "\\\"";
-  ctx += "]\"";
-  s.root = ir::treespec_node(
-      "builtins.tuple", "null",
-      {ir::treespec_node("builtins.tuple", "null", std::vector<ir::TreeSpecNode>(n_args, ir::treespec_leaf())),
-       ir::treespec_node("builtins.dict", ctx, std::vector<ir::TreeSpecNode>(kwargs.size(), ir::treespec_leaf()))});
+  s.root = ir::treespec_node("builtins.tuple", "null",
+                             {ir::treespec_node("builtins.tuple", "null",
+                                                std::vector<ir::TreeSpecNode>(n_args, ir::treespec_leaf())),
+                              dict_spec_node(kwargs)});
   return s;
 }
 
