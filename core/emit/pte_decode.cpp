@@ -120,14 +120,12 @@ class Decoder {
           locate_flatbuffer_fault(buf, static_cast<size_t>(info.program_size), kMaxDepth, max_tables);
       std::optional<std::string> pointer;
       if (fault && !fault->pointer.empty()) pointer = fault->pointer;
-      Error e = invalid(
+      // (Also what a file referencing tables more often than max_tables_for
+      // its size allows gets: shared tables, which would expand when decoded.)
+      return invalid(
           "the flatbuffer failed verification: a table, vector or string is out of bounds, "
           "misaligned or nested too deeply",
           fault ? std::optional<uint64_t>(fault->byte_offset) : std::nullopt, pointer);
-      e.notes.push_back("or it references tables more often than its " + std::to_string(info.program_size) +
-                        " bytes allow (" + std::to_string(max_tables) +
-                        "): tables shared many times, which would expand without bound when decoded");
-      return e;
     }
     const fb::Program* p = fb::GetProgram(buf);
     PTEFORGE_TRY(convert_program(*p, out.program));
