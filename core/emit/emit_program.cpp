@@ -348,12 +348,14 @@ Result<EmitterOutput> emit_program(const std::vector<MethodInput>& methods, cons
   }
 
   PTEFORGE_ASSIGN_OR_RETURN(out.training, training_metadata(methods));
-  std::vector<ConstantMethod> getters = training_metadata_getters(out.training);
-  // The joint method each training getter describes (a clash's message names it).
+  // The training getters, each with the joint method it describes (a clash's message names it).
+  std::vector<ConstantMethod> getters;
   std::vector<std::string> owners;
   for (const TrainingMetadata& t : out.training) {
-    const size_t n = (t.gradients_index ? 1 : 0) + (t.fqns.empty() ? 0 : 1) + (t.parameters_index ? 1 : 0);
-    owners.insert(owners.end(), n, t.method);
+    for (ConstantMethod& g : training_metadata_getters({t})) {
+      getters.push_back(std::move(g));
+      owners.push_back(t.method);
+    }
   }
   getters.insert(getters.end(), options.constant_methods.begin(), options.constant_methods.end());
   // Every method name, with the joint method when it is a training getter ("" otherwise).

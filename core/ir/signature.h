@@ -44,6 +44,11 @@ enum class OutputKind : uint8_t {
   ParameterMutation,   ///< parameter_mutation: target = parameter_name
 };
 std::string_view output_kind_name(OutputKind k);
+/// True for the kinds that write state back: buffer, parameter and user-input mutations.
+inline bool is_mutation(OutputKind k) {
+  return k == OutputKind::BufferMutation || k == OutputKind::ParameterMutation ||
+         k == OutputKind::UserInputMutation;
+}
 /// JSON field of an output spec that holds its target (OutputSpec::target):
 /// "buffer_name", "parameter_name" or "user_input_name"; "" for kinds
 /// without one (schema §3.6).

@@ -478,10 +478,6 @@ Status verify_signature_targets(const ExportedProgram& ep) {
 
 Status verify_output_order(const ExportedProgram& ep) {
   const auto& outs = ep.signature().output_specs;
-  auto is_mutation = [](OutputKind k) {
-    return k == OutputKind::BufferMutation || k == OutputKind::ParameterMutation ||
-           k == OutputKind::UserInputMutation;
-  };
   auto is_user = [](OutputKind k) { return k == OutputKind::UserOutput || k == OutputKind::LossOutput; };
   size_t tokens = 0, mutations = 0, users = 0;
   for (const OutputSpec& s : outs) {

@@ -297,14 +297,14 @@ class Checker {
       if (outs.empty() || (outs.size() == 1 && outs[0].is_none())) return Status::Ok();
       return fail_output(
           node, outs.size(),
-          schema.full_name() + " returns nothing, but the node has " + count(outs.size(), "output"));
+          schema.full_name() + " returns nothing, but the node has " + counted(outs.size(), "output"));
     }
     if (outs.size() != returns.size()) {
       std::string types;
       for (const Return& r : returns) types += (types.empty() ? "" : ", ") + r.type.to_string(false);
       return fail_output(node, outs.size(),
-                         schema.full_name() + " returns " + count(returns.size(), "value") + " (" + types +
-                             "), but the node has " + count(outs.size(), "output"));
+                         schema.full_name() + " returns " + counted(returns.size(), "value") + " (" + types +
+                             "), but the node has " + counted(outs.size(), "output"));
     }
     for (size_t j = 0; j < outs.size(); ++j) {
       const Type& t = returns[j].type;
@@ -325,10 +325,6 @@ class Checker {
       }
     }
     return Status::Ok();
-  }
-
-  static std::string count(size_t n, const char* noun) {
-    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
   }
 
   /// The error at output `j` of `node` (j == outputs().size(): the outputs as a whole).

@@ -28,13 +28,11 @@
 // Example: graph(%c, %x): %add = aten.add.Tensor(%x, %c) gives
 //   c: float32[] const, x: float32[3] dim_order [0], add: float32[3].
 #include <algorithm>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "ir/graph.h"
 #include "ir/state_binding.h"
-#include "ir/sym_expr.h"
 #include "ops/op_table.h"
 #include "passes/lowering_util.h"
 #include "passes/pass.h"
@@ -94,19 +92,13 @@ class SpecProp final : public Pass {
     // bound from range_constraints stands in (sym_shape_eval gives every
     // symbolic size its bound anyway), as ExecuTorch's specs of such sizes
     // get their bound from bound_sympy (executorch-pipeline.md §5.3).
-    std::map<std::string, std::optional<int64_t>, std::less<>> unhinted_bounds;
-    const SymbolRange ranges = program_ranges(ep);
-    const UnhintedValue upper_bound = [&](const ir::SymInt& s) -> std::optional<int64_t> {
-      const std::string& text = s.expr().expr_str;
-      auto it = unhinted_bounds.find(text);
-      if (it != unhinted_bounds.end()) return it->second;
-      std::optional<int64_t> bound;
-      if (Result<ir::SymNode> parsed = ir::parse_sym_expr(text); parsed.ok()) {
-        const SymInterval r = bound_sym_expr(*parsed, ranges);
-        if (r.has_upper() && r.hi >= 0) bound = r.hi;
-      }
-      unhinted_bounds.emplace(text, bound);
-      return bound;
+    ProgramSymBounds bounds(ep);
+    const UnhintedValue upper_bound = [&bounds](const ir::SymInt& s) -> std::optional<int64_t> {
+      Result<const ir::SymNode*> e = bounds.parse(s.expr().expr_str);
+      if (!e.ok()) return std::nullopt;  // spec_from_meta then reports the size
+      const SymInterval r = bounds.bound(**e);
+      if (r.has_upper() && r.hi >= 0) return r.hi;
+      return std::nullopt;
     };
 
     SpecTable& specs = ctx.state().specs;

@@ -330,4 +330,13 @@ SymbolRange program_ranges(const ir::ExportedProgram& ep) {
   };
 }
 
+Result<const ir::SymNode*> ProgramSymBounds::parse(const std::string& text) {
+  auto it = parsed_.find(text);
+  if (it == parsed_.end()) {
+    PTEFORGE_ASSIGN_OR_RETURN(ir::SymNode e, ir::parse_sym_expr(text));
+    it = parsed_.emplace(text, std::move(e)).first;
+  }
+  return &it->second;
+}
+
 }  // namespace pteforge::passes

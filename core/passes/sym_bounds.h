@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "ir/sym_expr.h"
@@ -51,5 +53,21 @@ SymInterval bound_sym_expr(const ir::SymNode& e, const SymbolRange& ranges);
 /// The ranges of `ep`'s range_constraints (a symbol without an entry has none).
 /// `ep` must outlive the result.
 SymbolRange program_ranges(const ir::ExportedProgram& ep);
+
+/// The symbolic sizes of one program: each expression text parsed once, and
+/// bounded over the program's range_constraints (what spec_prop and
+/// sym_shape_eval both ask). `ep` must outlive it.
+class ProgramSymBounds {
+ public:
+  explicit ProgramSymBounds(const ir::ExportedProgram& ep) : ranges_(program_ranges(ep)) {}
+  /// The parsed expression of `text` (kept for later calls); parse_sym_expr's error otherwise.
+  Result<const ir::SymNode*> parse(const std::string& text);
+  /// The range of `e` over the program's ranges (bound_sym_expr).
+  SymInterval bound(const ir::SymNode& e) const { return bound_sym_expr(e, ranges_); }
+
+ private:
+  SymbolRange ranges_;
+  std::map<std::string, ir::SymNode, std::less<>> parsed_;
+};
 
 }  // namespace pteforge::passes

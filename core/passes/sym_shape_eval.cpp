@@ -14,11 +14,12 @@
 //
 // Example: x: float32[s0, 4, 8], s0 ∈ [2, 32], hint 3 → sizes [32, 4, 8],
 // strides [32, 8, 1], DYNAMIC_BOUND.
-#include <map>
+#include <tsl/robin_set.h>
+
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_set>
-#include <tsl/robin_set.h>
 
 #include "ir/graph.h"
 #include "ir/sym_expr.h"
@@ -42,7 +43,7 @@ class SymShapeEval final : public Pass {
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
     ep_ = &ep;
     ctx_ = &ctx;
-    parsed_.clear();
+    bounds_.emplace(ep);
     warned_.clear();
     ir::Graph& graph = ep.graph();
     SpecTable& specs = ctx.state().specs;
@@ -133,18 +134,15 @@ class SymShapeEval final : public Pass {
   Result<int64_t> upper_bound(const ir::SymInt& s, const std::string& value) {
     if (s.is_concrete()) return s.value();
     const std::string& text = s.expr().expr_str;
-    auto it = parsed_.find(text);
-    if (it == parsed_.end()) {
-      auto parsed = ir::parse_sym_expr(text);
-      if (!parsed.ok()) {
-        Error e = std::move(parsed).error();
-        e.message = "symbolic size of '" + value + "': " + e.message;
-        e.where.node = value;
-        return e;
-      }
-      it = parsed_.emplace(text, std::move(parsed).value()).first;
+    Result<const ir::SymNode*> parsed = bounds_->parse(text);
+    if (!parsed.ok()) {
+      Error e = std::move(parsed).error();
+      e.message = "symbolic size of '" + value + "': " + e.message;
+      e.where.node = value;
+      return e;
     }
-    SymInterval r = bound_sym_expr(it->second, program_ranges(*ep_));
+    const ir::SymNode& expr = **parsed;
+    SymInterval r = bounds_->bound(expr);
     if (r.has_upper()) {
       if (r.hi < 0) {
         Location where;
@@ -154,7 +152,7 @@ class SymShapeEval final : public Pass {
                               std::to_string(r.hi) + ")",
                           where);
       }
-      if (it->second.op == ir::SymNode::Op::Symbol) warn_hint_above(it->second.name, value, s.hint(), r.hi);
+      if (expr.op == ir::SymNode::Op::Symbol) warn_hint_above(expr.name, value, s.hint(), r.hi);
       return r.hi;
     }
     std::optional<int64_t> hint = s.hint();
@@ -168,7 +166,7 @@ class SymShapeEval final : public Pass {
                             "dynamic shapes, e.g. Dim(..., max=N))",
                         where);
     }
-    warn_unbounded(it->second, text, value, *hint);
+    warn_unbounded(expr, text, value, *hint);
     return *hint;
   }
 
@@ -218,7 +216,7 @@ class SymShapeEval final : public Pass {
 
   const ir::ExportedProgram* ep_ = nullptr;
   PassContext* ctx_ = nullptr;
-  std::map<std::string, ir::SymNode> parsed_;
+  std::optional<ProgramSymBounds> bounds_;  ///< parsed sizes of this run's program
   std::set<std::string> warned_;
 };
 

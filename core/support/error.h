@@ -36,6 +36,14 @@ inline std::string single_quoted(std::string_view s) {
   out += '\'';
   return out;
 }
+/// "1 output", "3 outputs": `n` and `noun`, plural with an "s" unless n is 1.
+inline std::string counted(size_t n, std::string_view noun) {
+  std::string out = std::to_string(n);
+  out += ' ';
+  out += noun;
+  if (n != 1) out += 's';
+  return out;
+}
 /// `text` with each control character (bytes 0x00-0x1f and 0x7f, and the C1
 /// controls: U+0080..U+009F in UTF-8) and each byte that is not UTF-8
 /// written as "\xNN" (two lowercase hex digits), for names echoed in

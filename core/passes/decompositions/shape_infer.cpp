@@ -371,6 +371,37 @@ Result<int64_t> normalize_dim(int64_t dim, size_t rank) {
   return dim < 0 ? dim + r : dim;
 }
 
+namespace {
+
+/// The sizes of a reduction over `dims` of `s` (PyTorch's reduction shape):
+/// the reduced dimensions dropped, or kept as 1 with `keepdim`; no dims (an
+/// empty list, or nullopt) reduce every dimension. Errors: INVALID_GRAPH for
+/// a dim out of range or one given twice (require_distinct).
+Result<std::vector<SymPoly>> reduce_sizes(const ops::OpSchema& op, const Meta& s,
+                                          const std::optional<std::vector<int64_t>>& dims, bool keepdim) {
+  std::vector<bool> reduced(s.rank(), !dims || dims->empty());
+  std::vector<int64_t> seen;
+  if (dims) {
+    for (int64_t d : *dims) {
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
+      if (!reduced.empty()) reduced[nd] = true;  // a 0-d tensor accepts dim 0 or -1
+      seen.push_back(nd);
+    }
+  }
+  PTEFORGE_TRY(require_distinct(op, seen));
+  std::vector<SymPoly> sizes;
+  for (size_t i = 0; i < s.rank(); ++i) {
+    if (!reduced[i]) {
+      sizes.push_back(s.sizes[i]);
+    } else if (keepdim) {
+      sizes.emplace_back(1);
+    }
+  }
+  return sizes;
+}
+
+}  // namespace
+
 Result<std::vector<SymPoly>> broadcast_shapes(const std::vector<std::vector<SymPoly>>& shapes) {
   size_t rank = 0;
   for (const auto& s : shapes) rank = std::max(rank, s.size());
@@ -985,24 +1016,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
                                                                              : s.dtype;
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, a.opt_ints("dim"));
     PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
-    std::vector<bool> reduced(s.rank(), !dims || dims->empty());
-    std::vector<int64_t> seen;
-    if (dims) {
-      for (int64_t d : *dims) {
-        PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
-        if (!reduced.empty()) reduced[nd] = true;  // a 0-d tensor accepts dim 0 or -1
-        seen.push_back(nd);
-      }
-    }
-    PTEFORGE_TRY(require_distinct(op, seen));
-    std::vector<SymPoly> sizes;
-    for (size_t i = 0; i < s.rank(); ++i) {
-      if (!reduced[i]) {
-        sizes.push_back(s.sizes[i]);
-      } else if (keepdim) {
-        sizes.emplace_back(1);
-      }
-    }
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> sizes, reduce_sizes(op, s, dims, keepdim));
     return one(result(var_t, sizes, contiguous_strides(sizes), s.requires_grad));
   }
   if ((name == "mean" || name == "sum") && (ov == "dim" || ov == "dim_IntList")) {
@@ -1010,24 +1024,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, a.opt_ints("dim"));
     PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));
-    std::vector<bool> reduced(s.rank(), !dims || dims->empty());
-    std::vector<int64_t> seen;
-    if (dims) {
-      for (int64_t d : *dims) {
-        PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
-        if (!reduced.empty()) reduced[nd] = true;  // a 0-d tensor accepts dim 0 or -1
-        seen.push_back(nd);
-      }
-    }
-    PTEFORGE_TRY(require_distinct(op, seen));
-    std::vector<SymPoly> sizes;
-    for (size_t i = 0; i < s.rank(); ++i) {
-      if (!reduced[i]) {
-        sizes.push_back(s.sizes[i]);
-      } else if (keepdim) {
-        sizes.emplace_back(1);
-      }
-    }
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> sizes, reduce_sizes(op, s, dims, keepdim));
     ir::ScalarType t = dt.value_or(s.dtype);
     if (name == "sum" && !dt && (is_int_type(t) || t == ir::ScalarType::Bool)) t = ir::ScalarType::Long;
     if (name == "mean" && !ir::is_floating(t) && !is_complex_type(t)) {
@@ -1046,22 +1043,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
       PTEFORGE_ASSIGN_OR_RETURN(dims, a.ints("dim"));
     }
     PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
-    std::vector<bool> reduced(s.rank(), dims.empty());
-    std::vector<int64_t> seen;
-    for (int64_t d : dims) {
-      PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
-      if (!reduced.empty()) reduced[nd] = true;
-      seen.push_back(nd);
-    }
-    PTEFORGE_TRY(require_distinct(op, seen));
-    std::vector<SymPoly> sizes;
-    for (size_t i = 0; i < s.rank(); ++i) {
-      if (!reduced[i]) {
-        sizes.push_back(s.sizes[i]);
-      } else if (keepdim) {
-        sizes.emplace_back(1);
-      }
-    }
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> sizes, reduce_sizes(op, s, dims, keepdim));
     // any keeps uint8 (PyTorch's get_result_or_bytebool_dtype); every other input gives bool.
     ir::ScalarType t = name != "any" ? s.dtype : s.dtype == ir::ScalarType::Byte ? ir::ScalarType::Byte : ir::ScalarType::Bool;
     return one(result(t, sizes, contiguous_strides(sizes), s.requires_grad));
@@ -1080,19 +1062,10 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
       PTEFORGE_ASSIGN_OR_RETURN(dim, a.opt_int("dim"));
     }
     PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
-    std::vector<SymPoly> sizes;
-    if (dim) {
-      PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(*dim, s.rank()));
-      for (size_t i = 0; i < s.rank(); ++i) {
-        if (static_cast<int64_t>(i) != nd) {
-          sizes.push_back(s.sizes[i]);
-        } else if (keepdim) {
-          sizes.emplace_back(1);
-        }
-      }
-    } else if (keepdim) {
-      sizes.assign(s.rank(), SymPoly(1));  // argmax over everything, keepdim: all ones
-    }
+    // No dim (argmax / argmin): over every dimension.
+    const std::optional<std::vector<int64_t>> dims =
+        dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{*dim}) : std::nullopt;
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> sizes, reduce_sizes(op, s, dims, keepdim));
     Meta indices = result(ir::ScalarType::Long, sizes, contiguous_strides(sizes), false);
     if (name == "argmax" || name == "argmin") return one(std::move(indices));
     return std::vector<Meta>{result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad),

@@ -41,11 +41,6 @@ ir::NodeMetadata outer_metadata(const ir::Node* anchor, std::string_view fqn) {
   return md;
 }
 
-bool is_mutation(ir::OutputKind k) {
-  return k == ir::OutputKind::BufferMutation || k == ir::OutputKind::UserInputMutation ||
-         k == ir::OutputKind::ParameterMutation;
-}
-
 }  // namespace
 
 Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string& fqn) {
@@ -143,7 +138,7 @@ Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string&
         if (hoist.insert(n).second) hoist_work.push_back(n);
         continue;
       }
-      if (out_kind && is_mutation(*out_kind)) return mutates_state(name, *out_kind, *n);
+      if (out_kind && ir::is_mutation(*out_kind)) return mutates_state(name, *out_kind, *n);
       std::string user = outside_user ? "node " + single_quoted(outside_user->name()) : std::string("the graph output");
       return at_node(ErrorCode::MODULE_SWAP,
                      "value " + single_quoted(name) + " computed inside module " + single_quoted(fqn) + " (by node " +

@@ -25,11 +25,6 @@ struct RepIO {
   std::vector<size_t> user_outputs;
 };
 
-/// "1 flat input", "2 flat inputs": `n` and the noun, singular for one.
-std::string count_of(size_t n, const char* noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
-
 Error mismatch(std::string_view fqn, const std::string& what) {
   Error e = make_error(ErrorCode::MODULE_SWAP,
                        "the replacement for module " + single_quoted(fqn) + " does not match its call signature: " + what);
@@ -131,12 +126,12 @@ Status check(const ir::ExportedProgram& ep, const ir::Node& call, const ir::Expo
   const ir::Graph& rg = rep.graph();
   const size_t n_in = call_module_num_flat_inputs(call);
   if (io.user_inputs.size() != n_in) {
-    return mismatch(fqn, "the module takes " + count_of(n_in, "flat input") + " but the replacement has " +
-                             count_of(io.user_inputs.size(), "user input"));
+    return mismatch(fqn, "the module takes " + counted(n_in, "flat input") + " but the replacement has " +
+                             counted(io.user_inputs.size(), "user input"));
   }
   if (io.user_outputs.size() != body.outputs().size()) {
-    return mismatch(fqn, "the module returns " + count_of(body.outputs().size(), "flat output") +
-                             " but the replacement has " + count_of(io.user_outputs.size(), "user output"));
+    return mismatch(fqn, "the module returns " + counted(body.outputs().size(), "flat output") +
+                             " but the replacement has " + counted(io.user_outputs.size(), "user output"));
   }
 
   // Inputs: kinds, constants, dtypes; bind symbols.
