@@ -1,6 +1,9 @@
-// `pteforge decode FILE.pte [--json] [--flatc-json]`: reads a .pte back.
+// `pteforge decode FILE.pte [--json | --flatc-json | --check]`: reads a .pte back.
 // Default output is a readable summary; --json prints the full decoded
-// program; --flatc-json prints what `flatc --json --strict-json` would.
+// program; --flatc-json prints what `flatc --json --strict-json` would;
+// --check prints what ExecuTorch's runtime would refuse when loading a
+// method (emit::check_method_load), one "pointer: message" line each, and
+// exits 1 when there is any.
 // Only the program part is read into memory, not the segment data.
 
 #include <algorithm>
@@ -37,12 +40,18 @@ void register_decode(CLI::App& app, Action& out) {
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   auto flatc = std::make_shared<bool>(false);
+  auto check = std::make_shared<bool>(false);
   cmd->add_option("file", *path, "a .pte file")->required();
   auto* json_flag = cmd->add_flag("--json", *json, "print the whole decoded program as JSON");
   // One output format: asking for both is a usage error, not a silent choice.
-  cmd->add_flag("--flatc-json", *flatc, "print JSON as `flatc --json --strict-json` would")->excludes(json_flag);
-  cmd->callback([&out, path, json, flatc] {
-    out = [path, json, flatc] {
+  auto* flatc_flag = cmd->add_flag("--flatc-json", *flatc, "print JSON as `flatc --json --strict-json` would")
+                         ->excludes(json_flag);
+  cmd->add_flag("--check", *check,
+                "check what ExecuTorch's runtime checks when it loads a method; exit 1 on any problem")
+      ->excludes(json_flag)
+      ->excludes(flatc_flag);
+  cmd->callback([&out, path, json, flatc, check] {
+    out = [path, json, flatc, check] {
       uint64_t file_size = 0;
       auto bytes = read_program_part(*path, file_size);
       if (!bytes.ok()) {
@@ -58,6 +67,17 @@ void register_decode(CLI::App& app, Action& out) {
         return 1;
       }
       std::string text;
+      if (*check) {
+        const auto& problems = decoded->load_problems;
+        for (const emit::LoadProblem& p : problems) text += p.pointer + ": " + p.message + "\n";
+        const size_t methods = decoded->program.execution_plan.size();
+        text += problems.empty() ? "load check passed: " + std::to_string(methods) +
+                                       (methods == 1 ? " method" : " methods") + " would load\n"
+                                 : "load check failed: " + std::to_string(problems.size()) +
+                                       (problems.size() == 1 ? " problem" : " problems") + "\n";
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return problems.empty() ? 0 : 1;
+      }
       if (*flatc) {
         text = emit::decoded_pte_to_json(*decoded, emit::PteJsonStyle::Flatc);
       } else if (*json) {

@@ -130,6 +130,7 @@ class Decoder {
     const fb::Program* p = fb::GetProgram(buf);
     PTEFORGE_TRY(convert_program(*p, out.program));
     PTEFORGE_TRY(check_segments(out.program, info));
+    out.load_problems = check_method_load(*p);
     return out;
   }
 

@@ -14,9 +14,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "emit/extended_header.h"
 #include "emit/program_model.h"
+#include "emit/pte_load_check.h"
 #include "support/error.h"
 
 namespace pteforge::emit {
@@ -57,6 +59,9 @@ struct PteFileInfo {
 struct DecodedPte {
   PteFileInfo info;
   Program program;
+  /// What ExecuTorch's runtime would refuse when loading a method
+  /// (check_method_load); empty when every method would load.
+  std::vector<LoadProblem> load_problems;
 };
 
 /// Decodes a .pte (or its start, see DecodeOptions::file_size) into the

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `pteforge decode`: summary, --json and --flatc-json on reference files, and
-# exit code 1 with a PTE_INVALID message for a truncated file.
+# `pteforge decode`: summary, --json, --flatc-json and --check on reference
+# files, --check on a file with a bad argument index, and exit code 1 with a
+# PTE_INVALID message for a truncated file.
 # Usage: pte_decode.sh <pteforge binary> <source dir>
 set -euo pipefail
 bin="$1"
@@ -24,6 +25,26 @@ python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sy
 
 # Every reference file decodes.
 for f in "$ref"/*.pte; do "$bin" decode "$f" > /dev/null; done
+
+# --check: every reference file would load; one whose add.out call names a
+# value 9 (of 4) would not: its problem, then the count, and exit code 1.
+for f in "$ref"/*.pte; do "$bin" decode --check "$f" > "$work/check.txt"; done
+test "$(cat "$work/check.txt")" = "load check passed: 29 methods would load"  # the last, stories260k
+python3 - "$ref/arduino_add_model.pte" "$work/badarg.pte" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+args = struct.pack("<6i", 5, 1, 0, 3, 2, 2)  # the add.out argument vector: length, then indices
+assert data.count(args) == 1
+open(sys.argv[2], "wb").write(data.replace(args, struct.pack("<6i", 5, 1, 9, 3, 2, 2)))
+PY
+set +e
+"$bin" decode --check "$work/badarg.pte" > "$work/check.txt"
+rc=$?
+set -e
+test "$rc" -eq 1
+printf '%s\n' \
+  '/execution_plan/0/chains/0/instructions/0/instr_args/args/1: argument 9 names no value (the method has 4 values)' \
+  'load check failed: 1 problem' | diff - "$work/check.txt"
 
 # A truncated file: exit 1, one PTE_INVALID line naming the file.
 head -c 1100 "$ref/arduino_add_model.pte" > "$work/cut.pte"

@@ -48,10 +48,14 @@ inline Result<Converted> convert_path(const std::string& path, ConvertOptions op
   return c;
 }
 
-/// convert_path that fails the test on error.
+/// convert_path that fails the test on error, or when ExecuTorch's runtime
+/// would refuse to load a method of the result (emit::check_method_load).
 inline Converted convert_ok(const std::string& path, ConvertOptions options = {}) {
   auto r = convert_path(path, std::move(options));
   if (!r.ok()) FAIL(path << ": " << r.error().to_string());
+  for (const emit::LoadProblem& p : r->decoded.load_problems) {
+    FAIL(path << ": the runtime would not load it: " << p.pointer << ": " << p.message);
+  }
   return std::move(r).value();
 }
 

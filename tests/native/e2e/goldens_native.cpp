@@ -1,7 +1,8 @@
 // Golden decodings: every fixture folder (tests/fixtures/programs/<name>/) and
 // every corpus case with a golden converts to a .pte whose decoded JSON
 // (`pteforge decode --json`) equals tests/fixtures/expected/<name>.json
-// (corpus: expected/corpus/<case>.json). Regenerate them with
+// (corpus: expected/corpus/<case>.json) and whose methods pass the
+// runtime's load checks (emit::check_method_load). Regenerate them with
 // scripts/update-goldens.sh and review the diff: a golden change is a change
 // of the output.
 #include <doctest/doctest.h>
@@ -43,6 +44,8 @@ void check_golden(const std::string& input, const std::string& golden) {
   REQUIRE_MESSAGE(c.ok(), c.error().to_string());
   std::string got = emit::decoded_pte_to_json(c->decoded);
   CHECK_MESSAGE(got == expected, first_difference(got, expected));
+  // Every method would load in ExecuTorch's runtime (emit::check_method_load).
+  for (const emit::LoadProblem& p : c->decoded.load_problems) FAIL_CHECK(p.pointer << ": " << p.message);
 }
 
 }  // namespace

@@ -1,0 +1,472 @@
+// Method-load checks of a verified .pte (see pte_load_check.h).
+#include "emit/pte_load_check.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "schema/program_generated.h"
+#include "support/error.h"
+
+namespace pteforge::emit {
+namespace {
+
+namespace fb = executorch_flatbuffer;
+
+// The runtime's limits (tensor_dimension_limit.h, method.cpp resolve_operator).
+constexpr size_t kMaxRank = 16;
+constexpr size_t kOperatorNameBuffer = 100;  // "name.overload" and its NUL must fit
+// ScalarType codes the runtime's isValid accepts: c10's list from Byte (0) to UInt64 (29).
+constexpr int kLastScalarType = 29;
+
+std::string kind_name(fb::KernelTypes t) {
+  const char* n = fb::EnumNameKernelTypes(t);
+  return n && *n ? std::string(n) : "type " + std::to_string(static_cast<int>(t));
+}
+
+/// "an Int", "a Tensor": the type with its article, for messages.
+std::string a_kind(fb::KernelTypes t) {
+  const std::string n = kind_name(t);
+  return (std::string("AEIOU").find(n[0]) != std::string::npos ? "an " : "a ") + n;
+}
+
+class Checker {
+ public:
+  explicit Checker(const fb::Program& p) : p_(p) {}
+
+  std::vector<LoadProblem> run() {
+    const auto* plans = p_.execution_plan();
+    if (!plans) {
+      add("/execution_plan", "missing: the program has no execution_plan vector");
+      return std::move(problems_);
+    }
+    for (flatbuffers::uoffset_t i = 0; i < plans->size(); ++i) {
+      const fb::ExecutionPlan* plan = plans->Get(i);
+      const std::string at = "/execution_plan/" + std::to_string(i);
+      if (!plan) {
+        add(at, "missing execution plan");
+        continue;
+      }
+      check_plan(*plan, at);
+    }
+    return std::move(problems_);
+  }
+
+ private:
+  void add(std::string pointer, std::string message) {
+    problems_.push_back({std::move(pointer), std::move(message)});
+  }
+
+  /// The type of value `index`, or nullptr when `index` names no value.
+  const fb::EValue* value_at(int64_t index) const {
+    if (!values_ || index < 0 || index >= static_cast<int64_t>(values_->size())) return nullptr;
+    return values_->Get(static_cast<flatbuffers::uoffset_t>(index));
+  }
+  std::string range_note() const {
+    return "(the method has " + std::to_string(values_ ? values_->size() : 0) + " values)";
+  }
+
+  /// Problem unless `index` names a value of the method.
+  bool check_index(int64_t index, const std::string& pointer, const std::string& what) {
+    if (value_at(index)) return true;
+    add(pointer, what + " " + std::to_string(index) + " names no value " + range_note());
+    return false;
+  }
+
+  void check_plan(const fb::ExecutionPlan& plan, const std::string& at) {
+    values_ = plan.values();
+    buffer_sizes_ = plan.non_const_buffer_sizes();
+    if (!plan.name()) add(at + "/name", "missing: methods are loaded by name");
+    if (!values_) add(at + "/values", "missing (Method::init needs the values vector, even empty)");
+    if (!plan.inputs()) add(at + "/inputs", "missing (MethodMeta needs the inputs vector, even empty)");
+    if (!plan.outputs()) add(at + "/outputs", "missing (MethodMeta needs the outputs vector, even empty)");
+    if (!buffer_sizes_) {
+      add(at + "/non_const_buffer_sizes", "missing (MethodMeta needs it, {0} when nothing is planned)");
+    }
+    if (values_) {
+      for (flatbuffers::uoffset_t i = 0; i < values_->size(); ++i) {
+        check_value(i, at + "/values/" + std::to_string(i));
+      }
+    }
+    for (const char* io : {"inputs", "outputs"}) {
+      const auto* v = std::string(io) == "inputs" ? plan.inputs() : plan.outputs();
+      if (!v || !values_) continue;
+      for (flatbuffers::uoffset_t k = 0; k < v->size(); ++k) {
+        check_index(v->Get(k), at + "/" + io + "/" + std::to_string(k),
+                    std::string(io) == "inputs" ? "input" : "output");
+      }
+    }
+    const auto* ops = plan.operators();
+    if (ops) {
+      for (flatbuffers::uoffset_t k = 0; k < ops->size(); ++k) {
+        const fb::Operator* op = ops->Get(k);
+        const std::string opat = at + "/operators/" + std::to_string(k);
+        if (!op || !op->name()) {
+          add(opat + "/name", "missing operator name");
+          continue;
+        }
+        const size_t overload = op->overload() ? op->overload()->size() : 0;
+        const size_t length = op->name()->size() + (overload ? 1 + overload : 0);
+        if (length >= kOperatorNameBuffer) {
+          add(opat, "operator name '" + op->name()->str() + (overload ? "." + op->overload()->str() : "") +
+                        "' is " + std::to_string(length) + " bytes; the runtime resolves names of at most " +
+                        std::to_string(kOperatorNameBuffer - 1));
+        }
+      }
+    }
+    const auto* delegates = plan.delegates();
+    if (!delegates) {
+      add(at + "/delegates", "missing (Method::init needs the delegates vector, even empty)");
+    } else {
+      for (flatbuffers::uoffset_t k = 0; k < delegates->size(); ++k) {
+        const fb::BackendDelegate* d = delegates->Get(k);
+        if (!d || !d->id()) add(at + "/delegates/" + std::to_string(k) + "/id", "missing backend id");
+      }
+    }
+    const auto* chains = plan.chains();
+    if (!chains || chains->size() == 0) {
+      add(at + "/chains", "no chains: a method needs at least one chain of instructions");
+      return;
+    }
+    for (flatbuffers::uoffset_t c = 0; c < chains->size(); ++c) {
+      const fb::Chain* chain = chains->Get(c);
+      const std::string cat = at + "/chains/" + std::to_string(c);
+      if (!chain || !chain->instructions()) {
+        add(cat + "/instructions", "missing");
+        continue;
+      }
+      const auto* instructions = chain->instructions();
+      for (flatbuffers::uoffset_t k = 0; k < instructions->size(); ++k) {
+        check_instruction(instructions->Get(k), ops ? ops->size() : 0, delegates ? delegates->size() : 0,
+                          cat + "/instructions/" + std::to_string(k));
+      }
+    }
+  }
+
+  void check_value(flatbuffers::uoffset_t i, const std::string& at) {
+    const fb::EValue* v = values_->Get(i);
+    if (!v) {
+      add(at, "missing value");
+      return;
+    }
+    const fb::KernelTypes type = v->val_type();
+    if (type == fb::KernelTypes::NONE || static_cast<int>(type) > static_cast<int>(fb::KernelTypes::MAX)) {
+      add(at, "unknown value type " + std::to_string(static_cast<int>(type)));
+      return;
+    }
+    if (type == fb::KernelTypes::Null) return;
+    if (!v->val()) {
+      add(at + "/val", "missing " + kind_name(type) + " payload");
+      return;
+    }
+    switch (type) {
+      case fb::KernelTypes::IntList: {
+        const auto* items = v->val_as_IntList()->items();
+        if (!items) {
+          add(at + "/val/items", "missing list items");
+          break;
+        }
+        for (flatbuffers::uoffset_t k = 0; k < items->size(); ++k) {
+          const std::string iat = at + "/val/items/" + std::to_string(k);
+          if (!check_index(items->Get(k), iat, "IntList item")) continue;
+          const fb::EValue* item = value_at(items->Get(k));
+          if (item->val_type() != fb::KernelTypes::Int) {
+            add(iat, "IntList item " + std::to_string(items->Get(k)) + " is " + a_kind(item->val_type()) +
+                         " value; the runtime reads each item as an Int");
+          }
+        }
+        break;
+      }
+      case fb::KernelTypes::DoubleList:
+        if (!v->val_as_DoubleList()->items()) add(at + "/val/items", "missing list items");
+        break;
+      case fb::KernelTypes::BoolList:
+        if (!v->val_as_BoolList()->items()) add(at + "/val/items", "missing list items");
+        break;
+      case fb::KernelTypes::String:
+        if (!v->val_as_String()->string_val()) add(at + "/val/string_val", "missing string");
+        break;
+      case fb::KernelTypes::TensorList:
+      case fb::KernelTypes::OptionalTensorList: {
+        const bool optional = type == fb::KernelTypes::OptionalTensorList;
+        const auto* items =
+            optional ? v->val_as_OptionalTensorList()->items() : v->val_as_TensorList()->items();
+        if (!items) {
+          add(at + "/val/items", "missing list items");
+          break;
+        }
+        for (flatbuffers::uoffset_t k = 0; k < items->size(); ++k) {
+          const int32_t item = items->Get(k);
+          const std::string iat = at + "/val/items/" + std::to_string(k);
+          if (optional && item == -1) continue;  // None
+          if (!check_index(item, iat, kind_name(type) + " item")) continue;
+          const fb::KernelTypes t = value_at(item)->val_type();
+          if (t != fb::KernelTypes::Tensor && !(optional && t == fb::KernelTypes::Null)) {
+            add(iat, kind_name(type) + " item " + std::to_string(item) + " is " + a_kind(t) + " value; " +
+                         (optional ? "a Tensor, a Null or -1" : "a Tensor") + " expected");
+          } else if (static_cast<flatbuffers::uoffset_t>(item) >= i) {
+            add(iat, kind_name(type) + " item " + std::to_string(item) +
+                         " comes after the list; the runtime reads list items while it parses the values in "
+                         "order");
+          }
+        }
+        break;
+      }
+      case fb::KernelTypes::Tensor:
+        check_tensor(*v->val_as_Tensor(), at + "/val");
+        break;
+      default:
+        break;
+    }
+  }
+
+  void check_tensor(const fb::Tensor& t, const std::string& at) {
+    if (t.storage_offset() != 0) {
+      add(at + "/storage_offset",
+          "is " + std::to_string(t.storage_offset()) + "; the runtime supports only 0");
+    }
+    const int code = static_cast<int>(t.scalar_type());
+    if (code < 0 || code > kLastScalarType) {
+      add(at + "/scalar_type", "unknown scalar type " + std::to_string(code));
+    }
+    if (t.shape_dynamism() == fb::TensorShapeDynamism::DYNAMIC_UNBOUND) {
+      add(at + "/shape_dynamism", "DYNAMIC_UNBOUND: the runtime does not support unbounded shapes");
+    }
+    const auto* sizes = t.sizes();
+    const auto* dim_order = t.dim_order();
+    if (!sizes) add(at + "/sizes", "missing (a rank-0 tensor has an empty list)");
+    if (!dim_order) add(at + "/dim_order", "missing (a rank-0 tensor has an empty list)");
+    if (!sizes) return;
+    const size_t rank = sizes->size();
+    if (rank > kMaxRank) {
+      add(at + "/sizes",
+          "rank " + std::to_string(rank) + " is above the runtime's limit of " + std::to_string(kMaxRank));
+      return;
+    }
+    if (dim_order) {
+      if (dim_order->size() != rank) {
+        add(at + "/dim_order", "has " + std::to_string(dim_order->size()) + " entries for a rank-" +
+                                   std::to_string(rank) + " tensor");
+      } else {
+        std::vector<bool> seen(rank, false);
+        for (flatbuffers::uoffset_t k = 0; k < rank; ++k) {
+          const size_t d = dim_order->Get(k);
+          if (d >= rank || seen[d]) {
+            add(at + "/dim_order", "is not a permutation of 0.." + std::to_string(rank - 1));
+            break;
+          }
+          seen[d] = true;
+        }
+      }
+    }
+    // numel and bytes, as validate_tensor computes them.
+    uint64_t numel = 1;
+    for (flatbuffers::uoffset_t k = 0; k < rank; ++k) {
+      const int32_t s = sizes->Get(k);
+      if (s < 0) {
+        add(at + "/sizes/" + std::to_string(k), "negative size " + std::to_string(s));
+        return;
+      }
+      if (s != 0 && numel > static_cast<uint64_t>(INT64_MAX) / static_cast<uint64_t>(s)) {
+        add(at + "/sizes", "the element count overflows 64 bits");
+        return;
+      }
+      numel *= static_cast<uint64_t>(s);
+    }
+    const int element =
+        code >= 0 && code <= kLastScalarType ? ir::element_size(static_cast<ir::ScalarType>(code)) : 0;
+    if (element == 0) return;  // unknown or sub-byte type: no byte count to check
+    if (numel > UINT64_MAX / static_cast<uint64_t>(element)) {
+      add(at + "/sizes", "the byte count overflows 64 bits");
+      return;
+    }
+    check_data(t, numel * static_cast<uint64_t>(element), at);
+  }
+
+  /// Where the tensor's `nbytes` bytes come from (getTensorDataPtr).
+  void check_data(const fb::Tensor& t, uint64_t nbytes, const std::string& at) {
+    const fb::ExtraTensorInfo* extra = t.extra_tensor_info();
+    if (extra && extra->location() == fb::TensorDataLocation::EXTERNAL) {
+      if (!extra->fully_qualified_name()) {
+        add(at + "/extra_tensor_info/fully_qualified_name",
+            "missing: an EXTERNAL tensor is found by its name");
+      }
+      return;  // the data comes from a .ptd file
+    }
+    const uint32_t index = t.data_buffer_idx();
+    const fb::AllocationDetails* alloc = t.allocation_info();
+    if (alloc) {
+      check_planned(*alloc, nbytes, at + "/allocation_info");
+      if (index > 0) check_mutable_data(index, nbytes, at);
+      return;
+    }
+    if (index > 0) check_constant(index, nbytes, at);
+  }
+
+  void check_planned(const fb::AllocationDetails& a, uint64_t nbytes, const std::string& at) {
+    const size_t buffers = buffer_sizes_ ? buffer_sizes_->size() : 0;
+    const uint32_t id = a.memory_id();
+    if (id == 0 || id >= buffers) {
+      const std::string ids = buffers <= 1 ? "the method has no planned buffer"
+                              : buffers == 2
+                                  ? "the planned buffer is id 1"
+                                  : "the planned buffers are ids 1 to " + std::to_string(buffers - 1);
+      add(at + "/memory_id",
+          "memory_id " + std::to_string(id) + " names no planned buffer (non_const_buffer_sizes has " +
+              std::to_string(buffers) + (buffers == 1 ? " entry: " : " entries: ") + ids + ")");
+      return;
+    }
+    const uint64_t offset = (static_cast<uint64_t>(a.memory_offset_high()) << 32) | a.memory_offset_low();
+    const int64_t size = buffer_sizes_->Get(id);
+    if (size < 0 || offset > static_cast<uint64_t>(size) || nbytes > static_cast<uint64_t>(size) - offset) {
+      add(at, std::to_string(nbytes) + " bytes at offset " + std::to_string(offset) +
+                  " do not fit planned buffer " + std::to_string(id) + " (" + std::to_string(size) +
+                  " bytes)");
+    }
+  }
+
+  /// Constant data: the constant segment, else the deprecated inline buffers.
+  void check_constant(uint32_t index, uint64_t nbytes, const std::string& at) {
+    const fb::SubsegmentOffsets* cs = p_.constant_segment();
+    const auto* offsets = cs ? cs->offsets() : nullptr;
+    if (offsets && offsets->size() > 0) {
+      if (index >= offsets->size()) {
+        add(at + "/data_buffer_idx", "constant " + std::to_string(index) +
+                                         " is not in constant_segment.offsets (" +
+                                         std::to_string(offsets->size()) + " entries)");
+        return;
+      }
+      const uint64_t offset = offsets->Get(index);
+      const uint64_t size = segment_size(cs->segment_index());
+      if (offset > size || nbytes > size - offset) {
+        add(at + "/data_buffer_idx", "constant " + std::to_string(index) + ": " + std::to_string(nbytes) +
+                                         " bytes at offset " + std::to_string(offset) + " run past the " +
+                                         std::to_string(size) + "-byte constant segment");
+      }
+      return;
+    }
+    const auto* inline_buffers = p_.constant_buffer();
+    if (!inline_buffers || index >= inline_buffers->size()) {
+      add(at + "/data_buffer_idx",
+          "constant " + std::to_string(index) + " names no constant data (constant_segment " +
+              "has no offsets and constant_buffer " +
+              std::to_string(inline_buffers ? inline_buffers->size() : 0) + " entries)");
+      return;
+    }
+    const fb::Buffer* b = inline_buffers->Get(index);
+    const uint64_t stored = b && b->storage() ? b->storage()->size() : 0;
+    if (stored > nbytes) {
+      add(at + "/data_buffer_idx", "inline constant " + std::to_string(index) + " holds " +
+                                       std::to_string(stored) + " bytes, more than the tensor's " +
+                                       std::to_string(nbytes));
+    }
+  }
+
+  /// Initial data of a planned tensor: entry `index` of mutable_data_segments[0].
+  void check_mutable_data(uint32_t index, uint64_t nbytes, const std::string& at) {
+    const auto* ms = p_.mutable_data_segments();
+    const fb::SubsegmentOffsets* m = ms && ms->size() > 0 ? ms->Get(0) : nullptr;
+    if (!m || !m->offsets() || index >= m->offsets()->size()) {
+      add(at + "/data_buffer_idx",
+          "initial data " + std::to_string(index) + " is not in mutable_data_segments[0].offsets (" +
+              std::to_string(m && m->offsets() ? m->offsets()->size() : 0) + " entries)");
+      return;
+    }
+    const uint64_t offset = m->offsets()->Get(index);
+    const uint64_t size = segment_size(m->segment_index());
+    if (offset > size || nbytes > size - offset) {
+      add(at + "/data_buffer_idx", "initial data " + std::to_string(index) + ": " + std::to_string(nbytes) +
+                                       " bytes at offset " + std::to_string(offset) + " run past the " +
+                                       std::to_string(size) + "-byte mutable data segment");
+    }
+  }
+
+  uint64_t segment_size(uint32_t index) const {
+    const auto* segments = p_.segments();
+    if (!segments || index >= segments->size() || !segments->Get(index)) return 0;
+    return segments->Get(index)->size();
+  }
+
+  void check_args(const flatbuffers::Vector<int32_t>* args, const std::string& at) {
+    if (!args) {
+      add(at + "/args", "missing argument list");
+      return;
+    }
+    for (flatbuffers::uoffset_t k = 0; k < args->size(); ++k) {
+      check_index(args->Get(k), at + "/args/" + std::to_string(k), "argument");
+    }
+  }
+
+  void check_instruction(const fb::Instruction* ins, size_t n_operators, size_t n_delegates,
+                         const std::string& at) {
+    if (!ins || !ins->instr_args()) {
+      add(at, "null instruction");
+      return;
+    }
+    const std::string aat = at + "/instr_args";
+    switch (ins->instr_args_type()) {
+      case fb::InstructionArguments::KernelCall: {
+        const fb::KernelCall* k = ins->instr_args_as_KernelCall();
+        if (k->op_index() < 0 || static_cast<size_t>(k->op_index()) >= n_operators) {
+          add(aat + "/op_index", "op_index " + std::to_string(k->op_index()) +
+                                     " names no operator (the method has " +
+                                     counted(n_operators, "operator") + ")");
+        }
+        check_args(k->args(), aat);
+        break;
+      }
+      case fb::InstructionArguments::DelegateCall: {
+        const fb::DelegateCall* d = ins->instr_args_as_DelegateCall();
+        if (d->delegate_index() < 0 || static_cast<size_t>(d->delegate_index()) >= n_delegates) {
+          add(aat + "/delegate_index", "delegate_index " + std::to_string(d->delegate_index()) +
+                                           " names no delegate (the method has " +
+                                           counted(n_delegates, "delegate") + ")");
+        }
+        check_args(d->args(), aat);
+        break;
+      }
+      case fb::InstructionArguments::JumpFalseCall: {
+        const int32_t c = ins->instr_args_as_JumpFalseCall()->cond_value_index();
+        if (!check_index(c, aat + "/cond_value_index", "condition")) break;
+        const fb::EValue* v = value_at(c);
+        const bool bool_tensor = v->val_type() == fb::KernelTypes::Tensor && v->val_as_Tensor() &&
+                                 v->val_as_Tensor()->scalar_type() == fb::ScalarType::BOOL;
+        if (v->val_type() != fb::KernelTypes::Bool && !bool_tensor) {
+          add(aat + "/cond_value_index", "condition " + std::to_string(c) + " is " + a_kind(v->val_type()) +
+                                             " value; a Bool or a bool tensor expected");
+        }
+        break;
+      }
+      case fb::InstructionArguments::MoveCall: {
+        const fb::MoveCall* m = ins->instr_args_as_MoveCall();
+        check_index(m->move_from(), aat + "/move_from", "move source");
+        check_index(m->move_to(), aat + "/move_to", "move target");
+        break;
+      }
+      case fb::InstructionArguments::FreeCall: {
+        const int32_t f = ins->instr_args_as_FreeCall()->value_index();
+        if (check_index(f, aat + "/value_index", "freed value") &&
+            value_at(f)->val_type() != fb::KernelTypes::Tensor) {
+          add(aat + "/value_index", "freed value " + std::to_string(f) + " is " +
+                                        a_kind(value_at(f)->val_type()) + " value; only tensors are freed");
+        }
+        break;
+      }
+      default:
+        add(aat, "unknown instruction type " + std::to_string(static_cast<int>(ins->instr_args_type())));
+        break;
+    }
+  }
+
+  const fb::Program& p_;
+  const flatbuffers::Vector<flatbuffers::Offset<fb::EValue>>* values_ = nullptr;
+  const flatbuffers::Vector<int64_t>* buffer_sizes_ = nullptr;
+  std::vector<LoadProblem> problems_;
+};
+
+}  // namespace
+
+std::vector<LoadProblem> check_method_load(const fb::Program& p) { return Checker(p).run(); }
+
+}  // namespace pteforge::emit

@@ -1,0 +1,219 @@
+// The method-load checks (emit/pte_load_check.h): every reference file and
+// every corrupted variant of one, with the exact problems the runtime's
+// Program::load / Method::init would stop at.
+#include "emit/pte_load_check.h"
+
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "emit/pte_decode.h"
+#include "emit/pte_writer.h"
+#include "pte_test_util.h"
+#include "schema/program_generated.h"
+
+using namespace pteforge;
+using namespace pteforge::emit;
+using namespace pteforge::emit::testing;
+
+namespace {
+
+/// arduino_add_model.pte (§7.1: values 0 constant 1.0, 1 x [3] @16, 2 out [3]
+/// @0, 3 Int alpha; one add.out(1, 0, 3, 2, 2); buffers {0, 32}) with `edit`
+/// applied to its program, written again with its segments and decoded.
+std::vector<LoadProblem> problems_after(const std::function<void(Program&)>& edit) {
+  const std::string ref = read_file(reference_path("arduino_add_model.pte"));
+  auto d = decode_pte(ref);
+  REQUIRE_MESSAGE(d.ok(), d.error().to_string());
+  Program p = d->program;
+  edit(p);
+  auto out = assemble_pte(p, segments_of(*d, "ref"));
+  REQUIRE_MESSAGE(out.ok(), out.error().to_string());
+  const std::vector<std::pair<std::string, std::string>> inputs = {{"ref", ref}};
+  auto flat = flatten_chunks(out->chunks, memory_reader(&inputs));
+  REQUIRE_MESSAGE(flat.ok(), flat.error().to_string());
+  auto again = decode_pte(to_string(*flat));
+  REQUIRE_MESSAGE(again.ok(), again.error().to_string());
+  return again->load_problems;
+}
+
+Tensor& tensor(Program& p, size_t value) { return std::get<Tensor>(p.execution_plan[0].values[value].val); }
+KernelCall& add_call(Program& p) {
+  return std::get<KernelCall>(p.execution_plan[0].chains[0].instructions[0].instr_args);
+}
+
+std::string describe(const std::vector<LoadProblem>& problems) {
+  std::string s;
+  for (const LoadProblem& p : problems) s += p.pointer + ": " + p.message + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("every reference file made by ExecuTorch passes the load check") {
+  for (const char* name : {"add.pte", "arduino_add_model.pte", "arduino_keyword_spotting.pte",
+                           "module_linear_no_constant_segment.pte", "stories260k_hybrid_llama_qnn.pte"}) {
+    auto d = decode_pte(read_file(reference_path(name)));
+    REQUIRE_MESSAGE(d.ok(), d.error().to_string());
+    CHECK_MESSAGE(d->load_problems.empty(), name << ":\n" << describe(d->load_problems));
+  }
+  CHECK(problems_after([](Program&) {}).empty());  // the round trip itself changes nothing
+}
+
+TEST_CASE("planned tensors must fit their buffer") {
+  auto offset = problems_after([](Program& p) { tensor(p, 2).allocation_info->memory_offset = 24; });
+  CHECK(offset == std::vector<LoadProblem>{{"/execution_plan/0/values/2/val/allocation_info",
+                                            "12 bytes at offset 24 do not fit planned buffer 1 (32 bytes)"}});
+  auto id = problems_after([](Program& p) { tensor(p, 1).allocation_info->memory_id = 2; });
+  CHECK(id ==
+        std::vector<LoadProblem>{
+            {"/execution_plan/0/values/1/val/allocation_info/memory_id",
+             "memory_id 2 names no planned buffer (non_const_buffer_sizes has 2 entries: the planned buffer "
+             "is id 1)"}});
+  auto reserved = problems_after([](Program& p) {
+    tensor(p, 1).allocation_info->memory_id = 0;
+    p.execution_plan[0].non_const_buffer_sizes = {0, 32, 64};
+  });
+  CHECK(reserved ==
+        std::vector<LoadProblem>{
+            {"/execution_plan/0/values/1/val/allocation_info/memory_id",
+             "memory_id 0 names no planned buffer (non_const_buffer_sizes has 3 entries: the planned "
+             "buffers are ids 1 to 2)"}});
+  // A 64-bit offset (memory_offset_high) past a small buffer.
+  auto high =
+      problems_after([](Program& p) { tensor(p, 2).allocation_info->memory_offset = uint64_t{1} << 32; });
+  CHECK(high ==
+        std::vector<LoadProblem>{{"/execution_plan/0/values/2/val/allocation_info",
+                                  "12 bytes at offset 4294967296 do not fit planned buffer 1 (32 bytes)"}});
+}
+
+TEST_CASE("constants must name an entry of the constant segment and fit in it") {
+  auto index = problems_after([](Program& p) { tensor(p, 0).data_buffer_idx = 5; });
+  CHECK(index == std::vector<LoadProblem>{{"/execution_plan/0/values/0/val/data_buffer_idx",
+                                           "constant 5 is not in constant_segment.offsets (2 entries)"}});
+  // The 1.0 constant grown to 64 floats: 256 bytes at offset 0 of a 4-byte segment (padding not counted).
+  auto size = problems_after([](Program& p) {
+    tensor(p, 0).sizes = {64};
+    tensor(p, 0).dim_order = {0};
+  });
+  REQUIRE(size.size() == 1);
+  CHECK(size[0].pointer == "/execution_plan/0/values/0/val/data_buffer_idx");
+  CHECK(size[0].message.rfind("constant 1: 256 bytes at offset 0 run past the ", 0) == 0);
+}
+
+TEST_CASE("tensor metadata the runtime refuses") {
+  auto dims = problems_after([](Program& p) { tensor(p, 1).dim_order = {1}; });
+  CHECK(dims == std::vector<LoadProblem>{
+                    {"/execution_plan/0/values/1/val/dim_order", "is not a permutation of 0..0"}});
+  auto length = problems_after([](Program& p) { tensor(p, 1).dim_order = {0, 1}; });
+  CHECK(length == std::vector<LoadProblem>{
+                      {"/execution_plan/0/values/1/val/dim_order", "has 2 entries for a rank-1 tensor"}});
+  auto rank = problems_after([](Program& p) {
+    tensor(p, 1).sizes.assign(17, 1);
+    tensor(p, 1).dim_order.resize(17);
+    for (size_t i = 0; i < 17; ++i) tensor(p, 1).dim_order[i] = static_cast<uint8_t>(i);
+  });
+  CHECK(rank == std::vector<LoadProblem>{
+                    {"/execution_plan/0/values/1/val/sizes", "rank 17 is above the runtime's limit of 16"}});
+  auto negative = problems_after([](Program& p) { tensor(p, 2).sizes = {-3}; });
+  CHECK(negative == std::vector<LoadProblem>{{"/execution_plan/0/values/2/val/sizes/0", "negative size -3"}});
+  auto offset = problems_after([](Program& p) {
+    tensor(p, 1).storage_offset = 2;
+    tensor(p, 1).shape_dynamism = TensorShapeDynamism::DynamicUnbound;
+  });
+  CHECK(offset == std::vector<LoadProblem>{
+                      {"/execution_plan/0/values/1/val/storage_offset", "is 2; the runtime supports only 0"},
+                      {"/execution_plan/0/values/1/val/shape_dynamism",
+                       "DYNAMIC_UNBOUND: the runtime does not support unbounded shapes"}});
+}
+
+TEST_CASE("value references: plan inputs, instruction arguments, operators, lists") {
+  auto io = problems_after([](Program& p) {
+    p.execution_plan[0].inputs = {7};
+    add_call(p).args[1] = 9;
+    add_call(p).op_index = 3;
+  });
+  CHECK(io == std::vector<LoadProblem>{
+                  {"/execution_plan/0/inputs/0", "input 7 names no value (the method has 4 values)"},
+                  {"/execution_plan/0/chains/0/instructions/0/instr_args/op_index",
+                   "op_index 3 names no operator (the method has 1 operator)"},
+                  {"/execution_plan/0/chains/0/instructions/0/instr_args/args/1",
+                   "argument 9 names no value (the method has 4 values)"}});
+  auto lists = problems_after([](Program& p) {
+    auto& values = p.execution_plan[0].values;
+    values.push_back(EValue{IntList{{3, 1}}});              // 4: Int, then a Tensor
+    values.push_back(EValue{TensorList{{1, 6}}});           // 5: a later value
+    values.push_back(EValue{OptionalTensorList{{-1, 3}}});  // 6: an Int
+  });
+  CHECK(lists == std::vector<LoadProblem>{
+                     {"/execution_plan/0/values/4/val/items/1",
+                      "IntList item 1 is a Tensor value; the runtime reads each item as an Int"},
+                     {"/execution_plan/0/values/5/val/items/1",
+                      "TensorList item 6 is an OptionalTensorList value; a Tensor expected"},
+                     {"/execution_plan/0/values/6/val/items/1",
+                      "OptionalTensorList item 3 is an Int value; a Tensor, a Null or -1 expected"}});
+  auto later = problems_after([](Program& p) {
+    auto& values = p.execution_plan[0].values;
+    values.insert(values.begin(),
+                  EValue{TensorList{{2}}});  // refers to x, now value 2, parsed after the list
+    p.execution_plan[0].inputs = {2};
+    p.execution_plan[0].outputs = {3};
+    add_call(p).args = {2, 1, 4, 3, 3};
+  });
+  CHECK(later ==
+        std::vector<LoadProblem>{
+            {"/execution_plan/0/values/0/val/items/0",
+             "TensorList item 2 comes after the list; the runtime reads list items while it parses the "
+             "values in order"}});
+}
+
+TEST_CASE("control instructions: a JumpFalse on a non-bool, a free of a non-tensor, a move past the values") {
+  auto control = problems_after([](Program& p) {
+    auto& ins = p.execution_plan[0].chains[0].instructions;
+    ins.push_back(Instruction{JumpFalseCall{3, 0}});
+    ins.push_back(Instruction{FreeCall{3}});
+    ins.push_back(Instruction{MoveCall{1, 4}});
+  });
+  CHECK(control ==
+        std::vector<LoadProblem>{{"/execution_plan/0/chains/0/instructions/1/instr_args/cond_value_index",
+                                  "condition 3 is an Int value; a Bool or a bool tensor expected"},
+                                 {"/execution_plan/0/chains/0/instructions/2/instr_args/value_index",
+                                  "freed value 3 is an Int value; only tensors are freed"},
+                                 {"/execution_plan/0/chains/0/instructions/3/instr_args/move_to",
+                                  "move target 4 names no value (the method has 4 values)"}});
+}
+
+TEST_CASE("a plan without the fields the runtime needs, built with the generated API") {
+  namespace fb = executorch_flatbuffer;
+  flatbuffers::FlatBufferBuilder fbb;
+  auto name = fbb.CreateString(std::string(60, 'a'));
+  auto overload = fbb.CreateString(std::string(40, 'b'));
+  std::vector<flatbuffers::Offset<fb::Operator>> ops = {fb::CreateOperator(fbb, name, overload)};
+  auto op_vec = fbb.CreateVector(ops);
+  fb::ExecutionPlanBuilder plan(fbb);  // no name, values, inputs, outputs, sizes, delegates or chains
+  plan.add_operators(op_vec);
+  auto plan_off = plan.Finish();
+  std::vector<flatbuffers::Offset<fb::ExecutionPlan>> plans = {plan_off};
+  auto plan_vec = fbb.CreateVector(plans);
+  fb::ProgramBuilder pb(fbb);
+  pb.add_execution_plan(plan_vec);
+  fb::FinishProgramBuffer(fbb, pb.Finish());
+  auto d = decode_pte(std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize()));
+  REQUIRE_MESSAGE(d.ok(), d.error().to_string());
+  CHECK(d->load_problems ==
+        std::vector<LoadProblem>{
+            {"/execution_plan/0/name", "missing: methods are loaded by name"},
+            {"/execution_plan/0/values", "missing (Method::init needs the values vector, even empty)"},
+            {"/execution_plan/0/inputs", "missing (MethodMeta needs the inputs vector, even empty)"},
+            {"/execution_plan/0/outputs", "missing (MethodMeta needs the outputs vector, even empty)"},
+            {"/execution_plan/0/non_const_buffer_sizes",
+             "missing (MethodMeta needs it, {0} when nothing is planned)"},
+            {"/execution_plan/0/operators/0", "operator name '" + std::string(60, 'a') + "." +
+                                                  std::string(40, 'b') +
+                                                  "' is 101 bytes; the runtime resolves names of at most 99"},
+            {"/execution_plan/0/delegates", "missing (Method::init needs the delegates vector, even empty)"},
+            {"/execution_plan/0/chains", "no chains: a method needs at least one chain of instructions"}});
+}
