@@ -288,6 +288,30 @@ bool fast_check(const Graph& g, const VerifyOptions& options) {
   return ok;
 }
 
+/// False when `src` provably does not broadcast to `dst`'s shape (PyTorch's
+/// expand rule: at most dst's rank, each trailing size equal or 1); symbolic
+/// sizes that differ are given the benefit of the doubt.
+bool may_broadcast_to(const TensorMeta& src, const TensorMeta& dst) {
+  if (src.sizes.size() > dst.sizes.size()) return false;
+  const size_t lead = dst.sizes.size() - src.sizes.size();
+  for (size_t i = 0; i < src.sizes.size(); ++i) {
+    const SymInt& a = src.sizes[i];
+    const SymInt& b = dst.sizes[lead + i];
+    if (a.is_concrete() && b.is_concrete() && a.value() != b.value() && a.value() != 1) return false;
+  }
+  return true;
+}
+
+/// "float32[2, 3]" for messages (symbolic sizes by their expression).
+std::string shape_text(const TensorMeta& m) {
+  std::string out = std::string(scalar_type_name(m.dtype)) + "[";
+  for (size_t i = 0; i < m.sizes.size(); ++i) {
+    if (i) out += ", ";
+    out += m.sizes[i].is_concrete() ? std::to_string(m.sizes[i].value()) : m.sizes[i].expr().expr_str;
+  }
+  return out + "]";
+}
+
 Status signature_error(const std::string& ptr, std::string message) {
   Location where;
   where.pointer = ptr;
@@ -464,6 +488,21 @@ Status verify_signature_targets(const ExportedProgram& ep) {
                                         std::to_string(it->second) + " binds as a " +
                                         std::string(kind_noun(bound.kind)) + ", not a " + noun);
       }
+    }
+    // A buffer or user-input mutation's value must broadcast to its target
+    // (aten.copy_'s rule): the write-back copy_ ExecuTorch inserts for it is
+    // re-traced, and fails, otherwise.
+    const std::string target_value =
+        *names == InputKind::UserInput ? s.target : std::string(ins[state.find(s.target)->second].name());
+    const bool written_back = s.kind == OutputKind::BufferMutation || s.kind == OutputKind::UserInputMutation;
+    const TensorMeta* dst = written_back ? ep.graph().tensor_meta(target_value) : nullptr;
+    const TensorMeta* src = s.arg.is_tensor() ? ep.graph().tensor_meta(s.arg.tensor_name()) : nullptr;
+    if (src && dst && !may_broadcast_to(*src, *dst)) {
+      return signature_error(sig + "/output_specs/" + std::to_string(j),
+                             what + " writes " + single_quoted(s.arg.tensor_name()) + " " + shape_text(*src) +
+                                 " into " + noun + " " + single_quoted(s.target) + " " + shape_text(*dst) +
+                                 ": the value must broadcast to the " + noun +
+                                 "'s shape (the write-back copy_ would fail)");
     }
     auto [it, inserted] = seen.emplace(std::pair(s.kind, s.target), j);
     if (!inserted) {

@@ -19,7 +19,8 @@ inline ir::ExportedProgram all_kinds_program() {
   x.strides[0] = SymInt(int64_t{3});
   g.set_tensor_meta("x", x);
   g.set_tensor_meta("p_w", make_tensor_meta(ScalarType::BFloat16, {3}));
-  g.set_tensor_meta("b_buf", make_tensor_meta(ScalarType::Long, {}));
+  g.set_tensor_meta("b_buf",
+                    make_tensor_meta(ScalarType::Long, {4, 3}));  // wrap (float32[4, 3]) is written into it
   g.set_tensor_meta("c_table", make_tensor_meta(ScalarType::Bool, {2}));
   g.set_tensor_meta("token", make_tensor_meta(ScalarType::Float, {0}));
   g.set_custom_obj("obj", CustomObjArgument{"obj", "__torch__.torch.classes.mylib.Foo"});

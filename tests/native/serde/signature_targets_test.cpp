@@ -86,6 +86,11 @@ const Case kCases[] = {
      "output spec 1 (user_input_mutation) names user input 'nope', but no user input of the graph has that "
      "name",
      "/graph_module/signature/output_specs/1/user_input_mutation/user_input_name"},
+    {"a buffer mutation of a shape that does not broadcast to the buffer", "buffer_running_sum",
+     R"("add": {"dtype": 7, "sizes": [{"as_int": 3}])", R"("add": {"dtype": 7, "sizes": [{"as_int": 4}])",
+     "output spec 0 (buffer_mutation) writes 'add' float32[4] into buffer 'total' float32[3]: the value must "
+     "broadcast to the buffer's shape (the write-back copy_ would fail)",
+     "/graph_module/signature/output_specs/0"},
 };
 
 }  // namespace
