@@ -7,16 +7,26 @@
 // Mirrors ExecuTorch's LegalizePortableDimOrderPass (executorch-pipeline.md
 // §1.3 B2, §4.4). The copy takes over the input's origin and metadata (and
 // debug handle), as ExecuTorch builds it from the input node's meta.
+// ExecuTorch's pass re-traces the op on the copy, and SpecPropPass re-traces
+// the whole graph after it (§1.3 B3), so the op's result and everything
+// computed from it take the layout the contiguous copy gives (the portable
+// avg_pool2d kernel refuses an output whose dim order differs from its
+// input's). Here the strides of each tensor a node computes from a changed
+// value are inferred again (decomp::infer_meta); sizes and dtypes stay as
+// declared, and an op without a rule keeps its declared strides.
 //
 // Before: %mean = aten.mean.dim(%x, [2, 3], True)          # x channels-last
 // After:  %_to_dim_order_copy = dim_order_ops._to_dim_order_copy.default(%x, dim_order=[0, 1, 2, 3])
-//         %mean = aten.mean.dim(%_to_dim_order_copy, [2, 3], True)
+//         %mean = aten.mean.dim(%_to_dim_order_copy, [2, 3], True)   # contiguous, as its users
 #include <cstdint>
 #include <numeric>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/graph.h"
+#include "passes/decompositions/args.h"
+#include "passes/decompositions/shape_infer.h"
 #include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
@@ -61,6 +71,7 @@ class LegalizePortableDimOrder final : public Pass {
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
     ir::Graph& graph = ep.graph();
     int64_t inserted = 0;
+    std::unordered_set<std::string> changed;  // the copies: values whose layout this pass changed
     for (ir::Node* node : graph.node_snapshot()) {
       if (!is_target_op(node->target()) || node->inputs().empty()) continue;
       const ir::Argument& first = node->inputs().front().arg;
@@ -96,13 +107,59 @@ class LegalizePortableDimOrder final : public Pass {
       out.strides = contiguous_sym_strides_for(out.sizes);
       graph.set_tensor_meta(name, std::move(out));
       node->set_input(0, ir::arg_tensor(name));
+      changed.insert(name);
       ++inserted;
     }
-    if (inserted) ctx.stat("copies_inserted", inserted);
+    if (inserted) {
+      ctx.stat("copies_inserted", inserted);
+      PTEFORGE_ASSIGN_OR_RETURN(int64_t restrided, retrace_strides(ep, std::move(changed)));
+      if (restrided) ctx.stat("layouts_updated", restrided);
+    }
     return inserted > 0;
   }
 
  private:
+  /// Infers again the strides of every tensor computed from a value in
+  /// `changed` (and, transitively, from those it changes), in graph order;
+  /// returns how many tensors changed layout. Sizes, dtype and the rest of
+  /// the metadata stay as declared; an op without a stride rule (or whose
+  /// outputs do not pair with the rule's results) keeps its strides.
+  static Result<int64_t> retrace_strides(ir::ExportedProgram& ep, std::unordered_set<std::string> changed) {
+    decomp::SymbolTable symbols;
+    symbols.scan(ep);
+    ir::Graph& graph = ep.graph();
+    decomp::Env env(graph, symbols);
+    int64_t updated = 0;
+    for (ir::Node* node = graph.first_node(); node; node = graph.next(*node)) {
+      if (node->target().kind() != ir::TargetKind::Operator) continue;
+      bool reads_changed = false;
+      for (const ir::NamedArgument& in : node->inputs()) {
+        for_each_tensor_name(
+            in.arg, [&](const std::string& n) { reads_changed = reads_changed || changed.count(n); });
+      }
+      if (!reads_changed) continue;
+      const ops::OpSchema* schema = target_schema(node->target());
+      if (!schema) continue;
+      decomp::ArgView args(schema, node->inputs(), env);
+      Result<std::vector<decomp::Meta>> metas = decomp::infer_meta(*schema, args, symbols);
+      if (!metas.ok()) continue;
+      for (const decomp::NodeOutputMeta& o : decomp::pair_outputs(*node, metas->size())) {
+        PTEFORGE_ASSIGN_OR_RETURN(decomp::Meta declared, env.meta(o.name));
+        const std::vector<decomp::SymPoly>& strides = (*metas)[o.meta_index].strides;
+        if (declared.strides == strides || strides.size() != declared.sizes.size()) continue;
+        ir::TensorMeta meta = *graph.tensor_meta(o.name);  // only the strides change
+        meta.strides.clear();
+        for (const decomp::SymPoly& st : strides) meta.strides.push_back(symbols.to_symint(st));
+        declared.strides = strides;
+        env.set_meta(o.name, declared);  // keeps the environment's copy current
+        graph.set_tensor_meta(o.name, std::move(meta));
+        changed.insert(o.name);
+        ++updated;
+      }
+    }
+    return updated;
+  }
+
   /// Contiguous strides of symbolic sizes: products of the trailing sizes,
   /// written as sympy Mul expressions when a factor is symbolic.
   static std::vector<ir::SymInt> contiguous_sym_strides_for(const std::vector<ir::SymInt>& sizes);

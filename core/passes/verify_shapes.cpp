@@ -49,31 +49,6 @@ constexpr const char* kNote =
     "pteforge re-infers each operator's output from its inputs, as ExecuTorch's to_edge does when it re-traces "
     "the program; a program exported by torch.export from a working model passes this check";
 
-/// One declared output tensor of a node: its value name and the index of the
-/// inferred Meta it must match.
-struct DeclaredOutput {
-  std::string name;
-  size_t meta_index = 0;
-};
-
-/// The tensor outputs of `node` paired with infer_meta's results, or an empty
-/// list when the shapes of the two lists do not line up (nothing to compare).
-std::vector<DeclaredOutput> pair_outputs(const ir::Node& node, size_t num_metas) {
-  std::vector<DeclaredOutput> out;
-  const auto& outputs = node.outputs();
-  if (outputs.size() == 1 && outputs[0].is<ir::ArgTag::Tensors>()) {
-    const auto& list = outputs[0].get<ir::ArgTag::Tensors>();
-    if (list.size() != num_metas) return {};
-    for (size_t i = 0; i < list.size(); ++i) out.push_back({list[i].name, i});
-    return out;
-  }
-  if (outputs.size() != num_metas) return {};
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (outputs[i].is_tensor()) out.push_back({outputs[i].tensor_name(), i});
-  }
-  return out;
-}
-
 /// Byte key of everything a node's check depends on: the operator, each
 /// argument (tensors by their dtype, sizes, strides, storage offset and
 /// device, not by name) and the declared outputs. Nodes with equal keys pass or fail alike,
@@ -216,12 +191,12 @@ class ShapeChecker {
       }
       return refuse("node \"" + node.name() + "\": " + metas.error().message, node);
     }
-    std::vector<DeclaredOutput> declared = pair_outputs(node, metas->size());
+    std::vector<decomp::NodeOutputMeta> declared = decomp::pair_outputs(node, metas->size());
     if (declared.empty()) {
       ++skipped_;
       return false;
     }
-    for (const DeclaredOutput& d : declared) {
+    for (const decomp::NodeOutputMeta& d : declared) {
       const ir::TensorMeta* tm = graph.tensor_meta(d.name);
       if (!tm) continue;  // the IR verifier reports it
       auto mismatch = decomp::declared_mismatch(*tm, (*metas)[d.meta_index], symbols_);

@@ -402,6 +402,22 @@ Result<std::vector<SymPoly>> reduce_sizes(const ops::OpSchema& op, const Meta& s
 
 }  // namespace
 
+std::vector<NodeOutputMeta> pair_outputs(const ir::Node& node, size_t num_metas) {
+  std::vector<NodeOutputMeta> out;
+  const auto& outputs = node.outputs();
+  if (outputs.size() == 1 && outputs[0].is<ir::ArgTag::Tensors>()) {
+    const auto& list = outputs[0].get<ir::ArgTag::Tensors>();
+    if (list.size() != num_metas) return {};
+    for (size_t i = 0; i < list.size(); ++i) out.push_back({list[i].name, i});
+    return out;
+  }
+  if (outputs.size() != num_metas) return {};
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].is_tensor()) out.push_back({outputs[i].tensor_name(), i});
+  }
+  return out;
+}
+
 Result<std::vector<SymPoly>> broadcast_shapes(const std::vector<std::vector<SymPoly>>& shapes) {
   size_t rank = 0;
   for (const auto& s : shapes) rank = std::max(rank, s.size());
@@ -873,6 +889,12 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     if (name == "bitwise_not" && !is_int_type(t) && t != ir::ScalarType::Bool) {
       return shape_error(op, "is not implemented for " + std::string(ir::scalar_type_name(t)) + " tensors");
     }
+    if (name == "gelu") {  // PyTorch's get_gelutype: "none" or "tanh"
+      PTEFORGE_ASSIGN_OR_RETURN(std::string approximate, a.str("approximate"));
+      if (approximate != "none" && approximate != "tanh") {
+        return shape_error(op, "approximate must be 'none' or 'tanh', not " + single_quoted(approximate));
+      }
+    }
     if (name == "neg" && t == ir::ScalarType::Bool) {
       return shape_error(op, "negation of a bool tensor is not supported (use logical_not)");
     }
@@ -976,6 +998,13 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     if (name == "div") {
       const ir::Argument* mode = a.find("rounding_mode");
       float_result = !mode || mode->is_none();
+      if (!float_result) {  // PyTorch's div: None, 'trunc' or 'floor'
+        PTEFORGE_ASSIGN_OR_RETURN(std::string rounding, a.str("rounding_mode"));
+        if (rounding != "trunc" && rounding != "floor") {
+          return shape_error(
+              op, "rounding_mode must be None, 'trunc' or 'floor', not " + single_quoted(rounding));
+        }
+      }
     }
     if (float_result && (is_int_type(t) || t == ir::ScalarType::Bool)) t = ir::ScalarType::Float;
     if (name == "pow" && ov == "Tensor_Scalar" && is_int_type(t) && !numbers.empty() && numbers[0].is_float()) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/node.h"
 #include "ops/op_schema.h"
 #include "passes/decompositions/args.h"
 #include "passes/decompositions/meta.h"
@@ -20,6 +21,17 @@ namespace pteforge::passes::decomp {
 /// element). UNSUPPORTED_OPERATOR when `op` is not one decompositions emit;
 /// INVALID_GRAPH when the arguments are inconsistent (shapes do not broadcast, ...).
 Result<std::vector<Meta>> infer_meta(const ops::OpSchema& op, const ArgView& args, const SymbolTable& symbols);
+
+/// One tensor output of a node paired with the infer_meta result it stands for.
+struct NodeOutputMeta {
+  std::string name;       ///< the output value
+  size_t meta_index = 0;  ///< index into infer_meta's results
+};
+
+/// The tensor outputs of `node` paired with `num_metas` infer_meta results
+/// (a Tensor[] output element by element, else output by output; None
+/// outputs skipped), or an empty list when the two do not line up.
+std::vector<NodeOutputMeta> pair_outputs(const ir::Node& node, size_t num_metas);
 
 /// PyTorch's view stride rule (computeStride): the strides of a view of
 /// (sizes, strides) with `new_sizes`, or nullopt when no view exists (a copy

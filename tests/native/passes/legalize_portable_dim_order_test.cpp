@@ -84,3 +84,31 @@ TEST_CASE("legalize_portable_dim_order: contiguous and 0-d inputs are left alone
   CHECK(print_graph(ep.graph()) == before);
   CHECK_FALSE(run.report.passes[0].changed);
 }
+
+TEST_CASE("legalize_portable_dim_order: the op's result and its users take the copy's contiguous layout") {
+  // avg_pool2d of a channels-last x, declared channels-last as torch traced
+  // it, then relu: ExecuTorch re-traces both on the copy, so both become
+  // contiguous (the portable avg_pool2d kernel wants in and out in one dim
+  // order). x itself keeps its layout.
+  ProgramBuilder b;
+  auto x = channels_last_input(b);
+  auto pool = b.call("aten.avg_pool2d.default", {arg_tensor(x), arg_ints({2, 2})},
+                     {ScalarType::Float, {1, 3, 2, 2}}, {}, "pool");
+  auto relu = b.call("aten.relu.default", {arg_tensor(pool)}, {ScalarType::Float, {1, 3, 2, 2}}, {}, "relu");
+  for (const std::string& v : {pool, relu}) {
+    TensorMeta m = *b.program().graph().tensor_meta(v);
+    m.strides = {SymInt(12), SymInt(1), SymInt(6), SymInt(3)};  // channels-last
+    b.program().graph().set_tensor_meta(v, m);
+  }
+  b.output(relu);
+  ExportedProgram ep = b.build();
+  auto run = run_passes(ep, {"legalize_portable_dim_order", "spec_prop"});
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(describe(run.state, "x") == "float32[1, 3, 4, 4] dim_order=[0, 2, 3, 1] static unplanned");
+  CHECK(describe(run.state, "pool") == "float32[1, 3, 2, 2] dim_order=[0, 1, 2, 3] static unplanned");
+  CHECK(describe(run.state, "relu") == "float32[1, 3, 2, 2] dim_order=[0, 1, 2, 3] static unplanned");
+  const TensorMeta& pooled = *ep.graph().tensor_meta("pool");
+  CHECK(pooled.strides == std::vector<SymInt>{SymInt(12), SymInt(4), SymInt(2), SymInt(1)});
+  CHECK(run.report.passes[0].stats.at("copies_inserted") == 1);
+  CHECK(run.report.passes[0].stats.at("layouts_updated") == 2);
+}

@@ -238,6 +238,17 @@ TEST_CASE("verify_shapes: calls PyTorch's kernels reject are refused with the re
   CHECK(check_one({{T::Long, {2, 3}}}, "aten.mean.dim", {arg_ints({1})}, {T::Long, {2}}) ==
         "node \"mean\": aten::mean.dim: could not infer the output dtype: the input must be floating point or "
         "complex, or a dtype given, but it is int64");
+  // String arguments with a fixed set of values (PyTorch's div and gelu checks).
+  CHECK(check_one({{T::Float, {2}}, {T::Float, {2}}}, "aten.div.Tensor_mode", {}, {T::Float, {2}},
+                  {{"rounding_mode", arg_string("bogus")}}) ==
+        "node \"div\": aten::div.Tensor_mode: rounding_mode must be None, 'trunc' or 'floor', not 'bogus'");
+  CHECK(check_one({{T::Float, {2}}, {T::Float, {2}}}, "aten.div.Tensor_mode", {}, {T::Float, {2}},
+                  {{"rounding_mode", arg_string("floor")}}) == "");
+  CHECK(check_one({{T::Float, {2}}}, "aten.gelu.default", {}, {T::Float, {2}},
+                  {{"approximate", arg_string("fast")}}) ==
+        "node \"gelu\": aten::gelu: approximate must be 'none' or 'tanh', not 'fast'");
+  CHECK(check_one({{T::Float, {2}}}, "aten.gelu.default", {}, {T::Float, {2}},
+                  {{"approximate", arg_string("tanh")}}) == "");
 }
 
 TEST_CASE("verify_shapes: cat promotes over every tensor, the skipped legacy empty ones too") {
