@@ -338,7 +338,16 @@ class MemoryPlanning final : public Pass {
     // the plan is made: both only read `tensors`.
     Result<std::vector<uint64_t>> lower_bound = std::vector<uint64_t>{};
     BackgroundJob bound_job([&] { lower_bound = memplan::live_bytes_lower_bound(tensors, plan_options); });
-    PTEFORGE_ASSIGN_OR_RETURN(memplan::MemoryPlan plan, memplan::plan_memory(tensors, plan_options));
+    Result<memplan::MemoryPlan> made = memplan::plan_memory(tensors, plan_options);
+    if (!made.ok()) {
+      bound_job.wait();
+      Error e = std::move(made).error();
+      // An arena past 64 bits (dynamic sizes with huge bounds): name the tensors that fill it.
+      if (e.message.rfind("memory pool size overflows", 0) == 0)
+        e.notes.push_back(largest_note(specs, planned));
+      return e;
+    }
+    memplan::MemoryPlan plan = std::move(made).value();
     if (options.verify_each) PTEFORGE_TRY(memplan::check_plan(tensors, plan, plan_options));
     bound_job.wait();
     if (!lower_bound.ok()) return std::move(lower_bound).error();
@@ -392,6 +401,24 @@ class MemoryPlanning final : public Pass {
         "tensor '" + name + "' cannot be planned: its size in bytes (sizes [" + sizes +
             "], upper bounds for dynamic sizes) overflows 64 bits; give its symbols a smaller max",
         where);
+  }
+
+  /// "largest planned tensors: 'a' (9223372036854775808 bytes), ..." (at
+  /// most three, largest first), for an arena whose size overflows.
+  static std::string largest_note(const SpecTable& specs, const std::vector<TensorSpec*>& planned) {
+    std::vector<const TensorSpec*> order(planned.begin(), planned.end());
+    std::stable_sort(order.begin(), order.end(),
+                     [](const TensorSpec* a, const TensorSpec* b) { return a->nbytes() > b->nbytes(); });
+    order.resize(std::min<size_t>(order.size(), 3));
+    std::string note = "largest planned tensors:";
+    for (size_t i = 0; i < order.size(); ++i) {
+      std::string name;
+      specs.for_each([&](const std::string& n, const TensorSpecPtr& p) {
+        if (p.get() == order[i] && (name.empty() || n < name)) name = n;
+      });
+      note += (i ? ", '" : " '") + name + "' (" + std::to_string(order[i]->nbytes()) + " bytes)";
+    }
+    return note + "; give their symbols a smaller max";
   }
 
   /// Gives value `to` the spec of value `from` (when `from` has one). Most

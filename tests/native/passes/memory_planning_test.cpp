@@ -199,3 +199,26 @@ TEST_CASE("memory_planning: a tensor whose size in bytes overflows 64 bits is na
       "dynamic sizes) overflows 64 bits; give its symbols a smaller max");
   CHECK(st.error().where.node == std::optional<std::string>("relu"));
 }
+
+TEST_CASE("memory_planning: an arena whose size overflows 64 bits names its largest tensors") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {2, 4});
+  auto r = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {2, 4}});
+  b.output(r);
+  ExportedProgram ep = b.build();
+  auto run = run_passes(ep, {"spec_prop"});
+  REQUIRE(run.status.ok());
+  // Two tensors alive together of 2^63 bytes each (dynamic upper bounds near 2^61 elements).
+  run.state.specs.get("x")->sizes = {int64_t{1} << 61};
+  run.state.specs.get("relu")->sizes = {int64_t{1} << 61};
+  Status st = testing::et::run_on_state(ep, run.state, {"memory_planning"});
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == ErrorCode::PASS_FAILED);
+  CHECK(st.error().message ==
+        "memory pool size overflows 64 bits (9223372036854775808 + 9223372036854775808)");
+  REQUIRE(st.error().notes.size() == 1);
+  CHECK(st.error().notes[0] ==
+        "largest planned tensors: 'x' (9223372036854775808 bytes), 'relu' (9223372036854775808 bytes); give "
+        "their "
+        "symbols a smaller max");
+}
