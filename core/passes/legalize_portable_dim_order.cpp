@@ -7,21 +7,26 @@
 // Mirrors ExecuTorch's LegalizePortableDimOrderPass (executorch-pipeline.md
 // §1.3 B2, §4.4). The copy takes over the input's origin and metadata (and
 // debug handle), as ExecuTorch builds it from the input node's meta.
-// ExecuTorch's pass re-traces the op on the copy, and SpecPropPass re-traces
+// ExecuTorch's pass re-traces each op as it goes, and SpecPropPass re-traces
 // the whole graph after it (§1.3 B3), so the op's result and everything
 // computed from it take the layout the contiguous copy gives (the portable
-// avg_pool2d kernel refuses an output whose dim order differs from its
-// input's). Here the strides of each tensor a node computes from a changed
-// value are inferred again (decomp::infer_meta); sizes and dtypes stay as
-// declared, and an op without a rule keeps its declared strides.
+// avg_pool2d and upsample kernels refuse an output whose dim order differs
+// from their input's), and a later target op whose input is contiguous by
+// then gets no copy. Here one walk in graph order does both: the strides of
+// each tensor a node computes from a changed value are inferred again
+// (decomp::infer_meta); for an op without a rule, a result that had the
+// changed input's old dim order takes its new one (such ops follow their
+// input's layout, as suggest_memory_format does). Sizes and dtypes stay as
+// declared.
 //
 // Before: %mean = aten.mean.dim(%x, [2, 3], True)          # x channels-last
 // After:  %_to_dim_order_copy = dim_order_ops._to_dim_order_copy.default(%x, dim_order=[0, 1, 2, 3])
 //         %mean = aten.mean.dim(%_to_dim_order_copy, [2, 3], True)   # contiguous, as its users
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/graph.h"
@@ -70,95 +75,159 @@ class LegalizePortableDimOrder final : public Pass {
 
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
     ir::Graph& graph = ep.graph();
+    Retrace retrace(ep);
     int64_t inserted = 0;
-    std::unordered_set<std::string> changed;  // the copies: values whose layout this pass changed
-    for (ir::Node* node : graph.node_snapshot()) {
-      if (!is_target_op(node->target()) || node->inputs().empty()) continue;
-      const ir::Argument& first = node->inputs().front().arg;
-      if (!first.is_tensor()) continue;
-      const std::string input = first.tensor_name();
-      const ir::TensorMeta* meta = graph.tensor_meta(input);
-      if (!meta) continue;
-      auto order = traced_dim_order(*meta);
-      if (!order) continue;
-      std::vector<uint8_t> identity(order->size());
-      std::iota(identity.begin(), identity.end(), uint8_t{0});
-      if (*order == identity) continue;
-
-      std::vector<int64_t> contiguous(order->size());
-      std::iota(contiguous.begin(), contiguous.end(), int64_t{0});
-      std::string name = graph.unique_name("_to_dim_order_copy");
-      ir::Node copy(ir::OpTarget("torch.ops.dim_order_ops._to_dim_order_copy.default"),
-                    {ir::positional("self", ir::arg_tensor(input)),
-                     ir::keyword("dim_order", ir::arg_ints(std::move(contiguous)))},
-                    {ir::arg_tensor(name)}, name);
-      ir::Node* source = graph.producer(input);
-      copy.inherit_from(source ? *source : *node);
-      ir::Node& inserted_node = graph.insert_before(*node, std::move(copy));
-      if (source) {
-        auto h = ctx.state().debug_handles.find(source);
-        if (h != ctx.state().debug_handles.end()) {
-          const int64_t handle = h->second;  // read before the insertion may rehash
-          ctx.state().debug_handles[&inserted_node] = handle;
+    // One walk in graph order, as ExecuTorch's pass visits each call with the
+    // values it re-traced before: an op whose input an earlier copy already
+    // made contiguous needs no copy of its own.
+    for (ir::Node* node = graph.first_node(); node; node = graph.next(*node)) {
+      if (is_target_op(node->target()) && !node->inputs().empty() && node->inputs().front().arg.is_tensor()) {
+        const std::string input = node->inputs().front().arg.tensor_name();
+        const ir::TensorMeta* meta = graph.tensor_meta(input);
+        auto order = meta ? traced_dim_order(*meta) : std::nullopt;
+        if (order && !is_identity(*order)) {
+          insert_copy(graph, *node, input, *meta, ctx);
+          retrace.changed(node->inputs().front().arg.tensor_name(), *order);
+          ++inserted;
         }
       }
-
-      ir::TensorMeta out = *meta;
-      out.strides = contiguous_sym_strides_for(out.sizes);
-      graph.set_tensor_meta(name, std::move(out));
-      node->set_input(0, ir::arg_tensor(name));
-      changed.insert(name);
-      ++inserted;
+      PTEFORGE_TRY(retrace.visit(*node));
     }
-    if (inserted) {
-      ctx.stat("copies_inserted", inserted);
-      PTEFORGE_ASSIGN_OR_RETURN(int64_t restrided, retrace_strides(ep, std::move(changed)));
-      if (restrided) ctx.stat("layouts_updated", restrided);
-    }
+    if (inserted) ctx.stat("copies_inserted", inserted);
+    if (retrace.updated()) ctx.stat("layouts_updated", retrace.updated());
     return inserted > 0;
   }
 
  private:
-  /// Infers again the strides of every tensor computed from a value in
-  /// `changed` (and, transitively, from those it changes), in graph order;
-  /// returns how many tensors changed layout. Sizes, dtype and the rest of
-  /// the metadata stay as declared; an op without a stride rule (or whose
-  /// outputs do not pair with the rule's results) keeps its strides.
-  static Result<int64_t> retrace_strides(ir::ExportedProgram& ep, std::unordered_set<std::string> changed) {
-    decomp::SymbolTable symbols;
-    symbols.scan(ep);
-    ir::Graph& graph = ep.graph();
-    decomp::Env env(graph, symbols);
-    int64_t updated = 0;
-    for (ir::Node* node = graph.first_node(); node; node = graph.next(*node)) {
-      if (node->target().kind() != ir::TargetKind::Operator) continue;
-      bool reads_changed = false;
-      for (const ir::NamedArgument& in : node->inputs()) {
-        for_each_tensor_name(
-            in.arg, [&](const std::string& n) { reads_changed = reads_changed || changed.count(n); });
-      }
-      if (!reads_changed) continue;
-      const ops::OpSchema* schema = target_schema(node->target());
-      if (!schema) continue;
-      decomp::ArgView args(schema, node->inputs(), env);
-      Result<std::vector<decomp::Meta>> metas = decomp::infer_meta(*schema, args, symbols);
-      if (!metas.ok()) continue;
-      for (const decomp::NodeOutputMeta& o : decomp::pair_outputs(*node, metas->size())) {
-        PTEFORGE_ASSIGN_OR_RETURN(decomp::Meta declared, env.meta(o.name));
-        const std::vector<decomp::SymPoly>& strides = (*metas)[o.meta_index].strides;
-        if (declared.strides == strides || strides.size() != declared.sizes.size()) continue;
-        ir::TensorMeta meta = *graph.tensor_meta(o.name);  // only the strides change
-        meta.strides.clear();
-        for (const decomp::SymPoly& st : strides) meta.strides.push_back(symbols.to_symint(st));
-        declared.strides = strides;
-        env.set_meta(o.name, declared);  // keeps the environment's copy current
-        graph.set_tensor_meta(o.name, std::move(meta));
-        changed.insert(o.name);
-        ++updated;
+  static bool is_identity(const std::vector<uint8_t>& order) {
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (order[i] != i) return false;
+    }
+    return true;
+  }
+
+  /// Inserts `_to_dim_order_copy(input, dim_order=[0..n-1])` before `node`
+  /// and makes `node` read it; the copy has `meta` with contiguous strides.
+  static void insert_copy(ir::Graph& graph, ir::Node& node, const std::string& input, ir::TensorMeta meta,
+                          PassContext& ctx) {
+    std::vector<int64_t> contiguous(meta.sizes.size());
+    std::iota(contiguous.begin(), contiguous.end(), int64_t{0});
+    std::string name = graph.unique_name("_to_dim_order_copy");
+    ir::Node copy(ir::OpTarget("torch.ops.dim_order_ops._to_dim_order_copy.default"),
+                  {ir::positional("self", ir::arg_tensor(input)),
+                   ir::keyword("dim_order", ir::arg_ints(std::move(contiguous)))},
+                  {ir::arg_tensor(name)}, name);
+    ir::Node* source = graph.producer(input);
+    copy.inherit_from(source ? *source : node);
+    ir::Node& inserted_node = graph.insert_before(node, std::move(copy));
+    if (source) {
+      auto h = ctx.state().debug_handles.find(source);
+      if (h != ctx.state().debug_handles.end()) {
+        const int64_t handle = h->second;  // read before the insertion may rehash
+        ctx.state().debug_handles[&inserted_node] = handle;
       }
     }
-    return updated;
+    meta.strides = contiguous_sym_strides_for(meta.sizes);
+    graph.set_tensor_meta(name, std::move(meta));
+    node.set_input(0, ir::arg_tensor(name));
   }
+
+  /// The layouts this pass changed, and the re-derivation of what is
+  /// computed from them (the re-trace ExecuTorch's ExportPass and
+  /// SpecPropPass make). The symbol table is built on the first change.
+  class Retrace {
+   public:
+    explicit Retrace(ir::ExportedProgram& ep) : ep_(ep) {}
+
+    /// Value `name` now has a new layout; `old_order` is the one it had.
+    void changed(const std::string& name, std::vector<uint8_t> old_order) {
+      old_order_.emplace(name, std::move(old_order));
+    }
+    int64_t updated() const { return updated_; }
+
+    /// When `node` reads a changed value, its tensor results take the layout
+    /// its inputs now give: decomp::infer_meta's strides where the op has a
+    /// rule; else (layout-following ops without a rule, such as upsampling)
+    /// a result that had the changed input's old dim order takes the input's
+    /// new one. Sizes, dtype and the rest of the metadata stay as declared.
+    Status visit(ir::Node& node) {
+      if (old_order_.empty() || node.target().kind() != ir::TargetKind::Operator) return Status::Ok();
+      const std::string* read = nullptr;  // the first changed tensor the node reads
+      for (const ir::NamedArgument& in : node.inputs()) {
+        for_each_tensor_name(in.arg, [&](const std::string& n) {
+          if (!read && old_order_.count(n)) read = &n;
+        });
+      }
+      if (!read) return Status::Ok();
+      if (!env_) {
+        symbols_.scan(ep_);
+        env_.emplace(ep_.graph(), symbols_);
+      }
+      const ops::OpSchema* schema = target_schema(node.target());
+      Result<std::vector<decomp::Meta>> metas = make_error(ErrorCode::UNSUPPORTED_OPERATOR, "no schema");
+      if (schema)
+        metas = decomp::infer_meta(*schema, decomp::ArgView(schema, node.inputs(), *env_), symbols_);
+      std::vector<decomp::NodeOutputMeta> outs = metas.ok() ? decomp::pair_outputs(node, metas->size())
+                                                            : decomp::pair_outputs(node, count_results(node));
+      for (const decomp::NodeOutputMeta& o : outs) {
+        PTEFORGE_ASSIGN_OR_RETURN(decomp::Meta declared, env_->meta(o.name));
+        std::vector<decomp::SymPoly> strides;
+        if (metas.ok()) {
+          strides = (*metas)[o.meta_index].strides;
+        } else {
+          strides = follow_input(*read, declared);
+        }
+        if (strides.empty() || strides.size() != declared.sizes.size() || declared.strides == strides)
+          continue;
+        const ir::TensorMeta* before = ep_.graph().tensor_meta(o.name);
+        std::vector<uint8_t> old_order =
+            before ? traced_dim_order(*before).value_or(std::vector<uint8_t>{}) : std::vector<uint8_t>{};
+        ir::TensorMeta meta = *before;  // only the strides change
+        meta.strides.clear();
+        for (const decomp::SymPoly& st : strides) meta.strides.push_back(symbols_.to_symint(st));
+        declared.strides = strides;
+        env_->set_meta(o.name, declared);  // keeps the environment's copy current
+        ep_.graph().set_tensor_meta(o.name, std::move(meta));
+        changed(o.name, std::move(old_order));
+        ++updated_;
+      }
+      return Status::Ok();
+    }
+
+   private:
+    /// Number of tensor results of `node` (a Tensor[] output counts each element).
+    static size_t count_results(const ir::Node& node) {
+      const auto& outputs = node.outputs();
+      if (outputs.size() == 1 && outputs[0].is<ir::ArgTag::Tensors>()) {
+        return outputs[0].get<ir::ArgTag::Tensors>().size();
+      }
+      return outputs.size();
+    }
+
+    /// Strides for `out` in the new layout of `input` when `out` had
+    /// `input`'s old dim order (and its rank); empty otherwise.
+    std::vector<decomp::SymPoly> follow_input(const std::string& input, const decomp::Meta& out) const {
+      const std::vector<uint8_t>& old_order = old_order_.at(input);
+      const ir::TensorMeta* in = ep_.graph().tensor_meta(input);
+      if (!in || old_order.size() != out.sizes.size()) return {};
+      auto in_order = traced_dim_order(*in);
+      if (!in_order || in_order->size() != out.sizes.size()) return {};
+      std::vector<int64_t> hints;  // the result's declared strides, by their example values
+      for (const decomp::SymPoly& st : out.strides) {
+        auto h = symbols_.hint(st);
+        if (!h) return {};
+        hints.push_back(*h);
+      }
+      if (dim_order_from_strides(hints) != old_order) return {};
+      return decomp::strides_for_order(out.sizes, std::vector<size_t>(in_order->begin(), in_order->end()));
+    }
+
+    ir::ExportedProgram& ep_;
+    std::unordered_map<std::string, std::vector<uint8_t>> old_order_;  ///< changed value → its old dim order
+    decomp::SymbolTable symbols_;
+    std::optional<decomp::Env> env_;
+    int64_t updated_ = 0;
+  };
 
   /// Contiguous strides of symbolic sizes: products of the trailing sizes,
   /// written as sympy Mul expressions when a factor is symbolic.

@@ -112,3 +112,60 @@ TEST_CASE("legalize_portable_dim_order: the op's result and its users take the c
   CHECK(run.report.passes[0].stats.at("copies_inserted") == 1);
   CHECK(run.report.passes[0].stats.at("layouts_updated") == 2);
 }
+
+namespace {
+
+/// Declares value `v` of `b` with channels-last strides for its [n, c, h, w] sizes.
+void declare_channels_last(ProgramBuilder& b, const std::string& v) {
+  TensorMeta m = *b.program().graph().tensor_meta(v);
+  const int64_t c = m.sizes[1].value(), h = m.sizes[2].value(), w = m.sizes[3].value();
+  m.strides = {SymInt(c * h * w), SymInt(1), SymInt(w * c), SymInt(c)};
+  b.program().graph().set_tensor_meta(v, m);
+}
+
+}  // namespace
+
+TEST_CASE("legalize_portable_dim_order: an op without a stride rule follows its input's new layout") {
+  // upsample_nearest2d has no rule in decomp::infer_meta; it follows its
+  // input's layout (suggest_memory_format), so after the pool turns
+  // contiguous so does its result (the portable kernel wants one dim order).
+  ProgramBuilder b;
+  auto x = channels_last_input(b);
+  auto pool = b.call("aten.avg_pool2d.default", {arg_tensor(x), arg_ints({2, 2})},
+                     {ScalarType::Float, {1, 3, 2, 2}}, {}, "pool");
+  auto up = b.call("aten.upsample_nearest2d.vec", {arg_tensor(pool), arg_ints({4, 4}), arg_none()},
+                   {ScalarType::Float, {1, 3, 4, 4}}, {}, "up");
+  declare_channels_last(b, pool);
+  declare_channels_last(b, up);
+  b.output(up);
+  ExportedProgram ep = b.build();
+  auto run = run_passes(ep, {"legalize_portable_dim_order", "spec_prop"});
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(describe(run.state, "pool") == "float32[1, 3, 2, 2] dim_order=[0, 1, 2, 3] static unplanned");
+  CHECK(describe(run.state, "up") == "float32[1, 3, 4, 4] dim_order=[0, 1, 2, 3] static unplanned");
+  CHECK(run.report.passes[0].stats.at("layouts_updated") == 2);
+}
+
+TEST_CASE(
+    "legalize_portable_dim_order: a target op whose input an earlier copy made contiguous gets no copy") {
+  // avg_pool2d -> _adaptive_avg_pool2d on channels-last x: ExecuTorch visits
+  // the second op with the re-traced (contiguous) pool result, so one copy.
+  ProgramBuilder b;
+  auto x = channels_last_input(b);
+  auto pool = b.call("aten.avg_pool2d.default", {arg_tensor(x), arg_ints({2, 2})},
+                     {ScalarType::Float, {1, 3, 2, 2}}, {}, "pool");
+  auto ada = b.call("aten._adaptive_avg_pool2d.default", {arg_tensor(pool), arg_ints({1, 1})},
+                    {ScalarType::Float, {1, 3, 1, 1}}, {}, "ada");
+  declare_channels_last(b, pool);
+  b.output(ada);
+  ExportedProgram ep = b.build();
+  auto run = run_passes(ep, {"legalize_portable_dim_order"});
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(print_graph(ep.graph()) ==
+        "graph(%x):\n"
+        "  %_to_dim_order_copy = dim_order_ops._to_dim_order_copy.default(%x, dim_order=[0, 1, 2, 3])\n"
+        "  %pool = aten.avg_pool2d.default(%_to_dim_order_copy, [2, 2])\n"
+        "  %ada = aten._adaptive_avg_pool2d.default(%pool, [1, 1])\n"
+        "  return (%ada)\n");
+  CHECK(run.report.passes[0].stats.at("copies_inserted") == 1);
+}
