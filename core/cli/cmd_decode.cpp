@@ -61,6 +61,7 @@ void register_decode(CLI::App& app, Action& out) {
       emit::DecodeOptions options;
       options.source_name = *path;
       options.file_size = file_size;
+      options.check_load = *check;
       auto decoded = emit::decode_pte(*bytes, options);
       if (!decoded.ok()) {
         std::fprintf(stderr, "%s\n", decoded.error().to_string().c_str());
@@ -68,15 +69,20 @@ void register_decode(CLI::App& app, Action& out) {
       }
       std::string text;
       if (*check) {
-        const auto& problems = decoded->load_problems;
-        for (const emit::LoadProblem& p : problems) text += p.pointer + ": " + p.message + "\n";
+        const emit::LoadCheck& check_result = decoded->load_check;
+        for (const emit::LoadProblem& p : check_result.problems) {
+          text += p.pointer + ": " + p.message + (p.at_execution ? " (when the method runs)" : "") + "\n";
+        }
+        if (check_result.total > check_result.problems.size()) {
+          text += "... and " + std::to_string(check_result.total - check_result.problems.size()) + " more\n";
+        }
         const size_t methods = decoded->program.execution_plan.size();
-        text += problems.empty() ? "load check passed: " + std::to_string(methods) +
-                                       (methods == 1 ? " method" : " methods") + " would load\n"
-                                 : "load check failed: " + std::to_string(problems.size()) +
-                                       (problems.size() == 1 ? " problem" : " problems") + "\n";
+        text += check_result.total == 0 ? "load check passed: " + std::to_string(methods) +
+                                              (methods == 1 ? " method" : " methods") + " would load\n"
+                                        : "load check failed: " + std::to_string(check_result.total) +
+                                              (check_result.total == 1 ? " problem" : " problems") + "\n";
         std::fwrite(text.data(), 1, text.size(), stdout);
-        return problems.empty() ? 0 : 1;
+        return check_result.total == 0 ? 0 : 1;
       }
       if (*flatc) {
         text = emit::decoded_pte_to_json(*decoded, emit::PteJsonStyle::Flatc);

@@ -130,7 +130,7 @@ class Decoder {
     const fb::Program* p = fb::GetProgram(buf);
     PTEFORGE_TRY(convert_program(*p, out.program));
     PTEFORGE_TRY(check_segments(out.program, info));
-    out.load_problems = check_method_load(*p);
+    if (options_.check_load) out.load_check = check_method_load(*p);
     return out;
   }
 
@@ -250,7 +250,9 @@ class Decoder {
     };
     if (p.constant_segment) PTEFORGE_TRY(check_sub(*p.constant_segment, "/constant_segment"));
     // The runtime's Program::load takes one of the two constant layouts.
-    if (!p.constant_buffer.empty() && p.constant_segment && !p.constant_segment->offsets.empty()) {
+    // It uses the segment when constant_segment has more than the placeholder
+    // offset 0, and then refuses inline buffers too.
+    if (!p.constant_buffer.empty() && p.constant_segment && p.constant_segment->offsets.size() > 1) {
       return invalid("constant_buffer holds " + std::to_string(p.constant_buffer.size()) +
                          " inline buffers and constant_segment " +
                          std::to_string(p.constant_segment->offsets.size()) +

@@ -43,6 +43,8 @@ struct DecodeOptions {
   /// against it. Without an extended header the whole file is needed.
   std::optional<uint64_t> file_size;
   PteJsonStyle json_style = PteJsonStyle::Readable;
+  /// Also make the runtime's method-load checks (DecodedPte::load_check).
+  bool check_load = false;
 };
 
 /// Facts about the container around the flatbuffer.
@@ -59,9 +61,9 @@ struct PteFileInfo {
 struct DecodedPte {
   PteFileInfo info;
   Program program;
-  /// What ExecuTorch's runtime would refuse when loading a method
-  /// (check_method_load); empty when every method would load.
-  std::vector<LoadProblem> load_problems;
+  /// What ExecuTorch's runtime would refuse when loading or running a method
+  /// (check_method_load); filled only with DecodeOptions::check_load.
+  LoadCheck load_check;
 };
 
 /// Decodes a .pte (or its start, see DecodeOptions::file_size) into the

@@ -19,6 +19,8 @@ constexpr size_t kMaxRank = 16;
 constexpr size_t kOperatorNameBuffer = 100;  // "name.overload" and its NUL must fit
 // ScalarType codes the runtime's isValid accepts: c10's list from Byte (0) to UInt64 (29).
 constexpr int kLastScalarType = 29;
+// Problems kept (the rest are only counted): a corrupt file can have millions.
+constexpr size_t kMaxProblems = 100;
 
 std::string kind_name(fb::KernelTypes t) {
   const char* n = fb::EnumNameKernelTypes(t);
@@ -31,15 +33,25 @@ std::string a_kind(fb::KernelTypes t) {
   return (std::string("AEIOU").find(n[0]) != std::string::npos ? "an " : "a ") + n;
 }
 
+/// Bytes per element as the runtime's elementSize gives them: the packed and
+/// bit types (QUInt4x2, QUInt2x4, Bits1x8..Bits8: codes 16-21) take one byte
+/// each; 0 for a code outside 0..29.
+int runtime_element_size(int code) {
+  if (code < 0 || code > kLastScalarType) return 0;
+  if (code >= 16 && code <= 21) return 1;
+  const int size = ir::element_size(static_cast<ir::ScalarType>(code));
+  return size > 0 ? size : 1;
+}
+
 class Checker {
  public:
   explicit Checker(const fb::Program& p) : p_(p) {}
 
-  std::vector<LoadProblem> run() {
+  LoadCheck run() {
     const auto* plans = p_.execution_plan();
     if (!plans) {
       add("/execution_plan", "missing: the program has no execution_plan vector");
-      return std::move(problems_);
+      return std::move(result_);
     }
     for (flatbuffers::uoffset_t i = 0; i < plans->size(); ++i) {
       const fb::ExecutionPlan* plan = plans->Get(i);
@@ -50,21 +62,34 @@ class Checker {
       }
       check_plan(*plan, at);
     }
-    return std::move(problems_);
+    return std::move(result_);
   }
 
  private:
+  /// Records a problem: the first kMaxProblems are kept, all are counted.
   void add(std::string pointer, std::string message) {
-    problems_.push_back({std::move(pointer), std::move(message)});
+    ++result_.total;
+    if (result_.problems.size() < kMaxProblems) {
+      result_.problems.push_back({std::move(pointer), std::move(message), at_execution_});
+    }
   }
 
-  /// The type of value `index`, or nullptr when `index` names no value.
+  /// Runs `check`, whose problems the runtime meets when the method runs
+  /// (Method::execute, set_input / get_output, a kernel), not when it loads.
+  template <typename F>
+  void at_execution(F&& check) {
+    at_execution_ = true;
+    check();
+    at_execution_ = false;
+  }
+
+  /// The value `index` names, or nullptr when it names none.
   const fb::EValue* value_at(int64_t index) const {
     if (!values_ || index < 0 || index >= static_cast<int64_t>(values_->size())) return nullptr;
     return values_->Get(static_cast<flatbuffers::uoffset_t>(index));
   }
   std::string range_note() const {
-    return "(the method has " + std::to_string(values_ ? values_->size() : 0) + " values)";
+    return "(the method has " + counted(values_ ? values_->size() : 0, "value") + ")";
   }
 
   /// Problem unless `index` names a value of the method.
@@ -77,6 +102,8 @@ class Checker {
   void check_plan(const fb::ExecutionPlan& plan, const std::string& at) {
     values_ = plan.values();
     buffer_sizes_ = plan.non_const_buffer_sizes();
+    ops_ = plan.operators();
+    checked_ops_.assign(ops_ ? ops_->size() : 0, false);
     if (!plan.name()) add(at + "/name", "missing: methods are loaded by name");
     if (!values_) add(at + "/values", "missing (Method::init needs the values vector, even empty)");
     if (!plan.inputs()) add(at + "/inputs", "missing (MethodMeta needs the inputs vector, even empty)");
@@ -89,32 +116,16 @@ class Checker {
         check_value(i, at + "/values/" + std::to_string(i));
       }
     }
-    for (const char* io : {"inputs", "outputs"}) {
-      const auto* v = std::string(io) == "inputs" ? plan.inputs() : plan.outputs();
-      if (!v || !values_) continue;
-      for (flatbuffers::uoffset_t k = 0; k < v->size(); ++k) {
-        check_index(v->Get(k), at + "/" + io + "/" + std::to_string(k),
-                    std::string(io) == "inputs" ? "input" : "output");
-      }
-    }
-    const auto* ops = plan.operators();
-    if (ops) {
-      for (flatbuffers::uoffset_t k = 0; k < ops->size(); ++k) {
-        const fb::Operator* op = ops->Get(k);
-        const std::string opat = at + "/operators/" + std::to_string(k);
-        if (!op || !op->name()) {
-          add(opat + "/name", "missing operator name");
-          continue;
-        }
-        const size_t overload = op->overload() ? op->overload()->size() : 0;
-        const size_t length = op->name()->size() + (overload ? 1 + overload : 0);
-        if (length >= kOperatorNameBuffer) {
-          add(opat, "operator name '" + op->name()->str() + (overload ? "." + op->overload()->str() : "") +
-                        "' is " + std::to_string(length) + " bytes; the runtime resolves names of at most " +
-                        std::to_string(kOperatorNameBuffer - 1));
+    at_execution([&] {  // read when inputs are set and outputs taken
+      for (const bool inputs : {true, false}) {
+        const auto* v = inputs ? plan.inputs() : plan.outputs();
+        if (!v || !values_) continue;
+        for (flatbuffers::uoffset_t k = 0; k < v->size(); ++k) {
+          check_index(v->Get(k), at + (inputs ? "/inputs/" : "/outputs/") + std::to_string(k),
+                      inputs ? "input" : "output");
         }
       }
-    }
+    });
     const auto* delegates = plan.delegates();
     if (!delegates) {
       add(at + "/delegates", "missing (Method::init needs the delegates vector, even empty)");
@@ -138,8 +149,8 @@ class Checker {
       }
       const auto* instructions = chain->instructions();
       for (flatbuffers::uoffset_t k = 0; k < instructions->size(); ++k) {
-        check_instruction(instructions->Get(k), ops ? ops->size() : 0, delegates ? delegates->size() : 0,
-                          cat + "/instructions/" + std::to_string(k));
+        check_instruction(instructions->Get(k), delegates ? delegates->size() : 0,
+                          cat + "/instructions/" + std::to_string(k), at);
       }
     }
   }
@@ -171,10 +182,11 @@ class Checker {
           const std::string iat = at + "/val/items/" + std::to_string(k);
           if (!check_index(items->Get(k), iat, "IntList item")) continue;
           const fb::EValue* item = value_at(items->Get(k));
-          if (item->val_type() != fb::KernelTypes::Int) {
+          if (item->val_type() == fb::KernelTypes::Int) continue;
+          at_execution([&] {  // a kernel reading the list takes each item as an Int
             add(iat, "IntList item " + std::to_string(items->Get(k)) + " is " + a_kind(item->val_type()) +
                          " value; the runtime reads each item as an Int");
-          }
+          });
         }
         break;
       }
@@ -227,9 +239,8 @@ class Checker {
           "is " + std::to_string(t.storage_offset()) + "; the runtime supports only 0");
     }
     const int code = static_cast<int>(t.scalar_type());
-    if (code < 0 || code > kLastScalarType) {
+    if (code < 0 || code > kLastScalarType)
       add(at + "/scalar_type", "unknown scalar type " + std::to_string(code));
-    }
     if (t.shape_dynamism() == fb::TensorShapeDynamism::DYNAMIC_UNBOUND) {
       add(at + "/shape_dynamism", "DYNAMIC_UNBOUND: the runtime does not support unbounded shapes");
     }
@@ -274,9 +285,8 @@ class Checker {
       }
       numel *= static_cast<uint64_t>(s);
     }
-    const int element =
-        code >= 0 && code <= kLastScalarType ? ir::element_size(static_cast<ir::ScalarType>(code)) : 0;
-    if (element == 0) return;  // unknown or sub-byte type: no byte count to check
+    const int element = runtime_element_size(code);
+    if (element == 0) return;  // unknown type (reported above): no byte count
     if (numel > UINT64_MAX / static_cast<uint64_t>(element)) {
       add(at + "/sizes", "the byte count overflows 64 bits");
       return;
@@ -304,6 +314,8 @@ class Checker {
     if (index > 0) check_constant(index, nbytes, at);
   }
 
+  /// A planned tensor: memory_id - 1 indexes the planned buffers, sized as
+  /// non_const_buffer_sizes[1..] (HierarchicalAllocator::get_offset_address).
   void check_planned(const fb::AllocationDetails& a, uint64_t nbytes, const std::string& at) {
     const size_t buffers = buffer_sizes_ ? buffer_sizes_->size() : 0;
     const uint32_t id = a.memory_id();
@@ -326,11 +338,13 @@ class Checker {
     }
   }
 
-  /// Constant data: the constant segment, else the deprecated inline buffers.
+  /// Constant data (Program::get_constant_buffer_data): the constant segment
+  /// when constant_segment has more than its placeholder offset (as
+  /// Program::load decides), else the deprecated inline constant_buffer.
   void check_constant(uint32_t index, uint64_t nbytes, const std::string& at) {
     const fb::SubsegmentOffsets* cs = p_.constant_segment();
     const auto* offsets = cs ? cs->offsets() : nullptr;
-    if (offsets && offsets->size() > 0) {
+    if (offsets && offsets->size() > 1) {
       if (index >= offsets->size()) {
         add(at + "/data_buffer_idx", "constant " + std::to_string(index) +
                                          " is not in constant_segment.offsets (" +
@@ -348,10 +362,11 @@ class Checker {
     }
     const auto* inline_buffers = p_.constant_buffer();
     if (!inline_buffers || index >= inline_buffers->size()) {
-      add(at + "/data_buffer_idx",
-          "constant " + std::to_string(index) + " names no constant data (constant_segment " +
-              "has no offsets and constant_buffer " +
-              std::to_string(inline_buffers ? inline_buffers->size() : 0) + " entries)");
+      add(at + "/data_buffer_idx", "constant " + std::to_string(index) +
+                                       " names no constant data (constant_segment has no constants and "
+                                       "constant_buffer " +
+                                       std::to_string(inline_buffers ? inline_buffers->size() : 0) +
+                                       " entries)");
       return;
     }
     const fb::Buffer* b = inline_buffers->Get(index);
@@ -363,7 +378,8 @@ class Checker {
     }
   }
 
-  /// Initial data of a planned tensor: entry `index` of mutable_data_segments[0].
+  /// Initial data of a planned tensor: entry `index` of mutable_data_segments[0]
+  /// (Program::load_mutable_subsegment_into).
   void check_mutable_data(uint32_t index, uint64_t nbytes, const std::string& at) {
     const auto* ms = p_.mutable_data_segments();
     const fb::SubsegmentOffsets* m = ms && ms->size() > 0 ? ms->Get(0) : nullptr;
@@ -398,13 +414,35 @@ class Checker {
     }
   }
 
-  void check_instruction(const fb::Instruction* ins, size_t n_operators, size_t n_delegates,
-                         const std::string& at) {
+  /// The operator a KernelCall names, as resolve_operator reads it: its name
+  /// must be present and fit the runtime's name buffer. Once per operator;
+  /// operators no instruction names are never read.
+  void check_operator(size_t index, const std::string& plan_at) {
+    if (checked_ops_[index]) return;
+    checked_ops_[index] = true;
+    const fb::Operator* op = ops_->Get(static_cast<flatbuffers::uoffset_t>(index));
+    const std::string at = plan_at + "/operators/" + std::to_string(index);
+    if (!op || !op->name()) {
+      add(at + "/name", "missing operator name");
+      return;
+    }
+    const size_t overload = op->overload() ? op->overload()->size() : 0;
+    const size_t length = op->name()->size() + (overload ? 1 + overload : 0);
+    if (length >= kOperatorNameBuffer) {
+      add(at, "operator name '" + op->name()->str() + (overload ? "." + op->overload()->str() : "") +
+                  "' is " + std::to_string(length) + " bytes; the runtime resolves names of at most " +
+                  std::to_string(kOperatorNameBuffer - 1));
+    }
+  }
+
+  void check_instruction(const fb::Instruction* ins, size_t n_delegates, const std::string& at,
+                         const std::string& plan_at) {
     if (!ins || !ins->instr_args()) {
       add(at, "null instruction");
       return;
     }
     const std::string aat = at + "/instr_args";
+    const size_t n_operators = ops_ ? ops_->size() : 0;
     switch (ins->instr_args_type()) {
       case fb::InstructionArguments::KernelCall: {
         const fb::KernelCall* k = ins->instr_args_as_KernelCall();
@@ -412,6 +450,8 @@ class Checker {
           add(aat + "/op_index", "op_index " + std::to_string(k->op_index()) +
                                      " names no operator (the method has " +
                                      counted(n_operators, "operator") + ")");
+        } else {
+          check_operator(static_cast<size_t>(k->op_index()), plan_at);
         }
         check_args(k->args(), aat);
         break;
@@ -419,9 +459,11 @@ class Checker {
       case fb::InstructionArguments::DelegateCall: {
         const fb::DelegateCall* d = ins->instr_args_as_DelegateCall();
         if (d->delegate_index() < 0 || static_cast<size_t>(d->delegate_index()) >= n_delegates) {
-          add(aat + "/delegate_index", "delegate_index " + std::to_string(d->delegate_index()) +
-                                           " names no delegate (the method has " +
-                                           counted(n_delegates, "delegate") + ")");
+          at_execution([&] {  // Method::execute_instruction checks it
+            add(aat + "/delegate_index", "delegate_index " + std::to_string(d->delegate_index()) +
+                                             " names no delegate (the method has " +
+                                             counted(n_delegates, "delegate") + ")");
+          });
         }
         check_args(d->args(), aat);
         break;
@@ -433,8 +475,10 @@ class Checker {
         const bool bool_tensor = v->val_type() == fb::KernelTypes::Tensor && v->val_as_Tensor() &&
                                  v->val_as_Tensor()->scalar_type() == fb::ScalarType::BOOL;
         if (v->val_type() != fb::KernelTypes::Bool && !bool_tensor) {
-          add(aat + "/cond_value_index", "condition " + std::to_string(c) + " is " + a_kind(v->val_type()) +
-                                             " value; a Bool or a bool tensor expected");
+          at_execution([&] {  // the condition's type is checked when the jump runs
+            add(aat + "/cond_value_index", "condition " + std::to_string(c) + " is " + a_kind(v->val_type()) +
+                                               " value; a Bool or a bool tensor expected");
+          });
         }
         break;
       }
@@ -448,8 +492,10 @@ class Checker {
         const int32_t f = ins->instr_args_as_FreeCall()->value_index();
         if (check_index(f, aat + "/value_index", "freed value") &&
             value_at(f)->val_type() != fb::KernelTypes::Tensor) {
-          add(aat + "/value_index", "freed value " + std::to_string(f) + " is " +
-                                        a_kind(value_at(f)->val_type()) + " value; only tensors are freed");
+          at_execution([&] {
+            add(aat + "/value_index", "freed value " + std::to_string(f) + " is " +
+                                          a_kind(value_at(f)->val_type()) + " value; only tensors are freed");
+          });
         }
         break;
       }
@@ -462,11 +508,14 @@ class Checker {
   const fb::Program& p_;
   const flatbuffers::Vector<flatbuffers::Offset<fb::EValue>>* values_ = nullptr;
   const flatbuffers::Vector<int64_t>* buffer_sizes_ = nullptr;
-  std::vector<LoadProblem> problems_;
+  const flatbuffers::Vector<flatbuffers::Offset<fb::Operator>>* ops_ = nullptr;
+  std::vector<bool> checked_ops_;  ///< operators already checked, by index
+  LoadCheck result_;
+  bool at_execution_ = false;  ///< what add() records is met when the method runs
 };
 
 }  // namespace
 
-std::vector<LoadProblem> check_method_load(const fb::Program& p) { return Checker(p).run(); }
+LoadCheck check_method_load(const fb::Program& p) { return Checker(p).run(); }
 
 }  // namespace pteforge::emit

@@ -17,15 +17,19 @@
 //     tensor's memory_id names a planned buffer (1..n-1 of
 //     non_const_buffer_sizes) and its bytes fit the buffer at its offset; a
 //     constant's data_buffer_idx names an entry of constant_segment.offsets
-//     (or of the deprecated constant_buffer) and its bytes fit; a planned
+//     (when it holds more than the placeholder offset 0, else of the
+//     deprecated constant_buffer) and its bytes fit; a planned
 //     tensor with initial data finds them in mutable_data_segments[0];
-//   - value references: plan inputs and outputs, list items (IntList items
-//     are Int values; TensorList items are earlier Tensor values and
-//     OptionalTensorList items earlier Tensor or Null values or -1, since the
-//     runtime reads them while it parses the values in order), instruction
-//     arguments, op_index and delegate_index, JumpFalse's condition (a Bool or
-//     a bool tensor), MoveCall's indices, FreeCall's tensor; operator names
-//     shorter than the runtime's 100-byte name buffer.
+//   - value references: list items (TensorList items are earlier Tensor
+//     values and OptionalTensorList items earlier Tensor or Null values or
+//     -1, since the runtime reads them while it parses the values in order),
+//     instruction arguments, op_index, the indices of JumpFalse, MoveCall and
+//     FreeCall; the name of each operator an instruction calls, shorter than
+//     the runtime's 100-byte name buffer.
+// Also reported, marked as met when the method runs rather than when it
+// loads (LoadProblem::at_execution): plan input and output indices, IntList
+// items that are not Int values, a delegate_index naming no delegate,
+// JumpFalse's condition not a Bool or bool tensor, FreeCall on a non-tensor.
 // Kernel registration and backend availability are the runtime build's
 // business and are not checked.
 #pragma once
@@ -39,17 +43,26 @@ struct Program;
 
 namespace pteforge::emit {
 
-/// One reason a method (or the program) would not load.
+/// One reason a method (or the program) would not load or run.
 struct LoadProblem {
   std::string pointer;  ///< JSON-pointer-style path of the table, e.g. /execution_plan/0/values/3
   std::string message;  ///< what is wrong and what the runtime expects
+  /// True when the runtime meets it only when the method runs (an
+  /// instruction's value of the wrong type, an input or output index, a
+  /// delegate index), not when it loads the method.
+  bool at_execution = false;
   bool operator==(const LoadProblem&) const = default;
 };
 
-/// Checks a verified program (see the file comment) and returns every
-/// problem found, in table order; empty when every method would load.
-/// `segment_sizes` are not needed: the sizes come from Program.segments.
-/// Never fails; `p` must have passed the flatbuffer verifier.
-std::vector<LoadProblem> check_method_load(const executorch_flatbuffer::Program& p);
+/// The result of check_method_load.
+struct LoadCheck {
+  std::vector<LoadProblem> problems;  ///< the first 100, in table order
+  size_t total = 0;                   ///< all of them
+};
+
+/// Checks a verified program (see the file comment); no problems when every
+/// method would load and run its instructions' bookkeeping. Never fails;
+/// `p` must have passed the flatbuffer verifier. Linear in the program's size.
+LoadCheck check_method_load(const executorch_flatbuffer::Program& p);
 
 }  // namespace pteforge::emit

@@ -27,7 +27,7 @@ inline std::string read_bytes(const std::string& path) {
   return out;
 }
 
-/// A converted input: the .pte bytes, the façade's result, the decoded program.
+/// A converted input: the .pte bytes, the façade's result, the decoded program (load-checked).
 struct Converted {
   std::string pte;
   ConvertResult result;
@@ -44,7 +44,9 @@ inline Result<Converted> convert_path(const std::string& path, ConvertOptions op
   PTEFORGE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
                             emit::flatten_chunks(c.result.pte.chunks, archive_range_reader(*in.archive)));
   c.pte.assign(bytes.begin(), bytes.end());
-  PTEFORGE_ASSIGN_OR_RETURN(c.decoded, emit::decode_pte(c.pte));
+  emit::DecodeOptions decode_options;
+  decode_options.check_load = true;
+  PTEFORGE_ASSIGN_OR_RETURN(c.decoded, emit::decode_pte(c.pte, decode_options));
   return c;
 }
 
@@ -53,7 +55,7 @@ inline Result<Converted> convert_path(const std::string& path, ConvertOptions op
 inline Converted convert_ok(const std::string& path, ConvertOptions options = {}) {
   auto r = convert_path(path, std::move(options));
   if (!r.ok()) FAIL(path << ": " << r.error().to_string());
-  for (const emit::LoadProblem& p : r->decoded.load_problems) {
+  for (const emit::LoadProblem& p : r->decoded.load_check.problems) {
     FAIL(path << ": the runtime would not load it: " << p.pointer << ": " << p.message);
   }
   return std::move(r).value();

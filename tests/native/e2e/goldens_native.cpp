@@ -45,7 +45,8 @@ void check_golden(const std::string& input, const std::string& golden) {
   std::string got = emit::decoded_pte_to_json(c->decoded);
   CHECK_MESSAGE(got == expected, first_difference(got, expected));
   // Every method would load in ExecuTorch's runtime (emit::check_method_load).
-  for (const emit::LoadProblem& p : c->decoded.load_problems) FAIL_CHECK(p.pointer << ": " << p.message);
+  for (const emit::LoadProblem& p : c->decoded.load_check.problems)
+    FAIL_CHECK(p.pointer << ": " << p.message);
 }
 
 }  // namespace

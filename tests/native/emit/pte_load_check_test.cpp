@@ -24,6 +24,13 @@ namespace {
 /// arduino_add_model.pte (§7.1: values 0 constant 1.0, 1 x [3] @16, 2 out [3]
 /// @0, 3 Int alpha; one add.out(1, 0, 3, 2, 2); buffers {0, 32}) with `edit`
 /// applied to its program, written again with its segments and decoded.
+/// decode_pte with the load checks.
+Result<DecodedPte> decode_checked(const std::string& bytes) {
+  DecodeOptions options;
+  options.check_load = true;
+  return decode_pte(bytes, options);
+}
+
 std::vector<LoadProblem> problems_after(const std::function<void(Program&)>& edit) {
   const std::string ref = read_file(reference_path("arduino_add_model.pte"));
   auto d = decode_pte(ref);
@@ -35,9 +42,10 @@ std::vector<LoadProblem> problems_after(const std::function<void(Program&)>& edi
   const std::vector<std::pair<std::string, std::string>> inputs = {{"ref", ref}};
   auto flat = flatten_chunks(out->chunks, memory_reader(&inputs));
   REQUIRE_MESSAGE(flat.ok(), flat.error().to_string());
-  auto again = decode_pte(to_string(*flat));
+  auto again = decode_checked(to_string(*flat));
   REQUIRE_MESSAGE(again.ok(), again.error().to_string());
-  return again->load_problems;
+  CHECK(again->load_check.total == again->load_check.problems.size());
+  return again->load_check.problems;
 }
 
 Tensor& tensor(Program& p, size_t value) { return std::get<Tensor>(p.execution_plan[0].values[value].val); }
@@ -56,9 +64,9 @@ std::string describe(const std::vector<LoadProblem>& problems) {
 TEST_CASE("every reference file made by ExecuTorch passes the load check") {
   for (const char* name : {"add.pte", "arduino_add_model.pte", "arduino_keyword_spotting.pte",
                            "module_linear_no_constant_segment.pte", "stories260k_hybrid_llama_qnn.pte"}) {
-    auto d = decode_pte(read_file(reference_path(name)));
+    auto d = decode_checked(read_file(reference_path(name)));
     REQUIRE_MESSAGE(d.ok(), d.error().to_string());
-    CHECK_MESSAGE(d->load_problems.empty(), name << ":\n" << describe(d->load_problems));
+    CHECK_MESSAGE(d->load_check.total == 0, name << ":\n" << describe(d->load_check.problems));
   }
   CHECK(problems_after([](Program&) {}).empty());  // the round trip itself changes nothing
 }
@@ -137,7 +145,7 @@ TEST_CASE("value references: plan inputs, instruction arguments, operators, list
     add_call(p).op_index = 3;
   });
   CHECK(io == std::vector<LoadProblem>{
-                  {"/execution_plan/0/inputs/0", "input 7 names no value (the method has 4 values)"},
+                  {"/execution_plan/0/inputs/0", "input 7 names no value (the method has 4 values)", true},
                   {"/execution_plan/0/chains/0/instructions/0/instr_args/op_index",
                    "op_index 3 names no operator (the method has 1 operator)"},
                   {"/execution_plan/0/chains/0/instructions/0/instr_args/args/1",
@@ -150,7 +158,7 @@ TEST_CASE("value references: plan inputs, instruction arguments, operators, list
   });
   CHECK(lists == std::vector<LoadProblem>{
                      {"/execution_plan/0/values/4/val/items/1",
-                      "IntList item 1 is a Tensor value; the runtime reads each item as an Int"},
+                      "IntList item 1 is a Tensor value; the runtime reads each item as an Int", true},
                      {"/execution_plan/0/values/5/val/items/1",
                       "TensorList item 6 is an OptionalTensorList value; a Tensor expected"},
                      {"/execution_plan/0/values/6/val/items/1",
@@ -179,41 +187,125 @@ TEST_CASE("control instructions: a JumpFalse on a non-bool, a free of a non-tens
   });
   CHECK(control ==
         std::vector<LoadProblem>{{"/execution_plan/0/chains/0/instructions/1/instr_args/cond_value_index",
-                                  "condition 3 is an Int value; a Bool or a bool tensor expected"},
+                                  "condition 3 is an Int value; a Bool or a bool tensor expected", true},
                                  {"/execution_plan/0/chains/0/instructions/2/instr_args/value_index",
-                                  "freed value 3 is an Int value; only tensors are freed"},
+                                  "freed value 3 is an Int value; only tensors are freed", true},
                                  {"/execution_plan/0/chains/0/instructions/3/instr_args/move_to",
                                   "move target 4 names no value (the method has 4 values)"}});
 }
 
-TEST_CASE("a plan without the fields the runtime needs, built with the generated API") {
+/// A one-plan program built with the generated API: operators named by
+/// `names` ("name.overload" split at the first '.'), one chain calling
+/// operator `called` when it is >= 0 (no chain otherwise), and no name,
+/// values, inputs, outputs, non_const_buffer_sizes or delegates.
+std::string bare_plan(const std::vector<std::string>& names, int called) {
   namespace fb = executorch_flatbuffer;
   flatbuffers::FlatBufferBuilder fbb;
-  auto name = fbb.CreateString(std::string(60, 'a'));
-  auto overload = fbb.CreateString(std::string(40, 'b'));
-  std::vector<flatbuffers::Offset<fb::Operator>> ops = {fb::CreateOperator(fbb, name, overload)};
+  std::vector<flatbuffers::Offset<fb::Operator>> ops;
+  for (const std::string& n : names) {
+    const size_t dot = n.find('.');
+    ops.push_back(
+        fb::CreateOperator(fbb, fbb.CreateString(n.substr(0, dot)), fbb.CreateString(n.substr(dot + 1))));
+  }
   auto op_vec = fbb.CreateVector(ops);
-  fb::ExecutionPlanBuilder plan(fbb);  // no name, values, inputs, outputs, sizes, delegates or chains
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Chain>>> chain_vec;
+  if (called >= 0) {
+    std::vector<int32_t> no_args;
+    auto call = fb::CreateKernelCallDirect(fbb, called, &no_args);
+    std::vector<flatbuffers::Offset<fb::Instruction>> ins = {
+        fb::CreateInstruction(fbb, fb::InstructionArguments::KernelCall, call.Union())};
+    std::vector<flatbuffers::Offset<fb::Chain>> chains = {fb::CreateChainDirect(fbb, nullptr, nullptr, &ins)};
+    chain_vec = fbb.CreateVector(chains);
+  }
+  fb::ExecutionPlanBuilder plan(fbb);
   plan.add_operators(op_vec);
+  if (called >= 0) plan.add_chains(chain_vec);
   auto plan_off = plan.Finish();
   std::vector<flatbuffers::Offset<fb::ExecutionPlan>> plans = {plan_off};
   auto plan_vec = fbb.CreateVector(plans);
   fb::ProgramBuilder pb(fbb);
   pb.add_execution_plan(plan_vec);
   fb::FinishProgramBuffer(fbb, pb.Finish());
-  auto d = decode_pte(std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize()));
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+TEST_CASE("a plan without the fields the runtime needs, built with the generated API") {
+  const std::string long_name = std::string(60, 'a') + "." + std::string(40, 'b');  // 101 bytes
+  const std::vector<LoadProblem> missing = {
+      {"/execution_plan/0/name", "missing: methods are loaded by name"},
+      {"/execution_plan/0/values", "missing (Method::init needs the values vector, even empty)"},
+      {"/execution_plan/0/inputs", "missing (MethodMeta needs the inputs vector, even empty)"},
+      {"/execution_plan/0/outputs", "missing (MethodMeta needs the outputs vector, even empty)"},
+      {"/execution_plan/0/non_const_buffer_sizes",
+       "missing (MethodMeta needs it, {0} when nothing is planned)"},
+      {"/execution_plan/0/delegates", "missing (Method::init needs the delegates vector, even empty)"}};
+  auto none = decode_checked(bare_plan({long_name}, -1));
+  REQUIRE_MESSAGE(none.ok(), none.error().to_string());
+  std::vector<LoadProblem> expected = missing;
+  expected.push_back(
+      {"/execution_plan/0/chains", "no chains: a method needs at least one chain of instructions"});
+  CHECK(none->load_check.problems == expected);  // the uncalled operator's name is never read
+  // Called, the operator's name must fit the runtime's 100-byte buffer.
+  auto called = decode_checked(bare_plan({"aten::add.out", long_name}, 1));
+  REQUIRE_MESSAGE(called.ok(), called.error().to_string());
+  expected = missing;
+  expected.push_back(
+      {"/execution_plan/0/operators/1",
+       "operator name '" + long_name + "' is 101 bytes; the runtime resolves names of at most 99"});
+  CHECK(called->load_check.problems == expected);
+}
+
+TEST_CASE("packed and bit types take one byte per element, as the runtime counts them") {
+  // x (value 1) as QUInt4x2 [3] planned at offset 16 of a 32-byte buffer: 3 bytes fit;
+  // [17]: 17 bytes at 16 do not.
+  auto fits = problems_after([](Program& p) { tensor(p, 1).scalar_type = ir::ScalarType::QUInt4x2; });
+  CHECK(fits.empty());
+  auto over = problems_after([](Program& p) {
+    tensor(p, 1).scalar_type = ir::ScalarType::QUInt4x2;
+    tensor(p, 1).sizes = {17};
+  });
+  CHECK(over == std::vector<LoadProblem>{{"/execution_plan/0/values/1/val/allocation_info",
+                                          "17 bytes at offset 16 do not fit planned buffer 1 (32 bytes)"}});
+}
+
+TEST_CASE("a file with millions of problems keeps the first 100 and counts the rest") {
+  const std::string ref = read_file(reference_path("arduino_add_model.pte"));
+  auto d = decode_pte(ref);
+  REQUIRE(d.ok());
+  Program p = d->program;
+  add_call(p).args.assign(5000, 9);  // 5,000 arguments naming no value
+  auto out = assemble_pte(p, segments_of(*d, "ref"));
+  REQUIRE(out.ok());
+  const std::vector<std::pair<std::string, std::string>> inputs = {{"ref", ref}};
+  auto flat = flatten_chunks(out->chunks, memory_reader(&inputs));
+  REQUIRE(flat.ok());
+  auto checked = decode_checked(to_string(*flat));
+  REQUIRE(checked.ok());
+  CHECK(checked->load_check.total == 5000);
+  REQUIRE(checked->load_check.problems.size() == 100);
+  CHECK(checked->load_check.problems[99].pointer ==
+        "/execution_plan/0/chains/0/instructions/0/instr_args/args/99");
+  // Without check_load, decoding makes no checks.
+  auto plain = decode_pte(to_string(*flat));
+  REQUIRE(plain.ok());
+  CHECK(plain->load_check.total == 0);
+}
+
+TEST_CASE("a constant segment holding only its placeholder offset is no constant layout") {
+  // Program::load uses the segment only when constant_segment.offsets has
+  // more than the placeholder 0; inline constants beside it are the layout.
+  const std::string ref = read_file(reference_path("module_linear_no_constant_segment.pte"));
+  auto d = decode_pte(ref);
   REQUIRE_MESSAGE(d.ok(), d.error().to_string());
-  CHECK(d->load_problems ==
-        std::vector<LoadProblem>{
-            {"/execution_plan/0/name", "missing: methods are loaded by name"},
-            {"/execution_plan/0/values", "missing (Method::init needs the values vector, even empty)"},
-            {"/execution_plan/0/inputs", "missing (MethodMeta needs the inputs vector, even empty)"},
-            {"/execution_plan/0/outputs", "missing (MethodMeta needs the outputs vector, even empty)"},
-            {"/execution_plan/0/non_const_buffer_sizes",
-             "missing (MethodMeta needs it, {0} when nothing is planned)"},
-            {"/execution_plan/0/operators/0", "operator name '" + std::string(60, 'a') + "." +
-                                                  std::string(40, 'b') +
-                                                  "' is 101 bytes; the runtime resolves names of at most 99"},
-            {"/execution_plan/0/delegates", "missing (Method::init needs the delegates vector, even empty)"},
-            {"/execution_plan/0/chains", "no chains: a method needs at least one chain of instructions"}});
+  REQUIRE_FALSE(d->program.constant_buffer.empty());
+  Program p = d->program;
+  p.constant_segment = SubsegmentOffsets{0, {0}};
+  auto out = assemble_pte(p, segments_of(*d, "ref"));
+  REQUIRE_MESSAGE(out.ok(), out.error().to_string());
+  const std::vector<std::pair<std::string, std::string>> inputs = {{"ref", ref}};
+  auto flat = flatten_chunks(out->chunks, memory_reader(&inputs));
+  REQUIRE(flat.ok());
+  auto checked = decode_checked(to_string(*flat));
+  REQUIRE_MESSAGE(checked.ok(), checked.error().to_string());
+  CHECK(checked->load_check.total == 0);
 }
