@@ -2,6 +2,7 @@
 #include "emit/pte_load_check.h"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,16 @@ constexpr size_t kOperatorNameBuffer = 100;  // "name.overload" and its NUL must
 constexpr int kLastScalarType = 29;
 // Problems kept (the rest are only counted): a corrupt file can have millions.
 constexpr size_t kMaxProblems = 100;
+
+/// Element `i` of a scalar vector, read byte-wise: the verifier checks a
+/// vector's alignment only to 4 bytes, so 8-byte items may sit off their
+/// alignment (reading them in place is undefined behaviour).
+template <typename T>
+T element(const flatbuffers::Vector<T>* v, flatbuffers::uoffset_t i) {
+  T out;
+  std::memcpy(&out, v->Data() + static_cast<size_t>(i) * sizeof(T), sizeof(T));
+  return flatbuffers::EndianScalar(out);
+}
 
 std::string kind_name(fb::KernelTypes t) {
   const char* n = fb::EnumNameKernelTypes(t);
@@ -121,7 +132,7 @@ class Checker {
         const auto* v = inputs ? plan.inputs() : plan.outputs();
         if (!v || !values_) continue;
         for (flatbuffers::uoffset_t k = 0; k < v->size(); ++k) {
-          check_index(v->Get(k), at + (inputs ? "/inputs/" : "/outputs/") + std::to_string(k),
+          check_index(element(v, k), at + (inputs ? "/inputs/" : "/outputs/") + std::to_string(k),
                       inputs ? "input" : "output");
         }
       }
@@ -180,11 +191,11 @@ class Checker {
         }
         for (flatbuffers::uoffset_t k = 0; k < items->size(); ++k) {
           const std::string iat = at + "/val/items/" + std::to_string(k);
-          if (!check_index(items->Get(k), iat, "IntList item")) continue;
-          const fb::EValue* item = value_at(items->Get(k));
+          if (!check_index(element(items, k), iat, "IntList item")) continue;
+          const fb::EValue* item = value_at(element(items, k));
           if (item->val_type() == fb::KernelTypes::Int) continue;
           at_execution([&] {  // a kernel reading the list takes each item as an Int
-            add(iat, "IntList item " + std::to_string(items->Get(k)) + " is " + a_kind(item->val_type()) +
+            add(iat, "IntList item " + std::to_string(element(items, k)) + " is " + a_kind(item->val_type()) +
                          " value; the runtime reads each item as an Int");
           });
         }
@@ -209,7 +220,7 @@ class Checker {
           break;
         }
         for (flatbuffers::uoffset_t k = 0; k < items->size(); ++k) {
-          const int32_t item = items->Get(k);
+          const int32_t item = element(items, k);
           const std::string iat = at + "/val/items/" + std::to_string(k);
           if (optional && item == -1) continue;  // None
           if (!check_index(item, iat, kind_name(type) + " item")) continue;
@@ -262,7 +273,7 @@ class Checker {
       } else {
         std::vector<bool> seen(rank, false);
         for (flatbuffers::uoffset_t k = 0; k < rank; ++k) {
-          const size_t d = dim_order->Get(k);
+          const size_t d = element(dim_order, k);
           if (d >= rank || seen[d]) {
             add(at + "/dim_order", "is not a permutation of 0.." + std::to_string(rank - 1));
             break;
@@ -274,7 +285,7 @@ class Checker {
     // numel and bytes, as validate_tensor computes them.
     uint64_t numel = 1;
     for (flatbuffers::uoffset_t k = 0; k < rank; ++k) {
-      const int32_t s = sizes->Get(k);
+      const int32_t s = element(sizes, k);
       if (s < 0) {
         add(at + "/sizes/" + std::to_string(k), "negative size " + std::to_string(s));
         return;
@@ -330,7 +341,7 @@ class Checker {
       return;
     }
     const uint64_t offset = (static_cast<uint64_t>(a.memory_offset_high()) << 32) | a.memory_offset_low();
-    const int64_t size = buffer_sizes_->Get(id);
+    const int64_t size = element(buffer_sizes_, id);
     if (size < 0 || offset > static_cast<uint64_t>(size) || nbytes > static_cast<uint64_t>(size) - offset) {
       add(at, std::to_string(nbytes) + " bytes at offset " + std::to_string(offset) +
                   " do not fit planned buffer " + std::to_string(id) + " (" + std::to_string(size) +
@@ -351,7 +362,7 @@ class Checker {
                                          std::to_string(offsets->size()) + " entries)");
         return;
       }
-      const uint64_t offset = offsets->Get(index);
+      const uint64_t offset = element(offsets, index);
       const uint64_t size = segment_size(cs->segment_index());
       if (offset > size || nbytes > size - offset) {
         add(at + "/data_buffer_idx", "constant " + std::to_string(index) + ": " + std::to_string(nbytes) +
@@ -389,7 +400,7 @@ class Checker {
               std::to_string(m && m->offsets() ? m->offsets()->size() : 0) + " entries)");
       return;
     }
-    const uint64_t offset = m->offsets()->Get(index);
+    const uint64_t offset = element(m->offsets(), index);
     const uint64_t size = segment_size(m->segment_index());
     if (offset > size || nbytes > size - offset) {
       add(at + "/data_buffer_idx", "initial data " + std::to_string(index) + ": " + std::to_string(nbytes) +
@@ -410,7 +421,7 @@ class Checker {
       return;
     }
     for (flatbuffers::uoffset_t k = 0; k < args->size(); ++k) {
-      check_index(args->Get(k), at + "/args/" + std::to_string(k), "argument");
+      check_index(element(args, k), at + "/args/" + std::to_string(k), "argument");
     }
   }
 

@@ -454,6 +454,13 @@ TEST_CASE("an int64 vector off its 8-byte alignment is read byte-wise (the verif
   const auto* list = std::get_if<IntList>(&values[154].val);
   REQUIRE(list != nullptr);
   CHECK(list->items == std::vector<int64_t>{-27676769255424});
+  // The load checks read the same items byte-wise too (the item names no value).
+  DecodeOptions check;
+  check.check_load = true;
+  auto checked = decode_pte(bytes, check);
+  REQUIRE_MESSAGE(checked.ok(), checked.error().to_string());
+  REQUIRE(checked->load_check.total == 1);
+  CHECK(checked->load_check.problems[0].pointer == "/execution_plan/0/values/154/val/items/0");
   // The untouched file: the same value holds [152, 153].
   DecodedPte untouched = decode_reference("arduino_keyword_spotting.pte");
   CHECK(std::get<IntList>(untouched.program.execution_plan[0].values[154].val).items ==
