@@ -31,8 +31,10 @@ Result<DecodedPte> decode_checked(const std::string& bytes) {
   return decode_pte(bytes, options);
 }
 
-std::vector<LoadProblem> problems_after(const std::function<void(Program&)>& edit) {
-  const std::string ref = read_file(reference_path("arduino_add_model.pte"));
+/// Reference file `name` with `edit` applied to its program, written again
+/// with its segments.
+std::string edited_reference(const std::string& name, const std::function<void(Program&)>& edit) {
+  const std::string ref = read_file(reference_path(name));
   auto d = decode_pte(ref);
   REQUIRE_MESSAGE(d.ok(), d.error().to_string());
   Program p = d->program;
@@ -42,7 +44,11 @@ std::vector<LoadProblem> problems_after(const std::function<void(Program&)>& edi
   const std::vector<std::pair<std::string, std::string>> inputs = {{"ref", ref}};
   auto flat = flatten_chunks(out->chunks, memory_reader(&inputs));
   REQUIRE_MESSAGE(flat.ok(), flat.error().to_string());
-  auto again = decode_checked(to_string(*flat));
+  return to_string(*flat);
+}
+
+std::vector<LoadProblem> problems_after(const std::function<void(Program&)>& edit) {
+  auto again = decode_checked(edited_reference("arduino_add_model.pte", edit));
   REQUIRE_MESSAGE(again.ok(), again.error().to_string());
   CHECK(again->load_check.total == again->load_check.problems.size());
   return again->load_check.problems;
@@ -269,24 +275,16 @@ TEST_CASE("packed and bit types take one byte per element, as the runtime counts
 }
 
 TEST_CASE("a file with millions of problems keeps the first 100 and counts the rest") {
-  const std::string ref = read_file(reference_path("arduino_add_model.pte"));
-  auto d = decode_pte(ref);
-  REQUIRE(d.ok());
-  Program p = d->program;
-  add_call(p).args.assign(5000, 9);  // 5,000 arguments naming no value
-  auto out = assemble_pte(p, segments_of(*d, "ref"));
-  REQUIRE(out.ok());
-  const std::vector<std::pair<std::string, std::string>> inputs = {{"ref", ref}};
-  auto flat = flatten_chunks(out->chunks, memory_reader(&inputs));
-  REQUIRE(flat.ok());
-  auto checked = decode_checked(to_string(*flat));
+  const std::string bytes =
+      edited_reference("arduino_add_model.pte", [](Program& p) { add_call(p).args.assign(5000, 9); });
+  auto checked = decode_checked(bytes);  // 5,000 arguments naming no value
   REQUIRE(checked.ok());
   CHECK(checked->load_check.total == 5000);
   REQUIRE(checked->load_check.problems.size() == 100);
   CHECK(checked->load_check.problems[99].pointer ==
         "/execution_plan/0/chains/0/instructions/0/instr_args/args/99");
   // Without check_load, decoding makes no checks.
-  auto plain = decode_pte(to_string(*flat));
+  auto plain = decode_pte(bytes);
   REQUIRE(plain.ok());
   CHECK(plain->load_check.total == 0);
 }
@@ -294,18 +292,11 @@ TEST_CASE("a file with millions of problems keeps the first 100 and counts the r
 TEST_CASE("a constant segment holding only its placeholder offset is no constant layout") {
   // Program::load uses the segment only when constant_segment.offsets has
   // more than the placeholder 0; inline constants beside it are the layout.
-  const std::string ref = read_file(reference_path("module_linear_no_constant_segment.pte"));
-  auto d = decode_pte(ref);
-  REQUIRE_MESSAGE(d.ok(), d.error().to_string());
-  REQUIRE_FALSE(d->program.constant_buffer.empty());
-  Program p = d->program;
-  p.constant_segment = SubsegmentOffsets{0, {0}};
-  auto out = assemble_pte(p, segments_of(*d, "ref"));
-  REQUIRE_MESSAGE(out.ok(), out.error().to_string());
-  const std::vector<std::pair<std::string, std::string>> inputs = {{"ref", ref}};
-  auto flat = flatten_chunks(out->chunks, memory_reader(&inputs));
-  REQUIRE(flat.ok());
-  auto checked = decode_checked(to_string(*flat));
+  const std::string bytes = edited_reference("module_linear_no_constant_segment.pte", [](Program& p) {
+    REQUIRE_FALSE(p.constant_buffer.empty());
+    p.constant_segment = SubsegmentOffsets{0, {0}};
+  });
+  auto checked = decode_checked(bytes);
   REQUIRE_MESSAGE(checked.ok(), checked.error().to_string());
   CHECK(checked->load_check.total == 0);
 }

@@ -14,12 +14,18 @@ using pteforge::testing::et::run_passes;
 
 namespace {
 
+/// Declares value `v` of `b` with channels-last strides for its [n, c, h, w] sizes.
+void declare_channels_last(ProgramBuilder& b, const std::string& v) {
+  TensorMeta m = *b.program().graph().tensor_meta(v);
+  const int64_t c = m.sizes[1].value(), h = m.sizes[2].value(), w = m.sizes[3].value();
+  m.strides = {SymInt(c * h * w), SymInt(1), SymInt(w * c), SymInt(c)};
+  b.program().graph().set_tensor_meta(v, m);
+}
+
 /// x: float32[1, 3, 4, 4] in channels-last strides (48, 1, 12, 3).
 std::string channels_last_input(ProgramBuilder& b) {
   auto x = b.input("x", ScalarType::Float, {1, 3, 4, 4});
-  TensorMeta m = *b.program().graph().tensor_meta(x);
-  m.strides = {SymInt(48), SymInt(1), SymInt(12), SymInt(3)};
-  b.program().graph().set_tensor_meta(x, m);
+  declare_channels_last(b, x);
   return x;
 }
 
@@ -95,11 +101,8 @@ TEST_CASE("legalize_portable_dim_order: the op's result and its users take the c
   auto pool = b.call("aten.avg_pool2d.default", {arg_tensor(x), arg_ints({2, 2})},
                      {ScalarType::Float, {1, 3, 2, 2}}, {}, "pool");
   auto relu = b.call("aten.relu.default", {arg_tensor(pool)}, {ScalarType::Float, {1, 3, 2, 2}}, {}, "relu");
-  for (const std::string& v : {pool, relu}) {
-    TensorMeta m = *b.program().graph().tensor_meta(v);
-    m.strides = {SymInt(12), SymInt(1), SymInt(6), SymInt(3)};  // channels-last
-    b.program().graph().set_tensor_meta(v, m);
-  }
+  declare_channels_last(b, pool);
+  declare_channels_last(b, relu);
   b.output(relu);
   ExportedProgram ep = b.build();
   auto run = run_passes(ep, {"legalize_portable_dim_order", "spec_prop"});
@@ -112,18 +115,6 @@ TEST_CASE("legalize_portable_dim_order: the op's result and its users take the c
   CHECK(run.report.passes[0].stats.at("copies_inserted") == 1);
   CHECK(run.report.passes[0].stats.at("layouts_updated") == 2);
 }
-
-namespace {
-
-/// Declares value `v` of `b` with channels-last strides for its [n, c, h, w] sizes.
-void declare_channels_last(ProgramBuilder& b, const std::string& v) {
-  TensorMeta m = *b.program().graph().tensor_meta(v);
-  const int64_t c = m.sizes[1].value(), h = m.sizes[2].value(), w = m.sizes[3].value();
-  m.strides = {SymInt(c * h * w), SymInt(1), SymInt(w * c), SymInt(c)};
-  b.program().graph().set_tensor_meta(v, m);
-}
-
-}  // namespace
 
 TEST_CASE("legalize_portable_dim_order: an op without a stride rule follows its input's new layout") {
   // upsample_nearest2d has no rule in decomp::infer_meta; it follows its

@@ -180,12 +180,21 @@ TEST_CASE("memory_planning: without specs it is a precondition error - a graph w
   CHECK(run2.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 0});
 }
 
-TEST_CASE("memory_planning: a tensor whose size in bytes overflows 64 bits is named") {
+namespace {
+
+/// relu(x) on float32[2, 4], for tests that edit the specs spec_prop gives x
+/// and relu, then plan it with run_on_state.
+ExportedProgram relu_program() {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, {2, 4});
-  auto r = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {2, 4}});
-  b.output(r);
-  ExportedProgram ep = b.build();
+  b.output(b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {2, 4}}));
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("memory_planning: a tensor whose size in bytes overflows 64 bits is named") {
+  ExportedProgram ep = relu_program();
   auto run = run_passes(ep, {"spec_prop"});
   REQUIRE(run.status.ok());
   // The upper bound of a dynamic size near 2^62 (what sym_shape_eval would give).
@@ -201,11 +210,7 @@ TEST_CASE("memory_planning: a tensor whose size in bytes overflows 64 bits is na
 }
 
 TEST_CASE("memory_planning: an arena whose size overflows 64 bits names its largest tensors") {
-  ProgramBuilder b;
-  auto x = b.input("x", ScalarType::Float, {2, 4});
-  auto r = b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {2, 4}});
-  b.output(r);
-  ExportedProgram ep = b.build();
+  ExportedProgram ep = relu_program();
   auto run = run_passes(ep, {"spec_prop"});
   REQUIRE(run.status.ok());
   // Two tensors alive together of 2^63 bytes each (dynamic upper bounds near 2^61 elements).
