@@ -270,7 +270,20 @@ function valueText(v) {
   return '';
 }
 
-function renderDecoded(decoded, decodedText, name) {
+/** The load check's line (and its first problems): what ExecuTorch's runtime would refuse. */
+function checkView(check) {
+  if (!check) return h('p', {});
+  if (check.passed) {
+    return h('p', { class: 'check ok', 'data-testid': 'pte-check' },
+      `ExecuTorch load check passed: ${check.methods} method${check.methods === 1 ? '' : 's'} would load`);
+  }
+  return h('div', { class: 'check failed', 'data-testid': 'pte-check' },
+    h('p', {}, `ExecuTorch load check failed: ${check.total} problem${check.total === 1 ? '' : 's'}`),
+    h('ul', {}, ...check.problems.slice(0, 10).map((p) =>
+      h('li', {}, h('code', {}, p.pointer), `: ${p.message}${p.atExecution ? ' (when the method runs)' : ''}`))));
+}
+
+function renderDecoded(decoded, decodedText, name, check) {
   const f = decoded.file ?? {};
   const body = $('decoded-body');
   const url = URL.createObjectURL(new Blob([decodedText], { type: 'application/json' }));
@@ -280,6 +293,7 @@ function renderDecoded(decoded, decodedText, name) {
       h('strong', {}, name), ` — ${formatBytes(f.size ?? 0)}, identifier ${f.identifier ?? '?'}, program ${formatBytes(f.program_size ?? 0)}, segments ${formatBytes(f.segment_data_size ?? 0)}, `,
       `${(decoded.execution_plan ?? []).length} plan(s) `,
       h('a', { href: url, download: `${name.replace(/\.pte$/i, '')}.decoded.json`, 'data-testid': 'download-decoded' }, 'download decoded JSON')),
+    checkView(check),
     ...(decoded.execution_plan ?? []).map((plan) => h('article', { class: 'plan', 'data-plan': plan.name },
       h('h3', {}, 'Execution plan ', h('code', {}, plan.name),
         h('span', { class: 'meta' }, ` inputs [${plan.inputs.join(', ')}], outputs [${plan.outputs.join(', ')}], buffers [${(plan.non_const_buffer_sizes ?? []).join(', ')}]`)),
@@ -486,7 +500,7 @@ async function convert() {
     });
     for (const bar of document.querySelectorAll('#progress progress')) bar.value = bar.max;
     renderResults(r);
-    renderDecoded(r.decoded, r.decodedText, outputName());
+    renderDecoded(r.decoded, r.decodedText, outputName(), r.check);
     setFinalStatus('ready', `Converted ${state.file.name}.`);
   } catch (e) {
     await showError(e, fileOfError(e?.where));
@@ -540,7 +554,7 @@ async function openFile(file, extra = []) {
   try {
     const r = await call({ op: 'open', file });
     if (r.kind === 'pte') {
-      renderDecoded(r.decoded, r.decodedText, file.name);
+      renderDecoded(r.decoded, r.decodedText, file.name, r.check);
       setFinalStatus('ready', `${file.name}: an ExecuTorch program.`);
     } else {
       state.inspect = r.inspect;

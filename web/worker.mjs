@@ -49,9 +49,11 @@ async function sniff(file) {
   return hasPteIdentifier(head) ? 'pte' : 'program';
 }
 
+/** The decoded view of a .pte, and what ExecuTorch's runtime would refuse when loading it (decode --check). */
 async function decode(input, name) {
   const decodedText = await pf.decodePte(input, { text: true, name });
-  return { decodedText, decoded: JSON.parse(decodedText) };
+  const check = await pf.decodePte(input, { format: 'check', name });
+  return { decodedText, decoded: JSON.parse(decodedText), check };
 }
 
 async function open(file) {

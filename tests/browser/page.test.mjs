@@ -208,6 +208,10 @@ describe('pteforge web page', () => {
       assert.equal(await env.page.isHidden('#summary'), true);
       const bytes = await download(env.page, '[data-testid=download-decoded]');
       assert.ok(bytes.equals(cli.stdout), `${pte}: decoded JSON differs from the CLI's`);
+      // The load check, as `pteforge decode --check` (every reference file passes).
+      const methods = want.execution_plan.length;
+      assert.equal(await env.page.textContent('[data-testid=pte-check]'),
+        `ExecuTorch load check passed: ${methods} method${methods === 1 ? '' : 's'} would load`);
       const shown = await env.page.evaluate(() => [...document.querySelectorAll('#decoded .plan')].map((p) => ({
         name: p.dataset.plan,
         operators: [...p.querySelectorAll('[data-testid=pte-operators] tbody tr')].map((tr) => tr.children[1].textContent + '.' + tr.children[2].textContent),
@@ -453,6 +457,7 @@ describe('pteforge web page', () => {
       const decoded = await download(page, '[data-testid=download-decoded]');
       assert.ok(decoded.equals(readFileSync(join(fake, 'output.decoded.json'))));
       assert.match(await page.textContent('[data-testid=pte-info]'), /^layernorm_residual\.pte — 2,912 B/);
+      assert.equal(await page.textContent('[data-testid=pte-check]'), 'ExecuTorch load check passed: 1 method would load');
       await page.screenshot({ path: join(ARTIFACTS, 'page-convert-flow.png'), fullPage: true });
       // A failing conversion shows its error and location; the results go away.
       // Back to the default pass selection: no pass list is sent.

@@ -105,7 +105,7 @@ test('decodePte: an inherited property name is no format', async () => {
   const pte = (await pf.convert(readFileSync(PT2))).pte;
   for (const format of ['toString', 'constructor', 'valueOf', '__proto__']) {
     await rejectsWith(pf.decodePte(pte, { format }), 'OPTION_INVALID', '/format',
-      `options.format must be "json", "flatc-json" or "summary"; got string ${JSON.stringify(format)}`);
+      `options.format must be "json", "flatc-json", "summary" or "check"; got string ${JSON.stringify(format)}`);
   }
   assert.equal(typeof (await pf.decodePte(pte, { format: 'summary' })), 'string');
 });

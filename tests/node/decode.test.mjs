@@ -35,6 +35,45 @@ for (const file of FILES) {
   });
 }
 
+test('decodePte format "check": the runtime\'s load checks, as `pteforge decode --check`', async () => {
+  const pf = await pteforge();
+  for (const file of FILES) {
+    const check = await pf.decodePte({ path: repo(`${PTE_DIR}/${file}`) }, { format: 'check' });
+    assert.equal(check.passed, true, file);
+    assert.equal(check.total, 0, file);
+    assert.deepEqual(check.problems, [], file);
+  }
+  // arduino_add_model.pte with its add.out call naming value 9 of 4 (as tests/cli/pte_decode.sh makes it).
+  const bytes = new Uint8Array(readFileSync(repo(`${PTE_DIR}/arduino_add_model.pte`)));
+  const args = new Uint8Array(new Int32Array([5, 1, 0, 3, 2, 2]).buffer);
+  let at = -1;
+  for (let i = 0; i + args.length <= bytes.length && at < 0; i += 1) {
+    if (args.every((b, k) => bytes[i + k] === b)) at = i;
+  }
+  assert.ok(at >= 0);
+  bytes[at + 8] = 9;  // the second argument
+  const check = pf.decodePteSync(bytes, { format: 'check' });
+  assert.deepEqual(check, {
+    passed: false,
+    methods: 1,
+    total: 1,
+    problems: [{
+      pointer: '/execution_plan/0/chains/0/instructions/0/instr_args/args/1',
+      message: 'argument 9 names no value (the method has 4 values)',
+      atExecution: false,
+    }],
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'pteforge-check-'));
+  try {
+    writeFileSync(join(dir, 'bad.pte'), bytes);
+    const native = runCli(['decode', '--check', join(dir, 'bad.pte')]);
+    assert.equal(native.status, 1);
+    assert.match(native.stdout.toString(), /^\/execution_plan\/0\/chains\/0\/instructions\/0\/instr_args\/args\/1: argument 9 names no value/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('decodePte reads only the program part of a file (a 3 GB sparse .pte leaves the heap alone)', async () => {
   const pf = await pteforge();
   // stories260k's program part (18688 bytes by its extended header), then a

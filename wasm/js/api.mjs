@@ -504,15 +504,17 @@ export class Core {
   /**
    * Decodes a .pte. Only the program part is copied into the heap (segment
    * data is not read), as `pteforge decode` does.
-   * options: {format: 'json' | 'flatc-json' | 'summary', text: boolean, name}
+   * options: {format: 'json' | 'flatc-json' | 'summary' | 'check', text: boolean, name}
+   * ('check': what ExecuTorch's runtime would refuse, as `decode --check`:
+   * {passed, methods, total, problems: [{pointer, message, atExecution}]}).
    */
   decodePte(input, options = {}) {
     const { format = 'json', text = false, name, ...unknown } = checkObject(options ?? undefined, 'options');
     rejectUnknownOptions(unknown);
     checkText(text);
-    const kinds = { json: 'json', 'flatc-json': 'flatc', summary: 'summary' };
+    const kinds = { json: 'json', 'flatc-json': 'flatc', summary: 'summary', check: 'check' };
     if (typeof format !== 'string' || !Object.hasOwn(kinds, format)) {
-      throw new PteforgeError('OPTION_INVALID', `options.format must be "json", "flatc-json" or "summary"; got ${describe(format)}`, { pointer: '/format' });
+      throw new PteforgeError('OPTION_INVALID', `options.format must be "json", "flatc-json", "summary" or "check"; got ${describe(format)}`, { pointer: '/format' });
     }
     const sources = [];
     const description = this.openInput(input, name, sources, { raw: true, method: 'decodePte' });

@@ -79,19 +79,53 @@ double pte_prefix_size(val head, double file_size) {
   return file_size;
 }
 
-/// Decodes a .pte (or its first pte_prefix_size bytes). options JSON:
-/// {"name": source name for where.entry, "format": "json" | "flatc" | "summary"}.
-/// Returns {ok, text} with the CLI's output (`decode --json`, `--flatc-json`,
-/// or the summary) or {ok:false, error}.
+/// The load check as JSON: {"passed", "methods", "total", "problems":
+/// [{"pointer", "message", "atExecution"}]} (the first 100 problems).
+std::string load_check_json(const emit::DecodedPte& decoded) {
+  const emit::LoadCheck& check = decoded.load_check;
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("passed");
+  w.Bool(check.total == 0);
+  w.Key("methods");
+  w.Uint64(decoded.program.execution_plan.size());
+  w.Key("total");
+  w.Uint64(check.total);
+  w.Key("problems");
+  w.StartArray();
+  for (const emit::LoadProblem& p : check.problems) {
+    w.StartObject();
+    w.Key("pointer");
+    w.String(p.pointer);
+    w.Key("message");
+    w.String(p.message);
+    w.Key("atExecution");
+    w.Bool(p.at_execution);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+/// Decodes a .pte (or its first pte_prefix_size bytes); `name` names it in
+/// where.entry. `format` "json" | "flatc" | "summary" gives {ok, text} with
+/// the CLI's output (`decode --json`, `--flatc-json`, or the summary);
+/// "check" gives {ok, text} with load_check_json (`decode --check`'s
+/// findings); {ok:false, error} when the file does not decode.
 val decode_pte(val bytes, double file_size, std::string name, std::string format) {
   const std::string data = copy_from_js(bytes);
   emit::DecodeOptions options;
   options.source_name = std::move(name);
   options.file_size = static_cast<uint64_t>(file_size);
+  options.check_load = format == "check";
   auto decoded = emit::decode_pte(data, options);
   if (!decoded.ok()) return error_result(decoded.error());
   val result = ok_result();
-  if (format == "flatc") {
+  if (format == "check") {
+    result.set("text", text_to_js(load_check_json(*decoded)));
+  } else if (format == "flatc") {
     result.set("text", text_to_js(emit::decoded_pte_to_json(*decoded, emit::PteJsonStyle::Flatc)));
   } else if (format == "summary") {
     result.set("text", text_to_js(emit::format_pte_summary(*decoded)));

@@ -154,14 +154,36 @@ export interface ConvertResult<Pte> {
   program?: Record<string, Record<string, unknown>>;
 }
 
+/** One reason ExecuTorch's runtime would refuse a method (decodePte format "check"). */
+export interface LoadProblem {
+  /** The table, e.g. "/execution_plan/0/values/3/val/allocation_info". */
+  pointer: string;
+  message: string;
+  /** Met when the method runs (an input index, an instruction value's type), not when it loads. */
+  atExecution: boolean;
+}
+
+/** decodePte(input, {format: "check"}): the runtime's method-load checks. */
+export interface LoadCheck {
+  /** No problem: every method would load. */
+  passed: boolean;
+  /** Number of methods (execution plans). */
+  methods: number;
+  /** Number of problems; `problems` holds the first 100. */
+  total: number;
+  problems: LoadProblem[];
+}
+
 /** Options of decodePte(). */
 export interface DecodeOptions extends InputOptions {
   /**
    * "json" (default): pteforge's readable view (`pteforge decode --json`);
    * "flatc-json": what `flatc --json --strict-json` prints (`--flatc-json`);
-   * "summary": the CLI's text summary (always returned as text).
+   * "summary": the CLI's text summary (always returned as text);
+   * "check": what ExecuTorch's runtime would refuse when it loads or runs a
+   * method (`pteforge decode --check`), as a LoadCheck.
    */
-  format?: 'json' | 'flatc-json' | 'summary';
+  format?: 'json' | 'flatc-json' | 'summary' | 'check';
   /** Return the text exactly as the CLI prints it instead of a parsed object. */
   text?: boolean;
 }
@@ -254,6 +276,7 @@ export interface Pteforge<Pte = Blob> {
   listModules(input: Input, options: InspectOptions & { text: true }): Promise<string>;
   /** Reads a .pte back (`pteforge decode`). Only its program part is read. A `{path}` is the one file it names (a folder is an IO_ERROR); `{files}` is OPTION_INVALID. */
   decodePte(input: Input, options?: DecodeOptions & { text?: false; format?: 'json' | 'flatc-json' }): Promise<Record<string, unknown>>;
+  decodePte(input: Input, options: DecodeOptions & { text?: false; format: 'check' }): Promise<LoadCheck>;
   decodePte(input: Input, options: DecodeOptions & ({ text: true } | { format: 'summary' })): Promise<string>;
   /** Where the programs of an input are: models, methods, entries. */
   layout(input: Input, options?: InputOptions): Promise<InputLayout>;
@@ -282,6 +305,7 @@ export interface PteforgeSync<Pte = Blob> extends Pteforge<Pte> {
   listModulesSync(input: Input, options?: InspectOptions & { text?: false }): ModuleEntry[];
   listModulesSync(input: Input, options: InspectOptions & { text: true }): string;
   decodePteSync(input: Input, options?: DecodeOptions & { text?: false; format?: 'json' | 'flatc-json' }): Record<string, unknown>;
+  decodePteSync(input: Input, options: DecodeOptions & { text?: false; format: 'check' }): LoadCheck;
   decodePteSync(input: Input, options: DecodeOptions & ({ text: true } | { format: 'summary' })): string;
   layoutSync(input: Input, options?: InputOptions): InputLayout;
   listPassesSync(): PassInfo[];

@@ -10,6 +10,7 @@ import type {
   InputLayout,
   InputOptions,
   InspectOptions,
+  LoadCheck,
   ModuleEntry,
   ModuleInfo,
   PassInfo,
@@ -29,6 +30,8 @@ export type {
   InputLayout,
   InputOptions,
   InspectOptions,
+  LoadCheck,
+  LoadProblem,
   ModuleEntry,
   ModuleInfo,
   PassInfo,
@@ -84,8 +87,10 @@ export interface NodePteforge extends Omit<PteforgeSync<Uint8Array>,
   listModulesSync(input: Input, options?: InspectOptions & { text?: false }): ModuleEntry[];
   listModulesSync(input: Input, options: InspectOptions & { text: true }): string;
   decodePte(input: Input, options?: DecodeOptions & { text?: false; format?: 'json' | 'flatc-json' }): Promise<Record<string, unknown>>;
+  decodePte(input: Input, options: DecodeOptions & { text?: false; format: 'check' }): Promise<LoadCheck>;
   decodePte(input: Input, options: DecodeOptions & ({ text: true } | { format: 'summary' })): Promise<string>;
   decodePteSync(input: Input, options?: DecodeOptions & { text?: false; format?: 'json' | 'flatc-json' }): Record<string, unknown>;
+  decodePteSync(input: Input, options: DecodeOptions & { text?: false; format: 'check' }): LoadCheck;
   decodePteSync(input: Input, options: DecodeOptions & ({ text: true } | { format: 'summary' })): string;
   layout(input: Input, options?: InputOptions): Promise<InputLayout>;
   layoutSync(input: Input, options?: InputOptions): InputLayout;

@@ -38,7 +38,8 @@ export async function createPteforge() {
     async inspect() {
       return (await data('inspect.json')).json();
     },
-    async decodePte(input, { text = false } = {}) {
+    async decodePte(input, { text = false, format } = {}) {
+      if (format === 'check') return { passed: true, methods: 1, total: 0, problems: [] };
       const t = await (await data('output.decoded.json')).text();
       return text ? t : JSON.parse(t);
     },
