@@ -307,6 +307,7 @@ class Parser {
           DepthGuard g(depth_);
           if (depth_ > kMaxDepth) return fail(too_deep());
           PTEFORGE_ASSIGN_OR_RETURN(SymNode e, expr());
+          if (accept(",")) return tuple(std::move(e));
           if (!accept(")")) return fail("expected ')'");
           return e;
         }
@@ -315,6 +316,21 @@ class Parser {
       case Tok::End: return fail("unexpected end");
     }
     return fail("unexpected token");
+  }
+
+  // After "(first,": the rest of a tuple up to ')', as sympy's str() writes
+  // Piecewise's (value, condition) pairs. A call with an empty name (printed
+  // back as "(a, b)").
+  Result<SymNode> tuple(SymNode first) {
+    std::vector<SymNode> items;
+    items.push_back(std::move(first));
+    while (!accept(")")) {
+      PTEFORGE_ASSIGN_OR_RETURN(SymNode a, expr());
+      items.push_back(std::move(a));
+      if (accept(")")) break;
+      if (!accept(",")) return fail("expected ',' or ')'");
+    }
+    return call("", std::move(items));
   }
 
   static SymNode boolean(bool v) {

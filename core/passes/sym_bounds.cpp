@@ -301,7 +301,8 @@ SymInterval bound_sym_expr(const ir::SymNode& e, const SymbolRange& ranges) {
       if (f == "Where" && v.size() == 3) {  // either branch, whatever the condition
         return {std::min(v[1].lo, v[2].lo), std::max(v[1].hi, v[2].hi)};
       }
-      if (f == "ExprCondPair" && v.size() == 2) return v[0];
+      // A (value, condition) pair: srepr's ExprCondPair, or str()'s tuple.
+      if ((f == "ExprCondPair" || f.empty()) && v.size() == 2) return v[0];
       if (f == "Piecewise" && !v.empty()) {  // any piece's value
         I r = v[0];
         for (const I& x : v) r = {std::min(r.lo, x.lo), std::max(r.hi, x.hi)};

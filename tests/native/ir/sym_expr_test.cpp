@@ -48,6 +48,10 @@ TEST_CASE("sym_expr: str form displays compactly") {
   CHECK(show("s0**2 - 1") == "s0**2 - 1");
   CHECK(show("s0 <= 64") == "s0 <= 64");
   CHECK(show("Eq(s0, 2)") == "s0 == 2");
+  // Piecewise's (value, condition) pairs are tuples in str() form.
+  CHECK(show("Piecewise((s0, s0 > 5), (40, True))") == "Piecewise((s0, s0 > 5), (40, True))");
+  CHECK(show("(s0, 2,)") == "(s0, 2)");
+  CHECK(show("(s0, ") == "error: cannot parse symbolic expression \"(s0, \": unexpected end at offset 5");
 }
 
 TEST_CASE("sym_expr: evaluation with Python integer semantics") {

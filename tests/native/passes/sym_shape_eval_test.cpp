@@ -79,6 +79,7 @@ TEST_CASE("sym_bounds: torch's integer and float functions (what bound_sympy bou
   // Either branch, whatever the condition.
   CHECK(bound("Where(s0 > 5, s0, 5)") == SymInterval{2, 32});
   CHECK(bound("Piecewise(ExprCondPair(s1, s1 > 5), ExprCondPair(40, True))") == SymInterval{1, 40});
+  CHECK(bound("Piecewise((s1, s1 > 5), (40, True))") == SymInterval{1, 40});  // str() form
   // A float without a bounded integer cast stays unbounded; a divisor range around 0 too.
   CHECK_FALSE(bound("TruncToInt(IntTrueDiv(s0, s1 - 1))").has_upper());
 }
