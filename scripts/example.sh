@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a bundled example: builds the CLI (release), converts
 # tests/fixtures/corpus/linear_tanh/linear_tanh.pt2 (Linear -> tanh -> Linear)
-# into an ExecuTorch program, and shows where the .pte went and what is in it.
+# into an ExecuTorch program, and shows where the .pte went, what is in it, and
+# that ExecuTorch's runtime would load it (`decode --check`).
 # Usage: scripts/example.sh [IN.pt2|IN.json|FOLDER] [OUT.pte]
 set -euo pipefail
 # IN and OUT given relative to where the script is run from, not the repository.
@@ -46,3 +47,5 @@ echo
 echo "wrote $output ($(wc -c <"$output") bytes) and ${output%.pte}.metadata.json"
 echo
 "$cli" decode "$output"
+echo
+"$cli" decode --check "$output"
