@@ -302,16 +302,6 @@ bool may_broadcast_to(const TensorMeta& src, const TensorMeta& dst) {
   return true;
 }
 
-/// "float32[2, 3]" for messages (symbolic sizes by their expression).
-std::string shape_text(const TensorMeta& m) {
-  std::string out = std::string(scalar_type_name(m.dtype)) + "[";
-  for (size_t i = 0; i < m.sizes.size(); ++i) {
-    if (i) out += ", ";
-    out += m.sizes[i].is_concrete() ? std::to_string(m.sizes[i].value()) : m.sizes[i].expr().expr_str;
-  }
-  return out + "]";
-}
-
 Status signature_error(const std::string& ptr, std::string message) {
   Location where;
   where.pointer = ptr;
@@ -499,10 +489,10 @@ Status verify_signature_targets(const ExportedProgram& ep) {
     const TensorMeta* src = s.arg.is_tensor() ? ep.graph().tensor_meta(s.arg.tensor_name()) : nullptr;
     if (src && dst && !may_broadcast_to(*src, *dst)) {
       return signature_error(sig + "/output_specs/" + std::to_string(j),
-                             what + " writes " + single_quoted(s.arg.tensor_name()) + " " + shape_text(*src) +
-                                 " into " + noun + " " + single_quoted(s.target) + " " + shape_text(*dst) +
-                                 ": the value must broadcast to the " + noun +
-                                 "'s shape (the write-back copy_ would fail)");
+                             what + " writes " + single_quoted(s.arg.tensor_name()) + " " +
+                                 format_tensor_type(*src) + " into " + noun + " " + single_quoted(s.target) +
+                                 " " + format_tensor_type(*dst) + ": the value must broadcast to the " +
+                                 noun + "'s shape (the write-back copy_ would fail)");
     }
     auto [it, inserted] = seen.emplace(std::pair(s.kind, s.target), j);
     if (!inserted) {

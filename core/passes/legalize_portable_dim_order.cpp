@@ -170,19 +170,14 @@ class LegalizePortableDimOrder final : public Pass {
       std::vector<decomp::NodeOutputMeta> outs = metas.ok() ? decomp::pair_outputs(node, metas->size())
                                                             : decomp::pair_outputs(node, count_results(node));
       for (const decomp::NodeOutputMeta& o : outs) {
-        PTEFORGE_ASSIGN_OR_RETURN(decomp::Meta declared, env_->meta(o.name));
-        std::vector<decomp::SymPoly> strides;
-        if (metas.ok()) {
-          strides = (*metas)[o.meta_index].strides;
-        } else {
-          strides = follow_input(*read, declared);
-        }
+        PTEFORGE_ASSIGN_OR_RETURN(decomp::Meta declared, env_->meta(o.name));  // the value has metadata
+        const ir::TensorMeta& before = *ep_.graph().tensor_meta(o.name);
+        std::vector<uint8_t> old_order = traced_dim_order(before).value_or(std::vector<uint8_t>{});
+        std::vector<decomp::SymPoly> strides =
+            metas.ok() ? (*metas)[o.meta_index].strides : follow_input(*read, old_order, declared.sizes);
         if (strides.empty() || strides.size() != declared.sizes.size() || declared.strides == strides)
           continue;
-        const ir::TensorMeta* before = ep_.graph().tensor_meta(o.name);
-        std::vector<uint8_t> old_order =
-            before ? traced_dim_order(*before).value_or(std::vector<uint8_t>{}) : std::vector<uint8_t>{};
-        ir::TensorMeta meta = *before;  // only the strides change
+        ir::TensorMeta meta = before;  // only the strides change
         meta.strides.clear();
         for (const decomp::SymPoly& st : strides) meta.strides.push_back(symbols_.to_symint(st));
         declared.strides = strides;
@@ -204,22 +199,16 @@ class LegalizePortableDimOrder final : public Pass {
       return outputs.size();
     }
 
-    /// Strides for `out` in the new layout of `input` when `out` had
-    /// `input`'s old dim order (and its rank); empty otherwise.
-    std::vector<decomp::SymPoly> follow_input(const std::string& input, const decomp::Meta& out) const {
+    /// Strides for a result of `sizes` in the new layout of `input` when the
+    /// result's dim order `out_order` was `input`'s old one (same rank); empty otherwise.
+    std::vector<decomp::SymPoly> follow_input(const std::string& input, const std::vector<uint8_t>& out_order,
+                                              const std::vector<decomp::SymPoly>& sizes) const {
       const std::vector<uint8_t>& old_order = old_order_.at(input);
       const ir::TensorMeta* in = ep_.graph().tensor_meta(input);
-      if (!in || old_order.size() != out.sizes.size()) return {};
+      if (!in || old_order.size() != sizes.size() || out_order != old_order) return {};
       auto in_order = traced_dim_order(*in);
-      if (!in_order || in_order->size() != out.sizes.size()) return {};
-      std::vector<int64_t> hints;  // the result's declared strides, by their example values
-      for (const decomp::SymPoly& st : out.strides) {
-        auto h = symbols_.hint(st);
-        if (!h) return {};
-        hints.push_back(*h);
-      }
-      if (dim_order_from_strides(hints) != old_order) return {};
-      return decomp::strides_for_order(out.sizes, std::vector<size_t>(in_order->begin(), in_order->end()));
+      if (!in_order || in_order->size() != sizes.size()) return {};
+      return decomp::strides_for_order(sizes, std::vector<size_t>(in_order->begin(), in_order->end()));
     }
 
     ir::ExportedProgram& ep_;
