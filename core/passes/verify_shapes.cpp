@@ -20,6 +20,11 @@
 // device other than the CPU (the rules follow the CPU kernels). A node identical to one
 // already checked (same operator, arguments and tensor metadata) is not
 // checked again.
+// The SymInt results of size queries (sym_size, sym_numel) and of symbolic
+// arithmetic (_operator add/sub/mul/neg, floordiv/mod of constants) are
+// compared the same way with what they compute from their inputs: sizes
+// planned from them must follow the computation, as ExecuTorch's re-trace
+// makes them.
 // Preconditions: a verified IR (every tensor value has metadata). Changes
 // nothing.
 //
@@ -28,6 +33,8 @@
 //   -> INVALID_GRAPH at node "conv": aten.convolution.default: stride 0 is out
 //      of range (it must be positive and at most 2^30)
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -160,6 +167,12 @@ class ShapeChecker {
     std::string key;
     for (ir::Node* node = graph.first_node(); node; node = graph.next(*node)) {
       const ir::OpTarget& target = node->target();
+      if (target.kind() == ir::TargetKind::PythonOperator) {
+        PTEFORGE_TRY(check_scalar_node(graph, *node));
+        continue;
+      }
+      // Size queries: the dimension is checked below (an out-of-range dim first).
+      const bool size_query = target.is("aten.sym_size.int") || target.is("aten.sym_numel.default");
       if (target.kind() != ir::TargetKind::Operator || target.ns() != "aten") continue;
       const ops::OpSchema* schema = target_schema(target);
       if (!schema) continue;
@@ -169,6 +182,7 @@ class ShapeChecker {
         continue;
       }
       PTEFORGE_ASSIGN_OR_RETURN(bool ok, check_node(env, graph, *node, *schema));
+      if (size_query) PTEFORGE_TRY(check_scalar_node(graph, *node));
       if (ok && keyed) passed.insert(key);
     }
     return Status::Ok();
@@ -209,6 +223,89 @@ class ShapeChecker {
     }
     ++checked_;
     return true;
+  }
+
+  /// The polynomial of a SymInt (or int) argument; nullopt for anything else
+  /// or a value without SymInt metadata.
+  std::optional<decomp::SymPoly> scalar_poly(const ir::Graph& graph, const ir::Argument& a) {
+    if (a.is<ir::ArgTag::Int>()) return decomp::SymPoly(a.get<ir::ArgTag::Int>());
+    if (!a.is<ir::ArgTag::SymInt>()) return std::nullopt;
+    const ir::SymIntArgument& s = a.get<ir::ArgTag::SymInt>();
+    if (!s.is_name()) return decomp::SymPoly(s.value);
+    const ir::Value* v = graph.find_value(*s.name);
+    const ir::SymInt* meta = v ? v->sym_int() : nullptr;
+    if (!meta) return std::nullopt;
+    Result<decomp::SymPoly> p = symbols_.to_poly(*meta);
+    if (!p.ok()) return std::nullopt;
+    return std::move(p).value();
+  }
+
+  /// Checks the declared value of a SymInt-valued size query (sym_size,
+  /// sym_numel) or symbolic arithmetic node (_operator add, sub, mul, neg;
+  /// floordiv and mod of constants) against what it computes from its
+  /// inputs: ExecuTorch re-runs these nodes when it re-traces, so the sizes
+  /// planned from them follow the computation, not the file. Nodes of other
+  /// kinds, or whose inputs or result have no readable SymInt, are skipped.
+  Status check_scalar_node(const ir::Graph& graph, const ir::Node& node) {
+    const auto& outs = node.outputs();
+    if (outs.size() != 1 || !outs[0].is<ir::ArgTag::SymInt>()) return Status::Ok();
+    const ir::SymIntArgument& out = outs[0].get<ir::ArgTag::SymInt>();
+    if (!out.is_name()) return Status::Ok();
+    const ir::Value* result = graph.find_value(*out.name);
+    const ir::SymInt* declared_meta = result ? result->sym_int() : nullptr;
+    if (!declared_meta) return Status::Ok();
+    Result<decomp::SymPoly> declared = symbols_.to_poly(*declared_meta);
+    if (!declared.ok()) return Status::Ok();
+
+    const ir::OpTarget& target = node.target();
+    std::optional<decomp::SymPoly> expected;
+    if (target.kind() == ir::TargetKind::Operator) {  // sym_size.int(self, dim), sym_numel(self)
+      const ir::Argument* self = node.input("self");
+      const ir::TensorMeta* tm = self && self->is_tensor() ? graph.tensor_meta(self->tensor_name()) : nullptr;
+      if (!tm) return Status::Ok();
+      if (target.is("aten.sym_numel.default")) {
+        decomp::SymPoly n(1);
+        for (const ir::SymInt& d : tm->sizes) {
+          Result<decomp::SymPoly> p = symbols_.to_poly(d);
+          if (!p.ok()) return Status::Ok();
+          n = n * *p;
+        }
+        expected = n;
+      } else {
+        const ir::Argument* dim = node.input("dim");
+        if (!dim || !dim->is<ir::ArgTag::Int>()) return Status::Ok();
+        Result<int64_t> d = decomp::normalize_dim(dim->get<ir::ArgTag::Int>(), tm->sizes.size());
+        if (!d.ok()) return Status::Ok();  // the operator's own check reports it
+        Result<decomp::SymPoly> p = symbols_.to_poly(tm->sizes[static_cast<size_t>(*d)]);
+        if (!p.ok()) return Status::Ok();
+        expected = std::move(p).value();
+      }
+    } else {
+      std::vector<decomp::SymPoly> v;
+      for (const ir::NamedArgument& in : node.inputs()) {
+        std::optional<decomp::SymPoly> p = scalar_poly(graph, in.arg);
+        if (!p) return Status::Ok();
+        v.push_back(std::move(*p));
+      }
+      const std::string_view f = target.op();
+      if (v.size() == 2 && f == "add") expected = v[0] + v[1];
+      if (v.size() == 2 && f == "sub") expected = v[0] - v[1];
+      if (v.size() == 2 && f == "mul") expected = v[0] * v[1];
+      if (v.size() == 1 && f == "neg") expected = decomp::SymPoly(0) - v[0];
+      if (v.size() == 2 && (f == "floordiv" || f == "mod") && v[0].is_constant() && v[1].is_constant() &&
+          v[1].value() != 0 && !(v[0].value() == std::numeric_limits<int64_t>::min() && v[1].value() == -1)) {
+        // Python's floor division and modulo (the sign of the divisor).
+        const int64_t a = v[0].value(), b = v[1].value();
+        int64_t q = a / b;
+        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+        expected = decomp::SymPoly(f == "floordiv" ? q : a - q * b);
+      }
+    }
+    if (!expected || decomp::same_sizes({*declared}, {*expected}, symbols_)) return Status::Ok();
+    return refuse("node \"" + node.name() + "\": declared as " + symbols_.display(*declared) + ", but " +
+                      std::string(target.short_name()) + " of its inputs gives " +
+                      symbols_.display(*expected),
+                  node);
   }
 
   Error refuse(std::string message, const ir::Node& node) const {

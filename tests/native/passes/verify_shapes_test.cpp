@@ -419,7 +419,7 @@ TEST_CASE("verify_shapes: sym_size.int of a dimension the tensor does not have i
     b.program().graph().append(Node(OpTarget("torch.ops.aten.sym_size.int"),
                                     {positional("self", arg_tensor(x)), positional("dim", arg_int(dim))},
                                     {arg_sym_int("s")}, "s"));
-    b.program().graph().set_sym_int("s", SymInt(int64_t{3}));  // not compared
+    b.program().graph().set_sym_int("s", SymInt(int64_t{dim == -2 ? 2 : 3}));  // the size of that dim
     b.output(x);
     ExportedProgram ep = b.build();
     auto run = run_pass(ep, "verify_shapes");
@@ -432,6 +432,50 @@ TEST_CASE("verify_shapes: sym_size.int of a dimension the tensor does not have i
                                             " out of range for a 2-d tensor");
     CHECK(run.status.error().where.node == std::optional<std::string>("s"));
   }
+}
+
+TEST_CASE("verify_shapes: SymInt results of size queries and symbolic arithmetic follow their inputs") {
+  // x: [s0, 4] (s0 = 5 when traced); n = sym_size(x, dim); r = _operator.<op>(n, 4) declared as `declared`.
+  const SymInt s0(SymExpr{"s0", SymExprHint::of_int(5)});
+  auto check = [&s0](int64_t dim, const char* op, const SymInt& declared_n, const SymInt& declared) {
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Float, {2, 4});
+    TensorMeta mx = *b.program().graph().tensor_meta(x);
+    mx.sizes = {s0, SymInt(int64_t{4})};
+    mx.strides = {SymInt(int64_t{4}), SymInt(int64_t{1})};
+    b.program().graph().set_tensor_meta(x, mx);
+    Graph& g = b.program().graph();
+    g.append(Node(OpTarget("torch.ops.aten.sym_size.int"),
+                  {positional("self", arg_tensor(x)), positional("dim", arg_int(dim))}, {arg_sym_int("n")},
+                  "n"));
+    g.set_sym_int("n", declared_n);
+    g.append(Node(OpTarget(std::string("_operator.") + op),
+                  {positional("a", arg_sym_int("n")), positional("b", arg_int(4))}, {arg_sym_int("r")}, "r"));
+    g.set_sym_int("r", declared);
+    b.output(x);
+    ExportedProgram ep = b.build();
+    auto run = run_pass(ep, "verify_shapes");
+    return run.status.ok() ? std::string()
+                           : run.status.error().message + " @" + run.status.error().where.node.value_or("");
+  };
+  const SymInt four_s0(SymExpr{"4*s0", SymExprHint::of_int(20)});
+  const SymInt two_s0(SymExpr{"2*s0", SymExprHint::of_int(10)});
+  const SymInt s0_plus_4(SymExpr{"s0 + 4", SymExprHint::of_int(9)});
+  CHECK(check(0, "mul", s0, four_s0) == "");
+  CHECK(check(0, "add", s0, s0_plus_4) == "");
+  CHECK(check(1, "mul", SymInt(int64_t{4}), SymInt(int64_t{16})) == "");
+  CHECK(check(1, "floordiv", SymInt(int64_t{4}), SymInt(int64_t{1})) == "");
+  CHECK(check(1, "mod", SymInt(int64_t{4}), SymInt(int64_t{0})) == "");
+  // A result the file gets wrong: tensors sized by it would be planned wrong.
+  CHECK(check(0, "mul", s0, two_s0) ==
+        "node \"r\": declared as 2*s0, but _operator.mul of its inputs gives 4*s0 @r");
+  CHECK(check(1, "sub", SymInt(int64_t{4}), SymInt(int64_t{1})) ==
+        "node \"r\": declared as 1, but _operator.sub of its inputs gives 0 @r");
+  // sym_size of a static dimension declared symbolic (s0 is 5, the dim is 4).
+  CHECK(check(1, "mul", s0, four_s0) ==
+        "node \"n\": declared as s0, but aten.sym_size.int of its inputs gives 4 @n");
+  // floordiv of a symbol is not computed: not compared.
+  CHECK(check(0, "floordiv", s0, SymInt(int64_t{99})) == "");
 }
 
 TEST_CASE(
