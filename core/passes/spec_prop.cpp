@@ -29,6 +29,8 @@
 //   c: float32[] const, x: float32[3] dim_order [0], add: float32[3].
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/graph.h"
@@ -175,11 +177,13 @@ class SpecProp final : public Pass {
 
     // Constants and mutable buffers (update_placeholder_tensor_specs).
     const ir::GraphSignature& sig = ep.signature();
-    std::vector<std::string> mutated;
+    // Sets: a model may have tens of thousands of buffers or trainable weights.
+    std::unordered_set<std::string_view> mutated;
     for (const ir::OutputSpec& o : sig.output_specs) {
-      if (o.kind == ir::OutputKind::BufferMutation) mutated.push_back(o.target);
+      if (o.kind == ir::OutputKind::BufferMutation) mutated.insert(o.target);
     }
-    const auto& grads = ctx.state().weights_with_gradient;
+    const std::unordered_set<std::string_view> grads(ctx.state().weights_with_gradient.begin(),
+                                                     ctx.state().weights_with_gradient.end());
     const auto bound = ep.state.placeholder_index();
     int64_t consts = 0;
     for (const ir::InputSpec& in : sig.input_specs) {
@@ -194,7 +198,7 @@ class SpecProp final : public Pass {
           is_const = true;
           break;
         case ir::InputKind::Buffer:
-          if (std::find(mutated.begin(), mutated.end(), in.target) != mutated.end()) {
+          if (mutated.count(in.target)) {
             spec->is_mutable_buffer = true;
           } else {
             is_const = true;
@@ -209,8 +213,7 @@ class SpecProp final : public Pass {
         spec->constant = found == bound.end() ? nullptr : found->second;
         ++consts;
       }
-      if (in.kind == ir::InputKind::Parameter &&
-          std::find(grads.begin(), grads.end(), std::string(name)) != grads.end()) {
+      if (in.kind == ir::InputKind::Parameter && grads.count(name)) {
         spec->weight_has_gradient = true;
       }
     }

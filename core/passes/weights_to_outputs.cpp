@@ -10,14 +10,16 @@
 // outputs, in placeholder order, with output kind TOKEN (ExecuTorch reuses
 // TOKEN because there is no "parameter" output kind). Then dead code is
 // removed, as ExecuTorch does. Without gradients, or without placeholders,
-// the pass changes nothing.
+// the pass changes nothing; run a second time (a custom pass list naming it
+// twice) it changes nothing either. It must run before spec_prop
+// (PASS_PRECONDITION otherwise): spec_prop and memory planning act on the flag.
 //
 // Before (outputs: loss LOSS_OUTPUT, grad_w GRADIENT_TO_PARAMETER "w"):
 //   graph(%p_w, %x): ... return (%loss, %grad_w)
 // After (outputs + p_w TOKEN):
 //   graph(%p_w, %x): ... return (%loss, %grad_w, %p_w)
-#include <algorithm>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/graph.h"
@@ -42,32 +44,47 @@ class WeightsToOutputs final : public Pass {
     ir::GraphSignature& sig = ep.signature();
     if (graph.inputs().empty()) return false;
 
-    std::vector<std::string> grad_targets;
+    std::unordered_set<std::string> grad_targets;
     for (const ir::OutputSpec& o : sig.output_specs) {
-      if (o.kind == ir::OutputKind::GradientToParameter) grad_targets.push_back(o.target);
+      if (o.kind == ir::OutputKind::GradientToParameter) grad_targets.insert(o.target);
     }
     if (grad_targets.empty()) return false;
 
+    MethodState& state = ctx.state();
+    // Listed twice in a custom pass list: the weights are outputs already.
+    if (state.weights_appended) return false;
+    // spec_prop copies the flag into the specs, and memory planning plans
+    // the flagged weights: after them, the weights would be left unplanned
+    // constants that the training runtime hands to the optimizer.
+    if (!state.specs.empty()) {
+      return make_error(
+          ErrorCode::PASS_PRECONDITION,
+          "weights_to_outputs must run before spec_prop (the default pipeline's order): the weights "
+          "it flags are planned as mutable memory only when spec_prop and memory_planning see the flag");
+    }
+
     std::vector<std::string> weights;
     for (const ir::InputSpec& in : sig.input_specs) {
-      if (in.kind != ir::InputKind::Parameter) continue;
-      if (std::find(grad_targets.begin(), grad_targets.end(), in.target) == grad_targets.end()) continue;
+      if (in.kind != ir::InputKind::Parameter || !grad_targets.count(in.target)) continue;
       std::string_view name = in.name();
       if (!name.empty()) weights.emplace_back(name);
     }
 
-    MethodState& state = ctx.state();
+    // The outputs are replaced once (one add_output per weight re-registered
+    // every output each time: quadratic in the number of weights).
+    std::unordered_set<std::string> flagged(state.weights_with_gradient.begin(),
+                                            state.weights_with_gradient.end());
+    std::vector<ir::Argument> outputs = graph.outputs();
+    outputs.reserve(outputs.size() + weights.size());
     for (const std::string& w : weights) {
-      if (std::find(state.weights_with_gradient.begin(), state.weights_with_gradient.end(), w) ==
-          state.weights_with_gradient.end()) {
-        state.weights_with_gradient.push_back(w);
-      }
-      graph.add_output(ir::arg_tensor(w));
+      if (flagged.insert(w).second) state.weights_with_gradient.push_back(w);
+      outputs.push_back(ir::arg_tensor(w));
       ir::OutputSpec spec;
       spec.kind = ir::OutputKind::Token;
       spec.arg = ir::arg_tensor(w);
       sig.output_specs.push_back(std::move(spec));
     }
+    graph.set_outputs(std::move(outputs));
     state.weights_appended = true;
     ctx.stat("weights_appended", static_cast<int64_t>(weights.size()));
 

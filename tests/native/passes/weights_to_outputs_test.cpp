@@ -54,6 +54,30 @@ TEST_CASE("weights_to_outputs: parameters with a gradient become TOKEN outputs -
   CHECK(run.report.passes[0].stats.at("weights_appended") == 1);
 }
 
+TEST_CASE("weights_to_outputs: named twice in a pass list, the weights are appended once") {
+  ExportedProgram ep = toy_joint();
+  auto run = run_passes(ep, {"weights_to_outputs", "weights_to_outputs"});
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(print_exported_program(ep).find("  return (%sum, %clone, %p_w)\n") != std::string::npos);
+  CHECK(ep.signature().output_specs.size() == 3);
+  CHECK(run.state.weights_with_gradient == std::vector<std::string>{"p_w"});
+  REQUIRE(run.report.passes.size() == 2);
+  CHECK(run.report.passes[0].changed);
+  CHECK_FALSE(run.report.passes[1].changed);
+}
+
+TEST_CASE("weights_to_outputs: after spec_prop it is refused (the weights would stay unplanned constants)") {
+  ExportedProgram ep = toy_joint();
+  auto run = run_passes(ep, {"spec_prop", "weights_to_outputs"});
+  REQUIRE_FALSE(run.status.ok());
+  CHECK(run.status.error().code == ErrorCode::PASS_PRECONDITION);
+  CHECK(
+      run.status.error().message ==
+      "weights_to_outputs must run before spec_prop (the default pipeline's order): the weights it flags are "
+      "planned as mutable memory only when spec_prop and memory_planning see the flag");
+  CHECK(run.status.error().where.pass == std::optional<std::string>("weights_to_outputs"));
+}
+
 TEST_CASE("weights_to_outputs: no gradient outputs -> nothing changes") {
   ProgramBuilder b;
   auto w = b.parameter("p_w", "w", ScalarType::Float, {4});
