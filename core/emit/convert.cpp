@@ -624,9 +624,16 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
   }
   t0 = std::chrono::steady_clock::now();
 
+  // In archive order: the program's methods are emitted in name order, but
+  // the training metadata getters follow the order of the input's methods.
+  std::vector<const Method*> in_archive_order;
+  for (const auto& m : methods) in_archive_order.push_back(m.get());
+  std::stable_sort(in_archive_order.begin(), in_archive_order.end(), [](const Method* a, const Method* b) {
+    return a->model->archive_order < b->model->archive_order;
+  });
   std::vector<emit::MethodInput> inputs;
   std::map<std::string, const passes::MethodState*> states;
-  for (auto& m : methods) {
+  for (const Method* m : in_archive_order) {
     emit::MethodInput in;
     in.name = m->model->method;
     in.program = &m->program;

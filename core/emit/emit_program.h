@@ -4,7 +4,9 @@
 //   1. the methods, sorted by name, each emitted with its non-user outputs
 //      removed (user_outputs(), emitter.h);
 //   2. training-metadata getters for joint graphs (__et_training_*), in the
-//      order the seed computes them;
+//      order the seed computes them: `methods` in the order given (the
+//      input's own order, as torch.export's loader fills its dict), per
+//      method gradients index, FQN list, parameters index;
 //   3. the constant methods ("prim getters") in the order given.
 // Program.version 0, constant_segment {0, []} (the serializer fills segments).
 #pragma once

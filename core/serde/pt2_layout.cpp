@@ -178,6 +178,7 @@ Result<Pt2Layout> detect_current(Archive& archive, const std::string& root) {
     model.name = name;
     model.method = (names.size() == 1 && name == "model") ? "forward" : name;
     model.program_entry = prefix + "models/" + name + ".json";
+    model.archive_order = layout.models.size();
     // Current spelling first, then the archive-spec spelling (§1.3 notes).
     // "x_model_constants_config.json" is model "x_model"'s current spelling
     // before it is model "x"'s older one.

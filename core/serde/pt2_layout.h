@@ -40,6 +40,11 @@ struct Pt2Model {
   std::string name;           ///< <name> of models/<name>.json
   std::string method;         ///< method name: <name>, or "forward" for a lone models/model.json
   std::string program_entry;  ///< the ExportedProgram JSON
+  /// Position among the archive's models/<name>.json entries in archive
+  /// order (zip directory order; sorted names for a folder): the order in
+  /// which torch.export's loader fills its {method: program} dict, which
+  /// ExecuTorch's training metadata follows. `models` itself is sorted by method.
+  size_t archive_order = 0;
   /// data/weights/<name>_weights_config.json (or <name>_model_param_config.json)
   std::optional<std::string> weights_config_entry;
   /// data/constants/<name>_constants_config.json (or <name>_model_constants_config.json)

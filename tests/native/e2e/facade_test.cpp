@@ -278,3 +278,35 @@ TEST_CASE(
   options.constant_methods = {{"__et_training_fqn_other", "1"}};
   CHECK(convert_bytes(pt2, options).ok());
 }
+
+TEST_CASE(
+    "façade: training getters follow the archive's order of its methods; the plans are sorted by name") {
+  // Two joint methods, "zeta" before "alpha" in the archive (torch.export's
+  // loader fills its dict in that order; ExecuTorch's training metadata follows it).
+  const std::string dir = "fixtures/corpus/joint_linear_mse/json/";
+  std::vector<std::pair<std::string, std::string>> files = {{"archive_format", "pt2"},
+                                                            {"byteorder", "little"}};
+  for (const char* m : {"zeta", "alpha"}) {
+    const std::string name = m;
+    files.emplace_back("models/" + name + ".json", read_bytes(dir + "models/model.json"));
+    files.emplace_back("data/weights/" + name + "_weights_config.json",
+                       read_bytes(dir + "data/weights/model_weights_config.json"));
+    files.emplace_back("data/constants/" + name + "_constants_config.json",
+                       read_bytes(dir + "data/constants/model_constants_config.json"));
+  }
+  files.emplace_back("data/weights/weight_0", read_bytes(dir + "data/weights/weight_0"));
+  files.emplace_back("data/weights/weight_1", read_bytes(dir + "data/weights/weight_1"));
+  for (const auto& [name, bytes] : files) REQUIRE_MESSAGE(!bytes.empty(), name);
+  auto archive = serde::MemoryArchive::create(files);
+  REQUIRE(archive.ok());
+  auto layout = serde::detect_pt2_layout(**archive);
+  REQUIRE_MESSAGE(layout.ok(), layout.error().to_string());
+  auto r = convert(**archive, *layout);
+  REQUIRE_MESSAGE(r.ok(), r.error().to_string());
+  std::vector<std::string> plans;
+  for (const auto& plan : r->pte.program.execution_plan) plans.push_back(plan.name);
+  CHECK(plans == std::vector<std::string>{"alpha", "zeta", "__et_training_gradients_index_zeta",
+                                          "__et_training_fqn_zeta", "__et_training_parameters_index_zeta",
+                                          "__et_training_gradients_index_alpha", "__et_training_fqn_alpha",
+                                          "__et_training_parameters_index_alpha"});
+}
