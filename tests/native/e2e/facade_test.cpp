@@ -280,7 +280,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "façade: training getters follow the archive's order of its methods; the plans are sorted by name") {
+    "façade: training getters follow the archive order of its methods, the plans are sorted by name") {
   // Two joint methods, "zeta" before "alpha" in the archive (torch.export's
   // loader fills its dict in that order; ExecuTorch's training metadata follows it).
   const std::string dir = "fixtures/corpus/joint_linear_mse/json/";
