@@ -302,6 +302,18 @@ bool may_broadcast_to(const TensorMeta& src, const TensorMeta& dst) {
   return true;
 }
 
+/// False when `a` and `b` provably differ in shape (rank, or two concrete
+/// sizes); symbolic sizes that differ are given the benefit of the doubt.
+bool may_have_same_sizes(const TensorMeta& a, const TensorMeta& b) {
+  if (a.sizes.size() != b.sizes.size()) return false;
+  for (size_t i = 0; i < a.sizes.size(); ++i) {
+    const SymInt& x = a.sizes[i];
+    const SymInt& y = b.sizes[i];
+    if (x.is_concrete() && y.is_concrete() && x.value() != y.value()) return false;
+  }
+  return true;
+}
+
 Status signature_error(const std::string& ptr, std::string message) {
   Location where;
   where.pointer = ptr;
@@ -500,6 +512,20 @@ Status verify_signature_targets(const ExportedProgram& ep) {
                                       ", which output spec " + std::to_string(it->second) +
                                       " already names: one " + std::string(output_kind_name(s.kind)) +
                                       " output per " + noun);
+    }
+    // A gradient has the dtype and shape of what it is the gradient of
+    // (autograd's validate_outputs makes it so): the training runtime pairs
+    // each gradient with its parameter, and an optimizer step on a mismatched
+    // pair fails or corrupts the weights.
+    const bool gradient =
+        s.kind == OutputKind::GradientToParameter || s.kind == OutputKind::GradientToUserInput;
+    const TensorMeta* of = gradient ? ep.graph().tensor_meta(target_value) : nullptr;
+    if (src && of && (src->dtype != of->dtype || !may_have_same_sizes(*src, *of))) {
+      return signature_error(sig + "/output_specs/" + std::to_string(j),
+                             what + " gives " + single_quoted(s.arg.tensor_name()) + " " +
+                                 format_tensor_type(*src) + " as the gradient of " + noun + " " +
+                                 single_quoted(s.target) + " " + format_tensor_type(*of) +
+                                 ": a gradient has the dtype and shape of its " + noun);
     }
   }
   return verify_output_order(ep);

@@ -91,6 +91,16 @@ const Case kCases[] = {
      "output spec 0 (buffer_mutation) writes 'add' float32[4] into buffer 'total' float32[3]: the value must "
      "broadcast to the buffer's shape (the write-back copy_ would fail)",
      "/graph_module/signature/output_specs/0"},
+    {"a gradient of another dtype than its parameter", "joint_linear_mse",
+     R"("view": {"dtype": 7, "sizes": [{"as_int": 2}])", R"("view": {"dtype": 5, "sizes": [{"as_int": 2}])",
+     "output spec 2 (gradient_to_parameter) gives 'view' int64[2] as the gradient of parameter 'head.bias' "
+     "float32[2]: a gradient has the dtype and shape of its parameter",
+     "/graph_module/signature/output_specs/2"},
+    {"a gradient of another shape than its parameter", "joint_linear_mse",
+     R"("view": {"dtype": 7, "sizes": [{"as_int": 2}])", R"("view": {"dtype": 7, "sizes": [{"as_int": 3}])",
+     "output spec 2 (gradient_to_parameter) gives 'view' float32[3] as the gradient of parameter 'head.bias' "
+     "float32[2]: a gradient has the dtype and shape of its parameter",
+     "/graph_module/signature/output_specs/2"},
 };
 
 }  // namespace
