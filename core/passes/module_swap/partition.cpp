@@ -127,7 +127,16 @@ Status check_outline_request(const ir::ExportedProgram& ep, std::string_view fqn
     return swap_error("the in_spec of module " + single_quoted(fqn) + " is " + describe_treespec(in) +
                       "; expected ((args...), {kwargs...})");
   }
-  PTEFORGE_TRY(dict_keys(in.children[1]));
+  if (Result<std::vector<std::string>> keys = dict_keys(in.children[1]); !keys.ok()) {
+    Error e = swap_error("the in_spec of module " + single_quoted(fqn) + ": " + keys.error().message);
+    for (size_t i = 0; i < ep.graph_module.module_call_graph.size(); ++i) {
+      if (ep.graph_module.module_call_graph[i].fqn == fqn) {
+        e.where.pointer = "/graph_module/module_call_graph/" + std::to_string(i) + "/signature/in_spec";
+        break;
+      }
+    }
+    return e;
+  }
   if (sig->inputs.size() != sig->in_spec.num_leaves()) {
     return swap_error("the call signature of module " + single_quoted(fqn) + " lists " + std::to_string(sig->inputs.size()) +
                       " inputs but its in_spec " + describe_treespec(in) + " has " +

@@ -3,6 +3,8 @@
 
 #include <memory>
 
+#include "passes/sym_bounds.h"
+
 namespace pteforge::passes::module_swap {
 namespace {
 
@@ -61,6 +63,25 @@ std::optional<std::string> SymBinding::bind(const std::string& symbol, const ir:
       if (!lo_ok || !hi_ok) {
         return "the program's size " + expr->name + " ranges over " + range_text(mr) +
                ", wider than the range " + range_text(rr) + " of the replacement's symbol " + symbol;
+      }
+    }
+  } else if (rr) {
+    // An expression (8*s0): its range over the program's symbols, by
+    // interval arithmetic, must lie within the symbol's (torch checks every
+    // call's sizes against the replacement's range_constraints). A range that
+    // cannot be computed at all is not held against it.
+    const SymInterval r = bound_sym_expr(*expr, program_ranges(main_));
+    if (r.has_lower() || r.has_upper()) {
+      const bool lo_ok = !rr->lower() || (r.has_lower() && r.lo >= *rr->lower());
+      const bool hi_ok = !rr->upper() || (r.has_upper() && r.hi <= *rr->upper());
+      if (!lo_ok || !hi_ok) {
+        std::string range = "[";
+        range += r.has_lower() ? std::to_string(r.lo) : std::string("-inf");
+        range += ", ";
+        range += r.has_upper() ? std::to_string(r.hi) : std::string("inf");
+        range += "]";
+        return "the program's size " + display(outer) + " ranges over " + range + ", not within the range " +
+               range_text(rr) + " of the replacement's symbol " + symbol;
       }
     }
   }

@@ -196,8 +196,18 @@ TEST_CASE("swap errors: incompatible symbolic shapes") {
   };
   const Case cases[] = {
       {sym("s0", 4), 2, 16, std::nullopt,
-       "the program's size s0 ranges over [2, 32], wider than the range [2, 16] of the replacement's symbol s77"},
-      {SymInt(100), 2, 64, std::nullopt, "size 100 is outside the range [2, 64] of the replacement's symbol s77"},
+       "the program's size s0 ranges over [2, 32], wider than the range [2, 16] of the replacement's symbol "
+       "s77"},
+      {SymInt(100), 2, 64, std::nullopt,
+       "size 100 is outside the range [2, 64] of the replacement's symbol s77"},
+      // An expression of the program's symbols: its range (s0 in [2, 32]) is checked as well.
+      {sym("8*s0", 32), 300, 1024, std::nullopt,
+       "the program's size 8*s0 ranges over [16, 256], not within the range [300, 1024] of the replacement's "
+       "symbol s77"},
+      {sym("8*s0", 32), 2, 100, std::nullopt,
+       "the program's size 8*s0 ranges over [16, 256], not within the range [2, 100] of the replacement's "
+       "symbol "
+       "s77"},
       {sym("s0", 4), 0, 0, int64_t{4},
        "the program's size s0 is dynamic but the replacement was exported with the static size 4"},
   };

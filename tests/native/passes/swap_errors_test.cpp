@@ -276,6 +276,16 @@ TEST_CASE("swap errors: malformed call signatures") {
     CHECK(e.code == ErrorCode::MODULE_SWAP);
     CHECK(e.message == "the in_spec of module 'm' is *; expected ((args...), {kwargs...})");
   }
+  SUBCASE("a kwargs key that is not a string") {
+    ExportedProgram ep = simple_module();
+    ep.graph_module.module_call_graph.back().signature->in_spec.root.children[1].context = "[1]";
+    Error e = outline_error(ep, {"m"});
+    CHECK(e.code == ErrorCode::MODULE_SWAP);
+    CHECK(e.message == "the in_spec of module 'm': dict treespec has a non-string key: [1]");
+    CHECK(e.where.pointer == "/graph_module/module_call_graph/" +
+                                 std::to_string(ep.graph_module.module_call_graph.size() - 1) +
+                                 "/signature/in_spec");
+  }
   SUBCASE("more inputs than in_spec leaves") {
     ExportedProgram ep = simple_module();
     ep.graph_module.module_call_graph.back().signature->inputs.push_back(arg_tensor("x"));
