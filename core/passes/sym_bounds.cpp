@@ -68,6 +68,17 @@ I mul(const I& a, const I& b) {
   return from_corners({ext_mul(a.lo, b.lo), ext_mul(a.lo, b.hi), ext_mul(a.hi, b.lo), ext_mul(a.hi, b.hi)});
 }
 
+/// a * num / den (den > 0) with the low end rounded down and the high end
+/// up: exact when the products divide (sympy's Rational coefficients, as in
+/// s0/2 = Mul(Rational(1, 2), s0)), else the smallest integer interval
+/// holding the rational one.
+I scale(const I& a, int64_t num, int64_t den) {
+  const I p = mul(a, I::point(num));
+  auto down = [den](int64_t v) { return is_inf(v) ? v : floor_div(v, den); };
+  auto up = [den](int64_t v) { return is_inf(v) ? v : -floor_div(-v, den); };  // v > INT64_MIN here
+  return {down(p.lo), up(p.hi)};
+}
+
 I neg(const I& a) {
   auto n = [](int64_t v) { return v == kPosInf ? kNegInf : (v == kNegInf ? kPosInf : -v); };
   return {n(a.hi), n(a.lo)};
@@ -162,6 +173,10 @@ Real bound_real(const ir::SymNode& e, const SymbolRange& ranges) {
   switch (e.op) {
     case Op::Float:
       return {e.fvalue, e.fvalue};
+    case Op::Rational:
+      if (e.den == 0) break;
+      return {static_cast<double>(e.num) / static_cast<double>(e.den),
+              static_cast<double>(e.num) / static_cast<double>(e.den)};
     case Op::Add: {
       Real acc{0, 0};
       for (const auto& a : e.args) {
@@ -242,9 +257,19 @@ SymInterval bound_sym_expr(const ir::SymNode& e, const SymbolRange& ranges) {
       return acc;
     }
     case Op::Mul: {
+      // Rational factors are applied last, exactly: Mul(Rational(3, 2), s0)
+      // with s0 <= 32 is 48 (rounding 3/2 up first would give 64).
       I acc = I::point(1);
-      for (const auto& a : e.args) acc = mul(acc, sub(a));
-      return acc;
+      int64_t num = 1, den = 1;
+      for (const auto& a : e.args) {
+        if (a.op == Op::Rational && a.den > 0 && !__builtin_mul_overflow(num, a.num, &num) &&
+            !__builtin_mul_overflow(den, a.den, &den)) {
+          continue;
+        }
+        if (a.op == Op::Rational) return I::unbounded();  // a zero/negative denominator, or overflow
+        acc = mul(acc, sub(a));
+      }
+      return den == 1 ? mul(acc, I::point(num)) : scale(acc, num, den);
     }
     case Op::Pow: {
       if (e.args.size() != 2 || e.args[1].op != Op::Integer || e.args[1].num < 0) return I::unbounded();
@@ -256,6 +281,12 @@ SymInterval bound_sym_expr(const ir::SymNode& e, const SymbolRange& ranges) {
       v.reserve(e.args.size());
       for (const auto& a : e.args) v.push_back(sub(a));
       if (f == "FloorDiv" && v.size() == 2) return floordiv(v[0], v[1]);
+      // The str form's a / k (sympy's Mul(Rational(1, k), a)) for a constant k.
+      if (f == "TrueDiv" && e.args.size() == 2 && e.args[1].op == Op::Integer && e.args[1].num != 0 &&
+          e.args[1].num != kNegInf) {
+        const int64_t k = e.args[1].num;
+        return k > 0 ? scale(v[0], 1, k) : scale(v[0], -1, -k);
+      }
       if (f == "CeilDiv" && v.size() == 2) return neg(floordiv(neg(v[0]), v[1]));
       if ((f == "Mod" || f == "PythonMod") && v.size() == 2) return mod(v[0], v[1]);
       if ((f == "Max" || f == "Min") && !v.empty()) {

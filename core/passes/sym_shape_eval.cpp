@@ -6,7 +6,9 @@
 // with s0 ∈ [2, 32] gives 128). When the upper bound is unbounded (a symbol
 // without a max), the trace-time hint (the example input's size) is used, as
 // ExecuTorch does, and a warning names the symbol; with no hint either the
-// pass fails (PASS_FAILED). View specs get the contiguous strides of their
+// pass fails (PASS_FAILED), and so it does when every symbol has a max but
+// the expression has no integer upper bound (64-bit overflow, a float
+// factor), as ExecuTorch's eval_upper_bound does. View specs get the contiguous strides of their
 // upper-bound sizes. Dynamism is left as spec_prop set it (DYNAMIC_BOUND for
 // any symbolic size), and so is the dim order.
 // Precondition: spec_prop ran (a graph with tensors but no specs is
@@ -155,6 +157,23 @@ class SymShapeEval final : public Pass {
       if (expr.op == ir::SymNode::Op::Symbol) warn_hint_above(expr.name, value, s.hint(), r.hi);
       return r.hi;
     }
+    // Every symbol has a max, yet the expression has no upper bound: it
+    // overflows 64 bits (Pow(s0, 5) with a max of 2^20) or uses a function
+    // with no integer bound (a Float factor, true division). ExecuTorch's
+    // eval_upper_bound raises there (it falls back to the hint only for an
+    // unbounded symbol); planning at the hint would make the tensor too small.
+    std::vector<std::string> unbounded = unbounded_symbols(expr);
+    if (unbounded.empty()) {
+      Location where;
+      where.node = value;
+      return make_error(ErrorCode::PASS_FAILED,
+                        "cannot compute an integer upper bound of the symbolic size '" +
+                            ir::display_sym_expr(text) + "' of '" + value +
+                            "' although each of its symbols has a max: it overflows 64 bits, or is not an "
+                            "integer expression (a float factor, a true division); ExecuTorch's "
+                            "eval_upper_bound refuses it too",
+                        where);
+    }
     std::optional<int64_t> hint = s.hint();
     if (!hint) {
       Location where;
@@ -166,7 +185,7 @@ class SymShapeEval final : public Pass {
                             "dynamic shapes, e.g. Dim(..., max=N))",
                         where);
     }
-    warn_unbounded(expr, text, value, *hint);
+    warn_unbounded(unbounded, text, value, *hint);
     return *hint;
   }
 
@@ -186,24 +205,21 @@ class SymShapeEval final : public Pass {
                where);
   }
 
-  /// One warning per symbol without an upper bound (or per expression whose
-  /// bound is lost for another reason, e.g. an unsupported function).
-  void warn_unbounded(const ir::SymNode& expr, const std::string& text, const std::string& value, int64_t hint) {
+  /// The free symbols of `expr` that have no upper bound in range_constraints.
+  std::vector<std::string> unbounded_symbols(const ir::SymNode& expr) const {
     std::vector<std::string> unbounded;
     for (const std::string& sym : ir::free_symbols(expr)) {
       const ir::RangeConstraint* rc = ep_->range_for(sym);
       if (!rc || !rc->upper()) unbounded.push_back(sym);
     }
+    return unbounded;
+  }
+
+  /// One warning per symbol without an upper bound.
+  void warn_unbounded(const std::vector<std::string>& unbounded, const std::string& text,
+                      const std::string& value, int64_t hint) {
     Location where;
     where.node = value;
-    if (unbounded.empty()) {
-      if (!warned_.insert(text).second) return;
-      ctx_->warn("the upper bound of symbolic size '" + ir::display_sym_expr(text) + "' of '" + value +
-                     "' cannot be computed; it is planned at its trace-time value " + std::to_string(hint) +
-                     ", as ExecuTorch does (executorch-pipeline.md §5.3)",
-                 where);
-      return;
-    }
     for (const std::string& sym : unbounded) {
       if (!warned_.insert(sym).second) continue;
       ctx_->warn("symbol '" + sym + "' has no upper bound (first seen in size '" + ir::display_sym_expr(text) +

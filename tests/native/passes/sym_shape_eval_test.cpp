@@ -50,6 +50,14 @@ TEST_CASE("sym_bounds: interval arithmetic over sympy expressions") {
   CHECK(bound("-s0 + 40") == SymInterval{8, 38});
   CHECK(bound("Abs(s1 - 4)") == SymInterval{0, 4});
   CHECK(bound("Rational(7, 2)") == SymInterval{3, 4});
+  // Rational coefficients apply exactly (sympy writes s0/2 as Mul(Rational(1, 2), s0)); the str
+  // form's true division by a constant is the same; an inexact end rounds outward.
+  CHECK(bound("Mul(Rational(3, 2), Symbol('s0', integer=True, positive=True))") == SymInterval{3, 48});
+  CHECK(bound("Mul(Rational(1, 4), s0)") == SymInterval{0, 8});
+  CHECK(bound("s0/2") == SymInterval{1, 16});
+  CHECK(bound("s0/(-2)") == SymInterval{-16, -1});
+  CHECK(bound("Mul(Rational(1, 3), s0)") == SymInterval{0, 11});
+  CHECK(bound("Mul(Rational(-1, 2), s0)") == SymInterval{-16, -1});
   CHECK(bound("s0 <= 16") == SymInterval{0, 1});
   // A symbol without a range is a size: [0, +inf).
   CHECK(bound("s9") == SymInterval{0, SymInterval::kPosInf});
@@ -157,6 +165,38 @@ TEST_CASE("sym_shape_eval: a symbol without an upper bound -> its hint - one war
   CHECK(describe(run.state, "x") == "float32[3, 4, 8] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[0,9]");
   CHECK(describe(run.state, "view") == "float32[12, 8] dim_order=[0, 1] dynamic_bound mem=1@0 life=[0,9] view");
   CHECK(describe(run.state, "relu") == "float32[3, 4, 6] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[11,13]");
+}
+
+TEST_CASE(
+    "sym_shape_eval: bounded symbols whose expression has no integer bound are refused, not planned at the "
+    "hint") {
+  // x: float32[size] with s0 in [2, 2^20] (hint 3): ExecuTorch's eval_upper_bound raises for these.
+  auto check = [](const std::string& size) {
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Float, {3});
+    b.output(b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {3}}));
+    ExportedProgram ep = b.build();
+    for (const char* v : {"x", "relu"}) {
+      TensorMeta meta = *ep.graph().tensor_meta(v);
+      meta.sizes[0] = SymInt(SymExpr{size, SymExprHint::of_int(3)});
+      ep.graph().set_tensor_meta(v, meta);
+    }
+    RangeConstraint rc;
+    rc.min_val = 2;
+    rc.max_val = int64_t{1} << 20;
+    ep.range_constraints.emplace_back("s0", rc);
+    auto run = run_passes(ep, {"spec_prop", "sym_shape_eval"});
+    return run.status.ok() ? std::string() : run.status.error().message;
+  };
+  CHECK(check("s0") == "");
+  CHECK(check("s0**2") == "");
+  CHECK(check("s0**5") ==
+        "cannot compute an integer upper bound of the symbolic size 's0**5' of 'x' although each of its "
+        "symbols "
+        "has a max: it overflows 64 bits, or is not an integer expression (a float factor, a true division); "
+        "ExecuTorch's eval_upper_bound refuses it too");
+  CHECK(check("Mul(Float(0.5), s0)")
+            .find("cannot compute an integer upper bound of the symbolic size '0.5*s0'") == 0);
 }
 
 TEST_CASE("sym_shape_eval: an unbacked size (no hint) with a bounded range is planned at its bound") {
