@@ -705,4 +705,20 @@ std::optional<int64_t> evaluate_sym_expr(const SymNode& e,
   return std::nullopt;
 }
 
+std::optional<int64_t> integer_literal(std::string_view text) {
+  if (text.size() > 9 && text.substr(0, 8) == "Integer(" && text.back() == ')')
+    text = text.substr(8, text.size() - 9);
+  const bool negative = !text.empty() && text[0] == '-';
+  if (negative) text.remove_prefix(1);
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (v > static_cast<uint64_t>(INT64_MAX))
+    return std::nullopt;  // (INT64_MIN itself is left as an expression)
+  return negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+}
+
 }  // namespace pteforge::ir

@@ -51,6 +51,12 @@ std::string format_sym_expr(const SymNode& e);
 /// format_sym_expr(parse_sym_expr(text)), or `text` itself when it does not parse.
 std::string display_sym_expr(std::string_view text);
 
+/// The value of an expression that is a plain integer ("7", "-3",
+/// "Integer(7)"), else nullopt. torch.export's loader turns such an as_expr
+/// into a plain int (ShapeEnv.create_symintnode of a sympy.Integer), so the
+/// size is static.
+std::optional<int64_t> integer_literal(std::string_view text);
+
 /// Free symbol names in first-appearance order, without duplicates.
 std::vector<std::string> free_symbols(const SymNode& e);
 

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "ir/printer.h"
+#include "ir/sym_expr.h"
 #include "serde/import_context.h"
 #include "serde/stream_graph.h"
 
@@ -207,6 +208,8 @@ Result<ir::SymInt> read_sym_int(ImportContext& ctx, const JsonCursor& c) {
   }
   if (u.tag == "as_expr") {
     PTEFORGE_ASSIGN_OR_RETURN(auto e, read_sym_expr(ctx, u.payload));
+    if (std::optional<int64_t> v = ir::integer_literal(e->expr_str))
+      return ir::SymInt(*v);  // static, as torch loads it
     return ir::SymInt(std::move(e));
   }
   return unknown_tag(c, u, "SymInt", "as_int, as_expr");

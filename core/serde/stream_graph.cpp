@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "ir/dtype.h"
+#include "ir/sym_expr.h"
 #include "serde/import_context.h"
 #include "serde/json_cursor.h"
 
@@ -377,7 +378,11 @@ bool TapeReader::sym_int(ir::SymInt& out) {
   } else if (is(tag, "as_expr")) {
     std::shared_ptr<const ir::SymExpr> e;
     if (!sym_expr(e)) return false;
-    out = ir::SymInt(std::move(e));
+    if (std::optional<int64_t> v = ir::integer_literal(e->expr_str)) {
+      out = ir::SymInt(*v);  // static, as torch.export's loader makes it
+    } else {
+      out = ir::SymInt(std::move(e));
+    }
   } else {
     return false;
   }

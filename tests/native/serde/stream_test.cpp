@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "ir/sym_expr.h"
 #include "serde/import_exported_program.h"
 #include "test_files.h"
 
@@ -157,6 +158,30 @@ TEST_CASE("stream: the fast path reads what it fully understands") {
   CHECK(same_both_ways(replace_first(base, "{\"as_ints\": [1, 0]}", "{\"as_floats\": [\"-Infinity\", \"NaN\", 2]}")));
   CHECK(same_both_ways(replace_first(base, "\"sizes\": [{\"as_int\": 32}",
                                      "\"sizes\": [{\"as_expr\": {\"expr_str\": \"32\", \"hint\": {\"as_int\": 32}}}")));
+}
+
+TEST_CASE(
+    "import: an as_expr that is a plain integer is a static size, in both readers (as torch loads it)") {
+  for (const char* expr : {"32", "Integer(32)"}) {
+    CAPTURE(std::string(expr));
+    const std::string text = replace_first(mlp(), "\"sizes\": [{\"as_int\": 32}",
+                                           std::string("\"sizes\": [{\"as_expr\": {\"expr_str\": \"") + expr +
+                                               "\", \"hint\": {\"as_int\": 32}}}");
+    CHECK(same_both_ways(text));
+    auto r = serde::import_exported_program(text);
+    REQUIRE(r.ok());
+    for (const ir::Value* v : r->program.graph().table(ir::ValueKind::Tensor)) {
+      for (const ir::SymInt& d : v->tensor_meta()->sizes) CHECK(d.is_concrete());
+    }
+  }
+  CHECK(ir::integer_literal("-3") == -3);
+  CHECK(ir::integer_literal("Integer(-7)") == -7);
+  CHECK(ir::integer_literal("9223372036854775807") == INT64_MAX);
+  CHECK_FALSE(ir::integer_literal("9223372036854775808"));
+  CHECK_FALSE(ir::integer_literal("s0"));
+  CHECK_FALSE(ir::integer_literal("2*3"));
+  CHECK_FALSE(ir::integer_literal(""));
+  CHECK_FALSE(ir::integer_literal("Integer()"));
 }
 
 TEST_CASE("stream: anything unusual is left to the DOM reader, with the same result") {
