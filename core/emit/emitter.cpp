@@ -215,9 +215,18 @@ Status MethodEmitter::emit_placeholder(size_t index) {
       case ir::ArgTag::SymBool: {
         PTEFORGE_ASSIGN_OR_RETURN(v, add_value(Null{}));
         if (const std::string* name = in.value_name()) names_[*name] = v;
-        // A literal SymInt input is a plain int.
-        if (in.is<ir::ArgTag::SymInt>() && !in.get<ir::ArgTag::SymInt>().is_name()) {
-          plan_.values[static_cast<size_t>(v)].val = Int{in.get<ir::ArgTag::SymInt>().value};
+        // A literal SymInt input is a plain int; so is a named one whose
+        // value is a concrete int (torch loads it as one, and SpecPropPass
+        // keeps it).
+        if (in.is<ir::ArgTag::SymInt>()) {
+          const ir::SymIntArgument& s = in.get<ir::ArgTag::SymInt>();
+          const ir::Value* value = s.is_name() ? graph_.find_value(*s.name) : nullptr;
+          const ir::SymInt* meta = value ? value->sym_int() : nullptr;
+          if (!s.is_name()) {
+            plan_.values[static_cast<size_t>(v)].val = Int{s.value};
+          } else if (meta && meta->is_concrete()) {
+            plan_.values[static_cast<size_t>(v)].val = Int{meta->value()};
+          }
         }
         break;
       }

@@ -375,6 +375,35 @@ TEST_CASE(
   CHECK(plan.inputs == std::vector<int32_t>{0, 1, 2, 3, 4, 5});
 }
 
+TEST_CASE("emitter: a SymInt user input is Null, or its Int when the program gives it a concrete value") {
+  for (bool concrete : {false, true}) {
+    CAPTURE(concrete);
+    ProgramBuilder b;
+    b.input("x", ScalarType::Float, {2});
+    alloc(b, "a", ScalarType::Float, {2});
+    b.call("aten.relu.out", {arg_tensor("x")}, {ScalarType::Float, {2}}, {{"out", arg_tensor("a")}}, "r");
+    b.output("r");
+    ExportedProgram ep = b.build();
+    ep.graph().set_sym_int("n",
+                           concrete ? SymInt(int64_t{3}) : SymInt(SymExpr{"s0", SymExprHint::of_int(3)}));
+    ep.graph().insert_input(1, arg_sym_int("n"));
+    InputSpec spec;
+    spec.kind = InputKind::UserInput;
+    spec.arg = arg_sym_int("n");
+    ep.signature().input_specs.push_back(spec);
+    REQUIRE(verify_program(ep).ok());
+    passes::MethodState state;
+    default_specs(ep, state);
+    share_spec(state, "r", "a");
+    emit::ProgramState program;
+    emit::ExecutionPlan plan = emit_ok(ep, state, program);
+    CHECK(describe_values(plan).rfind(std::string("0: Tensor FLOAT [2] dim_order [0] data 0\n") +
+                                          (concrete ? "1: Int 3\n" : "1: Null\n"),
+                                      0) == 0);
+    CHECK(plan.inputs == std::vector<int32_t>{0, 1});
+  }
+}
+
 TEST_CASE("emitter: buffer mutation is copy_(buf, src, false, buf), not an output, --init-buffers stores its data (§3.11, §2.6)") {
   for (bool init : {false, true}) {
     CAPTURE(init);
