@@ -46,9 +46,16 @@ class Parser {
 
  private:
   Error fail(const std::string& what) const {
-    return make_error(ErrorCode::INPUT_SCHEMA,
-                      "cannot parse symbolic expression \"" + std::string(s_) + "\": " + what + " at offset " +
-                          std::to_string(pos_));
+    // A long text is cut: the message names the offset, and an input of
+    // megabytes must not be echoed whole.
+    constexpr size_t kShown = 200;
+    size_t head = 120;  // cut at a UTF-8 character boundary
+    while (head > 0 && (static_cast<unsigned char>(s_[head]) & 0xC0) == 0x80) --head;
+    const std::string quoted = s_.size() <= kShown ? "\"" + std::string(s_) + "\""
+                                                   : "\"" + std::string(s_.substr(0, head)) + "...\" (" +
+                                                         std::to_string(s_.size()) + " bytes)";
+    return make_error(ErrorCode::INPUT_SCHEMA, "cannot parse symbolic expression " + quoted + ": " + what +
+                                                   " at offset " + std::to_string(pos_));
   }
 
   void advance() {

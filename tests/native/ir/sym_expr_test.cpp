@@ -118,6 +118,12 @@ TEST_CASE("sym_expr: 40 levels of parentheses or calls parse, 41 are nested too 
   CHECK(parse_sym_expr(p41).error().message ==
         "cannot parse symbolic expression \"" + p41 +
             "\": expression nested too deeply (more than 40 levels of parentheses or calls) at offset 43");
+  // A long text is cut in the message (the offset still says where).
+  const std::string long_text = std::string(300, '(') + "s0" + std::string(300, ')');
+  CHECK(parse_sym_expr(long_text).error().message ==
+        "cannot parse symbolic expression \"" + std::string(120, '(') +
+            "...\" (602 bytes): expression nested too deeply (more than 40 levels of parentheses or "
+            "calls) at offset 42");
   // Unary chains (one call per level) stop at the same budget.
   CHECK(parse_sym_expr(std::string(80, '-') + "s0").ok());
   CHECK_FALSE(parse_sym_expr(std::string(81, '-') + "s0").ok());
