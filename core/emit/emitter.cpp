@@ -153,7 +153,8 @@ Result<Tensor> MethodEmitter::tensor_of(const passes::TensorSpec& spec) {
   t.scalar_type = spec.dtype;
   t.sizes.reserve(spec.sizes.size());
   for (int64_t s : spec.sizes) {
-    if (s < 0 || s > std::numeric_limits<int32_t>::max()) {
+    if (s < 0) return error(ErrorCode::EMIT_LIMIT, "tensor size " + std::to_string(s) + " is negative");
+    if (s > std::numeric_limits<int32_t>::max()) {
       return error(ErrorCode::EMIT_LIMIT, "tensor size " + std::to_string(s) + " does not fit the .pte's int32 sizes");
     }
     t.sizes.push_back(static_cast<int32_t>(s));

@@ -322,7 +322,7 @@ class MemoryPlanning final : public Pass {
     tensors.reserve(planned.size());
     for (size_t i = 0; i < planned.size(); ++i) {
       const TensorSpec& s = *planned[i];
-      if (s.nbytes() == UINT64_MAX) return too_large(graph, specs, s);
+      if (s.allocated_bytes(options.alignment) == UINT64_MAX) return too_large(graph, specs, s);
       memplan::PlannedTensor t;
       t.id = i;
       t.nbytes = s.nbytes();
@@ -396,11 +396,12 @@ class MemoryPlanning final : public Pass {
     } else {
       where.node = name;
     }
-    return make_error(
-        ErrorCode::PASS_FAILED,
-        "tensor '" + name + "' cannot be planned: its size in bytes (sizes [" + sizes +
-            "], upper bounds for dynamic sizes) overflows 64 bits; give its symbols a smaller max",
-        where);
+    return make_error(ErrorCode::PASS_FAILED,
+                      "tensor '" + name + "' cannot be planned: its size in bytes (sizes [" + sizes +
+                          "], upper bounds for dynamic sizes), rounded up to the alignment, overflows 64 "
+                          "bits; give its symbols "
+                          "a smaller max",
+                      where);
   }
 
   /// "largest planned tensors: 'a' (9223372036854775808 bytes), ..." (at

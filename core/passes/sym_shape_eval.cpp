@@ -185,6 +185,15 @@ class SymShapeEval final : public Pass {
                             "dynamic shapes, e.g. Dim(..., max=N))",
                         where);
     }
+    if (*hint < 0) {
+      Location where;
+      where.node = value;
+      return make_error(ErrorCode::PASS_FAILED,
+                        "the symbolic size '" + ir::display_sym_expr(text) + "' of '" + value +
+                            "' has no upper bound and a negative trace-time value (" + std::to_string(*hint) +
+                            "): a size is never negative",
+                        where);
+    }
     warn_unbounded(unbounded, text, value, *hint);
     return *hint;
   }

@@ -205,8 +205,17 @@ TEST_CASE("memory_planning: a tensor whose size in bytes overflows 64 bits is na
   CHECK(
       st.error().message ==
       "tensor 'relu' cannot be planned: its size in bytes (sizes [4611686018427387903, 4], upper bounds for "
-      "dynamic sizes) overflows 64 bits; give its symbols a smaller max");
+      "dynamic sizes), rounded up to the alignment, overflows 64 bits; give its symbols a smaller max");
   CHECK(st.error().where.node == std::optional<std::string>("relu"));
+  // A size in bytes that fits, but not once rounded up to the alignment (16).
+  run.state.specs.get("relu")->sizes = {int64_t{4611686018427387903}};
+  Status rounded = testing::et::run_on_state(ep, run.state, {"memory_planning"});
+  REQUIRE_FALSE(rounded.ok());
+  CHECK(rounded.error().message ==
+        "tensor 'relu' cannot be planned: its size in bytes (sizes [4611686018427387903], upper bounds for "
+        "dynamic "
+        "sizes), rounded up to the alignment, overflows 64 bits; give its symbols a smaller max");
+  CHECK(rounded.error().where.node == std::optional<std::string>("relu"));
 }
 
 TEST_CASE("memory_planning: an arena whose size overflows 64 bits names its largest tensors") {

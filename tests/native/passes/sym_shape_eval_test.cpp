@@ -199,6 +199,25 @@ TEST_CASE(
             .find("cannot compute an integer upper bound of the symbolic size '0.5*s0'") == 0);
 }
 
+TEST_CASE("sym_shape_eval: an unbounded size with a negative trace-time value is refused") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {3});
+  b.output(b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {3}}));
+  ExportedProgram ep = b.build();
+  for (const char* v : {"x", "relu"}) {
+    TensorMeta meta = *ep.graph().tensor_meta(v);
+    meta.sizes[0] = SymInt(SymExpr{"s0", SymExprHint::of_int(-3)});
+    ep.graph().set_tensor_meta(v, meta);
+  }
+  auto run = run_passes(ep, {"spec_prop", "sym_shape_eval"});
+  REQUIRE_FALSE(run.status.ok());
+  CHECK(run.status.error().message ==
+        "the symbolic size 's0' of 'x' has no upper bound and a negative trace-time value (-3): a size is "
+        "never "
+        "negative");
+  CHECK(run.status.error().where.node == std::optional<std::string>("x"));
+}
+
 TEST_CASE("sym_shape_eval: an unbacked size (no hint) with a bounded range is planned at its bound") {
   // nonzero(x[4, 3]) -> int64[u0, 2], u0 in [0, 12]: ExecuTorch's bound_sympy gives [12, 2].
   ProgramBuilder b;
