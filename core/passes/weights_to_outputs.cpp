@@ -18,6 +18,7 @@
 //   graph(%p_w, %x): ... return (%loss, %grad_w)
 // After (outputs + p_w TOKEN):
 //   graph(%p_w, %x): ... return (%loss, %grad_w, %p_w)
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -85,11 +86,62 @@ class WeightsToOutputs final : public Pass {
       sig.output_specs.push_back(std::move(spec));
     }
     graph.set_outputs(std::move(outputs));
+    warn_runtime_pairing(sig, weights, ctx);
     state.weights_appended = true;
     ctx.stat("weights_appended", static_cast<int64_t>(weights.size()));
 
     PTEFORGE_TRY(run_dead_code_elimination(ep, ctx));
     return true;
+  }
+
+ private:
+  /// ExecuTorch's training runtime (TrainingModule) reads the outputs of a
+  /// joint method positionally: gradients from __et_training_gradients_index_
+  /// up to the parameters index, named by __et_training_fqn_ in order, and
+  /// parameters from the parameters index on, named by the same list. The
+  /// metadata is computed over the output specs (seed 001), so programs that
+  /// break these assumptions get a .pte exactly like ExecuTorch's, whose
+  /// training runtime then pairs the wrong tensors: warned here.
+  static void warn_runtime_pairing(const ir::GraphSignature& sig, const std::vector<std::string>& weights,
+                                   PassContext& ctx) {
+    size_t mutations = 0, first_gradient = sig.output_specs.size();
+    std::vector<std::string> gradient_fqns;
+    std::vector<size_t> other_gradients;
+    for (size_t i = 0; i < sig.output_specs.size(); ++i) {
+      const ir::OutputSpec& o = sig.output_specs[i];
+      if (o.kind == ir::OutputKind::GradientToParameter) {
+        first_gradient = std::min(first_gradient, i);
+        gradient_fqns.push_back(o.target);
+      } else if (o.kind == ir::OutputKind::GradientToUserInput) {
+        other_gradients.push_back(i);
+      } else if (o.kind == ir::OutputKind::BufferMutation && i < first_gradient) {
+        ++mutations;
+      }
+    }
+    const std::string runtime = "ExecuTorch's training runtime (TrainingModule) ";
+    if (mutations > 0) {
+      ctx.warn("the gradients index of this joint method counts its " + std::to_string(mutations) +
+               " buffer mutation output(s), which are not method outputs (as in ExecuTorch's own .pte): " +
+               runtime + "would read the gradients " + std::to_string(mutations) + " output(s) too far");
+    }
+    if (!other_gradients.empty()) {
+      ctx.warn("this joint method returns " + std::to_string(other_gradients.size()) +
+               " gradient(s) of user inputs among its parameter gradients (output spec " +
+               std::to_string(other_gradients.front()) + "): " + runtime +
+               "names the outputs between the gradients and parameters indices by the parameter list, so the "
+               "names and tensors would not match");
+    }
+    // The parameters are appended in placeholder order; the names follow the gradients' order.
+    std::vector<std::string> weight_fqns;
+    for (const std::string& w : weights) {
+      const int k = sig.find_input(w);
+      if (k >= 0) weight_fqns.push_back(sig.input_specs[static_cast<size_t>(k)].target);
+    }
+    if (weight_fqns.size() == gradient_fqns.size() && weight_fqns != gradient_fqns) {
+      ctx.warn(
+          "the gradient outputs of this joint method are not in the order of its parameters: " + runtime +
+          "names the appended parameters by the gradients' order and would pair them with the wrong names");
+    }
   }
 };
 

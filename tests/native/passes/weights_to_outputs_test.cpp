@@ -78,6 +78,62 @@ TEST_CASE("weights_to_outputs: after spec_prop it is refused (the weights would 
   CHECK(run.status.error().where.pass == std::optional<std::string>("weights_to_outputs"));
 }
 
+TEST_CASE(
+    "weights_to_outputs: programs whose metadata ExecuTorch's training runtime would misread are warned "
+    "about") {
+  // w1, w2 (both with gradients) and a buffer; `mutate` adds a buffer mutation
+  // output, `reversed` gives the gradients in the other order.
+  auto program = [](bool mutate, bool reversed) {
+    ProgramBuilder b;
+    auto w1 = b.parameter("p_w1", "w1", ScalarType::Float, {4});
+    auto w2 = b.parameter("p_w2", "w2", ScalarType::Float, {4});
+    auto buf = b.buffer("b_n", "n", ScalarType::Float, {4});
+    auto x = b.input("x", ScalarType::Float, {4});
+    auto mul = b.call("aten.mul.Tensor", {arg_tensor(x), arg_tensor(w1)}, {ScalarType::Float, {4}});
+    auto add = b.call("aten.add.Tensor", {arg_tensor(mul), arg_tensor(w2)}, {ScalarType::Float, {4}});
+    auto loss = b.call("aten.sum.default", {arg_tensor(add)}, {ScalarType::Float, {}});
+    auto g1 = b.call("aten.clone.default", {arg_tensor(x)}, {ScalarType::Float, {4}});
+    auto g2 = b.call("aten.clone.default", {arg_tensor(x)}, {ScalarType::Float, {4}});
+    if (mutate) {
+      auto n = b.call("aten.add.Tensor", {arg_tensor(buf), arg_tensor(x)}, {ScalarType::Float, {4}});
+      b.output(n, OutputKind::BufferMutation, "n");
+    }
+    b.output(loss, OutputKind::LossOutput);
+    if (reversed) {
+      b.output(g2, OutputKind::GradientToParameter, "w2");
+      b.output(g1, OutputKind::GradientToParameter, "w1");
+    } else {
+      b.output(g1, OutputKind::GradientToParameter, "w1");
+      b.output(g2, OutputKind::GradientToParameter, "w2");
+    }
+    return b.build();
+  };
+  auto warnings = [](ExportedProgram ep) {
+    auto run = run_passes(ep, {"weights_to_outputs"});
+    REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+    std::vector<std::string> out;
+    for (const auto& d : run.report.diagnostics) {
+      CHECK(d.severity == "warning");
+      CHECK(d.where.pass == std::optional<std::string>("weights_to_outputs"));
+      out.push_back(d.message);
+    }
+    return out;
+  };
+  CHECK(warnings(program(false, false)).empty());
+  CHECK(warnings(program(true, false)) ==
+        std::vector<std::string>{"the gradients index of this joint method counts its 1 buffer mutation "
+                                 "output(s), which are not method "
+                                 "outputs (as in ExecuTorch's own .pte): ExecuTorch's training runtime "
+                                 "(TrainingModule) would read the "
+                                 "gradients 1 output(s) too far"});
+  CHECK(
+      warnings(program(false, true)) ==
+      std::vector<std::string>{
+          "the gradient outputs of this joint method are not in the order of its parameters: ExecuTorch's "
+          "training runtime (TrainingModule) names the appended parameters by the gradients' order and would "
+          "pair them with the wrong names"});
+}
+
 TEST_CASE("weights_to_outputs: no gradient outputs -> nothing changes") {
   ProgramBuilder b;
   auto w = b.parameter("p_w", "w", ScalarType::Float, {4});
