@@ -296,7 +296,7 @@ TEST_CASE(
   }
   files.emplace_back("data/weights/weight_0", read_bytes(dir + "data/weights/weight_0"));
   files.emplace_back("data/weights/weight_1", read_bytes(dir + "data/weights/weight_1"));
-  for (const auto& [name, bytes] : files) REQUIRE_MESSAGE(!bytes.empty(), name);
+  for (const auto& file : files) REQUIRE_MESSAGE(!file.second.empty(), file.first);  // (clang 14: no bindings in doctest's lambdas)
   auto archive = serde::MemoryArchive::create(files);
   REQUIRE(archive.ok());
   auto layout = serde::detect_pt2_layout(**archive);
