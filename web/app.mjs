@@ -245,12 +245,12 @@ function renderSummary(file, summary, { archive = true } = {}) {
         h('span', { class: 'meta' }, ` schema ${m.schema_version}, torch ${m.torch_version ?? '?'}, ${(m.verifiers ?? []).join('/') || 'no verifier'}, ${m.node_count} nodes`)),
       (m.warnings ?? []).length
         ? h('div', { class: 'warnings', 'data-testid': 'warnings' }, h('h4', {}, 'Problems found on import'),
-          h('ul', {}, m.warnings.map((w) => h('li', {}, typeof w === 'string' ? w : `${w.code ?? ''} ${w.message ?? JSON.stringify(w)}`))))
+          h('ul', {}, m.warnings.map((w) => h('li', {}, typeof w === 'string' ? w : `${w.code ?? ''} ${w.message ?? jsonText(w)}`))))
         : null,
       h('div', { class: 'grid' },
         h('div', {}, h('h4', {}, 'Inputs'), table(['name', 'kind', 'target', 'dtype', 'shape'], ioRows(m.inputs ?? []), { 'data-testid': 'inputs' }),
           h('h4', {}, 'Outputs'), table(['name', 'kind', 'target', 'dtype', 'shape'], ioRows(m.outputs ?? []), { 'data-testid': 'outputs' }),
-          (m.symbols ?? []).length ? h('p', { class: 'note' }, 'Symbols: ', m.symbols.map((x) => typeof x === 'string' ? x : JSON.stringify(x)).join(', ')) : null),
+          (m.symbols ?? []).length ? h('p', { class: 'note' }, 'Symbols: ', m.symbols.map((x) => typeof x === 'string' ? x : jsonText(x)).join(', ')) : null),
         h('div', {}, h('h4', {}, 'Operators'), table(['operator', 'count'], (m.ops ?? []).map((o) => [o.target, o.count]), { 'data-testid': 'ops' }),
           h('h4', {}, 'State'), stateTable(m.state ?? {})),
         h('div', {}, h('h4', {}, 'Modules'), moduleTree(m.modules))))),
@@ -265,9 +265,15 @@ function valueText(v) {
     const alloc = v.allocation_info ? ` @mem${v.allocation_info.memory_id}+${v.allocation_info.memory_offset}` : (v.data_buffer_idx ? ` const#${v.data_buffer_idx}` : '');
     return `${v.scalar_type}[${(v.sizes ?? []).join(', ')}] ${v.nbytes ?? ''}B${alloc}`;
   }
-  if ('value' in v) return JSON.stringify(v.value);
-  if ('items' in v) return JSON.stringify(v.items);
+  if ('value' in v) return jsonText(v.value);
+  if ('items' in v) return jsonText(v.items);
   return '';
+}
+
+/** JSON.stringify that writes a BigInt (an integer past 2^53) as its digits. */
+function jsonText(value) {
+  return JSON.stringify(value, (_, x) => (typeof x === 'bigint' ? `\u0000${x}\u0000` : x))
+    .replace(/"\\u0000(-?\d+)\\u0000"/g, '$1');
 }
 
 /** The load check's line (and its first problems): what ExecuTorch's runtime would refuse. */
@@ -302,7 +308,7 @@ function renderDecoded(decoded, decodedText, name, check) {
           table(['#', 'operator', 'overload'], plan.operators.map((o) => [o.index, o.name, o.overload]), { 'data-testid': 'pte-operators' })),
         h('div', { class: 'wide' }, h('h4', {}, 'Instructions'),
           h('ol', { class: 'instructions', start: 0, 'data-testid': 'pte-instructions' },
-            plan.chains.flatMap((c) => c.instructions.map((i) => h('li', {}, h('code', {}, i.text ?? `${i.type} ${JSON.stringify(i)}`))))))),
+            plan.chains.flatMap((c) => c.instructions.map((i) => h('li', {}, h('code', {}, i.text ?? `${i.type} ${jsonText(i)}`))))))),
       h('details', {}, h('summary', {}, `Values (${plan.values.length})`),
         table(['#', 'type', 'value'], plan.values.map((v) => [v.index, v.type, valueText(v)]), { 'data-testid': 'pte-values' })))),
   );
@@ -524,11 +530,12 @@ function download(blob, name, testid) {
 
 function renderResults(r) {
   const base = outputName().replace(/\.pte$/, '');
-  const json = (o) => new Blob([JSON.stringify(o, null, 2) + '\n'], { type: 'application/json' });
-  fill($('downloads'), 
+  // The texts the CLI writes (--metadata, --export-program), exact to the last digit.
+  const json = (text) => new Blob([text], { type: 'application/json' });
+  fill($('downloads'),
     download(r.pte, outputName(), 'download-pte'), ' ',
-    download(json(r.metadata), `${base}.metadata.json`, 'download-metadata'), ' ',
-    r.program ? download(typeof r.program === 'string' ? new Blob([r.program]) : json(r.program), `${base}.program.json`, 'download-program') : null);
+    download(json(r.metadataText), `${base}.metadata.json`, 'download-metadata'), ' ',
+    r.programText ? download(json(r.programText), `${base}.program.json`, 'download-program') : null);
   fill($('report'), renderReport(r.report ?? r.metadata?.pass_report));
   fill($('memory'), ...(r.metadata?.methods ?? []).map(renderMemory));
   $('results').hidden = false;

@@ -6,7 +6,7 @@
 //   page → worker  {id, op, file, options}
 //       op "open":    sniffs the file; .pte → {kind:"pte", decoded, decodedText}
 //                     otherwise → {kind:"program", inspect}
-//       op "convert": {pte: Blob, metadata, report, decoded, decodedText}
+//       op "convert": {pte: Blob, metadata, metadataText, report, programText, decoded, decodedText}
 //   worker → page  {id, progress: {stage, done, total}} while converting
 //                  {id, ok: true, value} | {id, ok: false, error: {code, message, where, notes}}
 //   worker → page  {ready: info, passes} once the module loaded, or {ready: null, error}
@@ -52,8 +52,10 @@ async function sniff(file) {
 /** The decoded view of a .pte, and what ExecuTorch's runtime would refuse when loading it (decode --check). */
 async function decode(input, name) {
   const decodedText = await pf.decodePte(input, { text: true, name });
+  // The object form keeps 64-bit integers exact (BigInt past 2^53); JSON.parse would round them.
+  const decoded = await pf.decodePte(input, { name });
   const check = await pf.decodePte(input, { format: 'check', name });
-  return { decodedText, decoded: JSON.parse(decodedText), check };
+  return { decodedText, decoded, check };
 }
 
 async function open(file) {
@@ -71,7 +73,11 @@ async function convert(id, file, options, swaps) {
   if (swaps && Object.keys(swaps).length) opts.swaps = swaps;
   const result = await pf.convert(file, opts);
   const decodedView = await decode(result.pte, 'output.pte');
-  return { pte: result.pte, metadata: result.metadata, report: result.report, program: result.program ?? null, ...decodedView };
+  // The texts are what the CLI writes (--metadata, --export-program): the downloads.
+  return {
+    pte: result.pte, metadata: result.metadata, metadataText: result.metadataText, report: result.report,
+    programText: result.programText ?? null, ...decodedView,
+  };
 }
 
 async function handle({ id, op, file, options, swaps }) {

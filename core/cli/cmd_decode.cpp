@@ -70,17 +70,7 @@ void register_decode(CLI::App& app, Action& out) {
       std::string text;
       if (*check) {
         const emit::LoadCheck& check_result = decoded->load_check;
-        for (const emit::LoadProblem& p : check_result.problems) {
-          text += p.pointer + ": " + p.message + (p.at_execution ? " (when the method runs)" : "") + "\n";
-        }
-        if (check_result.total > check_result.problems.size()) {
-          text += "... and " + std::to_string(check_result.total - check_result.problems.size()) + " more\n";
-        }
-        const size_t methods = decoded->program.execution_plan.size();
-        text += check_result.total == 0 ? "load check passed: " + std::to_string(methods) +
-                                              (methods == 1 ? " method" : " methods") + " would load\n"
-                                        : "load check failed: " + std::to_string(check_result.total) +
-                                              (check_result.total == 1 ? " problem" : " problems") + "\n";
+        text = emit::format_load_check(check_result, decoded->program.execution_plan.size());
         std::fwrite(text.data(), 1, text.size(), stdout);
         return check_result.total == 0 ? 0 : 1;
       }

@@ -529,4 +529,19 @@ class Checker {
 
 LoadCheck check_method_load(const fb::Program& p) { return Checker(p).run(); }
 
+std::string format_load_check(const LoadCheck& check, size_t methods) {
+  std::string text;
+  for (const LoadProblem& p : check.problems) {
+    text += p.pointer + ": " + p.message + (p.at_execution ? " (when the method runs)" : "") + "\n";
+  }
+  if (check.total > check.problems.size()) {
+    text += "... and " + std::to_string(check.total - check.problems.size()) + " more\n";
+  }
+  text += check.total == 0 ? "load check passed: " + std::to_string(methods) +
+                                 (methods == 1 ? " method" : " methods") + " would load\n"
+                           : "load check failed: " + std::to_string(check.total) +
+                                 (check.total == 1 ? " problem" : " problems") + "\n";
+  return text;
+}
+
 }  // namespace pteforge::emit

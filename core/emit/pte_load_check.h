@@ -65,4 +65,11 @@ struct LoadCheck {
 /// `p` must have passed the flatbuffer verifier. Linear in the program's size.
 LoadCheck check_method_load(const executorch_flatbuffer::Program& p);
 
+/// What `pteforge decode --check` prints for `check` of a program with
+/// `methods` execution plans: one "pointer: message" line per kept problem
+/// (" (when the method runs)" for those met only at execution), "... and N
+/// more" past the kept ones, then "load check passed: N methods would load"
+/// or "load check failed: N problems".
+std::string format_load_check(const LoadCheck& check, size_t methods);
+
 }  // namespace pteforge::emit

@@ -28,7 +28,7 @@ const CHROMIUM = process.env.PTEFORGE_CHROMIUM ?? '/usr/bin/chromium';
 const SKIP = PRESET === 'wasm-debug' ? 'the wasm-debug flavour runs in Node only'
   : existsSync(CHROMIUM) ? false : `${CHROMIUM} missing (scripts/setup.sh --browser)`;
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'";
-const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
+const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
 
 const PAGE = `<!doctype html><meta charset="utf-8"><title>pteforge package test</title>
 <script type="module" src="/page.mjs"></script>`;

@@ -277,7 +277,9 @@ test('exportProgram: the programs after the passes, as `pteforge convert --expor
 test('options that are not JSON values are OPTION_INVALID, not a TypeError', async () => {
   const pf = await pteforge();
   const input = { path: 'tests/fixtures/corpus/linear_tanh/linear_tanh.pt2' };
-  await assert.rejects(pf.convert(input, { constantMethods: { a: 10n } }), (e) => e.name === 'PteforgeError' && e.code === 'OPTION_INVALID' && /JSON values/.test(e.message));
+  await assert.rejects(pf.convert(input, { constantMethods: { a: Symbol('a') } }), (e) => e.name === 'PteforgeError' && e.code === 'OPTION_INVALID' && /JSON values/.test(e.message));
+  // A BigInt is an int (as this package's parsed objects hold ints past 2^53).
+  assert.ok((await pf.convert(input, { constantMethods: { a: 10n } })).pte.length > 0);
   assert.ok((await pf.convert(input, { memoryPlanning: 'best_fit' })).pte.length > 0, 'best_fit, as the CLI offers it');
 });
 
@@ -292,4 +294,42 @@ test('a failed conversion keeps the warnings raised before its error, as the las
       'earlier warning: the program has no schema_version; reading it as schema 8.x (method=forward entry=w.json pointer="")');
     return true;
   });
+});
+
+test('64-bit integers stay exact: the ...Text forms are the CLI\'s bytes, the objects hold BigInt past 2^53', async () => {
+  const pf = await pteforge();
+  // torch.export writes a slice to the end as end = 2^63 - 1 (the decoder's x[..., a:]).
+  const input = 'tests/fixtures/tir/tir_llama_decoder';
+  const big = '{"get_max": 9223372036854775807, "get_odd": 9007199254740993, "get_small": 7}';
+  const out = join(work, 'int64');
+  const r = runCli(['convert', input, '-o', `${out}.pte`, '--metadata', `${out}.meta.json`, '--export-program',
+    `${out}.program.json`, '--no-times', '--constant-method', 'get_max=9223372036854775807', '--constant-method',
+    'get_odd=9007199254740993', '--constant-method', 'get_small=7']);
+  assert.equal(r.status, 0, r.stderr.toString());
+  const result = await pf.convert({ path: input }, { exportProgram: true, reportTimes: false, constantMethods: big });
+  assert.deepEqual(Buffer.from(result.pte), readFileSync(`${out}.pte`));
+  assert.equal(result.metadataText, readFileSync(`${out}.meta.json`, 'utf8'));
+  assert.equal(result.programText, readFileSync(`${out}.program.json`, 'utf8'));
+  // The parsed objects: BigInt where JSON.parse would round, numbers elsewhere.
+  const ends = JSON.stringify(result.program, (_, v) => (typeof v === 'bigint' ? `big:${v}` : v));
+  assert.ok(ends.includes('"big:9223372036854775807"'), 'the slice end is exact');
+  const getters = JSON.stringify(result.metadata, (_, v) => (typeof v === 'bigint' ? `big:${v}` : v));
+  assert.ok(getters.includes('"big:9007199254740993"'), getters.slice(0, 300));
+  assert.ok(!getters.includes('9007199254740992'));
+  const decoded = await pf.decodePte(result.pte);
+  const values = decoded.execution_plan.find((p) => p.name === 'get_max').values;
+  assert.equal(values[0].value, 9223372036854775807n);
+  assert.equal(decoded.execution_plan.find((p) => p.name === 'get_small').values[0].value, 7);
+  // A BigInt option is the same int (as parsed objects give them back).
+  const again = await pf.convert({ path: input }, { constantMethods: { get_max: 9223372036854775807n, get_odd: 9007199254740993n, get_small: 7 } });
+  assert.deepEqual(Buffer.from(again.pte), readFileSync(`${out}.pte`));
+  await assert.rejects(pf.convert({ path: input }, { constantMethods: { x: 2n ** 63n } }),
+    (e) => e.code === 'OPTION_INVALID' && e.where.pointer === '/constantMethods/x');
+});
+
+test('a swap keyed "__proto__" is a module name like any other (MODULE_SWAP: no such module)', async () => {
+  const pf = await pteforge();
+  const swaps = JSON.parse('{"__proto__": {"path": "tests/fixtures/corpus/linear_tanh/linear_tanh.pt2"}}');
+  await assert.rejects(pf.convert({ path: 'tests/fixtures/corpus/linear_tanh/linear_tanh.pt2' }, { swaps }),
+    (e) => e.code === 'MODULE_SWAP' && e.message.includes("'__proto__'"));
 });

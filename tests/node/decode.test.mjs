@@ -7,7 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { isInteger, parse } from 'lossless-json';
+
 import { pteforge, repo, runCli } from './helpers.mjs';
+
+/** JSON text parsed as the package promises: integers past 2^53 as BigInt, others as numbers. */
+function exactJson(text) {
+  return parse(text, null, (t) => (isInteger(t) && !Number.isSafeInteger(Number(t)) ? BigInt(t) : Number(t)));
+}
 
 const PTE_DIR = 'tests/data/reference/pte';
 const FILES = readdirSync(repo(PTE_DIR)).filter((f) => f.endsWith('.pte')).sort();
@@ -31,7 +38,7 @@ for (const file of FILES) {
     }
     // Default: the readable JSON, parsed.
     const parsed = await pf.decodePte(new Blob([bytes]));
-    assert.deepEqual(parsed, JSON.parse(runCli(['decode', path, '--json']).stdout.toString()));
+    assert.deepEqual(parsed, exactJson(runCli(['decode', path, '--json']).stdout.toString()));
   });
 }
 
@@ -69,6 +76,10 @@ test('decodePte format "check": the runtime\'s load checks, as `pteforge decode 
     const native = runCli(['decode', '--check', join(dir, 'bad.pte')]);
     assert.equal(native.status, 1);
     assert.match(native.stdout.toString(), /^\/execution_plan\/0\/chains\/0\/instructions\/0\/instr_args\/args\/1: argument 9 names no value/);
+    // text: true gives the lines the CLI prints.
+    assert.equal(pf.decodePteSync(bytes, { format: 'check', text: true }), native.stdout.toString());
+    assert.equal(await pf.decodePte({ path: repo(`${PTE_DIR}/arduino_add_model.pte`) }, { format: 'check', text: true }),
+      'load check passed: 1 method would load\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

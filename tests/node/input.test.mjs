@@ -186,6 +186,24 @@ test('JSON whose top level is an array reaches the JSON reader: a syntax error w
   });
 });
 
+test('a File is called by its own name in error locations, unless options.name or {data, name} names it', async () => {
+  const pf = await pteforge();
+  const entryOf = async (input, options) => {
+    try {
+      await pf.inspect(input, options);
+    } catch (e) {
+      return e.where.entry;
+    }
+    return null;
+  };
+  const file = new File(['{"a":'], 'prog.json');
+  assert.equal(await entryOf(file), 'prog.json');
+  assert.equal(await entryOf({ data: file }), 'prog.json');
+  assert.equal(await entryOf(file, { name: 'given.json' }), 'given.json');
+  assert.equal(await entryOf({ data: file, name: 'wrapped.json' }), 'wrapped.json');
+  assert.equal(await entryOf(new Blob(['{"a":'])), 'input');
+});
+
 test('an input of only whitespace is INPUT_EMPTY, as in the CLI', async () => {
   const pf = await pteforge();
   await assert.rejects(pf.inspect(new TextEncoder().encode(' \n\t '), { name: 'w.json' }), (e) => {

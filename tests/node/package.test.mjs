@@ -35,7 +35,12 @@ test('npm pack ships exactly the package files', () => {
   assert.deepEqual(files, [
     'LICENSE', 'README.md',
     'dist/api.mjs', 'dist/errors.mjs', 'dist/index.browser.mjs', 'dist/index.node.mjs',
-    'dist/instance.mjs', 'dist/pteforge.mjs', 'dist/pteforge.wasm', 'dist/sources.mjs', 'dist/worker.mjs',
+    'dist/instance.mjs', 'dist/json.mjs',
+    'dist/lossless-json/LICENSE.md', 'dist/lossless-json/LosslessNumber.js', 'dist/lossless-json/config.js',
+    'dist/lossless-json/index.js', 'dist/lossless-json/numberParsers.js', 'dist/lossless-json/parse.js',
+    'dist/lossless-json/revive.js', 'dist/lossless-json/reviveDate.js', 'dist/lossless-json/stringify.js',
+    'dist/lossless-json/types.js', 'dist/lossless-json/utils.js',
+    'dist/pteforge.mjs', 'dist/pteforge.wasm', 'dist/sources.mjs', 'dist/worker.mjs',
     'dist/zip.mjs', 'dist/zipjs.LICENSE', 'dist/zipjs.mjs',
     'package.json', 'types/index.d.ts', 'types/node.d.ts',
   ]);

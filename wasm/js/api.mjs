@@ -12,6 +12,7 @@
 // deflated entries it inflates, zip.mjs) and reload a poisoned instance.
 
 import { PteforgeError, fromErrorJson, internalError, optionAt, readCallerValue } from './errors.mjs';
+import { parseJson } from './json.mjs';
 import { BytesSource, asBytes, isBlob } from './sources.mjs';
 import { MAX_INFLATE_ENTRY, TOO_BIG, ZipInput, readZip, sniffZip } from './zip.mjs';
 
@@ -140,7 +141,19 @@ function optionJsonAt(value, pointer, depth) {
         `option ${pointer || '(options)'} is ${JSON.stringify(value)}, an integer that does not fit int64 (a number without a fraction is an int)`,
         optionAt(pointer));
     }
+    // Past 2^53 JSON.stringify writes the shortest decimal that reads back as
+    // the same double (2 ** 62 as 4611686018427388000); the int is the double's
+    // exact value (4611686018427387904).
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) return BigInt(value).toString();
     return JSON.stringify(value);
+  }
+  if (typeof value === 'bigint') {
+    // An int past 2^53 (as this package's parsed objects hold them): exact, if it fits int64.
+    if (value < -(2n ** 63n) || value >= 2n ** 63n) {
+      throw new PteforgeError('OPTION_INVALID',
+        `option ${pointer || '(options)'} is ${value}, an integer that does not fit int64`, optionAt(pointer));
+    }
+    return value.toString();
   }
   if (typeof value !== 'object') throw bad(describe(value));
   // Each item is read once, under its own pointer (a getter may throw).
@@ -345,9 +358,20 @@ export class Core {
       for (const [k, v] of fileEntries(input.files)) out[k] = await env.prepare(v);
       return { ...input, files: out };
     }
-    const prepared = input && typeof input === 'object' && 'data' in input && !isBlob(input)
-      ? { ...input, data: await env.prepare(readCallerValue('the input', '', () => input.data)) }
-      : await env.prepare(input);
+    // A File read into bytes keeps its name for error locations (options.name,
+    // or a {data, name}'s own, still come first).
+    const fileName = (v) => (isBlob(v) && typeof v.name === 'string' && v.name) || undefined;
+    let prepared;
+    if (input && typeof input === 'object' && 'data' in input && !isBlob(input)) {
+      const data = readCallerValue('the input', '', () => input.data);
+      prepared = { ...input, data: await env.prepare(data) };
+      if (prepared.data !== data && prepared.name === undefined && name === undefined && fileName(data)) {
+        prepared.name = fileName(data);
+      }
+    } else {
+      const bytes = await env.prepare(input);
+      prepared = bytes !== input && name === undefined && fileName(input) ? { data: bytes, name: fileName(input) } : bytes;
+    }
     if (!zip || env.expandInput?.(prepared)) return prepared;
     // One input: a zip is read now (zip.js is asynchronous); anything else,
     // or an input that cannot be opened, is left to openInput and the core.
@@ -529,9 +553,11 @@ export class Core {
       const prefix = this.#call((m) => m._ptePrefixSize(head, source.size));
       const bytes = new Uint8Array(prefix);
       source.read(0, bytes);
-      const result = this.#call((m) => m._decodePte(bytes, source.size, entry, kinds[format]));
+      // check with text: the lines `decode --check` prints.
+      const kind = format === 'check' && text ? 'check_text' : kinds[format];
+      const result = this.#call((m) => m._decodePte(bytes, source.size, entry, kind));
       if (!result.ok) throw fromErrorJson(result.error);
-      return text || format === 'summary' ? result.text : JSON.parse(result.text);
+      return text || format === 'summary' ? result.text : parseJson(result.text);
     } finally {
       closeSources(sources);
     }
@@ -542,7 +568,7 @@ export class Core {
     const { name, ...unknown } = checkObject(options ?? undefined, 'options');
     rejectUnknownOptions(unknown);
     const result = this.#withInput(input, name, 'layout', (m, d, read, inflate) => m._layout(d, read, inflate));
-    return JSON.parse(result.text);
+    return parseJson(result.text);
   }
 
   /** The features the loaded module has ("decodePte", "inspect", "convert", ...). */
@@ -562,7 +588,7 @@ export class Core {
     const { name, text = false, ...rest } = checkObject(options ?? undefined, 'options');
     const json = textOptionsJson(text, rest);
     const result = this.#withInput(input, name, 'inspect', (m, d, read, inflate) => m._inspect(d, read, inflate, json));
-    return text ? result.text : JSON.parse(result.text);
+    return text ? result.text : parseJson(result.text);
   }
 
   /** Every registered pass: [{name, summary, group, implemented, default}]. */
@@ -577,12 +603,12 @@ export class Core {
     const { name, text = false, ...rest } = checkObject(options ?? undefined, 'options');
     const json = textOptionsJson(text, rest);
     const result = this.#withInput(input, name, 'listModules', (m, d, read, inflate) => m._listModules(d, read, inflate, json));
-    return text ? result.text : JSON.parse(result.text);
+    return text ? result.text : parseJson(result.text);
   }
 
   /**
    * Converts. `options.swaps` maps module FQNs to replacement inputs (any
-   * input form). Returns {chunks, sources, metadataText, report, program?}
+   * input form). Returns {chunks, sources, metadataText, report, programText?}
    * (metadataText: the metadata JSON, for lazyJson)
    * (program: with options.exportProgram): the caller
    * assembles `chunks` (Uint8Array pieces and {source, offset, length}
@@ -603,7 +629,8 @@ export class Core {
     for (const [fqn] of swapValues) requireUnicode(fqn, 'a module name in options.swaps', { pointer: `/swaps/${pointerToken(fqn)}` });
     const sources = [];
     const description = this.openInput(input, name, sources, { method });
-    const swapInputs = {};
+    // No prototype: a module named "__proto__" is an own key like any other.
+    const swapInputs = Object.create(null);
     for (const [fqn, value] of swapValues) {
       try {
         swapInputs[fqn] = this.openInput(value, undefined, sources, { method });
@@ -631,8 +658,9 @@ export class Core {
       chunks: chunksFromTable(result.chunks),
       sources,
       metadataText: result.metadata,
-      report: JSON.parse(result.report),
-      ...(result.program !== undefined ? { program: JSON.parse(result.program) } : {}),
+      report: parseJson(result.report),
+      // The CLI ends the file with a newline.
+      ...(result.program !== undefined ? { programText: `${result.program}\n` } : {}),
     };
   }
 }
@@ -669,7 +697,7 @@ export function lazyJson(obj, key, text) {
     configurable: true,
     get() {
       if (pending) {
-        value = JSON.parse(text);
+        value = parseJson(text);
         pending = false;
         text = null;
       }
@@ -682,6 +710,23 @@ export function lazyJson(obj, key, text) {
     },
   });
   return obj;
+}
+
+/**
+ * A conversion's result: `head`'s fields, `metadata` (lazyJson) and its exact text
+ * `metadataText`, and with options.exportProgram `program` (lazyJson) and
+ * `programText`. The texts are byte for byte what the CLI's --metadata and
+ * --export-program write; the objects keep integers past 2^53 as BigInt.
+ */
+export function withJsonTexts(head, report, metadataText, programText) {
+  // Key order: head's keys, metadata, metadataText, report, program, programText.
+  const out = { ...head, metadata: null, metadataText, report };
+  if (programText !== undefined) {
+    out.program = null;
+    out.programText = programText;
+    lazyJson(out, 'program', programText);
+  }
+  return lazyJson(out, 'metadata', metadataText);
 }
 
 /** Closes every source (file descriptors in Node). */

@@ -12,7 +12,7 @@ import { closeSync, existsSync, fchmodSync, fstatSync, lstatSync, openSync, read
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
 
-import { Core, FOLDER_INPUT, chunksSize, closeSources, keepStderr, lazyJson, requireUnicode, snapshotOptions } from './api.mjs';
+import { Core, FOLDER_INPUT, chunksSize, closeSources, keepStderr, requireUnicode, snapshotOptions, withJsonTexts } from './api.mjs';
 import { PteforgeError } from './errors.mjs';
 import { assembling, makeConverter } from './instance.mjs';
 import { ReadAheadWindow, SMALL_READ, isBlob } from './sources.mjs';
@@ -429,11 +429,10 @@ export async function createPteforge(options = {}) {
         const inputs = [...inputPaths(input)];
         for (const swap of Object.values(snapshotOptions(opts?.swaps ?? {}, 'options.swaps', '/swaps'))) inputs.push(...inputPaths(swap));
         const { target, mode } = outputTarget(path, inputs);
-        const { chunks, sources, metadataText, report, program } = core.convertChunks(input, opts, 'convertToFile');
+        const { chunks, sources, metadataText, report, programText } = core.convertChunks(input, opts, 'convertToFile');
         try {
           assembling(opts, chunks, () => writeChunks(chunks, sources, target, mode));
-          const out = { path, size: chunksSize(chunks), metadata: null, report, ...(program === undefined ? {} : { program }) };
-          return lazyJson(out, 'metadata', metadataText);
+          return withJsonTexts({ path, size: chunksSize(chunks) }, report, metadataText, programText);
         } finally {
           closeSources(sources);
         }

@@ -4,7 +4,7 @@
 // methods to a worker holding one of these.
 
 import { PteforgeError } from './errors.mjs';
-import { closeSources, lazyJson, pointerToken, snapshotOptions } from './api.mjs';
+import { closeSources, pointerToken, snapshotOptions, withJsonTexts } from './api.mjs';
 
 /** options.name when it is a string (checked by the method itself otherwise). */
 function optionName(options) {
@@ -39,7 +39,7 @@ export function assembling(options, chunks, write) {
 export function makeConverter(core, env) {
   const prepareOptions = async (options, opened) => {
     if (!options || typeof options !== 'object' || !options.swaps || typeof options.swaps !== 'object' || Array.isArray(options.swaps)) return options;
-    const swaps = {};
+    const swaps = Object.create(null);  // "__proto__" is a module name like any other
     for (const [fqn, value] of Object.entries(snapshotOptions(options.swaps, 'options.swaps', '/swaps'))) {
       try {
         swaps[fqn] = await core.prepareInput(value, undefined, { opened });
@@ -78,11 +78,10 @@ export function makeConverter(core, env) {
 
   const convertSync = (input, options = {}) => {
     options = snapshotOptions(options);
-    const { chunks, sources, metadataText, report, program } = core.convertChunks(input, options);
+    const { chunks, sources, metadataText, report, programText } = core.convertChunks(input, options);
     try {
       const pte = assembling(options, chunks, () => env.assemble(chunks, sources, options));
-      const out = program === undefined ? { pte, metadata: null, report } : { pte, metadata: null, report, program };
-      return lazyJson(out, 'metadata', metadataText);
+      return withJsonTexts({ pte }, report, metadataText, programText);
     } finally {
       closeSources(sources);
     }

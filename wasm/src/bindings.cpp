@@ -113,18 +113,22 @@ std::string load_check_json(const emit::DecodedPte& decoded) {
 /// where.entry. `format` "json" | "flatc" | "summary" gives {ok, text} with
 /// the CLI's output (`decode --json`, `--flatc-json`, or the summary);
 /// "check" gives {ok, text} with load_check_json (`decode --check`'s
-/// findings); {ok:false, error} when the file does not decode.
+/// findings), "check_text" with what `decode --check` prints; {ok:false,
+/// error} when the file does not decode.
 val decode_pte(val bytes, double file_size, std::string name, std::string format) {
   const std::string data = copy_from_js(bytes);
   emit::DecodeOptions options;
   options.source_name = std::move(name);
   options.file_size = static_cast<uint64_t>(file_size);
-  options.check_load = format == "check";
+  options.check_load = format == "check" || format == "check_text";
   auto decoded = emit::decode_pte(data, options);
   if (!decoded.ok()) return error_result(decoded.error());
   val result = ok_result();
   if (format == "check") {
     result.set("text", text_to_js(load_check_json(*decoded)));
+  } else if (format == "check_text") {
+    result.set("text", text_to_js(emit::format_load_check(decoded->load_check,
+                                                          decoded->program.execution_plan.size())));
   } else if (format == "flatc") {
     result.set("text", text_to_js(emit::decoded_pte_to_json(*decoded, emit::PteJsonStyle::Flatc)));
   } else if (format == "summary") {

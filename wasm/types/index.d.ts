@@ -146,12 +146,18 @@ export interface ConvertResult<Pte> {
   pte: Pte;
   /**
    * What `pteforge convert --metadata` writes. Parsed from its JSON when first
-   * read (tens of MB for a large program), then kept; assignable.
+   * read (tens of MB for a large program), then kept; assignable. Like every
+   * object this package parses from the core's JSON, integers outside
+   * ±(2^53 − 1) are BigInt (JSON.parse would round them).
    */
   metadata: PteMetadata;
+  /** The metadata JSON text, byte for byte what `pteforge convert --metadata` writes. */
+  metadataText: string;
   report: PassReport;
-  /** With options.exportProgram: method name → its program JSON after the passes. */
+  /** With options.exportProgram: method name → its program JSON after the passes (parsed when first read; BigInt past 2^53, e.g. a slice's end of 2^63 − 1). */
   program?: Record<string, Record<string, unknown>>;
+  /** With options.exportProgram: the program JSON text, byte for byte what `pteforge convert --export-program` writes. */
+  programText?: string;
 }
 
 /** One reason ExecuTorch's runtime would refuse a method (decodePte format "check"). */

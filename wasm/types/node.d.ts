@@ -57,9 +57,13 @@ export interface ConvertToFileResult {
   size: number;
   /** As ConvertResult.metadata: parsed from its JSON when first read. */
   metadata: PteMetadata;
+  /** As ConvertResult.metadataText. */
+  metadataText: string;
   report: PassReport;
   /** With options.exportProgram: method name → its program JSON after the passes (as ConvertResult.program). */
   program?: Record<string, unknown>;
+  /** As ConvertResult.programText. */
+  programText?: string;
 }
 
 /**

@@ -61,7 +61,12 @@ export async function createPteforge() {
       const pte = new Blob([await (await data('output.pte')).arrayBuffer()]);
       // exportProgram: the programs after the passes, here a scripted stand-in.
       const program = rest.exportProgram ? { forward: { scripted: true } } : undefined;
-      return { pte, metadata, report: metadata.pass_report, ...(program ? { program } : {}) };
+      // The real package also returns the texts the CLI writes (the page's downloads).
+      const metadataText = JSON.stringify(metadata, null, 2) + '\n';
+      return {
+        pte, metadata, metadataText, report: metadata.pass_report,
+        ...(program ? { program, programText: JSON.stringify(program) } : {}),
+      };
     },
     async close() {},
   };
