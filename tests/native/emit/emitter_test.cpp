@@ -67,6 +67,16 @@ Error emit_error(const ExportedProgram& ep, const passes::MethodState& state) {
   return r.error();
 }
 
+/// r = relu.out(x, out=a) on float32[2], for tests that add graph inputs to it.
+ExportedProgram relu_out_program() {
+  ProgramBuilder b;
+  b.input("x", ScalarType::Float, {2});
+  alloc(b, "a", ScalarType::Float, {2});
+  b.call("aten.relu.out", {arg_tensor("x")}, {ScalarType::Float, {2}}, {{"out", arg_tensor("a")}}, "r");
+  b.output("r");
+  return b.build();
+}
+
 }  // namespace
 
 TEST_CASE("emitter: x + 1.0 lowered by hand gives arduino_add_model.pte's plan exactly (§7.1)") {
@@ -340,12 +350,7 @@ TEST_CASE("emitter: symbolic ops return a new Int(0), SymInts are reused inside 
 TEST_CASE(
     "emitter: constant inputs keep an int or float or bool and a string or None becomes Null (SpecPropPass "
     "§1.3 B3)") {
-  ProgramBuilder b;
-  b.input("x", ScalarType::Float, {2});
-  alloc(b, "a", ScalarType::Float, {2});
-  b.call("aten.relu.out", {arg_tensor("x")}, {ScalarType::Float, {2}}, {{"out", arg_tensor("a")}}, "r");
-  b.output("r");
-  ExportedProgram ep = b.build();
+  ExportedProgram ep = relu_out_program();
   const std::vector<std::pair<std::string, Argument>> constants = {{"i", arg_int(3)},
                                                                    {"f", arg_float(0.5)},
                                                                    {"t", arg_bool(true)},
@@ -378,12 +383,7 @@ TEST_CASE(
 TEST_CASE("emitter: a SymInt user input is Null, or its Int when the program gives it a concrete value") {
   for (bool concrete : {false, true}) {
     CAPTURE(concrete);
-    ProgramBuilder b;
-    b.input("x", ScalarType::Float, {2});
-    alloc(b, "a", ScalarType::Float, {2});
-    b.call("aten.relu.out", {arg_tensor("x")}, {ScalarType::Float, {2}}, {{"out", arg_tensor("a")}}, "r");
-    b.output("r");
-    ExportedProgram ep = b.build();
+    ExportedProgram ep = relu_out_program();
     ep.graph().set_sym_int("n",
                            concrete ? SymInt(int64_t{3}) : SymInt(SymExpr{"s0", SymExprHint::of_int(3)}));
     ep.graph().insert_input(1, arg_sym_int("n"));

@@ -27,6 +27,20 @@ SymInterval bound(const std::string& text) {
   });
 }
 
+/// relu(x) with x and the result of float32[size].
+ExportedProgram relu_of_size(const SymInt& size) {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {3});
+  b.output(b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {3}}));
+  ExportedProgram ep = b.build();
+  for (const char* v : {"x", "relu"}) {
+    TensorMeta meta = *ep.graph().tensor_meta(v);
+    meta.sizes[0] = size;
+    ep.graph().set_tensor_meta(v, meta);
+  }
+  return ep;
+}
+
 void strip_max(ExportedProgram& ep) {
   for (auto& [name, rc] : ep.range_constraints) rc.max_val.reset();
 }
@@ -172,15 +186,7 @@ TEST_CASE(
     "hint") {
   // x: float32[size] with s0 in [2, 2^20] (hint 3): ExecuTorch's eval_upper_bound raises for these.
   auto check = [](const std::string& size) {
-    ProgramBuilder b;
-    auto x = b.input("x", ScalarType::Float, {3});
-    b.output(b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {3}}));
-    ExportedProgram ep = b.build();
-    for (const char* v : {"x", "relu"}) {
-      TensorMeta meta = *ep.graph().tensor_meta(v);
-      meta.sizes[0] = SymInt(SymExpr{size, SymExprHint::of_int(3)});
-      ep.graph().set_tensor_meta(v, meta);
-    }
+    ExportedProgram ep = relu_of_size(SymInt(SymExpr{size, SymExprHint::of_int(3)}));
     RangeConstraint rc;
     rc.min_val = 2;
     rc.max_val = int64_t{1} << 20;
@@ -200,15 +206,7 @@ TEST_CASE(
 }
 
 TEST_CASE("sym_shape_eval: an unbounded size with a negative trace-time value is refused") {
-  ProgramBuilder b;
-  auto x = b.input("x", ScalarType::Float, {3});
-  b.output(b.call("aten.relu.default", {arg_tensor(x)}, {ScalarType::Float, {3}}));
-  ExportedProgram ep = b.build();
-  for (const char* v : {"x", "relu"}) {
-    TensorMeta meta = *ep.graph().tensor_meta(v);
-    meta.sizes[0] = SymInt(SymExpr{"s0", SymExprHint::of_int(-3)});
-    ep.graph().set_tensor_meta(v, meta);
-  }
+  ExportedProgram ep = relu_of_size(SymInt(SymExpr{"s0", SymExprHint::of_int(-3)}));
   auto run = run_passes(ep, {"spec_prop", "sym_shape_eval"});
   REQUIRE_FALSE(run.status.ok());
   CHECK(run.status.error().message ==
