@@ -77,6 +77,17 @@ ExportedProgram relu_out_program() {
   return b.build();
 }
 
+/// The plan of a relu_out_program() `ep` (inputs may have been added): verified,
+/// specs from the metadata, r sharing a's spec.
+emit::ExecutionPlan emit_relu_out(const ExportedProgram& ep) {
+  REQUIRE(verify_program(ep).ok());
+  passes::MethodState state;
+  default_specs(ep, state);
+  share_spec(state, "r", "a");
+  emit::ProgramState program;
+  return emit_ok(ep, state, program);
+}
+
 }  // namespace
 
 TEST_CASE("emitter: x + 1.0 lowered by hand gives arduino_add_model.pte's plan exactly (§7.1)") {
@@ -364,12 +375,7 @@ TEST_CASE(
     spec.constant_name = name;
     ep.signature().input_specs.push_back(spec);
   }
-  REQUIRE(verify_program(ep).ok());
-  passes::MethodState state;
-  default_specs(ep, state);
-  share_spec(state, "r", "a");
-  emit::ProgramState program;
-  emit::ExecutionPlan plan = emit_ok(ep, state, program);
+  emit::ExecutionPlan plan = emit_relu_out(ep);
   CHECK(describe_values(plan).rfind("0: Tensor FLOAT [2] dim_order [0] data 0\n"
                                     "1: Int 3\n"
                                     "2: Double 0.5\n"
@@ -391,12 +397,7 @@ TEST_CASE("emitter: a SymInt user input is Null, or its Int when the program giv
     spec.kind = InputKind::UserInput;
     spec.arg = arg_sym_int("n");
     ep.signature().input_specs.push_back(spec);
-    REQUIRE(verify_program(ep).ok());
-    passes::MethodState state;
-    default_specs(ep, state);
-    share_spec(state, "r", "a");
-    emit::ProgramState program;
-    emit::ExecutionPlan plan = emit_ok(ep, state, program);
+    emit::ExecutionPlan plan = emit_relu_out(ep);
     CHECK(describe_values(plan).rfind(std::string("0: Tensor FLOAT [2] dim_order [0] data 0\n") +
                                           (concrete ? "1: Int 3\n" : "1: Null\n"),
                                       0) == 0);
