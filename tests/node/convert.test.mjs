@@ -333,3 +333,19 @@ test('a swap keyed "__proto__" is a module name like any other (MODULE_SWAP: no 
   await assert.rejects(pf.convert({ path: 'tests/fixtures/corpus/linear_tanh/linear_tanh.pt2' }, { swaps }),
     (e) => e.code === 'MODULE_SWAP' && e.message.includes("'__proto__'"));
 });
+
+test('bad options are refused before the input is read (as the CLI refuses a bad flag first)', async () => {
+  const pf = await pteforge();
+  const missing = { path: join(work, 'no-such-file.pt2') };
+  const broken = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3]);  // a truncated zip
+  for (const input of [missing, broken]) {
+    await assert.rejects(pf.convert(input, { memoryPlanning: 'fastest' }),
+      (e) => e.code === 'OPTION_INVALID' && e.where.pointer === '/memoryPlanning');
+    await assert.rejects(pf.convert(input, { passes: [] }), (e) => e.code === 'OPTION_INVALID' && e.where.pointer === '/passes');
+    await assert.rejects(pf.convert(input, { foo: 1 }), (e) => e.code === 'OPTION_INVALID' && /foo/.test(e.message));
+  }
+  await assert.rejects(pf.convertToFile(missing, join(work, 'x.pte'), { memoryPlanning: 'fastest' }),
+    (e) => e.code === 'OPTION_INVALID' && e.where.pointer === '/memoryPlanning');
+  // Good options: the input's own error.
+  await assert.rejects(pf.convert(missing, { memoryPlanning: 'naive' }), (e) => e.code === 'IO_ERROR');
+});

@@ -614,19 +614,32 @@ export class Core {
    * assembles `chunks` (Uint8Array pieces and {source, offset, length}
    * ranges of `sources`) into the .pte, then closes the sources.
    */
-  convertChunks(input, options = {}, method = 'convert') {
+  /**
+   * Checks convert's options as the core reads them (names, values, an
+   * unknown option), without any input: the async methods call it before a
+   * .pt2 is read, as the CLI refuses a bad flag first. Returns
+   * {name, onProgress, swapValues, rest}. Errors: OPTION_INVALID.
+   */
+  checkConvertOptions(options = {}) {
     this.requireFeature('convert', 'convert()');
     const { name, onProgress, swaps, ...rest } = checkObject(options ?? undefined, 'options');
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new PteforgeError('OPTION_INVALID', 'options.onProgress must be a function', { pointer: '/onProgress' });
     }
-    // Everything about the options is checked before any input is opened
-    // (an error then leaves no file descriptor open).
     // A swap given as null or undefined is not given, as for any option.
     const swapValues = Object.entries(checkObject(swaps ?? undefined, 'options.swaps', '/swaps'))
       .filter(([, value]) => value !== undefined && value !== null);
-    optionsJson(rest);
+    const json = optionsJson(rest);
     for (const [fqn] of swapValues) requireUnicode(fqn, 'a module name in options.swaps', { pointer: `/swaps/${pointerToken(fqn)}` });
+    const checked = this.#call((m) => (typeof m._checkConvertOptions === 'function' ? m._checkConvertOptions(json) : { ok: true }));
+    if (!checked.ok) throw fromErrorJson(checked.error);
+    return { name, onProgress, swapValues, rest };
+  }
+
+  convertChunks(input, options = {}, method = 'convert') {
+    // Everything about the options is checked before any input is opened
+    // (an error then leaves no file descriptor open).
+    const { name, onProgress, swapValues, rest } = this.checkConvertOptions(options);
     const sources = [];
     const description = this.openInput(input, name, sources, { method });
     // No prototype: a module named "__proto__" is an own key like any other.

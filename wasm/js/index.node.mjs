@@ -437,7 +437,7 @@ export async function createPteforge(options = {}) {
           closeSources(sources);
         }
       };
-      return { convertToFileSync, convertToFile: lift(convertToFileSync, 2) };
+      return { convertToFileSync, convertToFile: lift(convertToFileSync, 2, { check: (o) => core.checkConvertOptions(o) }) };
     },
   };
   const core = new Core(env);

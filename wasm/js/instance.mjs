@@ -60,11 +60,12 @@ export function makeConverter(core, env) {
   // when the call ends, whatever happens. `optionsAt` is the index of the
   // options argument (convertToFile(input, path, options)); `zip: false`
   // (decodePte) reads the input as plain bytes.
-  const lift = (sync, optionsAt = 1, { zip = true } = {}) => async (...args) => {
+  const lift = (sync, optionsAt = 1, { zip = true, check } = {}) => async (...args) => {
     await core.ready();
     const opened = [];
     try {
       args[optionsAt] = snapshotOptions(args[optionsAt]);
+      check?.(args[optionsAt]);  // bad options are refused before the input is read
       args[0] = await core.prepareInput(args[0], optionName(args[optionsAt]), { zip, opened });
       if (zip) args[optionsAt] = await prepareOptions(args[optionsAt], opened);
       // Another call may have failed and dropped the instance while this one
@@ -97,7 +98,7 @@ export function makeConverter(core, env) {
     get info() {
       return core.info;
     },
-    convert: lift(convertSync),
+    convert: lift(convertSync, 1, { check: (o) => core.checkConvertOptions(o) }),
     inspect: lift(inspectSync),
     listModules: lift(listModulesSync),
     decodePte: lift(decodePteSync, 1, { zip: false }),

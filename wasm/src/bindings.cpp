@@ -244,6 +244,14 @@ void report_progress(const val& progress, const char* stage, double done, double
   progress(std::string(stage), done, total);
 }
 
+/// Checks convert's options JSON as convert reads them, without an input:
+/// {ok} or {ok: false, error} (the async API refuses bad options first).
+val check_convert_options(std::string options_json) {
+  auto request = parse_convert_options(options_json);
+  if (!request.ok()) return error_result(request.error());
+  return ok_result();
+}
+
 /// convert: options as parse_convert_options reads them. Returns {ok, chunks,
 /// metadata, report[, program]} (chunks_to_js; the rest as JSON text).
 val convert(std::string input_json, val read, val inflate, std::string options_json, val progress) {
@@ -315,6 +323,7 @@ EMSCRIPTEN_BINDINGS(pteforge) {
   emscripten::function("_layout", &layout);
   emscripten::function("_inspect", &inspect);
   emscripten::function("_convert", &convert);
+  emscripten::function("_checkConvertOptions", &check_convert_options);
   emscripten::function("_listPasses", &list_passes);
   emscripten::function("_listModules", &list_modules);
 }
