@@ -2,6 +2,7 @@
 // from torch-export-format.md §9.2).
 #include "ir/sym_expr.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -49,8 +50,8 @@ class Parser {
     // A long text is cut: the message names the offset, and an input of
     // megabytes must not be echoed whole.
     constexpr size_t kShown = 200;
-    size_t head = 120;  // cut at a UTF-8 character boundary
-    while (head > 0 && (static_cast<unsigned char>(s_[head]) & 0xC0) == 0x80) --head;
+    size_t head = std::min<size_t>(120, s_.size());  // cut at a UTF-8 character boundary (long texts only)
+    while (s_.size() > kShown && head > 0 && (static_cast<unsigned char>(s_[head]) & 0xC0) == 0x80) --head;
     const std::string quoted = s_.size() <= kShown ? "\"" + std::string(s_) + "\""
                                                    : "\"" + std::string(s_.substr(0, head)) + "...\" (" +
                                                          std::to_string(s_.size()) + " bytes)";

@@ -124,6 +124,10 @@ TEST_CASE("sym_expr: 40 levels of parentheses or calls parse, 41 are nested too 
         "cannot parse symbolic expression \"" + std::string(120, '(') +
             "...\" (602 bytes): expression nested too deeply (more than 40 levels of parentheses or "
             "calls) at offset 42");
+  // The cut never splits a UTF-8 character (é is two bytes, at 119 and 120).
+  const std::string accented = std::string(119, '(') + "\xC3\xA9" + std::string(200, 'x');
+  CHECK(parse_sym_expr(accented).error().message.rfind(
+            "cannot parse symbolic expression \"" + std::string(119, '(') + "...\" (321 bytes)", 0) == 0);
   // Unary chains (one call per level) stop at the same budget.
   CHECK(parse_sym_expr(std::string(80, '-') + "s0").ok());
   CHECK_FALSE(parse_sym_expr(std::string(81, '-') + "s0").ok());
