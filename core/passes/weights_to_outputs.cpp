@@ -64,11 +64,13 @@ class WeightsToOutputs final : public Pass {
           "it flags are planned as mutable memory only when spec_prop and memory_planning see the flag");
     }
 
-    std::vector<std::string> weights;
+    std::vector<std::string> weights, weight_fqns;  // placeholder names and their FQNs
     for (const ir::InputSpec& in : sig.input_specs) {
       if (in.kind != ir::InputKind::Parameter || !grad_targets.count(in.target)) continue;
       std::string_view name = in.name();
-      if (!name.empty()) weights.emplace_back(name);
+      if (name.empty()) continue;
+      weights.emplace_back(name);
+      weight_fqns.push_back(in.target);
     }
 
     // The outputs are replaced once (one add_output per weight re-registered
@@ -86,7 +88,7 @@ class WeightsToOutputs final : public Pass {
       sig.output_specs.push_back(std::move(spec));
     }
     graph.set_outputs(std::move(outputs));
-    warn_runtime_pairing(sig, weights, ctx);
+    warn_runtime_pairing(sig, weight_fqns, ctx);
     state.weights_appended = true;
     ctx.stat("weights_appended", static_cast<int64_t>(weights.size()));
 
@@ -102,7 +104,7 @@ class WeightsToOutputs final : public Pass {
   /// metadata is computed over the output specs (seed 001), so programs that
   /// break these assumptions get a .pte exactly like ExecuTorch's, whose
   /// training runtime then pairs the wrong tensors: warned here.
-  static void warn_runtime_pairing(const ir::GraphSignature& sig, const std::vector<std::string>& weights,
+  static void warn_runtime_pairing(const ir::GraphSignature& sig, const std::vector<std::string>& weight_fqns,
                                    PassContext& ctx) {
     size_t mutations = 0, first_gradient = sig.output_specs.size();
     std::vector<std::string> gradient_fqns;
@@ -132,11 +134,6 @@ class WeightsToOutputs final : public Pass {
                "names and tensors would not match");
     }
     // The parameters are appended in placeholder order; the names follow the gradients' order.
-    std::vector<std::string> weight_fqns;
-    for (const std::string& w : weights) {
-      const int k = sig.find_input(w);
-      if (k >= 0) weight_fqns.push_back(sig.input_specs[static_cast<size_t>(k)].target);
-    }
     if (weight_fqns.size() == gradient_fqns.size() && weight_fqns != gradient_fqns) {
       ctx.warn(
           "the gradient outputs of this joint method are not in the order of its parameters: " + runtime +

@@ -8,9 +8,7 @@
 namespace pteforge::passes::module_swap {
 namespace {
 
-std::string range_text(const ir::RangeConstraint* r) {
-  auto lo = r ? r->lower() : std::nullopt;
-  auto hi = r ? r->upper() : std::nullopt;
+std::string range_text(std::optional<int64_t> lo, std::optional<int64_t> hi) {
   // Appended piece by piece: "[" + std::string&& gives a false -Wrestrict from GCC 12 at -O2.
   std::string out = "[";
   out += lo ? std::to_string(*lo) : std::string("-inf");
@@ -18,6 +16,10 @@ std::string range_text(const ir::RangeConstraint* r) {
   out += hi ? std::to_string(*hi) : std::string("inf");
   out += "]";
   return out;
+}
+
+std::string range_text(const ir::RangeConstraint* r) {
+  return range_text(r ? r->lower() : std::nullopt, r ? r->upper() : std::nullopt);
 }
 
 std::optional<ir::SymNode> parse(const ir::SymInt& s) {
@@ -75,11 +77,8 @@ std::optional<std::string> SymBinding::bind(const std::string& symbol, const ir:
       const bool lo_ok = !rr->lower() || (r.has_lower() && r.lo >= *rr->lower());
       const bool hi_ok = !rr->upper() || (r.has_upper() && r.hi <= *rr->upper());
       if (!lo_ok || !hi_ok) {
-        std::string range = "[";
-        range += r.has_lower() ? std::to_string(r.lo) : std::string("-inf");
-        range += ", ";
-        range += r.has_upper() ? std::to_string(r.hi) : std::string("inf");
-        range += "]";
+        const std::string range = range_text(r.has_lower() ? std::optional<int64_t>(r.lo) : std::nullopt,
+                                             r.has_upper() ? std::optional<int64_t>(r.hi) : std::nullopt);
         return "the program's size " + display(outer) + " ranges over " + range + ", not within the range " +
                range_text(rr) + " of the replacement's symbol " + symbol;
       }
