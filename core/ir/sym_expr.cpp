@@ -530,19 +530,19 @@ void collect(const SymNode& e, std::vector<std::string>& out) {
   for (const auto& a : e.args) collect(a, out);
 }
 
-int64_t floor_div(int64_t a, int64_t b) {
+}  // namespace
+
+int64_t python_floor_div(int64_t a, int64_t b) {
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
 
-int64_t py_mod(int64_t a, int64_t b) {
+int64_t python_mod(int64_t a, int64_t b) {
   int64_t r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
-
-}  // namespace
 
 Result<SymNode> parse_sym_expr(std::string_view text) {
   Parser p(text);
@@ -671,19 +671,19 @@ std::optional<int64_t> evaluate_sym_expr(const SymNode& e,
       if ((f == "FloorDiv" || f == "CleanDiv" || f == "IntTrueDiv") && two()) {
         if (v[1] == 0 || (v[0] == INT64_MIN && v[1] == -1)) return std::nullopt;
         if (f != "FloorDiv" && v[0] % v[1] != 0) return std::nullopt;
-        return floor_div(v[0], v[1]);
+        return python_floor_div(v[0], v[1]);
       }
       if (f == "CeilDiv" && two()) {
         if (v[1] == 0 || (v[0] == INT64_MIN && v[1] == -1)) return std::nullopt;
-        return -floor_div(-v[0], v[1]);
+        return -python_floor_div(-v[0], v[1]);
       }
       if ((f == "Mod" || f == "PythonMod") && two()) {
         if (v[1] == 0 || (v[0] == INT64_MIN && v[1] == -1)) return std::nullopt;
-        return py_mod(v[0], v[1]);
+        return python_mod(v[0], v[1]);
       }
       if (f == "ModularIndexing" && v.size() == 3) {
         if (v[1] == 0 || v[2] == 0) return std::nullopt;
-        return py_mod(floor_div(v[0], v[1]), v[2]);
+        return python_mod(python_floor_div(v[0], v[1]), v[2]);
       }
       if ((f == "Max" || f == "Min") && !v.empty()) {
         int64_t r = v[0];

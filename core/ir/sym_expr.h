@@ -57,6 +57,12 @@ std::string display_sym_expr(std::string_view text);
 /// size is static.
 std::optional<int64_t> integer_literal(std::string_view text);
 
+/// Python's floor division a // b (rounds toward negative infinity).
+/// b != 0, and not INT64_MIN // -1 (the callers exclude both).
+int64_t python_floor_div(int64_t a, int64_t b);
+/// Python's a % b: the remainder takes the sign of the divisor. Same domain as python_floor_div.
+int64_t python_mod(int64_t a, int64_t b);
+
 /// Free symbol names in first-appearance order, without duplicates.
 std::vector<std::string> free_symbols(const SymNode& e);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/exported_program.h"
+#include "ir/sym_expr.h"
 
 namespace pteforge::passes {
 namespace {
@@ -40,12 +41,6 @@ int64_t ext_mul(int64_t a, int64_t b) {
   return r;
 }
 
-int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
 /// floor(a / b) for b != 0 with infinities.
 int64_t ext_floordiv(int64_t a, int64_t b) {
   if (is_inf(b)) {
@@ -55,7 +50,7 @@ int64_t ext_floordiv(int64_t a, int64_t b) {
     return s < 0 ? -1 : 0;
   }
   if (is_inf(a)) return sign(a) * sign(b) > 0 ? kPosInf : kNegInf;
-  return floor_div(a, b);
+  return ir::python_floor_div(a, b);
 }
 
 I from_corners(const std::array<int64_t, 4>& c) {
@@ -74,8 +69,9 @@ I mul(const I& a, const I& b) {
 /// holding the rational one.
 I scale(const I& a, int64_t num, int64_t den) {
   const I p = mul(a, I::point(num));
-  auto down = [den](int64_t v) { return is_inf(v) ? v : floor_div(v, den); };
-  auto up = [den](int64_t v) { return is_inf(v) ? v : -floor_div(-v, den); };  // v > INT64_MIN here
+  auto down = [den](int64_t v) { return is_inf(v) ? v : ir::python_floor_div(v, den); };
+  // v > INT64_MIN here, so -v is defined.
+  auto up = [den](int64_t v) { return is_inf(v) ? v : -ir::python_floor_div(-v, den); };
   return {down(p.lo), up(p.hi)};
 }
 
@@ -241,7 +237,7 @@ SymInterval bound_sym_expr(const ir::SymNode& e, const SymbolRange& ranges) {
       return I::point(e.num != 0 ? 1 : 0);
     case Op::Rational: {
       if (e.den == 0) return I::unbounded();
-      int64_t f = floor_div(e.num, e.den);
+      int64_t f = ir::python_floor_div(e.num, e.den);
       return {f, e.num % e.den == 0 ? f : f + 1};
     }
     case Op::Float:

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/sym_expr.h"
 #include "passes/decompositions/args.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/edge_utils.h"
@@ -296,9 +297,7 @@ class ShapeChecker {
           v[1].value() != 0 && !(v[0].value() == std::numeric_limits<int64_t>::min() && v[1].value() == -1)) {
         // Python's floor division and modulo (the sign of the divisor).
         const int64_t a = v[0].value(), b = v[1].value();
-        int64_t q = a / b;
-        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-        expected = decomp::SymPoly(f == "floordiv" ? q : a - q * b);
+        expected = decomp::SymPoly(f == "floordiv" ? ir::python_floor_div(a, b) : ir::python_mod(a, b));
       }
     }
     if (!expected || decomp::same_sizes({*declared}, {*expected}, symbols_)) return Status::Ok();

@@ -1,7 +1,9 @@
 // sympy expression parsing, display and evaluation (§9.2).
+#include "ir/sym_expr.h"
+
 #include <doctest/doctest.h>
 
-#include "ir/sym_expr.h"
+#include <cstdint>
 
 using namespace pteforge;
 using namespace pteforge::ir;
@@ -69,6 +71,22 @@ TEST_CASE("sym_expr: evaluation with Python integer semantics") {
   CHECK_FALSE(eval("FloorDiv(s0, Integer(0))").has_value());  // division by zero
   CHECK_FALSE(eval("Mul(Integer(9223372036854775807), s0)").has_value());  // overflow
   CHECK_FALSE(eval("Float('1.5', precision=53)").has_value());
+}
+
+TEST_CASE("sym_expr: python_floor_div and python_mod round as Python does") {
+  // Each sign combination, exact and inexact quotients.
+  CHECK(python_floor_div(7, 2) == 3);
+  CHECK(python_floor_div(-7, 2) == -4);
+  CHECK(python_floor_div(7, -2) == -4);
+  CHECK(python_floor_div(-7, -2) == 3);
+  CHECK(python_floor_div(-8, 2) == -4);
+  CHECK(python_mod(7, 3) == 1);
+  CHECK(python_mod(-7, 3) == 2);
+  CHECK(python_mod(7, -3) == -2);
+  CHECK(python_mod(-7, -3) == -1);
+  CHECK(python_mod(-9, 3) == 0);
+  CHECK(python_floor_div(INT64_MIN, 2) == INT64_MIN / 2);
+  CHECK(python_mod(INT64_MIN, 3) == 1);  // -9223372036854775808 % 3 in Python
 }
 
 TEST_CASE("sym_expr: free symbols in first-appearance order") {
