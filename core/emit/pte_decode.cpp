@@ -21,6 +21,12 @@ constexpr uint64_t kMaxProgramSize = FLATBUFFERS_MAX_BUFFER_SIZE - 1;
 // Verifier limits: deep enough for any program, bounded for hostile input.
 constexpr flatbuffers::uoffset_t kMaxDepth = 64;
 constexpr flatbuffers::uoffset_t kMaxTables = 100'000'000;
+// Expansion budget of decoding: vector items and string bytes copied, per
+// byte of the program, plus a constant allowance. The converter's writer
+// shares identical tables, so a reference (4 bytes) may repeat a small
+// table's items; 16 per byte leaves room for that.
+constexpr uint64_t kItemsPerByte = 16;
+constexpr uint64_t kItemAllowance = 1 << 20;
 
 /// The most tables a program of `size` bytes can hold without sharing one
 /// table between references: each takes at least 4 bytes and is reached by
@@ -128,7 +134,22 @@ class Decoder {
           fault ? std::optional<uint64_t>(fault->byte_offset) : std::nullopt, pointer);
     }
     const fb::Program* p = fb::GetProgram(buf);
+    // Without shared tables a program holds fewer items than bytes; a file
+    // whose tables are referenced over and over (a few hundred KB naming one
+    // 5,000-entry table 5,000 times) would expand to gigabytes. No
+    // serializer shares that much: refuse it before the memory is spent.
+    item_budget_ = kItemsPerByte * info.program_size + kItemAllowance;
+    decoded_items_ = 0;
+    over_budget_ = false;
     PTEFORGE_TRY(convert_program(*p, out.program));
+    if (over_budget_) {
+      return invalid("the program's tables are shared so often that decoding its " +
+                         std::to_string(info.program_size) + " bytes would copy more than " +
+                         std::to_string(item_budget_) + " vector items and string bytes (at most " +
+                         std::to_string(kItemsPerByte) +
+                         " per byte of the program); no serializer writes such a file",
+                     std::nullopt);
+    }
     PTEFORGE_TRY(check_segments(out.program, info));
     if (options_.check_load) out.load_check = check_method_load(*p);
     return out;
@@ -290,7 +311,17 @@ class Decoder {
     return Status::Ok();
   }
 
-  static std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+  /// Charges `n` decoded items (vector elements, string bytes) to the
+  /// expansion budget; false once it is spent (then nothing more is copied).
+  bool charge(uint64_t n) const {
+    decoded_items_ += n;
+    if (decoded_items_ > item_budget_) over_budget_ = true;
+    return !over_budget_;
+  }
+
+  std::string str(const flatbuffers::String* s) const {
+    return s && charge(s->size()) ? s->str() : std::string();
+  }
 
   /// The items of a scalar vector. Each is copied out byte-wise: the
   /// verifier checks only the 4-byte alignment of a vector's length field, so
@@ -298,10 +329,10 @@ class Decoder {
   /// vector may sit off their alignment, where reading them in place is
   /// undefined behaviour (found by fuzzing under UBSan).
   template <typename T, typename F>
-  static std::vector<T> vec(const flatbuffers::Vector<F>* v) {
+  std::vector<T> vec(const flatbuffers::Vector<F>* v) const {
     static_assert(std::is_arithmetic_v<F>, "scalar vectors only");
     std::vector<T> out;
-    if (!v) return out;
+    if (!v || !charge(v->size())) return out;
     out.reserve(v->size());
     const uint8_t* data = v->Data();
     for (flatbuffers::uoffset_t i = 0; i < v->size(); ++i) {
@@ -312,7 +343,7 @@ class Decoder {
     return out;
   }
 
-  static Tensor convert_tensor(const fb::Tensor& t) {
+  Tensor convert_tensor(const fb::Tensor& t) const {
     Tensor out;
     out.scalar_type = static_cast<ir::ScalarType>(t.scalar_type());
     out.storage_offset = t.storage_offset();
@@ -329,7 +360,7 @@ class Decoder {
     if (const auto* e = t.extra_tensor_info()) {
       ExtraTensorInfo x;
       x.mutable_data_segments_idx = e->mutable_data_segments_idx();
-      if (e->fully_qualified_name()) x.fully_qualified_name = e->fully_qualified_name()->str();
+      x.fully_qualified_name = str(e->fully_qualified_name());
       x.location = static_cast<TensorDataLocation>(e->location());
       x.device_type = static_cast<DeviceType>(e->device_type());
       x.device_index = e->device_index();
@@ -362,7 +393,7 @@ class Decoder {
         return EValue{DoubleList{vec<double>(v->val_as_DoubleList()->items())}};
       case fb::KernelTypes::BoolList: {
         BoolList l;
-        if (const auto* items = v->val_as_BoolList()->items()) {
+        if (const auto* items = v->val_as_BoolList()->items(); items && charge(items->size())) {
           for (flatbuffers::uoffset_t i = 0; i < items->size(); ++i) l.items.push_back(items->Get(i) != 0);
         }
         return EValue{std::move(l)};
@@ -506,7 +537,7 @@ class Decoder {
     return out;
   }
 
-  static SubsegmentOffsets convert_sub(const fb::SubsegmentOffsets& s) {
+  SubsegmentOffsets convert_sub(const fb::SubsegmentOffsets& s) const {
     return SubsegmentOffsets{s.segment_index(), vec<uint64_t>(s.offsets())};
   }
 
@@ -559,6 +590,10 @@ class Decoder {
   }
 
   const DecodeOptions& options_;
+  /// Vector items and string bytes decode() may copy (set per file), and the count so far.
+  mutable uint64_t item_budget_ = 0;
+  mutable uint64_t decoded_items_ = 0;
+  mutable bool over_budget_ = false;
 };
 
 }  // namespace

@@ -709,6 +709,42 @@ TEST_CASE("shared tables that would expand without bound are refused, quickly") 
       "too deeply");
 }
 
+TEST_CASE("a tensor table shared by many values cannot make decoding copy gigabytes") {
+  // 2,000 values naming one Tensor whose sizes and dim_order have 8,000
+  // entries each: a 48 KB file that would decode to 32 million items.
+  namespace fb = executorch_flatbuffer;
+  auto build = [](int values, int items) {
+    flatbuffers::FlatBufferBuilder fbb;
+    std::vector<int32_t> sizes(static_cast<size_t>(items), 1);
+    std::vector<uint8_t> dim_order(static_cast<size_t>(items), 0);
+    auto tensor = fb::CreateTensorDirect(fbb, fb::ScalarType::FLOAT, 0, &sizes, &dim_order);
+    auto ev = fb::CreateEValue(fbb, fb::KernelTypes::Tensor, tensor.Union());
+    std::vector<flatbuffers::Offset<fb::EValue>> vals(static_cast<size_t>(values), ev);
+    auto plan = fb::CreateExecutionPlanDirect(fbb, "forward", 0, &vals);
+    std::vector<flatbuffers::Offset<fb::ExecutionPlan>> plans{plan};
+    auto plan_vec = fbb.CreateVector(plans);
+    fb::ProgramBuilder pb(fbb);
+    pb.add_execution_plan(plan_vec);
+    fb::FinishProgramBuffer(fbb, pb.Finish());
+    return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+  };
+  const std::string bytes = build(2000, 8000);
+  auto r = decode_pte(bytes);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::PTE_INVALID);
+  const uint64_t budget = 16 * uint64_t{bytes.size()} + (1 << 20);
+  CHECK(r.error().message == "the program's tables are shared so often that decoding its " +
+                                 std::to_string(bytes.size()) + " bytes would copy more than " +
+                                 std::to_string(budget) +
+                                 " vector items and string bytes (at most 16 per byte of the program); no "
+                                 "serializer writes such a file");
+  // Sharing within the budget decodes: 300 values of one 300-entry tensor.
+  auto small = decode_pte(build(300, 300));
+  REQUIRE_MESSAGE(small.ok(), small.error().to_string());
+  REQUIRE(small->program.execution_plan[0].values.size() == 300);
+  CHECK(std::get<Tensor>(small->program.execution_plan[0].values[299].val).sizes.size() == 300);
+}
+
 namespace {
 
 /// `program` (a flatbuffer without a header) behind a 32-byte extended header
