@@ -25,6 +25,8 @@
 //  * any other aten op is UNSUPPORTED_OPERATOR naming the node and the op,
 //    with the advice to call ep.run_decompositions() before
 //    torch.export.save, or to open an issue.
+//  * afterwards, nodes whose results are unused and that have no side
+//    effects are removed (eliminate_dead_code), as the re-trace drops them.
 // Every created node inherits the origin and metadata of the node it
 // replaces (Node::inherit_from): nn_module_stack, stack_trace and the
 // debug-handle ancestry ExecuTorch derives from from_node.
@@ -630,7 +632,13 @@ class Decompose final : public Pass {
 
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
     Engine engine(ep, ctx);
-    return engine.run();
+    PTEFORGE_ASSIGN_OR_RETURN(bool changed, engine.run());
+    // run_decompositions re-traces the program, and the trace drops nodes
+    // whose results nothing uses (aot_dispatch's graph.eliminate_dead_code):
+    // so remove_unused_parameters, next in to_edge, sees parameters that only
+    // dead nodes read as unused.
+    PTEFORGE_ASSIGN_OR_RETURN(bool removed, run_dead_code_elimination(ep, ctx));
+    return changed || removed;
   }
 };
 

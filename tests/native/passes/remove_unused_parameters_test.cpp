@@ -8,6 +8,7 @@ using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::ProgramBuilder;
 using pteforge::testing::run_pass;
+using pteforge::testing::run_passes;
 
 namespace {
 
@@ -92,4 +93,34 @@ TEST_CASE("remove_unused_parameters: every parameter used, no change") {
   REQUIRE(run.status.ok());
   CHECK_FALSE(run.changed());
   CHECK(print_exported_program(ep) == before);
+}
+
+TEST_CASE("remove_unused_parameters after decompose: a parameter read only by dead nodes goes") {
+  // to_edge's run_decompositions re-traces the program and drops dead nodes,
+  // so a parameter that only they read is unused when remove_unused_parameters runs.
+  ProgramBuilder b;
+  auto w = b.parameter("p_w", "w", ScalarType::Float, {2});
+  auto dead_w = b.parameter("p_dead", "dead", ScalarType::Float, {2});
+  auto x = b.input("x", ScalarType::Float, {2});
+  auto y = b.call("aten.mul.Tensor", {arg_tensor(x), arg_tensor(w)}, {ScalarType::Float, {2}});
+  auto d1 = b.call("aten.add.Tensor", {arg_tensor(x), arg_tensor(dead_w)}, {ScalarType::Float, {2}});
+  b.call("aten.neg.default", {arg_tensor(d1)}, {ScalarType::Float, {2}});
+  b.output(y);
+  ExportedProgram ep = b.build();
+  bind(ep, "p_w", InputKind::Parameter);
+  bind(ep, "p_dead", InputKind::Parameter);
+
+  auto run = run_passes(ep, {"decompose", "remove_unused_parameters"});
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(run.report.passes[0].stats.at("nodes_removed") == 2);
+  CHECK(run.report.passes[1].stats.at("parameters_removed") == 1);
+  CHECK(print_exported_program(ep) ==
+        "# input parameter %p_w <- w\n"
+        "# input user_input %x\n"
+        "# output user_output %mul\n"
+        "graph(%p_w, %x):\n"
+        "  %mul = aten.mul.Tensor(%x, %p_w)\n"
+        "  return (%mul)\n");
+  REQUIRE(ep.state.tensors.size() == 1);
+  CHECK(ep.state.tensors[0].placeholder == "p_w");
 }
