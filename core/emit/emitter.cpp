@@ -66,10 +66,8 @@ Status MethodEmitter::add_instruction(Instruction ins, const ir::Node* from_node
     return Status::Ok();
   }
   // ExecuTorch records the node's original debug handle for each kernel call (§3.15).
-  std::optional<int64_t> handle;
   auto it = state_.debug_handles.find(from_node);
-  if (it != state_.debug_handles.end()) handle = it->second;
-  debug_.debug_handles.emplace_back(index, handle);
+  if (it != state_.debug_handles.end()) debug_.debug_handles.emplace_back(index, it->second);
   if (options_.emit_stacktrace) {
     stacktrace_.push_back(stacktrace_to_frames(from_node->metadata().stack_trace_text()));
     if (stacktrace_.size() != instructions.size()) {
@@ -566,13 +564,15 @@ std::vector<ir::Argument> user_outputs(const ir::ExportedProgram& ep) {
 }
 
 FrameList stacktrace_to_frames(std::string_view text) {
-  std::vector<std::string_view> lines;
+  // Lines, each with whether a '\n' ends it (the last one may lack it).
+  std::vector<std::pair<std::string_view, bool>> lines;
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    if (end == text.size()) break;
+    const bool terminated = end != std::string_view::npos;
+    if (!terminated) end = text.size();
+    lines.emplace_back(text.substr(start, end - start), terminated);
+    if (!terminated) break;
     start = end + 1;
   }
   auto strip = [](std::string_view s) {
@@ -581,33 +581,42 @@ FrameList stacktrace_to_frames(std::string_view text) {
     size_t e = s.find_last_not_of(" \t\r");
     return s.substr(b, e - b + 1);
   };
-  // `File "<file>", line <n>, in <name>`
-  auto parse = [&](std::string_view line, Frame& f) {
-    std::string_view s = strip(line);
+  // ExecuTorch's pattern, File "(.*?)", line (\d+), in (.*?)\n: found
+  // anywhere in a line that a newline ends; the file name is the shortest
+  // text that lets the rest match, the name everything up to the newline.
+  auto parse = [](std::string_view line, bool terminated, Frame& f) {
+    if (!terminated) return false;
     constexpr std::string_view kFile = "File \"";
-    if (s.substr(0, kFile.size()) != kFile) return false;
-    size_t q = s.find("\", line ", kFile.size());
-    if (q == std::string_view::npos) return false;
-    size_t num = q + 8;
-    size_t comma = s.find(", in ", num);
-    if (comma == std::string_view::npos || comma == num) return false;
-    int64_t lineno = 0;
-    for (size_t i = num; i < comma; ++i) {
-      if (s[i] < '0' || s[i] > '9' || lineno > 100000000) return false;
-      lineno = lineno * 10 + (s[i] - '0');
+    constexpr std::string_view kLine = "\", line ";
+    constexpr std::string_view kIn = ", in ";
+    for (size_t at = line.find(kFile); at != std::string_view::npos; at = line.find(kFile, at + 1)) {
+      const size_t name_start = at + kFile.size();
+      for (size_t q = line.find(kLine, name_start); q != std::string_view::npos;
+           q = line.find(kLine, q + 1)) {
+        size_t num = q + kLine.size(), digits_end = num;
+        while (digits_end < line.size() && line[digits_end] >= '0' && line[digits_end] <= '9') ++digits_end;
+        if (digits_end == num || line.substr(digits_end, kIn.size()) != kIn) continue;
+        int64_t lineno = 0;
+        for (size_t i = num; i < digits_end; ++i) {
+          if (lineno > 100000000) return false;  // past the schema's int32 lineno
+          lineno = lineno * 10 + (line[i] - '0');
+        }
+        f.filename = std::string(line.substr(name_start, q - name_start));
+        f.lineno = static_cast<int32_t>(lineno);
+        f.name = std::string(line.substr(digits_end + kIn.size()));
+        return true;
+      }
     }
-    f.filename = std::string(s.substr(kFile.size(), q - kFile.size()));
-    f.lineno = static_cast<int32_t>(lineno);
-    f.name = std::string(s.substr(comma + 5));
-    return true;
+    return false;
   };
   FrameList out;
   for (size_t i = 0; i < lines.size(); ++i) {
     Frame f;
-    if (!parse(lines[i], f)) continue;
+    if (!parse(lines[i].first, lines[i].second, f)) continue;
     if (i + 1 < lines.size()) {
       Frame next;
-      if (!parse(lines[i + 1], next)) f.context = std::string(strip(lines[i + 1]));
+      if (!parse(lines[i + 1].first, lines[i + 1].second, next))
+        f.context = std::string(strip(lines[i + 1].first));
     }
     out.items.push_back(std::move(f));
   }

@@ -79,9 +79,11 @@ struct PlannedTensorInfo {
 
 /// What the emitter records besides the plan (§3.15).
 struct MethodDebugInfo {
-  /// Instruction index → the node's debug handle (nullopt when it has none),
-  /// for every KernelCall made from a graph node, in instruction order.
-  std::vector<std::pair<int32_t, std::optional<int64_t>>> debug_handles;
+  /// Instruction index → the node's debug handle, for every KernelCall made
+  /// from a graph node that has one, in instruction order (ExecuTorch's
+  /// _add_debug_handle records nothing for a node without a handle, e.g. the
+  /// copy_ that insert_write_back_for_buffers adds).
+  std::vector<std::pair<int32_t, int64_t>> debug_handles;
   /// Planned Tensor values in value order (views not included: they share their base's memory).
   std::vector<PlannedTensorInfo> planned;
   /// Constant values that were re-laid out (made contiguous) while emitting.
@@ -117,9 +119,11 @@ std::vector<ir::Argument> user_outputs(const ir::ExportedProgram& ep);
 Result<EmittedMethod> emit_method(const MethodInput& method, const std::vector<ir::Argument>& outputs,
                                   ProgramState& program, const EmitOptions& options = {});
 
-/// Frames of a Python stack trace (§3.15): each line
-/// `File "<file>", line <n>, in <name>` gives a Frame, whose context is the
-/// next line stripped (when it is not itself a frame line).
+/// Frames of a Python stack trace (§3.15): each newline-terminated line
+/// holding `File "<file>", line <n>, in <name>` gives a Frame (ExecuTorch's
+/// _stacktrace_to_framelist pattern: the name is the rest of the line, as
+/// it is), whose context is the next line stripped (when it is not itself a
+/// frame line; ExecuTorch takes every second line instead, README).
 FrameList stacktrace_to_frames(std::string_view stack_trace);
 
 }  // namespace pteforge::emit

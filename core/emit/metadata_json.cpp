@@ -115,11 +115,7 @@ void write_method(Writer& w, const PlanFacts& plan, const MethodDebugInfo* debug
   if (debug) {
     for (const auto& [instruction, handle] : debug->debug_handles) {
       w.Key(std::to_string(instruction).c_str());
-      if (handle) {
-        w.Int64(*handle);
-      } else {
-        w.Null();
-      }
+      w.Int64(handle);
     }
   }
   w.EndObject();

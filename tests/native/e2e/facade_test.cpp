@@ -310,3 +310,24 @@ TEST_CASE(
                                           "__et_training_gradients_index_alpha", "__et_training_fqn_alpha",
                                           "__et_training_parameters_index_alpha"});
 }
+
+TEST_CASE("façade: the debug-handle map leaves out instructions whose node has no debug handle") {
+  // buffer_running_sum: add, mul, then the copy_ that writes the buffer back
+  // (inserted after generate_debug_handles, so it has none). ExecuTorch's
+  // _add_debug_handle records only nodes with a handle.
+  std::string pt2 = read_bytes("fixtures/corpus/buffer_running_sum/buffer_running_sum.pt2");
+  REQUIRE(!pt2.empty());
+  auto r = convert_bytes(pt2);
+  REQUIRE_MESSAGE(r.ok(), r.error().to_string());
+  rapidjson::Document md;
+  REQUIRE(!md.Parse(r->metadata_json.c_str()).HasParseError());
+  const rapidjson::Value& map = md["methods"][0]["debug_handle_map"];
+  std::string text;
+  for (auto it = map.MemberBegin(); it != map.MemberEnd(); ++it) {
+    text += std::string(it->name.GetString()) + "=" + std::to_string(it->value.GetInt64()) + " ";
+  }
+  CHECK(text == "0=1 1=2 2=2 ");
+  auto decoded = decode_pte(bytes_of(*r));
+  REQUIRE(decoded.ok());
+  CHECK(decoded->find("aten::copy_(") != std::string::npos);  // the instruction is there, only unmapped
+}

@@ -138,7 +138,7 @@ TEST_CASE("emitter: x + 1.0 lowered by hand gives arduino_add_model.pte's plan e
   CHECK(program.constants.entries()[1] == emit::Chunk::from_bytes(f32_bytes({1.0f})));
   CHECK(program.mutable_data.size() == 1);
   REQUIRE(r->debug.debug_handles.size() == 1);
-  CHECK(r->debug.debug_handles[0] == std::make_pair(int32_t{0}, std::optional<int64_t>(1)));
+  CHECK(r->debug.debug_handles[0] == std::make_pair(int32_t{0}, int64_t{1}));
   REQUIRE(r->debug.planned.size() == 2);
   CHECK(r->debug.planned[0].value == 1);
   CHECK(r->debug.planned[0].names == std::vector<std::string>{"x"});
@@ -749,6 +749,13 @@ TEST_CASE("emitter: stack traces become frames, a trace per kernel call with --e
   CHECK(f.items[1] == emit::Frame{"/m/lib.py", 3, "helper", ""});
   CHECK(f.items[2] == emit::Frame{"/m/lib.py", 9, "inner", "y = f(x)"});
   CHECK(emit::stacktrace_to_frames("").items.empty());
+  // As ExecuTorch's pattern File "(.*?)", line (\d+), in (.*?)\n: a frame line
+  // needs its newline, the name is kept as written, the match may start
+  // anywhere in the line, and the file name is the shortest that fits.
+  CHECK(emit::stacktrace_to_frames("  File \"a.py\", line 3, in forward").items.empty());
+  f = emit::stacktrace_to_frames("x File \"a\", line z\", line 3, in f  \n");
+  REQUIRE(f.items.size() == 1);
+  CHECK(f.items[0] == emit::Frame{"a\", line z", 3, "f  ", ""});
   // Python 3.11 marker lines between frames: each frame keeps its own source
   // line (ExecuTorch's emitter would take every second line; README).
   f = emit::stacktrace_to_frames(
