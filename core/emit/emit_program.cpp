@@ -95,6 +95,12 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
     spec = ir::treespec_node("builtins.dict", serde::python_json_string(keys), std::move(children));
     return Status::Ok();
   }
+  if (v.IsNull()) {
+    // torch's pytree flattens None to no leaves under a NoneType node: a
+    // getter returning None is a plan with no values and no outputs.
+    spec = ir::treespec_node("builtins.NoneType", "\"null\"", {});
+    return Status::Ok();
+  }
   spec = ir::treespec_leaf();
   if (v.IsBool()) {
     values.push_back(EValue{Bool{v.GetBool()}});
@@ -106,11 +112,8 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
     values.push_back(EValue{Double{v.GetDouble()}});
   } else if (v.IsString()) {
     values.push_back(EValue{String{std::string(v.GetString(), v.GetStringLength())}});
-  } else {
-    return option_error(method,
-                        "null" + place() +
-                            " is not a constant value (use an int, float, bool or string, or lists and "
-                            "objects of them)");
+  } else {  // not reached: every other JSON value is handled above
+    return option_error(method, "unsupported JSON value" + place());
   }
   return Status::Ok();
 }

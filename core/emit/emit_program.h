@@ -37,8 +37,9 @@ struct ConstantMethod {
 /// Parses a JSON value into a constant method (§3.14): a number (integer →
 /// Int, else Double), true/false (Bool), a string (String), or a list / object
 /// of these (flattened in order; lists become builtins.list, objects
-/// builtins.dict with the keys as context, as torch's pytree does).
-/// Errors: OPTION_INVALID (not JSON, null, an integer outside int64, nesting
+/// builtins.dict with the keys as context, null a builtins.NoneType node with
+/// no leaves, as torch's pytree does).
+/// Errors: OPTION_INVALID (not JSON, an integer outside int64, nesting
 /// deeper than 64), naming the method.
 Result<ConstantMethod> parse_constant_method(std::string name, std::string_view json);
 

@@ -95,7 +95,7 @@ expect_fail() {  # expect_fail CODE ARGS...
   test ! -e "$work/bad.pte"
   test -z "$(ls "$work" | grep '^bad\.pte\.')"
 }
-expect_fail OPTION_INVALID "$fx/ref_add" --constant-method get_x=null
+expect_fail OPTION_INVALID "$fx/ref_add" --constant-method get_x=nul
 # A .pte given to convert is named as one.
 expect_fail ARCHIVE_INVALID "$ref/add.pte"
 grep -qx "ARCHIVE_INVALID: \"$ref/add.pte\" is a .pte (an ExecuTorch program), not a .pt2 archive or a program JSON; decode reads it (entry=$ref/add.pte)" "$work/err.txt"

@@ -111,7 +111,7 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
   CHECK((*all)[0].name == "get_a");
   CHECK((*all)[1].values == std::vector<emit::EValue>{{emit::Double{0.25}}});
 
-  for (const char* bad : {"get_x", "=1", "get_x=", "get_x=null", "get_x=tiny", "get_x=[1, null]",
+  for (const char* bad : {"get_x", "=1", "get_x=", "get_x=tiny", "get_x=[1, nul]",
                           "get_x=18446744073709551615", "get_x=\"a\xFFz\"", "get_\xC0x=1"}) {
     CAPTURE(bad);
     auto r = emit::parse_constant_method_option(bad);
@@ -144,7 +144,9 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
   CHECK(emit::parse_constant_methods("{\"a\": [1,").error().where.pointer == "/constantMethods");
   CHECK(emit::parse_constant_methods("{\"get_a\": 99999999999999999999}").error().where.pointer ==
         "/constantMethods");
-  CHECK(emit::parse_constant_methods("{\"get/a\": null}").error().where.pointer == "/constantMethods/get~1a");
+  const std::string too_deep = std::string(65, '[') + "1" + std::string(65, ']');
+  CHECK(emit::parse_constant_methods("{\"get/a\": " + too_deep + "}").error().where.pointer ==
+        "/constantMethods/get~1a");
   // NaN and infinities are read (ExecuTorch's prim getters may return them).
   REQUIRE(emit::parse_constant_methods("{\"get_a\": NaN, \"get_b\": -Infinity}").ok());
   // A byte order mark (RapidJSON alone would skip it) is named, in an option and in the map.
@@ -203,14 +205,20 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
   CHECK(emit::parse_constant_methods("{\"get_a\": " + many + "], \"get_b\": [1]}").error().message ==
         "constant method 'get_b': more than 100000 values, lists and objects (constant methods return a few "
         "values, e.g. get_eos_ids=[2,3])");
-  CHECK(emit::parse_constant_method_option("get_x=null").error().message ==
-        "constant method 'get_x': null is not a constant value (use an int, float, bool or string, or lists "
-        "and "
-        "objects of them)");
-  // Deeper, the error names the place inside the value (a JSON pointer; "/" in a key is ~1).
-  CHECK(emit::parse_constant_method_option("get_x=[1,{\"a/b\":[null]}]").error().message ==
-        "constant method 'get_x': null at /1/a~1b/0 is not a constant value (use an int, float, bool or "
-        "string, or lists and objects of them)");
+  // None flattens to no leaves under a NoneType node (torch's pytree), at the
+  // top (a plan with no values and no outputs) or inside a list or object.
+  emit::ConstantMethod none = parse_ok("get_x=null");
+  CHECK(none.values.empty());
+  CHECK(serde::format_treespec(none.spec) ==
+        R"([1, {"type": "builtins.NoneType", "context": "null", "children_spec": []}])");
+  emit::ConstantMethod inner = parse_ok("get_x=[1,{\"a/b\":[null]}]");
+  CHECK(inner.values == std::vector<emit::EValue>{{emit::Int{1}}});
+  CHECK(
+      serde::format_treespec(inner.spec) ==
+      R"([1, {"type": "builtins.list", "context": "null", "children_spec": [{"type": null, "context": null, )"
+      R"("children_spec": []}, {"type": "builtins.dict", "context": "[\"a/b\"]", "children_spec": [{"type": )"
+      R"("builtins.list", "context": "null", "children_spec": [{"type": "builtins.NoneType", "context": )"
+      R"("null", "children_spec": []}]}]}]}])");
   // A key given twice keeps its first place and its last value (Python's json.loads).
   emit::ConstantMethod d = parse_ok("get_d={\"a\": 1, \"b\": [2], \"a\": true}");
   CHECK(d.values == std::vector<emit::EValue>{{emit::Bool{true}}, {emit::Int{2}}});
