@@ -1,6 +1,10 @@
 // TreeSpec parsing and formatting (see treespec_json.h).
 #include "serde/treespec_json.h"
 
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "serde/json_cursor.h"
 #include "serde/py_json_writer.h"
 
@@ -13,6 +17,28 @@ Error spec_error(const JsonDocument& doc, const rapidjson::Value& v, const std::
   std::string p = doc.pointer_of(&v);
   return make_error(ErrorCode::INPUT_SCHEMA,
                     "invalid treespec: " + what + " (at " + (p.empty() ? std::string("/") : p) + " inside the text)");
+}
+
+/// Container types whose context torch's pytree writes with json.dumps and
+/// reads with json.loads (the default to_dumpable_context /
+/// from_dumpable_context): dict keys, None for lists and tuples.
+bool has_json_context(std::string_view type) {
+  return type == "builtins.dict" || type == "builtins.list" || type == "builtins.tuple" ||
+         type == "builtins.NoneType" || type == "collections.OrderedDict";
+}
+
+/// JSON text `text` re-written as Python's json.dumps writes it (", "
+/// separators, \uXXXX escapes), or nullopt when it is not JSON. A spec read
+/// back by treespec_loads and written by treespec_dumps (ExecuTorch's
+/// create_container_str) holds its contexts in this form, whatever the file had.
+std::optional<std::string> python_style_json(std::string_view text) {
+  rapidjson::Document inner;
+  inner.Parse<rapidjson::kParseFullPrecisionFlag>(text.data(), text.size());
+  if (inner.HasParseError()) return std::nullopt;
+  std::string out;
+  PyJsonWriter w(out);
+  if (!write_json_value(w, inner, kMaxDepth).ok()) return std::nullopt;
+  return out;
 }
 
 Result<ir::TreeSpecNode> read_node(const JsonDocument& doc, const rapidjson::Value& v, int depth) {
@@ -36,6 +62,12 @@ Result<ir::TreeSpecNode> read_node(const JsonDocument& doc, const rapidjson::Val
     Status st = write_json_value(w, context->value, kMaxDepth);
     if (!st.ok()) return spec_error(doc, context->value, st.error().message);
     node.context = std::move(text);
+    if (node.type && has_json_context(*node.type) && context->value.IsString()) {
+      if (std::optional<std::string> inner = python_style_json(
+              std::string_view(context->value.GetString(), context->value.GetStringLength()))) {
+        node.context = python_json_string(*inner);
+      }
+    }
   }
   if (!children->value.IsArray()) return spec_error(doc, children->value, "\"children_spec\" must be an array");
   for (const auto& c : children->value.GetArray()) {

@@ -199,6 +199,24 @@ TEST_CASE("treespec: parsed and written back exactly as PyTorch writes it") {
   auto o = parse_treespec(other);
   REQUIRE(o.ok());
   CHECK(format_treespec(*o) == other);
+  // A dict's keys (JSON inside the context string) are written as json.dumps
+  // writes them after treespec_loads: ", " separators, non-ASCII as \uXXXX.
+  auto keys = parse_treespec(
+      R"([1, {"type": "builtins.dict", "context": "[\"a\",\"\u00e9\",3]", "children_spec": [{"type": null, "context": null, "children_spec": []}, {"type": null, "context": null, "children_spec": []}, {"type": null, "context": null, "children_spec": []}]}])");
+  REQUIRE(keys.ok());
+  CHECK(keys->root.context == R"("[\"a\", \"\\u00e9\", 3]")");
+  // A raw é (UTF-8) in the keys text, and a list's compact "null".
+  auto raw = parse_treespec(
+      "[1, {\"type\": \"builtins.dict\", \"context\": \"[\\\"\xC3\xA9\\\"]\", "
+      "\"children_spec\": [{\"type\": \"builtins.list\", \"context\": \" null\", "
+      "\"children_spec\": []}]}]");
+  REQUIRE(raw.ok());
+  CHECK(raw->root.context == R"("[\"\\u00e9\"]")");
+  CHECK(raw->root.children[0].context == R"("null")");
+  // Text that is not JSON, in a type torch reads with json.loads, stays as it was.
+  auto odd = parse_treespec(R"([1, {"type": "builtins.dict", "context": "[a", "children_spec": []}])");
+  REQUIRE(odd.ok());
+  CHECK(odd->root.context == R"("[a")");
 }
 
 TEST_CASE("treespec: malformed text") {
