@@ -151,7 +151,10 @@ int main(int argc, char** argv) {
     const int code = action ? action() : 2;
     return code == 0 ? stdout_written() : code;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "INTERNAL: out of memory: the conversion needs more memory than the system gave it\n");
+    std::fprintf(
+        stderr,
+        "OUT_OF_MEMORY: the command needed more memory than the system gave it; free some memory, or "
+        "run it on a machine with more\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "INTERNAL: %s (please report this with the input)\n", pteforge::control_escaped(e.what()).c_str());
   }

@@ -5,6 +5,8 @@
 //    a File converts to a Blob byte-identical to the native CLI's .pte,
 //    progress arrives, decodePte/inspect print what the CLI prints, errors
 //    arrive as PteforgeError (code, where) and the converter keeps working;
+//  - out of WebAssembly memory (a Chromium whose V8 gives an instance at most
+//    64 MiB): OUT_OF_MEMORY arrives from the worker, which replaced its instance;
 //  - a user's own module worker: the package runs there directly
 //    (FileReaderSync range reads, convert → Blob; convertSync refuses a .pt2,
 //    which zip.js reads asynchronously);
@@ -69,6 +71,21 @@ window.cases = {
     catch (e) { return { code: e.code, message: e.message, notes: e.notes }; }
     finally { await pf.close(); }
   },
+  async outOfMemory(url) {
+    const pf = await createPteforge();
+    const pte = new Uint8Array(62 * 2 ** 20);
+    pte.set([0, 0, 0, 0, 0x45, 0x54, 0x31, 0x32]);  // root offset 0, identifier "ET12"
+    const out = {};
+    try {
+      await pf.decodePte(pte);
+    } catch (e) {
+      out.error = { isPteforgeError: e instanceof PteforgeError, code: e.code, message: e.message, where: e.where, notes: e.notes };
+    }
+    out.next = await pf.decodePte(new Uint8Array(await (await fetch(url)).arrayBuffer()), { format: 'summary' });
+    out.memory = await pf.wasmMemoryBytes();
+    await pf.close();
+    return out;
+  },
   userWorker(url, name, json) {
     return new Promise((resolve, reject) => {
       const w = new Worker('/user-worker.mjs', { type: 'module' });
@@ -121,6 +138,17 @@ function under(dir, rel) {
   return file.startsWith(dir + sep) ? file : null;
 }
 
+/** A headless Chromium; `args` are added to the usual flags. */
+async function launch(args = []) {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', ...args],
+  });
+}
+
 before(async () => {
   if (SKIP) return;
   work = mkdtempSync(join(tmpdir(), 'pteforge-browser-'));
@@ -147,13 +175,7 @@ before(async () => {
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   origin = `http://127.0.0.1:${server.address().port}`;
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launch();
   const context = await browser.newContext();
   context.on('request', (r) => requests.push(r.url()));
   page = await context.newPage();
@@ -205,6 +227,31 @@ test('main thread: convert a File through the internal worker, byte-identical to
   assert.equal(out.trapIsPromise, true);
   assert.equal(out.trap, 'OPTION_INVALID: options could not be read: TypeError: no keys');
   assert.equal(out.closed, 'INTERNAL', 'calls after close() reject');
+});
+
+test('main thread: running out of WebAssembly memory in the worker is OUT_OF_MEMORY, and the converter works after it', { skip: SKIP, timeout: 120_000 }, async () => {
+  // A browser whose engine gives a WebAssembly instance at most 64 MiB (V8's
+  // --wasm-max-mem-pages, as a device short of memory would), and a .pte whose
+  // 62 MiB program decodePte must copy into the worker's instance, which
+  // holds its initial 16 MiB (tests/node/out_of_memory.test.mjs does the same in Node).
+  const small = await launch(['--js-flags=--wasm-max-mem-pages=1024']);
+  try {
+    const p = await small.newPage();
+    await p.goto(`${origin}/`);
+    await p.waitForFunction(() => window.ready === true);
+    const out = await p.evaluate((u) => window.cases.outOfMemory(u), '/repo/data/reference/pte/add.pte');
+    assert.deepEqual(out.error, {
+      isPteforgeError: true, code: 'OUT_OF_MEMORY', where: {}, notes: [],
+      message: 'the converter ran out of WebAssembly memory: it held 16 MiB and could not get 62 MiB more (WebAssembly memory ' +
+        'is limited to 4095.9 MiB here, less where the engine gives less, and to under 2 GiB in one block); use a smaller ' +
+        'model, or the native pteforge CLI, which has no such limit',
+    });
+    // The worker replaced its instance: the same converter answers, from a fresh 16 MiB.
+    assert.equal(out.next, runCli(['decode', 'tests/data/reference/pte/add.pte']).stdout.toString());
+    assert.equal(out.memory, 16 * 2 ** 20);
+  } finally {
+    await small.close();
+  }
 });
 
 test('a user\'s module worker runs the core directly (FileReaderSync; *Sync for JSON, convert for a .pt2)', { skip: SKIP, timeout: 120_000 }, async () => {

@@ -11,7 +11,7 @@
 // FileReaderSync exists; a .pt2, whose zip directory zip.js reads and whose
 // deflated entries it inflates, zip.mjs) and reload a poisoned instance.
 
-import { PteforgeError, fromErrorJson, internalError, optionAt, readCallerValue } from './errors.mjs';
+import { PteforgeError, fromErrorJson, internalError, optionAt, outOfMemoryError, readCallerValue } from './errors.mjs';
 import { parseJson } from './json.mjs';
 import { BytesSource, asBytes, isBlob } from './sources.mjs';
 import { MAX_INFLATE_ENTRY, TOO_BIG, ZipInput, readZip, sniffZip } from './zip.mjs';
@@ -316,7 +316,8 @@ export class Core {
    * Runs `fn(module)`. A PteforgeError passes through; anything else (an
    * abort or trap: RuntimeError, a JS error escaping a callback) poisons the
    * instance, which is dropped and reloaded before the next async call, and
-   * surfaces as PteforgeError INTERNAL.
+   * surfaces as PteforgeError INTERNAL, or OUT_OF_MEMORY when the module
+   * marked the abort as a failed allocation (wasm/src/out_of_memory.cpp).
    */
   #call(fn) {
     const m = this.#module;
@@ -328,7 +329,15 @@ export class Core {
     } catch (e) {
       if (e instanceof PteforgeError) throw e;
       this.#module = null;
-      const error = this.#withPrinted(internalError(`the pteforge core failed (${e?.name ?? 'Error'}: ${e?.message ?? e}); the instance was reset, please report this with the input`, e));
+      const oom = m.pteforgeOutOfMemory;
+      let error;
+      if (oom) {
+        // What the module printed is its "Aborted()": no news after this message.
+        this.#env.stderr?.splice(0);
+        error = outOfMemoryError({ requested: oom.requested, limit: oom.limit, held: m.HEAPU8.length }, e);
+      } else {
+        error = this.#withPrinted(internalError(`the pteforge core failed (${e?.name ?? 'Error'}: ${e?.message ?? e}); the instance was reset, please report this with the input`, e));
+      }
       this.ready().catch(() => {});
       throw error;
     }

@@ -69,6 +69,26 @@ export function internalError(message, cause) {
   return new PteforgeError('INTERNAL', message, {}, [], cause);
 }
 
+/** A size in words: "N MiB" (one decimal where it has a fraction) from 1 MiB up, else "N bytes". */
+function sizeText(bytes) {
+  const MiB = 2 ** 20;
+  return bytes >= MiB ? `${Number((bytes / MiB).toFixed(1))} MiB` : `${bytes} bytes`;
+}
+
+/**
+ * The OUT_OF_MEMORY error of a module that ran out of WebAssembly memory
+ * (wasm/src/out_of_memory.cpp marks it, then aborts): `requested` is the
+ * allocation that failed (0: not known), `limit` the module's maximum memory
+ * (emscripten_get_heap_max), `held` the memory it held then (HEAPU8.length);
+ * `cause` is the abort.
+ */
+export function outOfMemoryError({ requested, limit, held }, cause) {
+  const more = requested > 0 ? `${sizeText(requested)} more` : 'more';
+  return new PteforgeError('OUT_OF_MEMORY',
+    `the converter ran out of WebAssembly memory: it held ${sizeText(held)} and could not get ${more} (WebAssembly memory is limited to ${sizeText(limit)} here, less where the engine gives less, and to under 2 GiB in one block); use a smaller model, or the native pteforge CLI, which has no such limit`,
+    {}, [], cause);
+}
+
 /**
  * The `where` of an options error: its JSON pointer, none for '' (the options
  * as a whole, or a value that is no option, such as input.name).

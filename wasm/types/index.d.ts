@@ -29,7 +29,8 @@ export type ErrorCode =
   | 'MODULE_SWAP'
   | 'EMIT_LIMIT'
   | 'PTE_INVALID'
-  | 'INTERNAL';
+  | 'INTERNAL'
+  | 'OUT_OF_MEMORY';
 
 /** Where in the input an error points. Every key is optional. */
 export interface ErrorLocation {
@@ -52,8 +53,10 @@ export interface ErrorLocation {
 /**
  * The one error pteforge throws or rejects with. Bad input never aborts the
  * module: it becomes a PteforgeError and the converter stays usable. An
- * internal failure (a bug) is code "INTERNAL"; the WASM instance is then
- * replaced before the next call.
+ * internal failure (a bug) is code "INTERNAL"; a conversion that needs more
+ * WebAssembly memory than the instance can get (4 GiB at most, less than
+ * 2 GiB in one block) is code "OUT_OF_MEMORY". After either, the WASM
+ * instance is replaced before the next call.
  */
 export declare class PteforgeError extends Error {
   constructor(code: ErrorCode, message: string, where?: ErrorLocation, notes?: string[], cause?: unknown);
