@@ -15,14 +15,18 @@ constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 std::atomic<const char*> g_paths[kSlots];
 
 extern "C" void remove_registered_and_reraise(int sig) {
-  for (auto& slot : g_paths) {
-    if (const char* p = slot.load()) ::unlink(p);
-  }
+  remove_registered_paths();
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
 
 }  // namespace
+
+void remove_registered_paths() {
+  for (auto& slot : g_paths) {
+    if (const char* p = slot.load()) ::unlink(p);
+  }
+}
 
 RemoveOnInterrupt::RemoveOnInterrupt(const std::string& path) : path_(path) {
   for (int i = 0; i < kSlots; ++i) {

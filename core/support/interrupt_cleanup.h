@@ -47,6 +47,10 @@ class DeferInterrupts {
   sigset_t previous_;
 };
 
+/// Removes every registered path now (unlink(2) only: async-signal-safe and
+/// allocation-free, so a handler for a failed allocation may call it).
+void remove_registered_paths();
+
 /// Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove every
 /// registered path and then end the process by the same signal (default
 /// action re-raised, so the exit status is what the shell expects, e.g. 130).

@@ -11,6 +11,7 @@
 # WebAssembly) the test is skipped (77). The option names and the output
 # format are those of Debian 12's mimalloc 2.0.9 (later versions rename
 # options).
+# An allocation that fails is one OUT_OF_MEMORY line and exit status 1.
 # Usage: allocator.sh <pteforge binary> <source dir>
 set -euo pipefail
 bin="$1"
@@ -40,4 +41,19 @@ mimalloc: option 'allow_decommit': 1" MIMALLOC_LARGE_OS_PAGES=0 MIMALLOC_ALLOW_D
 check "mimalloc: option 'large_os_pages': 0
 mimalloc: option 'eager_commit_delay': 0
 mimalloc: option 'allow_decommit': 0" mimalloc_large_os_pages=0
+# An allocation that fails ends the run with one OUT_OF_MEMORY line and exit
+# status 1 (mimalloc's error hook), not an abort: decode must read this sparse
+# 1 GiB file whole, and the address space is capped at 400 MB.
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+truncate -s 1G "$work/big.pte"
+printf '\000\000\000\000ET12' | dd of="$work/big.pte" conv=notrunc status=none
+set +e
+(ulimit -v 400000 && exec "$bin" decode "$work/big.pte") >"$work/out.txt" 2>"$work/err.txt"
+rc=$?
+set -e
+[[ $rc == 1 ]] || { echo "out of memory: exit status $rc, expected 1" >&2; cat "$work/err.txt" >&2; exit 1; }
+want="OUT_OF_MEMORY: the command needed more memory than the system gave it; free some memory, or run it on a machine with more"
+[[ "$(cat "$work/err.txt")" == "$want" ]] || { echo "out of memory: stderr was:" >&2; cat "$work/err.txt" >&2; exit 1; }
+[[ ! -s "$work/out.txt" ]] || { echo "out of memory: something was printed" >&2; exit 1; }
 echo "ok"
