@@ -65,6 +65,21 @@ bool is_dense(const ir::ConstantRef& c) {
   return (contiguous || channels_last) && !zero_stride && !c.make_contiguous;
 }
 
+/// OUT_OF_MEMORY unless `bytes` can be held in one block of memory here: a
+/// std::vector's max_size, which is under 2 GiB in WebAssembly (wasm32),
+/// where a larger size would otherwise wrap around in size_t.
+Status check_in_memory(const ir::ConstantRef& c, uint64_t bytes, const char* what) {
+  const uint64_t limit = std::vector<uint8_t>().max_size();
+  if (bytes <= limit) return Status::Ok();
+  Location where;
+  where.node = c.placeholder;
+  return make_error(ErrorCode::OUT_OF_MEMORY,
+                    "constant '" + c.fqn + "': " + what + " needs " + std::to_string(bytes) +
+                        " bytes in memory at once, more than this build can hold in one block (" +
+                        std::to_string(limit) + " bytes)",
+                    where);
+}
+
 }  // namespace
 
 std::string payload_source(const ir::PayloadStorage& s, std::string_view weights_prefix,
@@ -106,6 +121,7 @@ Result<ConstantBytes> constant_bytes(const ir::ConstantRef& c, const ir::StateBi
   const bool dense = is_dense(c);
 
   if (nbytes == 0 || c.zero_filled) {
+    if (c.zero_filled) PTEFORGE_TRY(check_in_memory(c, nbytes, "its zero-filled data"));
     out.data = Chunk::zeros(c.zero_filled ? nbytes : 0);
     out.dim_order = dense && nbytes != 0 ? passes::dim_order_from_strides(c.strides) : identity_order(rank);
     return out;
@@ -123,6 +139,8 @@ Result<ConstantBytes> constant_bytes(const ir::ConstantRef& c, const ir::StateBi
   if ((last + 1) * ir::element_size(c.dtype) > c.byte_length) {
     return payload_error(c, "its strides reach past the " + std::to_string(c.byte_length) + " bytes bound to it");
   }
+  PTEFORGE_TRY(check_in_memory(c, nbytes, "making it contiguous"));
+  PTEFORGE_TRY(check_in_memory(c, c.byte_length, "reading the strided view"));
   std::vector<uint8_t> span(static_cast<size_t>(c.byte_length));
   if (!reader) {
     Location where;

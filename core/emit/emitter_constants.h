@@ -47,7 +47,9 @@ struct ConstantBytes {
 /// The stored bytes of constant `c` of `state`. `source_of` names payload
 /// storages; `reader` reads them (only for a re-layout).
 /// Errors: PAYLOAD_INVALID when inline data has the wrong size or a stride is
-/// negative; IO_ERROR / the reader's errors while re-laying out.
+/// negative; OUT_OF_MEMORY when zero-filled data or a re-layout needs more
+/// bytes in one block than the build can hold (under 2 GiB in WebAssembly);
+/// IO_ERROR / the reader's errors while re-laying out.
 Result<ConstantBytes> constant_bytes(const ir::ConstantRef& c, const ir::StateBinding& state,
                                      const PayloadSourceFn& source_of, const RangeReader& reader);
 

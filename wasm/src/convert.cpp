@@ -101,9 +101,16 @@ Result<val> chunks_to_js(const std::vector<emit::Chunk>& chunks, const JsInput& 
   // table of four numbers per chunk (api.mjs chunksFromTable).
   std::vector<uint8_t> bytes;
   std::vector<double> table;
-  size_t owned = 0;
+  uint64_t owned = 0;
   for (const emit::Chunk& chunk : chunks) owned += chunk.is_bytes() ? chunk.bytes().size() : 0;
-  bytes.reserve(owned);  // one allocation instead of a copy per growth step
+  if (owned > bytes.max_size()) {  // reserve would abort: wasm32 blocks stay under 2 GiB
+    return make_error(ErrorCode::OUT_OF_MEMORY,
+                      "the .pte's own bytes (all but the weights it references) are " +
+                          std::to_string(owned) +
+                          " bytes, more than WebAssembly memory holds in one block (" +
+                          std::to_string(bytes.max_size()) + " bytes); use the native pteforge CLI");
+  }
+  bytes.reserve(static_cast<size_t>(owned));  // one allocation instead of a copy per growth step
   size_t run_start = 0;  // first byte of the owned run being gathered
   auto flush = [&] {
     if (bytes.size() > run_start) {

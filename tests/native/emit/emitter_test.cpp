@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "emit/emitter_constants.h"
 #include "emit/pte_decode.h"
 #include "emitter_test_util.h"
 #include "pte_test_util.h"
@@ -830,4 +831,47 @@ TEST_CASE("emitter: a view of a constant shares its data entry, without an instr
         "4: Int 1\n");
   CHECK(describe_instructions(plan) == "aten::add.out(%1, %2, %4, %3, %3)\n");
   CHECK(program.constants.size() == 2);
+}
+
+TEST_CASE(
+    "emitter: constant data too large for one block of memory is OUT_OF_MEMORY before anything is "
+    "allocated") {
+  // 2^63 bytes of int8: past std::vector's max_size on a 64-bit build too
+  // (on wasm32 the bound is under 2 GiB, where the size would wrap in size_t).
+  ir::StateBinding state;
+  state.storages.push_back(ir::PayloadStorage{ir::PayloadStore::Weights, "weight_0", 0, ""});
+  ir::ConstantRef c;
+  c.fqn = "big";
+  c.placeholder = "p_big";
+  c.dtype = ScalarType::Char;
+  c.sizes = {int64_t{1} << 62, 2};
+  c.strides = {2, 1};
+  c.zero_filled = true;
+  auto source_of = [](const ir::PayloadStorage& s) { return s.path_name; };
+  bool read = false;
+  emit::RangeReader reader = [&read](const emit::InputRange&, uint8_t*) {
+    read = true;
+    return Status::Ok();
+  };
+  auto zeros = emit::constant_bytes(c, state, source_of, reader);
+  REQUIRE_FALSE(zeros.ok());
+  CHECK(zeros.error().code == ErrorCode::OUT_OF_MEMORY);
+  const std::string limit = std::to_string(std::vector<uint8_t>().max_size());
+  CHECK(zeros.error().message ==
+        "constant 'big': its zero-filled data needs 9223372036854775808 bytes in memory at "
+        "once, more than this build can hold in one block (" +
+            limit + " bytes)");
+  CHECK(zeros.error().where.node == "p_big");
+  // A strided view (stride 0 on the second dim) that must be made contiguous.
+  c.zero_filled = false;
+  c.strides = {1, 0};
+  c.byte_length = uint64_t{1} << 62;
+  auto relaid = emit::constant_bytes(c, state, source_of, reader);
+  REQUIRE_FALSE(relaid.ok());
+  CHECK(relaid.error().code == ErrorCode::OUT_OF_MEMORY);
+  CHECK(relaid.error().message ==
+        "constant 'big': making it contiguous needs 9223372036854775808 bytes in memory "
+        "at once, more than this build can hold in one block (" +
+            limit + " bytes)");
+  CHECK_FALSE(read);
 }
