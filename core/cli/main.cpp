@@ -21,6 +21,16 @@
 #include <mimalloc.h>
 #endif
 
+namespace {
+
+/// The line the CLI prints when an allocation fails, from mimalloc's error
+/// hook or from a std::bad_alloc (builds without mimalloc).
+constexpr char kOutOfMemoryLine[] =
+    "OUT_OF_MEMORY: the command needed more memory than the system gave it; free some memory, or run it on a "
+    "machine with more\n";
+
+}  // namespace
+
 #ifdef PTEFORGE_WITH_MIMALLOC
 namespace {
 
@@ -32,6 +42,21 @@ bool env_has(char** envp, const char* name) {
     if (strncasecmp(*e, name, n) == 0 && (*e)[n] == '=') return true;
   }
   return false;
+}
+
+/// mimalloc's error hook: an allocation that fails (ENOMEM, or EOVERFLOW for
+/// a size past what it can map) ends the run with one OUT_OF_MEMORY line and
+/// exit status 1, after removing the temporary outputs, as an interrupt
+/// does. Debian's mimalloc is built as C: its operator new sees no new
+/// handler (a weak stub shadows libstdc++'s) and would abort() with the
+/// temporary files left behind. Other errors (a double free, a bad pointer)
+/// keep mimalloc's default handling. Allocates nothing.
+void on_mimalloc_error(int err, void*) {
+  if (err != ENOMEM && err != EOVERFLOW) return;
+  pteforge::remove_registered_paths();
+  [[maybe_unused]] const ssize_t written =
+      ::write(STDERR_FILENO, kOutOfMemoryLine, sizeof kOutOfMemoryLine - 1);
+  ::_exit(1);
 }
 
 /// mimalloc's options for a short-lived process that fills tens to hundreds
@@ -56,23 +81,6 @@ bool env_has(char** envp, const char* name) {
 ///   100k-node convert took ~29,300 faults instead of ~37,500 and 2.9 s
 ///   instead of 3.2 (medians of 4 alternating runs), for ~3.5 MB more peak
 ///   memory at 10k nodes.
-/// mimalloc's error hook: an allocation that fails (ENOMEM, or EOVERFLOW for
-/// a size past what it can map) ends the run with one OUT_OF_MEMORY line and
-/// exit status 1, after removing the temporary outputs, as an interrupt
-/// does. Debian's mimalloc is built as C: its operator new sees no new
-/// handler (a weak stub shadows libstdc++'s) and would abort() with the
-/// temporary files left behind. Other errors (a double free, a bad pointer)
-/// keep mimalloc's default handling. Allocates nothing.
-void on_mimalloc_error(int err, void*) {
-  if (err != ENOMEM && err != EOVERFLOW) return;
-  pteforge::remove_registered_paths();
-  static constexpr char kMessage[] =
-      "OUT_OF_MEMORY: the command needed more memory than the system gave it; free some memory, or run it "
-      "on a machine with more\n";
-  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
-  ::_exit(1);
-}
-
 void configure_mimalloc(int, char**, char** envp) {
   mi_register_error(&on_mimalloc_error, nullptr);
   if (!env_has(envp, "MIMALLOC_ALLOW_DECOMMIT")) mi_option_disable(mi_option_allow_decommit);
@@ -171,10 +179,7 @@ int main(int argc, char** argv) {
     const int code = action ? action() : 2;
     return code == 0 ? stdout_written() : code;
   } catch (const std::bad_alloc&) {
-    std::fprintf(
-        stderr,
-        "OUT_OF_MEMORY: the command needed more memory than the system gave it; free some memory, or "
-        "run it on a machine with more\n");
+    std::fputs(kOutOfMemoryLine, stderr);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "INTERNAL: %s (please report this with the input)\n", pteforge::control_escaped(e.what()).c_str());
   }

@@ -24,10 +24,15 @@ ir::TensorMeta meta_of(const ir::ConstantRef& c) {
   return m;
 }
 
-Error payload_error(const ir::ConstantRef& c, const std::string& what) {
+/// `code` "constant '<fqn>': <what>", located at the constant's placeholder.
+Error constant_error(ErrorCode code, const ir::ConstantRef& c, const std::string& what) {
   Location where;
   where.node = c.placeholder;
-  return make_error(ErrorCode::PAYLOAD_INVALID, "constant '" + c.fqn + "': " + what, where);
+  return make_error(code, "constant '" + c.fqn + "': " + what, where);
+}
+
+Error payload_error(const ir::ConstantRef& c, const std::string& what) {
+  return constant_error(ErrorCode::PAYLOAD_INVALID, c, what);
 }
 
 /// Copies the elements of a strided view, in row-major order, out of `src`
@@ -71,13 +76,10 @@ bool is_dense(const ir::ConstantRef& c) {
 Status check_in_memory(const ir::ConstantRef& c, uint64_t bytes, const char* what) {
   const uint64_t limit = std::vector<uint8_t>().max_size();
   if (bytes <= limit) return Status::Ok();
-  Location where;
-  where.node = c.placeholder;
-  return make_error(ErrorCode::OUT_OF_MEMORY,
-                    "constant '" + c.fqn + "': " + what + " needs " + std::to_string(bytes) +
-                        " bytes in memory at once, more than this build can hold in one block (" +
-                        std::to_string(limit) + " bytes)",
-                    where);
+  return constant_error(ErrorCode::OUT_OF_MEMORY, c,
+                        std::string(what) + " needs " + std::to_string(bytes) +
+                            " bytes in memory at once, more than this build can hold in one block (" +
+                            std::to_string(limit) + " bytes)");
 }
 
 }  // namespace
