@@ -116,8 +116,13 @@ Result<EndRecords> read_end_records(ByteSource& source) {
   // A record that does not end the file is most often that of a zip stored
   // inside a truncated archive (a .pt2's sample inputs are one): the message
   // leads with that, then says what it failed on.
+  // The offsets such a record holds count from the inner zip's start, not
+  // this file's: the error then points at the record itself.
   auto invalid = [&](std::string message, std::optional<std::string> entry, std::optional<uint64_t> offset) {
-    if (trailing > 0) message = "the zip archive is probably truncated: " + message;
+    if (trailing > 0) {
+      message = "the zip archive is probably truncated: " + message;
+      offset = end_pos;
+    }
     Error e = serde::invalid(std::move(message), std::move(entry), offset);
     if (trailing > 0) {
       e.notes.push_back("the last end-of-central-directory record (at byte " + std::to_string(end_pos) +
@@ -135,7 +140,19 @@ Result<EndRecords> read_end_records(ByteSource& source) {
   out.cd_size = c.u32();
   out.cd_offset = c.u32();
   out.cd_limit = end_pos;
-  bool multi_disk = disk != 0 || cd_disk != 0 || disk_entries != out.entry_count;
+  bool multi_disk = disk != 0 || cd_disk != 0;
+  // On a single disk the entries on this disk are all the entries; a record
+  // that says otherwise is corrupt (checked once the ZIP64 record, which
+  // supersedes it, has been read).
+  auto counts_disagree = [&](const char* record, uint64_t on_disk, uint64_t total, uint64_t at) {
+    return invalid(std::string("the ") + record + " is corrupt: it counts " + std::to_string(on_disk) +
+                       " entries on this disk but " + std::to_string(total) +
+                       " in all (a single-disk archive has the same count twice)",
+                   std::nullopt, at);
+  };
+  std::optional<Error> count_error;
+  if (disk_entries != out.entry_count)
+    count_error = counts_disagree("end-of-central-directory record", disk_entries, out.entry_count, end_pos);
 
   bool has_locator = false;
   if (end_pos >= kZip64LocatorSize) {
@@ -167,7 +184,13 @@ Result<EndRecords> read_end_records(ByteSource& source) {
       out.cd_size = r.u64();
       out.cd_offset = r.u64();
       out.cd_limit = z64_offset;
-      if (z_disk != 0 || z_cd_disk != 0 || z_disk_entries != out.entry_count) multi_disk = true;
+      if (z_disk != 0 || z_cd_disk != 0) multi_disk = true;
+      // The ZIP64 record's counts supersede the classic record's (0xffff there when too large).
+      count_error.reset();
+      if (z_disk_entries != out.entry_count) {
+        count_error = counts_disagree("ZIP64 end-of-central-directory record", z_disk_entries,
+                                      out.entry_count, z64_offset);
+      }
     }
   }
   if (!has_locator &&
@@ -176,7 +199,8 @@ Result<EndRecords> read_end_records(ByteSource& source) {
                    "locator is missing",
                    std::nullopt, end_pos);
   }
-  if (multi_disk) return invalid("multi-disk (split) zip archives are not supported", std::nullopt, std::nullopt);
+  if (multi_disk) return invalid("multi-disk (split) zip archives are not supported", std::nullopt, end_pos);
+  if (count_error) return *count_error;
   if (out.cd_offset > out.cd_limit || out.cd_size > out.cd_limit - out.cd_offset) {
     return invalid("the central directory (offset " + std::to_string(out.cd_offset) + ", " +
                        std::to_string(out.cd_size) + " bytes) lies outside the " +

@@ -149,6 +149,9 @@ TEST_CASE("bad archive: a truncated zip") {
         std::vector<std::string>{
             "the last end-of-central-directory record (at byte 10883) does not end the file "
             "(1539 bytes follow it): it probably belongs to a zip stored inside the archive"});
+  // The inner record's offsets count from the inner zip's start: the error
+  // points at the record in this file instead.
+  CHECK(cut_end.error().where.byte_offset == 10883);
   CHECK(open_zip_bytes(full).ok());
 
   // Data cut away but the directory kept (moved up): offsets point past the end.
@@ -375,6 +378,42 @@ TEST_CASE("bad archive: end records that claim too much") {
   REQUIRE_FALSE(r2.ok());
   CHECK(r2.error().code == ErrorCode::ARCHIVE_INVALID);
   CHECK(r2.error().message.find("central directory") != std::string::npos);
+}
+
+TEST_CASE("bad archive: end records whose two entry counts disagree are corrupt, not split archives") {
+  // Classic end record (22 bytes at the end): entries on this disk at -14, in all at -12.
+  std::string bytes = build_zip(minimal_pt2("m"), /*zip64_end=*/false);
+  const uint64_t end_pos = bytes.size() - 22;
+  std::string classic = bytes;
+  classic[classic.size() - 14] = static_cast<char>(classic[classic.size() - 14] + 1);
+  auto r = open_zip_bytes(classic);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::ARCHIVE_INVALID);
+  const std::string n = std::to_string(static_cast<unsigned char>(bytes[bytes.size() - 12]));
+  const std::string n1 = std::to_string(static_cast<unsigned char>(bytes[bytes.size() - 12]) + 1);
+  CHECK(r.error().message == "the end-of-central-directory record is corrupt: it counts " + n1 +
+                                 " entries on this disk but " + n +
+                                 " in all (a single-disk archive has the same count twice)");
+  CHECK(r.error().where.byte_offset == end_pos);
+
+  // ZIP64 end record (56 bytes, then the 20-byte locator and the classic
+  // record): entries on this disk at +24, in all at +32.
+  std::string z64 = build_zip(minimal_pt2("m"));
+  const uint64_t z64_pos = z64.size() - 22 - 20 - 56;
+  REQUIRE(z64.substr(z64_pos, 4) == std::string("PK\x06\x06", 4));
+  z64[z64_pos + 24] = static_cast<char>(z64[z64_pos + 24] + 2);
+  auto r2 = open_zip_bytes(z64);
+  REQUIRE_FALSE(r2.ok());
+  CHECK(r2.error().message.rfind("the ZIP64 end-of-central-directory record is corrupt: it counts ", 0) == 0);
+  CHECK(r2.error().where.byte_offset == z64_pos);
+
+  // A record naming another disk is a split archive.
+  std::string split = bytes;
+  split[split.size() - 18] = 1;  // number of this disk
+  auto r3 = open_zip_bytes(split);
+  REQUIRE_FALSE(r3.ok());
+  CHECK(r3.error().message == "multi-disk (split) zip archives are not supported");
+  CHECK(r3.error().where.byte_offset == end_pos);
 }
 
 TEST_CASE("bad archive: a corrupted stored entry fails its CRC check") {
