@@ -4,8 +4,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
+#include <string>
 
 namespace pteforge::cli {
 
@@ -23,6 +23,13 @@ enum class ValueKind { kPath, kText, kList };
 /// usage error reads "--metadata: needs a value, but the next word is the
 /// option '--json' (write ./--json for a file of that name)"; exit code 2.
 CLI::Validator option_value(const CLI::App* cmd, ValueKind kind);
+
+/// CLI11's parse error text `what` reworded as pteforge's other usage errors
+/// ("--opt: what is wrong"): "--output: At Most 1 required but received 2"
+/// -> "--output: given 2 times, but it takes one value"; "--x: 1 required
+/// TEXT:{a,b} missing" -> "--x: needs a value (one of a, b)"; "--x: v not in
+/// {a,b}" -> "--x: 'v' is not one of a, b". Other messages are returned as they are.
+std::string reword_parse_error(const std::string& what);
 
 /// Adds `inspect` (program summary) to `app`; the action is stored in `out`.
 void register_inspect(CLI::App& app, Action& out);

@@ -169,8 +169,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: CLI11 prints them
-    // CLI11's words, escaped: they echo what was typed, and go to a terminal.
-    return usage_error(pteforge::control_escaped(e.what()));
+    // CLI11's words (reworded where ours are clearer), escaped: they echo
+    // what was typed, and go to a terminal.
+    return usage_error(pteforge::control_escaped(pteforge::cli::reword_parse_error(e.what())));
   }
   // Errors are values (support/error.h); an exception here is a failed
   // allocation or a broken invariant. One message and the usual exit code,

@@ -44,6 +44,13 @@ expect 2 "--output: needs a value, but the next word is the option '--json' (wri
 expect 2 "--constant-method: needs a value, but the next word is the option '-o'" convert "$m" --constant-method -o x.pte
 expect 2 "--metadata: needs a path, not an empty string" convert "$m" -o m.pte --metadata ''
 expect 2 "--method: needs a value, not an empty string" inspect "$m" --method ''
+# CLI11's value-count errors, in the words above.
+expect 2 "--output: given 2 times, but it takes one value" convert "$m" -o a.pte -o b.pte
+expect 2 "--metadata: given 2 times, but it takes one value" convert "$m" -o a.pte --metadata a --metadata b
+expect 2 "--memory-planning: needs a value (one of greedy, naive, best_fit, best)" convert "$m" -o a.pte --memory-planning
+expect 2 "--output: needs a value" convert "$m" -o
+expect 2 "--memory-planning: 'foo' is not one of greedy, naive, best_fit, best" convert "$m" -o a.pte --memory-planning foo
+expect 2 "--memory-planning: 'a\\x1b' is not one of greedy, naive, best_fit, best" convert "$m" -o a.pte --memory-planning $'a\e'
 # A repeatable option takes one word: the next one is the input, or an error.
 expect 2 "The following argument was not expected: b=2" convert "$m" -o m.pte --constant-method a=1 b=2
 # --bench runs at least once and writes only the .pte and --metadata.

@@ -1,0 +1,44 @@
+// CLI11's messages for an option's value count, in the words of pteforge's
+// other usage errors ("--opt: what is wrong"); anything else passes through.
+#include <regex>
+#include <string>
+
+#include "commands.h"
+
+namespace pteforge::cli {
+
+namespace {
+
+/// "{a,b,c}" at the end of a CLI11 type name as "one of a, b, c"; "" when none.
+std::string choices_of(const std::string& type_name) {
+  const size_t open = type_name.find('{');
+  if (open == std::string::npos || type_name.back() != '}') return "";
+  std::string out = "one of ";
+  for (size_t i = open + 1; i + 1 < type_name.size(); ++i) {
+    out += type_name[i];
+    if (type_name[i] == ',') out += ' ';
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string reword_parse_error(const std::string& what) {
+  static const std::regex at_most(R"(^(-\S+): At Most 1 required but received (\d+)$)");
+  static const std::regex missing(R"(^(-\S+): 1 required (\S+) missing$)");
+  static const std::regex not_in(R"(^(-\S+): (.*) not in (\{[^{}]*\})$)");
+  std::smatch m;
+  if (std::regex_match(what, m, at_most)) {
+    return m[1].str() + ": given " + m[2].str() + " times, but it takes one value";
+  }
+  if (std::regex_match(what, m, missing)) {
+    const std::string choices = choices_of(m[2].str());
+    return m[1].str() + ": needs a value" + (choices.empty() ? "" : " (" + choices + ")");
+  }
+  if (std::regex_match(what, m, not_in)) {
+    return m[1].str() + ": '" + m[2].str() + "' is not " + choices_of(m[3].str());
+  }
+  return what;
+}
+
+}  // namespace pteforge::cli
