@@ -6,8 +6,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <map>
+#include <regex>
 #include <set>
 #include <string_view>
 
@@ -146,6 +150,56 @@ std::string_view first_oversized_integer(std::string_view json) {
   return {};
 }
 
+/// Where `json` (outside strings) parts from Python's json.loads, which the
+/// option's values follow (ExecuTorch's constant methods are Python values):
+/// a number literal too large for a double is ±inf there, which RapidJSON
+/// refuses ("Number too big"): it is rewritten in place, same length, as
+/// "Inf"/"-Inf" (RapidJSON's kParseNanAndInfFlag word) padded with spaces,
+/// so error offsets still count in the original text. Python refuses "-NaN"
+/// and a bare "Inf" (it reads "NaN", "Infinity", "-Infinity"), which RapidJSON
+/// takes: those are OPTION_INVALID here; so is an integer literal too large
+/// even for a double (a Python int that no int64 holds).
+Status pythonize_json_numbers(const std::string& method, std::string& json) {
+  static const std::regex json_number(R"(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)");
+  auto not_json = [&](size_t at, const std::string& what) {
+    return option_error(method, "value is not JSON (" + what + " at byte " + std::to_string(at) + ")");
+  };
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '"') {  // skip the string (escapes included)
+      for (++i; i < json.size() && json[i] != '"'; ++i) {
+        if (json[i] == '\\') ++i;
+      }
+      continue;
+    }
+    const std::string_view rest = std::string_view(json).substr(i);
+    if (rest.substr(0, 4) == "-NaN") return not_json(i, "-NaN: NaN has no sign");
+    if (c == 'I' && rest.substr(0, 8) != "Infinity")
+      return not_json(i, "a bare Inf: infinity is written Infinity");
+    if (c != '-' && (c < '0' || c > '9')) continue;
+    size_t end = i + 1;
+    while (end < json.size() &&
+           (std::isdigit(static_cast<unsigned char>(json[end])) || json[end] == '.' || json[end] == 'e' ||
+            json[end] == 'E' || json[end] == '+' || json[end] == '-')) {
+      ++end;
+    }
+    const std::string token = json.substr(i, end - i);
+    const size_t begin = i;
+    i = end - 1;
+    if (!std::regex_match(token, json_number)) continue;  // RapidJSON names what is wrong
+    errno = 0;
+    const double v = std::strtod(token.c_str(), nullptr);
+    if (errno != ERANGE || !std::isinf(v)) continue;
+    if (token.find_first_of(".eE") == std::string::npos) {
+      return option_error(method, "integer " + token + " does not fit int64");
+    }
+    const std::string word =
+        v < 0 ? "-Inf" : "Inf";  // no longer than the shortest overflowing literal (1e309)
+    json.replace(begin, token.size(), word + std::string(token.size() - word.size(), ' '));
+  }
+  return Status::Ok();
+}
+
 Result<rapidjson::Document> parse_json(const std::string& method, std::string_view json) {
   // Its strings go into the .pte as FlatBuffers strings, which are UTF-8.
   if (std::optional<size_t> bad = find_invalid_utf8(json)) {
@@ -156,10 +210,12 @@ Result<rapidjson::Document> parse_json(const std::string& method, std::string_vi
     return option_error(
         method, "value starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON text does not have");
   }
+  std::string text(json);
+  PTEFORGE_TRY(pythonize_json_numbers(method, text));
   rapidjson::Document doc;
   // Iterative: no recursion on deeply nested values (flatten() then stops at 64 levels).
-  doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag | rapidjson::kParseIterativeFlag>(
-      json.data(), json.size());
+  doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag |
+            rapidjson::kParseIterativeFlag>(text.data(), text.size());
   if (doc.HasParseError()) {
     Error e = option_error(method,
                            "value is not JSON (" +

@@ -2,6 +2,9 @@
 // metadata exactly as seed 001 computes it, and the program-wide constant pool.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "emit/emit_program.h"
 #include "emit/metadata_json.h"
 #include "emitter_test_util.h"
@@ -149,6 +152,27 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
         "/constantMethods/get~1a");
   // NaN and infinities are read (ExecuTorch's prim getters may return them).
   REQUIRE(emit::parse_constant_methods("{\"get_a\": NaN, \"get_b\": -Infinity}").ok());
+  // Numbers read as Python's json.loads reads them: a literal too large for a
+  // double is an infinity (RapidJSON alone: "Number too big"); -NaN and a
+  // bare Inf are refused (RapidJSON alone takes them); offsets of later
+  // errors still count in the text as typed.
+  m = parse_ok("get_x=[1e400, -1.5e309, 1e-400, NaN, -Infinity]");
+  REQUIRE(m.values.size() == 5);
+  CHECK(m.values[0] == emit::EValue{emit::Double{std::numeric_limits<double>::infinity()}});
+  CHECK(m.values[1] == emit::EValue{emit::Double{-std::numeric_limits<double>::infinity()}});
+  CHECK(m.values[2] == emit::EValue{emit::Double{0.0}});
+  CHECK(std::isnan(std::get<emit::Double>(m.values[3].val).double_val));
+  CHECK(m.values[4] == emit::EValue{emit::Double{-std::numeric_limits<double>::infinity()}});
+  CHECK(emit::parse_constant_method_option("get_x=[1e400, x]").error().message ==
+        "constant method 'get_x': value is not JSON (Invalid value. at byte 8)");
+  CHECK(emit::parse_constant_method_option("get_x=[1, -NaN]").error().message ==
+        "constant method 'get_x': value is not JSON (-NaN: NaN has no sign at byte 4)");
+  CHECK(emit::parse_constant_method_option("get_x=-Inf").error().message ==
+        "constant method 'get_x': value is not JSON (a bare Inf: infinity is written Infinity at byte 1)");
+  CHECK(emit::parse_constant_method_option("get_x=[\"-NaN Inf\", 1]").ok());
+  const std::string huge = "1" + std::string(400, '0');
+  CHECK(emit::parse_constant_method_option("get_x=" + huge).error().message ==
+        "constant method 'get_x': integer " + huge + " does not fit int64");
   // A byte order mark (RapidJSON alone would skip it) is named, in an option and in the map.
   CHECK(
       emit::parse_constant_method_option("get_x=\xEF\xBB\xBF"
