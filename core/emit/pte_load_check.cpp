@@ -364,6 +364,18 @@ class Checker {
       }
       const uint64_t offset = element(offsets, index);
       const uint64_t size = segment_size(cs->segment_index());
+      if (size == 0) {
+        // FileDataLoader and MmapDataLoader hand back no data for an empty
+        // segment; get_constant_buffer_data then takes the inline route.
+        const auto* inline_buffers = p_.constant_buffer();
+        add(at + "/data_buffer_idx", "constant " + std::to_string(index) +
+                                         ": the constant segment is empty (0 bytes), which ExecuTorch's file "
+                                         "and mmap loaders load as no "
+                                         "data, so the runtime looks for the constant in constant_buffer (" +
+                                         std::to_string(inline_buffers ? inline_buffers->size() : 0) +
+                                         " entries) and fails; only a buffer loader would load it");
+        return;
+      }
       if (offset > size || nbytes > size - offset) {
         add(at + "/data_buffer_idx", "constant " + std::to_string(index) + ": " + std::to_string(nbytes) +
                                          " bytes at offset " + std::to_string(offset) + " run past the " +
@@ -381,7 +393,15 @@ class Checker {
       return;
     }
     const fb::Buffer* b = inline_buffers->Get(index);
-    const uint64_t stored = b && b->storage() ? b->storage()->size() : 0;
+    if (!b || !b->storage()) {
+      // Program::get_constant_buffer_data returns storage()->data() unchecked.
+      add(at + "/data_buffer_idx",
+          "inline constant " + std::to_string(index) +
+              " has no storage vector: the runtime would read its data through a null "
+              "pointer");
+      return;
+    }
+    const uint64_t stored = b->storage()->size();
     if (stored > nbytes) {
       add(at + "/data_buffer_idx", "inline constant " + std::to_string(index) + " holds " +
                                        std::to_string(stored) + " bytes, more than the tensor's " +

@@ -300,3 +300,51 @@ TEST_CASE("a constant segment holding only its placeholder offset is no constant
   REQUIRE_MESSAGE(checked.ok(), checked.error().to_string());
   CHECK(checked->load_check.total == 0);
 }
+
+TEST_CASE("an empty constant segment gives no data through the file loaders") {
+  // The 1.0 constant made an empty tensor, its segment 0 bytes: offsets [0, 0]
+  // (as ExecuTorch's serializer writes them). FileDataLoader and
+  // MmapDataLoader load a 0-byte segment as no data, and
+  // get_constant_buffer_data then looks in the (empty) constant_buffer.
+  const std::string ref = read_file(reference_path("arduino_add_model.pte"));
+  auto d = decode_pte(ref);
+  REQUIRE(d.ok());
+  Program p = d->program;
+  tensor(p, 0).sizes = {0};
+  tensor(p, 0).dim_order = {0};
+  p.constant_segment = SubsegmentOffsets{0, {0, 0}};
+  std::vector<SegmentPayload> segments(1);  // one segment, no bytes
+  auto out = assemble_pte(p, segments);
+  REQUIRE_MESSAGE(out.ok(), out.error().to_string());
+  auto flat = flatten_chunks(out->chunks, memory_reader(nullptr));
+  REQUIRE_MESSAGE(flat.ok(), flat.error().to_string());
+  auto checked = decode_checked(to_string(*flat));
+  REQUIRE_MESSAGE(checked.ok(), checked.error().to_string());
+  const std::vector<LoadProblem> want = {
+      {"/execution_plan/0/values/0/val/data_buffer_idx",
+       "constant 1: the constant segment is empty (0 bytes), which ExecuTorch's file and mmap loaders load "
+       "as no "
+       "data, so the runtime looks for the constant in constant_buffer (0 entries) and fails; only a buffer "
+       "loader would load it"}};
+  CHECK_MESSAGE(checked->load_check.problems == want, describe(checked->load_check.problems));
+}
+
+TEST_CASE("an inline constant without a storage vector is read through a null pointer") {
+  std::string bytes = read_file(reference_path("module_linear_no_constant_segment.pte"));
+  REQUIRE(decode_checked(bytes)->load_check.total == 0);
+  // Drop the storage field of constant_buffer[1] from its vtable (shared
+  // vtables: every Buffer loses it; only the constants used are checked).
+  const auto* program = executorch_flatbuffer::GetProgram(bytes.data());
+  const auto* buffer = program->constant_buffer()->Get(1);
+  REQUIRE(buffer->storage() != nullptr);
+  const uint8_t* table = reinterpret_cast<const uint8_t*>(buffer);
+  const uint8_t* vtable = table - flatbuffers::ReadScalar<flatbuffers::soffset_t>(table);
+  REQUIRE(flatbuffers::ReadScalar<uint16_t>(vtable) >= 6);  // has the storage slot
+  flatbuffers::WriteScalar<uint16_t>(const_cast<uint8_t*>(vtable) + 4, 0);
+  REQUIRE(buffer->storage() == nullptr);
+  auto checked = decode_checked(bytes);
+  REQUIRE_MESSAGE(checked.ok(), checked.error().to_string());
+  REQUIRE_FALSE(checked->load_check.problems.empty());
+  CHECK(checked->load_check.problems[0].message ==
+        "inline constant 1 has no storage vector: the runtime would read its data through a null pointer");
+}
