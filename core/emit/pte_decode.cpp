@@ -151,6 +151,7 @@ class Decoder {
                      std::nullopt);
     }
     PTEFORGE_TRY(check_segments(out.program, info));
+    out.layout_problems = std::move(layout_problems_);
     if (options_.check_load) out.load_check = check_method_load(*p);
     return out;
   }
@@ -207,9 +208,12 @@ class Decoder {
       return Status::Ok();
     }
     if (h.segment_base_offset < h.program_size) {
-      return invalid("extended header: segment_base_offset " + std::to_string(h.segment_base_offset) +
-                         " lies inside the program (program_size " + std::to_string(h.program_size) + ")",
-                     24);
+      // The runtime loads segments at segment_base_offset + offset, wherever that is.
+      layout_problems_.push_back({"/extended_header/segment_base_offset",
+                                  "segment_base_offset " + std::to_string(h.segment_base_offset) +
+                                      " lies inside the program (program_size " +
+                                      std::to_string(h.program_size) +
+                                      "); ExecuTorch's serializer starts the segments after it"});
     }
     if (h.segment_base_offset > info.file_size) {
       return invalid("extended header: segment_base_offset " + std::to_string(h.segment_base_offset) +
@@ -225,6 +229,8 @@ class Decoder {
                            " bytes: at most " + std::to_string(data_size) + " bytes of segment data)",
                        info.file_size);
       }
+      // The runtime ignores segment_data_size: segments are checked against
+      // the file (check_segments) and this against them.
       data_size = *h.segment_data_size;
     }
     info.program_size = h.program_size;
@@ -235,22 +241,39 @@ class Decoder {
 
   // Segments must lie inside the segment data; references must name
   // existing segments (checks the runtime makes when loading).
+  //
+  // A segment past the end of the file is a truncated file: PTE_INVALID. What
+  // the runtime tolerates until it loads the part (it checks only those) is
+  // a layout problem: a segment past segment_data_size but inside the file
+  // (the runtime ignores segment_data_size), a subsegment offset past its
+  // segment's end (check_method_load checks those a method reads).
   Status check_segments(const Program& p, const PteFileInfo& info) const {
+    // Bytes from segment_base_offset to the end of the file.
+    const uint64_t in_file = info.file_size - std::min(info.file_size, info.segment_base_offset);
+    uint64_t needed = 0;  // the end of the furthest segment
     for (size_t i = 0; i < p.segments.size(); ++i) {
       const auto& s = p.segments[i];
-      if (s.size == 0 && s.offset <= info.segment_data_size) continue;
-      if (!info.extended_header && s.size != 0) {
+      const std::string at = "/segments/" + std::to_string(i);
+      if (s.size == 0 && (s.offset <= in_file || !info.extended_header)) continue;
+      if (!info.extended_header) {
         return invalid("segment " + std::to_string(i) + " has " + std::to_string(s.size) +
                            " bytes but the file has no extended header, so no segment data",
-                       std::nullopt, "/segments/" + std::to_string(i));
+                       std::nullopt, at);
       }
-      if (s.offset > info.segment_data_size || s.size > info.segment_data_size - s.offset) {
+      if (s.offset > in_file || s.size > in_file - s.offset) {
         return invalid("segment " + std::to_string(i) + " (offset " + std::to_string(s.offset) + ", size " +
-                           std::to_string(s.size) + ") extends past the " + std::to_string(info.segment_data_size) +
-                           " bytes of segment data",
-                       info.segment_base_offset + std::min(s.offset, info.segment_data_size),
-                       "/segments/" + std::to_string(i));
+                           std::to_string(s.size) + ") extends past the end of the file (" +
+                           std::to_string(in_file) + " bytes after segment_base_offset " +
+                           std::to_string(info.segment_base_offset) + "): the file is probably truncated",
+                       info.segment_base_offset + std::min(s.offset, in_file), at);
       }
+      needed = std::max(needed, s.offset + s.size);
+    }
+    if (needed > info.segment_data_size) {
+      layout_problems_.push_back({"/extended_header/segment_data_size",
+                                  "segment_data_size " + std::to_string(info.segment_data_size) +
+                                      " is smaller than the segments need (" + std::to_string(needed) +
+                                      " bytes); the runtime does not read it"});
     }
     auto check_sub = [&](const SubsegmentOffsets& sub, const std::string& pointer) -> Status {
       if (sub.offsets.empty() || (pointer == "/constant_segment" && sub.offsets.size() == 1)) return Status::Ok();
@@ -262,9 +285,11 @@ class Decoder {
       uint64_t size = p.segments[sub.segment_index].size;
       for (size_t k = 0; k < sub.offsets.size(); ++k) {
         if (sub.offsets[k] > size) {
-          return invalid("offset " + std::to_string(sub.offsets[k]) + " is past the end of segment " +
-                             std::to_string(sub.segment_index) + " (" + std::to_string(size) + " bytes)",
-                         std::nullopt, pointer + "/offsets/" + std::to_string(k));
+          layout_problems_.push_back({pointer + "/offsets/" + std::to_string(k),
+                                      "offset " + std::to_string(sub.offsets[k]) +
+                                          " is past the end of segment " + std::to_string(sub.segment_index) +
+                                          " (" + std::to_string(size) +
+                                          " bytes); the runtime refuses it only for a tensor that uses it"});
         }
       }
       return Status::Ok();
@@ -593,6 +618,7 @@ class Decoder {
   /// Vector items and string bytes decode() may copy (set per file), and the count so far.
   mutable uint64_t item_budget_ = 0;
   mutable uint64_t decoded_items_ = 0;
+  mutable std::vector<LoadProblem> layout_problems_;  // see DecodedPte::layout_problems
   mutable bool over_budget_ = false;
 };
 

@@ -64,6 +64,13 @@ struct DecodedPte {
   /// What ExecuTorch's runtime would refuse when loading or running a method
   /// (check_method_load); filled only with DecodeOptions::check_load.
   LoadCheck load_check;
+  /// Layout that ExecuTorch's serializer never writes but its runtime
+  /// tolerates, since it checks only the parts a load reads: a
+  /// segment_base_offset inside the program, a segment_data_size smaller
+  /// than the segments, a subsegment offset past its segment's end (the load
+  /// check reports those a method uses). Pointers name the header field or
+  /// the offset; decoding goes on.
+  std::vector<LoadProblem> layout_problems;
 };
 
 /// Decodes a .pte (or its start, see DecodeOptions::file_size) into the

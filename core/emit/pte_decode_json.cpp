@@ -451,7 +451,7 @@ class ReadableJson {
   void document(const DecodedPte& d) {
     const Program& p = d.program;
     w_.StartObject();
-    file(d.info);
+    file(d.info, d.layout_problems);
     o_.key("version");
     w_.Uint(p.version);
     o_.key("execution_plan");
@@ -525,7 +525,8 @@ class ReadableJson {
     w_.EndArray();
   }
 
-  void file(const PteFileInfo& info) {
+  /// The "file" object; "layout_problems" ([{pointer, message}]) only when there are some.
+  void file(const PteFileInfo& info, const std::vector<LoadProblem>& layout_problems) {
     o_.key("file");
     w_.StartObject();
     o_.key("size");
@@ -558,6 +559,19 @@ class ReadableJson {
     w_.Uint64(info.segment_base_offset);
     o_.key("segment_data_size");
     w_.Uint64(info.segment_data_size);
+    if (!layout_problems.empty()) {
+      o_.key("layout_problems");
+      w_.StartArray();
+      for (const LoadProblem& lp : layout_problems) {
+        w_.StartObject();
+        o_.key("pointer");
+        o_.str(lp.pointer);
+        o_.key("message");
+        o_.str(lp.message);
+        w_.EndObject();
+      }
+      w_.EndArray();
+    }
     w_.EndObject();
   }
 

@@ -175,6 +175,9 @@ std::string format_pte_summary(const DecodedPte& d) {
   } else {
     out += "extended header: none (no segment data)\n";
   }
+  for (const LoadProblem& lp : d.layout_problems) {
+    out += "layout problem: " + lp.pointer + ": " + lp.message + "\n";
+  }
   out += "program: version " + std::to_string(p.version) + ", " + std::to_string(p.execution_plan.size()) +
          " method(s)\n";
 

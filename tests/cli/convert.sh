@@ -274,7 +274,7 @@ test "$rc" -eq 2
 test "$rc2" -eq 2
 test "$rc3" -eq 2
 # A missing value names its option (--bench included).
-grep -qx -- "--bench: 1 required N missing" "$work/usage.txt"
+grep -qx -- "--bench: needs a value" "$work/usage.txt"
 test ! -e "$work/u.pte"
 # A repeated key in a constant method's dict keeps its first place and takes
 # its last value (Python's json.loads); decode escapes control characters in

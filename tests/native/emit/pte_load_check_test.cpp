@@ -348,3 +348,25 @@ TEST_CASE("an inline constant without a storage vector is read through a null po
   CHECK(checked->load_check.problems[0].message ==
         "inline constant 1 has no storage vector: the runtime would read its data through a null pointer");
 }
+
+TEST_CASE("a constant offset past its segment is a layout problem, and a load problem only when used") {
+  // Offset 2 names 100 bytes past the 4-byte segment; no tensor uses it.
+  auto unused = decode_checked(edited_reference("arduino_add_model.pte", [](Program& p) {
+    p.constant_segment = SubsegmentOffsets{0, {0, 0, 100}};
+  }));
+  REQUIRE_MESSAGE(unused.ok(), unused.error().to_string());
+  CHECK(unused->layout_problems ==
+        std::vector<LoadProblem>{{"/constant_segment/offsets/2",
+                                  "offset 100 is past the end of segment 0 (4 bytes); the runtime refuses it "
+                                  "only for a tensor that uses it"}});
+  CHECK(unused->load_check.total == 0);
+  // The 1.0 constant moved there: its method would not load.
+  auto used = decode_checked(edited_reference("arduino_add_model.pte", [](Program& p) {
+    p.constant_segment = SubsegmentOffsets{0, {0, 100}};
+  }));
+  REQUIRE_MESSAGE(used.ok(), used.error().to_string());
+  CHECK(used->layout_problems.size() == 1);
+  CHECK(used->load_check.problems ==
+        std::vector<LoadProblem>{{"/execution_plan/0/values/0/val/data_buffer_idx",
+                                  "constant 1: 4 bytes at offset 100 run past the 4-byte constant segment"}});
+}
