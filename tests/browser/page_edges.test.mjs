@@ -156,6 +156,31 @@ describe('pteforge web page: edges', () => {
     assert.match(got[2], /\/nope\/pteforge\.wasm$/);
   });
 
+  test('an option the worker proxy cannot post is OPTION_INVALID naming its pointer; the converter keeps working', async () => {
+    const got = await env.page.evaluate(async () => {
+      const m = await import('./pteforge/dist/index.browser.mjs');
+      const pf = await m.createPteforge();  // the main thread: calls go to the worker
+      const bytes = new Uint8Array(8);  // never read: posting the call fails first
+      const out = [];
+      for (const options of [{ constantMethods: { get_a: 1, get_f: () => 1 } }, { name: Symbol('s') }]) {
+        try {
+          await pf.convert(bytes, options);
+          out.push(null);
+        } catch (e) {
+          out.push([e.code, e.message, e.where?.pointer ?? null]);
+        }
+      }
+      out.push(Array.isArray(await pf.listPasses()));
+      await pf.close();
+      return out;
+    });
+    assert.equal(got[0][0], 'OPTION_INVALID', got[0][1]);
+    assert.match(got[0][1], /^option \/constantMethods\/get_f cannot be sent to the pteforge worker \(DataCloneError: .+\); options are JSON values/);
+    assert.equal(got[0][2], '/constantMethods/get_f');
+    assert.equal(got[1][2], '/name');
+    assert.equal(got[2], true);
+  });
+
   test('a .pte error shows its offset but never a line of text, even when its bytes look like text', async () => {
     const bad = join(SCRATCH, 'bad_pte.pte');
     writeFileSync(bad, 'this is not an ExecuTorch program at all\n');

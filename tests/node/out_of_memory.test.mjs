@@ -112,3 +112,16 @@ test('an allocation that fails without a size (the new handler) is OUT_OF_MEMORY
   assert.deepEqual(await pf.layout('{}', { name: 'ok' }), { models: [] });
   assert.equal(loads, 3, 'each abort replaced the instance');
 });
+
+test('an array JavaScript cannot allocate is OUT_OF_MEMORY naming its size and use, not a bare RangeError', async () => {
+  const { newBytes } = await import(pathToFileURL(join(PACKAGE_DIR, 'dist', 'errors.mjs')).href);
+  assert.equal(newBytes(3, 'x').length, 3);
+  // 2^53 bytes: past every engine's ArrayBuffer limit (RangeError: Invalid typed array length).
+  assert.throws(() => newBytes(2 ** 53, "the .pte's program part"), (e) => {
+    assert.equal(e.name, 'PteforgeError');
+    assert.equal(e.code, 'OUT_OF_MEMORY');
+    assert.match(e.message, /^could not allocate 8589934592 MiB of JavaScript memory for the \.pte's program part \(Invalid typed array length: 9007199254740992\); use the native pteforge CLI for a file this large$/);
+    assert.ok(e.cause instanceof RangeError);
+    return true;
+  });
+});

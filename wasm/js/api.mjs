@@ -11,7 +11,7 @@
 // FileReaderSync exists; a .pt2, whose zip directory zip.js reads and whose
 // deflated entries it inflates, zip.mjs) and reload a poisoned instance.
 
-import { PteforgeError, fromErrorJson, internalError, optionAt, outOfMemoryError, readCallerValue } from './errors.mjs';
+import { PteforgeError, fromErrorJson, internalError, newBytes, optionAt, outOfMemoryError, readCallerValue } from './errors.mjs';
 import { parseJson } from './json.mjs';
 import { BytesSource, asBytes, isBlob } from './sources.mjs';
 import { MAX_INFLATE_ENTRY, TOO_BIG, ZipInput, readZip, sniffZip } from './zip.mjs';
@@ -560,7 +560,7 @@ export class Core {
       const head = new Uint8Array(Math.min(64, source.size));
       source.read(0, head);
       const prefix = this.#call((m) => m._ptePrefixSize(head, source.size));
-      const bytes = new Uint8Array(prefix);
+      const bytes = newBytes(prefix, "the .pte's program part");
       source.read(0, bytes);
       // check with text: the lines `decode --check` prints.
       const kind = format === 'check' && text ? 'check_text' : kinds[format];

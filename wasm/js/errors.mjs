@@ -90,6 +90,23 @@ export function outOfMemoryError({ requested, limit, held }, cause) {
 }
 
 /**
+ * A new Uint8Array of `length` bytes for `what` ("the .pte's program part"):
+ * the engine's RangeError for an array it cannot allocate (past its
+ * ArrayBuffer limit, or out of memory) becomes PteforgeError OUT_OF_MEMORY
+ * naming the size, as the module's own allocation failures are.
+ */
+export function newBytes(length, what) {
+  try {
+    return new Uint8Array(length);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new PteforgeError('OUT_OF_MEMORY',
+      `could not allocate ${sizeText(length)} of JavaScript memory for ${what} (${e.message}); use the native pteforge CLI for a file this large`,
+      {}, [], e);
+  }
+}
+
+/**
  * The `where` of an options error: its JSON pointer, none for '' (the options
  * as a whole, or a value that is no option, such as input.name).
  */

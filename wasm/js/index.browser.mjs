@@ -11,8 +11,8 @@
 // (new URL('pteforge.wasm', import.meta.url)) unless wasmUrl/locateFile says
 // otherwise; serve it as application/wasm (engineering-notes E12).
 
-import { Core, keepStderr, snapshotOptions } from './api.mjs';
-import { PteforgeError, fromErrorJson } from './errors.mjs';
+import { Core, keepStderr, pointerToken, snapshotOptions } from './api.mjs';
+import { PteforgeError, fromErrorJson, optionAt } from './errors.mjs';
 import { makeConverter } from './instance.mjs';
 import { BlobSource, isBlob } from './sources.mjs';
 import createPteforgeModule from './pteforge.mjs';
@@ -105,6 +105,52 @@ function postable(options) {
   return { options: rest, progress: typeof onProgress === 'function' ? onProgress : null };
 }
 
+/**
+ * The JSON pointer of the first part of `value` that postMessage's structured
+ * clone refuses (a function, a Symbol, a DOM node...), descending into
+ * arrays and plain objects: '' for `value` itself, null when it all clones or
+ * structuredClone is missing. A getter that throws is the part that fails.
+ */
+function uncloneablePointer(value, pointer = '', depth = 0) {
+  if (typeof structuredClone !== 'function') return null;
+  try {
+    structuredClone(value);
+    return null;
+  } catch {
+    // look inside it for the part that fails
+  }
+  const proto = value !== null && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+  if (depth < 64 && (Array.isArray(value) || proto === Object.prototype || proto === null)) {
+    for (const key of Object.keys(value)) {
+      let item;
+      try {
+        item = value[key];
+      } catch {
+        return `${pointer}/${pointerToken(key)}`;
+      }
+      const found = uncloneablePointer(item, `${pointer}/${pointerToken(key)}`, depth + 1);
+      if (found !== null) return found;
+    }
+  }
+  return pointer;
+}
+
+/**
+ * The error of a call whose arguments postMessage refused with `e`: options
+ * are named by the pointer of the part that fails (OPTION_INVALID, as the
+ * in-thread converter names a value that is no JSON); else the input.
+ */
+function unsendableError(args, e) {
+  const reason = `${e?.name ?? 'Error'}: ${e?.message ?? e}`;
+  const at = args.length > 1 ? uncloneablePointer(args[1]) : null;
+  if (at !== null) {
+    return new PteforgeError('OPTION_INVALID',
+      `option ${at || '(options)'} cannot be sent to the pteforge worker (${reason}); options are JSON values (finite numbers, strings, booleans, null, lists and plain objects)`,
+      optionAt(at));
+  }
+  return new PteforgeError('OPTION_INVALID', `the input cannot be sent to the worker: ${reason}`);
+}
+
 /** A converter that forwards every call to an internal module worker. */
 async function createProxy(options) {
   const url = options.workerUrl ?? new URL('./worker.mjs', import.meta.url);
@@ -151,7 +197,7 @@ async function createProxy(options) {
         worker.postMessage({ id, op, args, progress: !!onProgress });
       } catch (e) {
         pending.delete(id);
-        reject(new PteforgeError('OPTION_INVALID', `the input cannot be sent to the worker: ${e?.message ?? e}`));
+        reject(unsendableError(args, e));
       }
     });
   };

@@ -13,7 +13,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { readFile } from 'node:fs/promises';
 
 import { Core, FOLDER_INPUT, chunksSize, closeSources, keepStderr, requireUnicode, snapshotOptions, withJsonTexts } from './api.mjs';
-import { PteforgeError } from './errors.mjs';
+import { PteforgeError, newBytes } from './errors.mjs';
 import { assembling, makeConverter } from './instance.mjs';
 import { ReadAheadWindow, SMALL_READ, isBlob } from './sources.mjs';
 import createPteforgeModule from './pteforge.mjs';
@@ -239,7 +239,7 @@ function writeAll(fd, bytes) {
 
 /** Concatenates the chunks into one Uint8Array (input ranges read from their sources). */
 function assembleBytes(chunks, sources) {
-  const out = new Uint8Array(chunksSize(chunks));
+  const out = newBytes(chunksSize(chunks), 'the .pte');
   let pos = 0;
   for (const c of chunks) {
     if (c instanceof Uint8Array) {
