@@ -123,7 +123,8 @@ class Decoder {
       // The verifier says only no: look for the part that fails on its own.
       // (A backward offset passes the verifier only on a 32-bit machine.)
       std::optional<FlatbufferFault> fault =
-          locate_flatbuffer_fault(buf, static_cast<size_t>(info.program_size), kMaxDepth, max_tables);
+          locate_flatbuffer_fault(reinterpret_cast<uint8_t*>(aligned.data()),
+                                  static_cast<size_t>(info.program_size), kMaxDepth, max_tables);
       std::optional<std::string> pointer;
       if (fault && !fault->pointer.empty()) pointer = fault->pointer;
       // (Also what a file referencing tables more often than max_tables_for

@@ -2,6 +2,8 @@
 #include "emit/pte_fault.h"
 
 #include <functional>
+#include <string_view>
+#include <type_traits>
 
 #include "schema/program_generated.h"
 
@@ -19,7 +21,7 @@ class FaultFinder {
  public:
   /// `offsets_only`: the buffer passed verification; only the offsets of
   /// vector elements are checked (see tables()).
-  FaultFinder(const uint8_t* buf, size_t size, size_t max_depth, size_t max_tables, bool offsets_only)
+  FaultFinder(uint8_t* buf, size_t size, size_t max_depth, size_t max_tables, bool offsets_only)
       : buf_(buf), size_(size), max_depth_(max_depth), max_tables_(max_tables), offsets_only_(offsets_only) {}
 
   std::optional<FlatbufferFault> run() {
@@ -67,6 +69,117 @@ class FaultFinder {
     return t->Verify(v);
   }
 
+  /// The fault of table `t` (at `pointer`, failing verification) narrowed to
+  /// one of its fields: the first field without which the table verifies
+  /// (its vtable entry set to 0 for the check, then restored), found in T's
+  /// mini reflection table (fields in id order: the schema gives no ids and
+  /// deprecates nothing), and searched further inside a union member or
+  /// sub-table that has fields of its own. The whole table when no single
+  /// field is the cause (its header, or two bad fields).
+  template <typename T>
+  FlatbufferFault narrow(const T* t, const std::string& pointer, uint64_t fallback_at) const {
+    const uint64_t table_at = at(t, fallback_at);
+    FlatbufferFault whole = fault(pointer, table_at);
+    if (!table_start_ok(t)) return whole;
+    const flatbuffers::TypeTable* tt = T::MiniReflectTypeTable();
+    const uint8_t* table = reinterpret_cast<const uint8_t*>(t);
+    // table_start_ok: the vtable lies inside the buffer, whole.
+    uint8_t* vtable = buf_ + (table_at - flatbuffers::ReadScalar<flatbuffers::soffset_t>(table));
+    const voffset_t vtable_size = flatbuffers::ReadScalar<voffset_t>(vtable);
+    for (size_t i = 0; i < tt->num_elems; ++i) {
+      const size_t slot = 4 + 2 * i;
+      if (slot + sizeof(voffset_t) > vtable_size) break;
+      // A union's type field: without it the union is not checked at all;
+      // its value field (the next one) is the one to blame.
+      if (tt->type_codes[i].base_type == flatbuffers::ET_UTYPE) continue;
+      const voffset_t saved = flatbuffers::ReadScalar<voffset_t>(vtable + slot);
+      if (saved == 0) continue;
+      flatbuffers::WriteScalar<voffset_t>(vtable + slot, 0);
+      const bool ok = verifies(t);
+      flatbuffers::WriteScalar<voffset_t>(vtable + slot, saved);
+      if (!ok) continue;
+      const std::string here = pointer + "/" + tt->names[i];
+      if (auto deeper = inside(t, tt->names[i], static_cast<voffset_t>(slot), here)) return *deeper;
+      return fault(here, table_at + saved < size_ ? table_at + saved : table_at);
+    }
+    return whole;
+  }
+
+  /// The fault inside field `name` of `t` when that field is a table with
+  /// fields of its own (a value's or an instruction's union member, a
+  /// tensor's allocation or extra info); nullopt for other fields.
+  template <typename T>
+  std::optional<FlatbufferFault> inside(const T* t, std::string_view name, voffset_t slot,
+                                        const std::string& pointer) const {
+    const uint64_t t_at = at(t, 0);
+    // Read nothing the verifier has not bounded: the offset in the field
+    // (and a union's type byte, in the slot before it) must lie in the buffer.
+    Verifier v = fresh();
+    if (!as_table(t)->VerifyOffset(v, slot)) return std::nullopt;
+    if constexpr (std::is_same_v<T, fb::EValue>) {
+      if (name != "val" || !as_table(t)->template VerifyField<uint8_t>(v, fb::EValue::VT_VAL_TYPE, 1)) {
+        return std::nullopt;
+      }
+      switch (t->val_type()) {
+        case fb::KernelTypes::Tensor:
+          return member(t->val_as_Tensor(), pointer, t_at);
+        case fb::KernelTypes::Int:
+          return member(t->val_as_Int(), pointer, t_at);
+        case fb::KernelTypes::Bool:
+          return member(t->val_as_Bool(), pointer, t_at);
+        case fb::KernelTypes::Double:
+          return member(t->val_as_Double(), pointer, t_at);
+        case fb::KernelTypes::String:
+          return member(t->val_as_String(), pointer, t_at);
+        case fb::KernelTypes::IntList:
+          return member(t->val_as_IntList(), pointer, t_at);
+        case fb::KernelTypes::DoubleList:
+          return member(t->val_as_DoubleList(), pointer, t_at);
+        case fb::KernelTypes::BoolList:
+          return member(t->val_as_BoolList(), pointer, t_at);
+        case fb::KernelTypes::TensorList:
+          return member(t->val_as_TensorList(), pointer, t_at);
+        case fb::KernelTypes::OptionalTensorList:
+          return member(t->val_as_OptionalTensorList(), pointer, t_at);
+        default:
+          return std::nullopt;
+      }
+    } else if constexpr (std::is_same_v<T, fb::Instruction>) {
+      if (name != "instr_args" ||
+          !as_table(t)->template VerifyField<uint8_t>(v, fb::Instruction::VT_INSTR_ARGS_TYPE, 1)) {
+        return std::nullopt;
+      }
+      switch (t->instr_args_type()) {
+        case fb::InstructionArguments::KernelCall:
+          return member(t->instr_args_as_KernelCall(), pointer, t_at);
+        case fb::InstructionArguments::DelegateCall:
+          return member(t->instr_args_as_DelegateCall(), pointer, t_at);
+        case fb::InstructionArguments::MoveCall:
+          return member(t->instr_args_as_MoveCall(), pointer, t_at);
+        case fb::InstructionArguments::JumpFalseCall:
+          return member(t->instr_args_as_JumpFalseCall(), pointer, t_at);
+        case fb::InstructionArguments::FreeCall:
+          return member(t->instr_args_as_FreeCall(), pointer, t_at);
+        default:
+          return std::nullopt;
+      }
+    } else if constexpr (std::is_same_v<T, fb::Tensor>) {
+      if (name == "allocation_info") return member(t->allocation_info(), pointer, t_at);
+      if (name == "extra_tensor_info") return member(t->extra_tensor_info(), pointer, t_at);
+      return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+  }
+
+  /// narrow() of a sub-table whose offset verified (it lies in the buffer);
+  /// nullopt when it verifies (its parent then failed on the offset itself).
+  template <typename M>
+  std::optional<FlatbufferFault> member(const M* m, const std::string& pointer, uint64_t fallback_at) const {
+    if (!m || verifies(m)) return std::nullopt;
+    return narrow(m, pointer, fallback_at);
+  }
+
   /// Field `field` of `parent` (at `pointer`): a vector of T tables. The
   /// fault in the field itself or in its first failing element (searched
   /// deeper with `deeper` when given), or nullopt when all of it verifies.
@@ -105,7 +218,7 @@ class FaultFinder {
         if (auto f = deeper(element, here)) return f;
       }
       if (ok) continue;
-      return fault(here, at(element, slot));
+      return narrow(element, here, slot);
     }
     return std::nullopt;
   }
@@ -122,7 +235,7 @@ class FaultFinder {
     if (!parent->VerifyOffset(v, field)) return fault(pointer, parent_at);
     const T* t = parent->GetPointer<const T*>(field);
     if (!t || verifies(t)) return std::nullopt;
-    return fault(pointer, at(t, parent_at));
+    return narrow(t, pointer, parent_at);
   }
 
   std::optional<FlatbufferFault> frame_list(const fb::FrameList* l, const std::string& pointer) const {
@@ -194,7 +307,7 @@ class FaultFinder {
     return std::nullopt;
   }
 
-  const uint8_t* buf_;
+  uint8_t* buf_;  // changed only by narrow(), which restores what it changes
   size_t size_;
   size_t max_depth_;
   size_t max_tables_;
@@ -203,13 +316,14 @@ class FaultFinder {
 
 }  // namespace
 
-std::optional<FlatbufferFault> locate_flatbuffer_fault(const uint8_t* buf, size_t size, size_t max_depth,
+std::optional<FlatbufferFault> locate_flatbuffer_fault(uint8_t* buf, size_t size, size_t max_depth,
                                                        size_t max_tables) {
   return FaultFinder(buf, size, max_depth, max_tables, false).run();
 }
 
 std::optional<FlatbufferFault> find_backward_offset(const uint8_t* buf, size_t size) {
-  return FaultFinder(buf, size, 64, 1, true).run();
+  // offsets_only: narrow() never runs, so nothing is written.
+  return FaultFinder(const_cast<uint8_t*>(buf), size, 64, 1, true).run();
 }
 
 }  // namespace pteforge::emit

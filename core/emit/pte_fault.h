@@ -24,11 +24,14 @@ struct FlatbufferFault {
 /// it verifies the root table, then each execution plan, chain, value,
 /// instruction, operator, delegate, buffer and segment table on its own with
 /// a fresh Verifier (the limits `max_depth` and `max_tables`), and names the
-/// deepest part that fails. nullopt when every part passes on its own (the
-/// whole failed only on a limit summed over parts). Never reads outside
-/// `buf`; only called after the whole buffer failed, so its cost (each part
-/// verified again) is no concern.
-std::optional<FlatbufferFault> locate_flatbuffer_fault(const uint8_t* buf, size_t size, size_t max_depth,
+/// deepest part that fails, narrowed to the field of that table without
+/// which it verifies ("/execution_plan/0/values/3/val/sizes"). nullopt when
+/// every part passes on its own (the whole failed only on a limit summed
+/// over parts). Never reads outside `buf`; to narrow, it sets a vtable entry
+/// to 0 for one check and restores it, so `buf` is the same bytes after the
+/// call (not thread-safe with other readers of `buf`). Only called after the
+/// whole buffer failed, so its cost (each part verified again) is no concern.
+std::optional<FlatbufferFault> locate_flatbuffer_fault(uint8_t* buf, size_t size, size_t max_depth,
                                                        size_t max_tables);
 
 /// For a buffer that passed verification: the first element of a vector of

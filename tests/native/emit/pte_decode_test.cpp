@@ -475,16 +475,26 @@ TEST_CASE("a flatbuffer that fails verification: the error names the part that f
   const std::string message =
       "the flatbuffer failed verification: a table, vector or string is out of bounds, misaligned or "
       "nested too deeply";
-  // Value 154's IntList items offset (4) made 0x7f0004: the items lie past the end.
+  // Value 154's IntList items offset (4, at byte 7896) made 0x7f0004: the
+  // items lie past the end. Named down to the field: the value's union
+  // member (its IntList table), then its items.
   std::string items = good;
   items[7898] = 0x7f;
   auto r = decode_pte(items, options);
   REQUIRE(!r.ok());
   CHECK(r.error().code == ErrorCode::PTE_INVALID);
   CHECK(r.error().message == message);
-  CHECK(r.error().where.pointer == std::optional<std::string>("/execution_plan/0/values/154"));
-  CHECK(r.error().where.byte_offset == std::optional<uint64_t>(7880));
+  CHECK(r.error().where.pointer == std::optional<std::string>("/execution_plan/0/values/154/val/items"));
+  CHECK(r.error().where.byte_offset == std::optional<uint64_t>(7896));
   CHECK(r.error().where.entry == std::optional<std::string>("m.pte"));
+  // A tensor's field: arduino_add_model.pte's value 0 (the constant 1.0) has
+  // its sizes offset at byte 668; made 0x7f....: the sizes lie past the end.
+  std::string add = read_file(reference_path("arduino_add_model.pte"));
+  add[670] = 0x7f;
+  r = decode_pte(add, options);
+  REQUIRE(!r.ok());
+  CHECK(r.error().where.pointer == std::optional<std::string>("/execution_plan/0/values/0/val/sizes"));
+  CHECK(r.error().where.byte_offset == std::optional<uint64_t>(668));
   // The root offset past the end: the root itself, at byte 0.
   std::string root = good;
   root[3] = 0x7f;
