@@ -6,15 +6,16 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <regex>
 #include <set>
 #include <string_view>
 
+#include "ir/float_repr.h"
 #include "serde/json_cursor.h"
 #include "serde/py_json_writer.h"
 #include "serde/treespec_json.h"
@@ -150,54 +151,105 @@ std::string_view first_oversized_integer(std::string_view json) {
   return {};
 }
 
-/// Where `json` (outside strings) parts from Python's json.loads, which the
-/// option's values follow (ExecuTorch's constant methods are Python values):
-/// a number literal too large for a double is ±inf there, which RapidJSON
-/// refuses ("Number too big"): it is rewritten in place, same length, as
-/// "Inf"/"-Inf" (RapidJSON's kParseNanAndInfFlag word) padded with spaces,
-/// so error offsets still count in the original text. Python refuses "-NaN"
-/// and a bare "Inf" (it reads "NaN", "Infinity", "-Infinity"), which RapidJSON
-/// takes: those are OPTION_INVALID here; so is an integer literal too large
-/// even for a double (a Python int that no int64 holds).
-Status pythonize_json_numbers(const std::string& method, std::string& json) {
+/// JSON text as RapidJSON is given it so that it reads what Python's
+/// json.loads reads (the option's values are ExecuTorch's Python values),
+/// and the way back to the caller's byte offsets.
+struct PythonJson {
+  std::string text;  ///< the caller's text, some number literals rewritten
+  /// One rewritten literal: [text_begin, text_end) in `text` was
+  /// [original_begin, original_end) in the caller's text.
+  struct Rewrite {
+    size_t text_begin, text_end, original_begin, original_end;
+  };
+  std::vector<Rewrite> rewrites;  ///< in text order
+  /// The first thing Python refuses that RapidJSON takes (-NaN, a bare Inf):
+  /// its offset in the caller's text and what to say.
+  std::optional<std::pair<size_t, std::string>> refusal;
+
+  /// The caller's offset of `at` in `text` (a rewritten literal's start for an offset inside it).
+  size_t original_offset(size_t at) const {
+    size_t text_pos = 0, original_pos = 0;
+    for (const Rewrite& r : rewrites) {
+      if (at < r.text_begin) break;
+      if (at < r.text_end) return r.original_begin;
+      text_pos = r.text_end;
+      original_pos = r.original_end;
+    }
+    return original_pos + (at - text_pos);
+  }
+};
+
+/// The double RapidJSON reads from `literal` (flags as parse_json's), or
+/// nullopt where it refuses it ("Number too big" past 1e308 in its digits or
+/// exponent, even for 0e400 or a value that underflows).
+std::optional<double> rapidjson_double(const std::string& literal) {
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseFullPrecisionFlag>(literal.data(), literal.size());
+  if (d.HasParseError() || !d.IsNumber()) return std::nullopt;
+  return d.GetDouble();
+}
+
+/// `json` made PythonJson: where RapidJSON's reading of a number literal
+/// differs from Python's (correctly rounded, ±inf on overflow, 0 on
+/// underflow: strtod's) or fails, the literal becomes Python's repr of the
+/// value (RapidJSON's "Inf"/"-Inf" for infinities; it reads those exactly).
+/// RapidJSON cannot read an integer literal past 1e308: it becomes "0", and
+/// check_integer_literals (which reads the caller's text) refuses it as
+/// past int64, as ExecuTorch would. "-NaN" and a bare "Inf" (Python reads
+/// only NaN, Infinity, -Infinity) are noted as the refusal.
+PythonJson pythonize_json_numbers(std::string_view json) {
   static const std::regex json_number(R"(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)");
-  auto not_json = [&](size_t at, const std::string& what) {
-    return option_error(method, "value is not JSON (" + what + " at byte " + std::to_string(at) + ")");
+  PythonJson out;
+  out.text.reserve(json.size());
+  auto refuse = [&](size_t at, std::string what) {
+    if (!out.refusal) out.refusal = std::pair(at, std::move(what));
   };
   for (size_t i = 0; i < json.size(); ++i) {
     const char c = json[i];
-    if (c == '"') {  // skip the string (escapes included)
+    if (c == '"') {  // copy the string (escapes included)
+      const size_t begin = i;
       for (++i; i < json.size() && json[i] != '"'; ++i) {
         if (json[i] == '\\') ++i;
       }
+      out.text.append(json.substr(begin, i - begin + 1));
       continue;
     }
-    const std::string_view rest = std::string_view(json).substr(i);
-    if (rest.substr(0, 4) == "-NaN") return not_json(i, "-NaN: NaN has no sign");
-    if (c == 'I' && rest.substr(0, 8) != "Infinity")
-      return not_json(i, "a bare Inf: infinity is written Infinity");
-    if (c != '-' && (c < '0' || c > '9')) continue;
+    const std::string_view rest = json.substr(i);
+    if (rest.substr(0, 4) == "-NaN") refuse(i, "-NaN: NaN has no sign");
+    if (c == 'I' && rest.substr(0, 8) != "Infinity") {
+      const size_t at = i > 0 && json[i - 1] == '-' ? i - 1 : i;
+      refuse(at, "a bare Inf: infinity is written Infinity");
+    }
+    if (c != '-' && (c < '0' || c > '9')) {
+      out.text += c;
+      continue;
+    }
     size_t end = i + 1;
     while (end < json.size() &&
            (std::isdigit(static_cast<unsigned char>(json[end])) || json[end] == '.' || json[end] == 'e' ||
             json[end] == 'E' || json[end] == '+' || json[end] == '-')) {
       ++end;
     }
-    const std::string token = json.substr(i, end - i);
+    const std::string token(json.substr(i, end - i));
     const size_t begin = i;
     i = end - 1;
-    if (!std::regex_match(token, json_number)) continue;  // RapidJSON names what is wrong
-    errno = 0;
-    const double v = std::strtod(token.c_str(), nullptr);
-    if (errno != ERANGE || !std::isinf(v)) continue;
-    if (token.find_first_of(".eE") == std::string::npos) {
-      return option_error(method, "integer " + token + " does not fit int64");
+    std::string replacement = token;
+    if (std::regex_match(token, json_number)) {  // else RapidJSON names what is wrong
+      const double v = std::strtod(token.c_str(), nullptr);
+      const bool integer = token.find_first_of(".eE") == std::string::npos;
+      const std::optional<double> read = rapidjson_double(token);
+      if (integer) {
+        if (!read) replacement = "0";
+      } else if (!read || std::memcmp(&*read, &v, sizeof v) != 0) {
+        replacement = std::isinf(v) ? (v < 0 ? "-Inf" : "Inf") : ir::python_float_repr(v);
+      }
     }
-    const std::string word =
-        v < 0 ? "-Inf" : "Inf";  // no longer than the shortest overflowing literal (1e309)
-    json.replace(begin, token.size(), word + std::string(token.size() - word.size(), ' '));
+    if (replacement != token) {
+      out.rewrites.push_back({out.text.size(), out.text.size() + replacement.size(), begin, end});
+    }
+    out.text += replacement;
   }
-  return Status::Ok();
+  return out;
 }
 
 Result<rapidjson::Document> parse_json(const std::string& method, std::string_view json) {
@@ -210,17 +262,23 @@ Result<rapidjson::Document> parse_json(const std::string& method, std::string_vi
     return option_error(
         method, "value starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON text does not have");
   }
-  std::string text(json);
-  PTEFORGE_TRY(pythonize_json_numbers(method, text));
+  const PythonJson python = pythonize_json_numbers(json);
   rapidjson::Document doc;
   // Iterative: no recursion on deeply nested values (flatten() then stops at 64 levels).
   doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag |
-            rapidjson::kParseIterativeFlag>(text.data(), text.size());
-  if (doc.HasParseError()) {
-    Error e = option_error(method,
-                           "value is not JSON (" +
-                               serde::json_parse_error_text(doc.GetParseError(), doc.GetErrorOffset(), json) +
-                               " at byte " + std::to_string(doc.GetErrorOffset()) + ")");
+            rapidjson::kParseIterativeFlag>(python.text.data(), python.text.size());
+  // The first error in the text as typed: RapidJSON's, or what Python refuses and RapidJSON takes.
+  const std::optional<size_t> parse_at =
+      doc.HasParseError() ? std::optional<size_t>(python.original_offset(doc.GetErrorOffset()))
+                          : std::nullopt;
+  if (python.refusal && (!parse_at || python.refusal->first <= *parse_at)) {
+    return option_error(method, "value is not JSON (" + python.refusal->second + " at byte " +
+                                    std::to_string(python.refusal->first) + ")");
+  }
+  if (parse_at) {
+    Error e = option_error(method, "value is not JSON (" +
+                                       serde::json_parse_error_text(doc.GetParseError(), *parse_at, json) +
+                                       " at byte " + std::to_string(*parse_at) + ")");
     // A CLI value (one method's) is where an unquoted string is the likely slip.
     if (!method.empty())
       e.notes.push_back("strings need JSON quotes, e.g. --constant-method 'get_name=\"tiny\"'");

@@ -168,7 +168,29 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
   CHECK(emit::parse_constant_method_option("get_x=[1, -NaN]").error().message ==
         "constant method 'get_x': value is not JSON (-NaN: NaN has no sign at byte 4)");
   CHECK(emit::parse_constant_method_option("get_x=-Inf").error().message ==
-        "constant method 'get_x': value is not JSON (a bare Inf: infinity is written Infinity at byte 1)");
+        "constant method 'get_x': value is not JSON (a bare Inf: infinity is written Infinity at byte 0)");
+  // The first error of the text as typed, RapidJSON's or Python's.
+  CHECK(emit::parse_constant_method_option("get_x=[1,,2,-NaN]").error().message ==
+        "constant method 'get_x': value is not JSON (Invalid value. at byte 3)");
+  CHECK(emit::parse_constant_method_option("get_x=[-NaN,,2]").error().message ==
+        "constant method 'get_x': value is not JSON (-NaN: NaN has no sign at byte 1)");
+  // Where RapidJSON alone misreads a literal or refuses it ("Number too
+  // big"), the value is Python's: underflow to 0 (-0.0 for a negative),
+  // literals past 1e308 in digits or exponent whose value is finite.
+  m = parse_ok("get_x=[1e-325, 2e-324, 5e-324, -1e-400, 0e400, 0.001e310, 1" + std::string(310, '0') +
+               "e-300]");
+  REQUIRE(m.values.size() == 7);
+  CHECK(m.values[0] == emit::EValue{emit::Double{0.0}});
+  CHECK(m.values[1] == emit::EValue{emit::Double{0.0}});
+  CHECK(m.values[2] == emit::EValue{emit::Double{std::numeric_limits<double>::denorm_min()}});
+  CHECK(std::signbit(std::get<emit::Double>(m.values[3].val).double_val));
+  CHECK(m.values[4] == emit::EValue{emit::Double{0.0}});
+  CHECK(m.values[5] == emit::EValue{emit::Double{1e307}});
+  CHECK(m.values[6] == emit::EValue{emit::Double{1e10}});
+  // After a rewritten literal (2e400 -> Inf, 0e400 -> 0.0) offsets still count in the text as typed.
+  CHECK(emit::parse_constant_method_option("get_x=[0e400, 1" + std::string(310, '0') + "e-300, x]")
+            .error()
+            .message == "constant method 'get_x': value is not JSON (Invalid value. at byte 326)");
   CHECK(emit::parse_constant_method_option("get_x=[\"-NaN Inf\", 1]").ok());
   const std::string huge = "1" + std::string(400, '0');
   CHECK(emit::parse_constant_method_option("get_x=" + huge).error().message ==
