@@ -255,7 +255,18 @@ class Decoder {
     for (size_t i = 0; i < p.segments.size(); ++i) {
       const auto& s = p.segments[i];
       const std::string at = "/segments/" + std::to_string(i);
-      if (s.size == 0 && (s.offset <= in_file || !info.extended_header)) continue;
+      // segment_base_offset 0 says the file has no segments: the runtime's
+      // LoadSegment refuses every one, and Program::load would read the
+      // constant segment from the flatbuffer's own bytes.
+      const bool base_zero = info.extended_header && info.extended_header->segment_base_offset == 0;
+      if (s.size == 0 && (s.offset <= in_file || !info.extended_header || base_zero)) continue;
+      if (base_zero) {
+        return invalid(
+            "segment " + std::to_string(i) + " has " + std::to_string(s.size) +
+                " bytes but the extended header's segment_base_offset is 0, which says the file has "
+                "no segments",
+            24, at);
+      }
       if (!info.extended_header) {
         return invalid("segment " + std::to_string(i) + " has " + std::to_string(s.size) +
                            " bytes but the file has no extended header, so no segment data",

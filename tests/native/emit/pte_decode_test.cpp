@@ -588,6 +588,17 @@ TEST_CASE("bad headers give PTE_INVALID with the byte offset") {
                                   "segment_base_offset 1024 lies inside the program (program_size 1040); "
                                   "ExecuTorch's serializer starts the segments after it"}});
   CHECK(decode_reference("arduino_add_model.pte").layout_problems.empty());
+  // segment_base_offset 0 says there are no segments (the runtime loads none).
+  std::string no_base = good;
+  for (int k = 24; k < 40; ++k) no_base[k] = 0;
+  auto nb = decode_pte(no_base, options);
+  REQUIRE_FALSE(nb.ok());
+  CHECK(
+      nb.error().message ==
+      "segment 0 has 4 bytes but the extended header's segment_base_offset is 0, which says the file has no "
+      "segments");
+  CHECK(nb.error().where.byte_offset == std::optional<uint64_t>(24));
+  CHECK(nb.error().where.pointer == std::optional<std::string>("/segments/0"));
   std::string small_data = good;
   small_data[32] = 2;  // segment_data_size 4 -> 2; segment 0 is 4 bytes, all in the file
   auto sd = decode_pte(small_data, options);
