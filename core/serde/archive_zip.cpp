@@ -73,11 +73,30 @@ std::string quoted_entry(std::string_view name) {
   return out;
 }
 
+/// `e` (about a zip's end records or central directory) when the last end
+/// record found does not end the file (`trailing` bytes follow the one at
+/// `end_pos`): most often that of a zip stored inside a truncated archive (a
+/// .pt2's sample inputs are one), whose offsets count from the inner zip's
+/// start. The message leads with the likely cause, a note gives the
+/// evidence, and the error points at the record unless `keep_offset` (its
+/// offset is a place verified in this file). `e` itself when trailing is 0.
+Error framed_as_nested(Error e, uint64_t end_pos, uint64_t trailing, bool keep_offset) {
+  if (trailing == 0) return e;
+  e.message = "the zip archive is probably truncated: " + e.message;
+  if (!keep_offset) e.where.byte_offset = end_pos;
+  e.notes.push_back("the last end-of-central-directory record (at byte " + std::to_string(end_pos) +
+                    ") does not end the file (" + std::to_string(trailing) +
+                    " bytes follow it): it probably belongs to a zip stored inside the archive");
+  return e;
+}
+
 struct EndRecords {
   uint64_t entry_count = 0;
   uint64_t cd_size = 0;
   uint64_t cd_offset = 0;
   uint64_t cd_limit = 0;  // the central directory must end at or before this offset
+  uint64_t end_pos = 0;   // where the classic end record starts
+  uint64_t trailing = 0;  // bytes after it and its comment (see framed_as_nested)
 };
 
 /// Finds and decodes the end of central directory (and the ZIP64 records when
@@ -118,18 +137,12 @@ Result<EndRecords> read_end_records(ByteSource& source) {
   // leads with that, then says what it failed on.
   // The offsets such a record holds count from the inner zip's start, not
   // this file's: the error then points at the record itself.
-  auto invalid = [&](std::string message, std::optional<std::string> entry, std::optional<uint64_t> offset) {
-    if (trailing > 0) {
-      message = "the zip archive is probably truncated: " + message;
-      offset = end_pos;
-    }
-    Error e = serde::invalid(std::move(message), std::move(entry), offset);
-    if (trailing > 0) {
-      e.notes.push_back("the last end-of-central-directory record (at byte " + std::to_string(end_pos) +
-                        ") does not end the file (" + std::to_string(trailing) +
-                        " bytes follow it): it probably belongs to a zip stored inside the archive");
-    }
-    return e;
+  // `in_this_file`: `offset` is a place found in this file (a record's
+  // signature read there), kept even then.
+  auto invalid = [&](std::string message, std::optional<std::string> entry, std::optional<uint64_t> offset,
+                     bool in_this_file = false) {
+    return framed_as_nested(serde::invalid(std::move(message), std::move(entry), offset), end_pos, trailing,
+                            in_this_file);
   };
   Cursor c(tail, *found + 4);
   uint16_t disk = c.u16();
@@ -140,7 +153,11 @@ Result<EndRecords> read_end_records(ByteSource& source) {
   out.cd_size = c.u32();
   out.cd_offset = c.u32();
   out.cd_limit = end_pos;
-  bool multi_disk = disk != 0 || cd_disk != 0;
+  out.end_pos = end_pos;
+  out.trailing = trailing;
+  // Where a record names another disk (the first such record).
+  std::optional<uint64_t> multi_disk_at;
+  if (disk != 0 || cd_disk != 0) multi_disk_at = end_pos;
   // On a single disk the entries on this disk are all the entries; a record
   // that says otherwise is corrupt (checked once the ZIP64 record, which
   // supersedes it, has been read).
@@ -148,7 +165,7 @@ Result<EndRecords> read_end_records(ByteSource& source) {
     return invalid(std::string("the ") + record + " is corrupt: it counts " + std::to_string(on_disk) +
                        " entries on this disk but " + std::to_string(total) +
                        " in all (a single-disk archive has the same count twice)",
-                   std::nullopt, at);
+                   std::nullopt, at, /*in_this_file=*/true);
   };
   std::optional<Error> count_error;
   if (disk_entries != out.entry_count)
@@ -164,11 +181,11 @@ Result<EndRecords> read_end_records(ByteSource& source) {
       uint32_t z64_disk = l.u32();
       uint64_t z64_offset = l.u64();
       uint32_t disks = l.u32();
-      if (z64_disk != 0 || disks > 1) multi_disk = true;
       const uint64_t locator_pos = end_pos - kZip64LocatorSize;
+      if ((z64_disk != 0 || disks > 1) && !multi_disk_at) multi_disk_at = locator_pos;
       if (z64_offset > locator_pos || locator_pos - z64_offset < kZip64EndSize) {
-        return invalid("the ZIP64 end-of-central-directory locator points outside the file",
-                       std::nullopt, locator_pos);
+        return invalid("the ZIP64 end-of-central-directory locator points outside the file", std::nullopt,
+                       locator_pos, /*in_this_file=*/true);
       }
       PTEFORGE_ASSIGN_OR_RETURN(std::string rec, source.read_at(z64_offset, kZip64EndSize));
       Cursor r(rec);
@@ -184,7 +201,7 @@ Result<EndRecords> read_end_records(ByteSource& source) {
       out.cd_size = r.u64();
       out.cd_offset = r.u64();
       out.cd_limit = z64_offset;
-      if (z_disk != 0 || z_cd_disk != 0) multi_disk = true;
+      if ((z_disk != 0 || z_cd_disk != 0) && !multi_disk_at) multi_disk_at = z64_offset;
       // The ZIP64 record's counts supersede the classic record's (0xffff there when too large).
       count_error.reset();
       if (z_disk_entries != out.entry_count) {
@@ -199,7 +216,10 @@ Result<EndRecords> read_end_records(ByteSource& source) {
                    "locator is missing",
                    std::nullopt, end_pos);
   }
-  if (multi_disk) return invalid("multi-disk (split) zip archives are not supported", std::nullopt, end_pos);
+  if (multi_disk_at) {
+    return invalid("multi-disk (split) zip archives are not supported", std::nullopt, multi_disk_at,
+                   /*in_this_file=*/true);
+  }
   if (count_error) return *count_error;
   if (out.cd_offset > out.cd_limit || out.cd_size > out.cd_limit - out.cd_offset) {
     return invalid("the central directory (offset " + std::to_string(out.cd_offset) + ", " +
@@ -343,17 +363,10 @@ Result<std::string> MemoryByteSource::read_at(uint64_t offset, uint64_t length) 
   return bytes_.substr(static_cast<size_t>(offset), static_cast<size_t>(length));
 }
 
-Result<std::vector<ZipEntryRecord>> read_zip_directory(ByteSource& source) {
-  if (source.size() == 0) {
-    return make_error(ErrorCode::INPUT_EMPTY, "the input is empty (0 bytes); expected a .pt2 zip archive");
-  }
-  if (source.size() < kEndSize) {
-    return invalid("not a zip archive: " + std::to_string(source.size()) +
-                   " bytes is too short for a zip end record");
-  }
-  PTEFORGE_ASSIGN_OR_RETURN(EndRecords end, read_end_records(source));
-  PTEFORGE_ASSIGN_OR_RETURN(std::string cd, source.read_at(end.cd_offset, end.cd_size));
-
+/// The entries of central directory `cd` (read at end.cd_offset), each
+/// checked with its local header.
+static Result<std::vector<ZipEntryRecord>> read_central_directory(ByteSource& source, const EndRecords& end,
+                                                                  const std::string& cd) {
   std::vector<ZipEntryRecord> records;
   records.reserve(static_cast<size_t>(end.entry_count));
   Cursor c(cd);
@@ -401,6 +414,26 @@ Result<std::vector<ZipEntryRecord>> read_zip_directory(ByteSource& source) {
     PTEFORGE_TRY(check_record(rec, cd_pos));
     PTEFORGE_TRY(check_local_header(source, rec));
     records.push_back(std::move(rec));
+  }
+  return records;
+}
+
+Result<std::vector<ZipEntryRecord>> read_zip_directory(ByteSource& source) {
+  if (source.size() == 0) {
+    return make_error(ErrorCode::INPUT_EMPTY, "the input is empty (0 bytes); expected a .pt2 zip archive");
+  }
+  if (source.size() < kEndSize) {
+    return invalid("not a zip archive: " + std::to_string(source.size()) +
+                   " bytes is too short for a zip end record");
+  }
+  PTEFORGE_ASSIGN_OR_RETURN(EndRecords end, read_end_records(source));
+  PTEFORGE_ASSIGN_OR_RETURN(std::string cd, source.read_at(end.cd_offset, end.cd_size));
+  // A directory whose first header is where the end record says is this
+  // file's; else its errors are framed as those of an inner zip's records.
+  const bool confirmed = cd.size() >= 4 && Cursor(cd).u32() == kCentralHeaderSig;
+  Result<std::vector<ZipEntryRecord>> records = read_central_directory(source, end, cd);
+  if (!records.ok() && !confirmed && records.error().code == ErrorCode::ARCHIVE_INVALID) {
+    return framed_as_nested(std::move(records).error(), end.end_pos, end.trailing, false);
   }
   return records;
 }

@@ -416,6 +416,28 @@ TEST_CASE("bad archive: end records whose two entry counts disagree are corrupt,
   CHECK(r3.error().where.byte_offset == end_pos);
 }
 
+TEST_CASE("bad archive: the central directory of a zip stored inside a truncated archive") {
+  // The archive cut 3 bytes after a stored inner zip (no ZIP64 records): the
+  // last end record is the inner zip's, its directory offset counts from the
+  // inner zip's start and lands on other bytes of this file.
+  const std::string inner = build_zip({{"a/data.pkl", std::string(50, 'x')}, {"a/version", "3"}},
+                                      /*zip64_end=*/false);
+  auto specs = minimal_pt2("m");
+  specs.push_back({"m/data/sample_inputs/model.pt", inner});
+  const std::string outer = build_zip(specs);
+  const size_t at = outer.find(inner);
+  REQUIRE(at != std::string::npos);
+  auto r = open_zip_bytes(outer.substr(0, at + inner.size() + 3));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::ARCHIVE_INVALID);
+  CHECK(r.error().message.rfind("the zip archive is probably truncated: ", 0) == 0);
+  CHECK(r.error().where.byte_offset == at + inner.size() - 22);  // the inner end record
+  REQUIRE(r.error().notes.size() == 1);
+  CHECK(r.error().notes[0].find("(3 bytes follow it)") != std::string::npos);
+  // Bytes appended to a whole archive: its own records are found and read.
+  CHECK(open_zip_bytes(outer + "xyz").ok());
+}
+
 TEST_CASE("bad archive: a corrupted stored entry fails its CRC check") {
   auto specs = minimal_pt2("m");
   std::string bytes = build_zip(specs);
