@@ -28,7 +28,10 @@ CLI::Validator option_value(const CLI::App* cmd, ValueKind kind);
 /// ("--opt: what is wrong"): "--output: At Most 1 required but received 2"
 /// -> "--output: given 2 times, but it takes one value"; "--x: 1 required
 /// TEXT:{a,b} missing" -> "--x: needs a value (one of a, b)"; "--x: v not in
-/// {a,b}" -> "--x: 'v' is not one of a, b". Other messages are returned as they are.
+/// {a,b}" -> "--x: 'v' is not one of a, b"; "--x: Value v not in range 1 to 9"
+/// -> "--x: 'v' is not a whole number from 1 to 9"; "Could not convert: --x =
+/// v" (a value given to a switch) and "The following argument was not
+/// expected: a" likewise. Other messages are returned as they are.
 std::string reword_parse_error(const std::string& what);
 
 /// Adds `inspect` (program summary) to `app`; the action is stored in `out`.

@@ -26,7 +26,11 @@ std::string choices_of(const std::string& type_name) {
 std::string reword_parse_error(const std::string& what) {
   static const std::regex at_most(R"(^(-\S+): At Most 1 required but received (\d+)$)");
   static const std::regex missing(R"(^(-\S+): 1 required (\S+) missing$)");
-  static const std::regex not_in(R"(^(-\S+): (.*) not in (\{[^{}]*\})$)");
+  // [\s\S]: a value may hold a line break (escaped only when printed).
+  static const std::regex not_in(R"(^(-\S+): ([\s\S]*) not in (\{[^{}]*\})$)");
+  static const std::regex range(R"(^(-\S+): Value ([\s\S]*) not in range (\S+) to (\S+)$)");
+  static const std::regex flag_value(R"(^Could not convert: (-\S+) = ([\s\S]*)$)");
+  static const std::regex extra(R"(^The following arguments? (?:was|were) not expected: ([\s\S]*)$)");
   std::smatch m;
   if (std::regex_match(what, m, at_most)) {
     return m[1].str() + ": given " + m[2].str() + " times, but it takes one value";
@@ -37,6 +41,18 @@ std::string reword_parse_error(const std::string& what) {
   }
   if (std::regex_match(what, m, not_in)) {
     return m[1].str() + ": '" + m[2].str() + "' is not " + choices_of(m[3].str());
+  }
+  if (std::regex_match(what, m, range)) {
+    return m[1].str() + ": '" + m[2].str() + "' is not a whole number from " + m[3].str() + " to " +
+           m[4].str();
+  }
+  if (std::regex_match(what, m, flag_value)) {
+    return m[1].str() + ": '" + m[2].str() + "' is not a value it takes (a switch: write " + m[1].str() +
+           " alone)";
+  }
+  if (std::regex_match(what, m, extra)) {
+    return "unexpected argument '" + m[1].str() +
+           "': a command takes one input, and each option value follows its own option name";
   }
   return what;
 }

@@ -27,7 +27,7 @@ expect 2 "unknown option '--bogus': no command takes it (commands: inspect, deco
 expect 2 "unknown option '--=x': no command takes it (commands: inspect, decode, convert)" --=x
 expect 2 "a command is required before '--': pteforge COMMAND ... (commands: inspect, decode, convert)" -- convert
 # CLI11's own errors echo what was typed: escaped, as every message is.
-expect 2 "The following argument was not expected: --\\x07" inspect x.json $'--\a'
+expect 2 "unexpected argument '--\\x07': a command takes one input, and each option value follows its own option name" inspect x.json $'--\a'
 expect 2 "unknown command '\\xc2\\x9b31mX' (commands: inspect, decode, convert)" $'\xc2\x9b31mX'
 expect 2 "--json excludes --flatc-json" decode x.pte --json --flatc-json
 expect 2 "--json excludes --flatc-json" decode x.pte --flatc-json --json
@@ -52,9 +52,12 @@ expect 2 "--output: needs a value" convert "$m" -o
 expect 2 "--memory-planning: 'foo' is not one of greedy, naive, best_fit, best" convert "$m" -o a.pte --memory-planning foo
 expect 2 "--memory-planning: 'a\\x1b' is not one of greedy, naive, best_fit, best" convert "$m" -o a.pte --memory-planning $'a\e'
 # A repeatable option takes one word: the next one is the input, or an error.
-expect 2 "The following argument was not expected: b=2" convert "$m" -o m.pte --constant-method a=1 b=2
+expect 2 "unexpected argument 'b=2': a command takes one input, and each option value follows its own option name" convert "$m" -o m.pte --constant-method a=1 b=2
 # --bench runs at least once and writes only the .pte and --metadata.
-expect 2 "--bench: Value 0 not in range 1 to 1000000" convert "$m" -o m.pte --bench 0
+expect 2 "--bench: '0' is not a whole number from 1 to 1000000" convert "$m" -o m.pte --bench 0
+expect 2 "--bench: 'x' is not a whole number from 1 to 1000000" convert "$m" -o m.pte --bench x
+expect 2 "--json: 'foo' is not a value it takes (a switch: write --json alone)" decode x.pte --json=foo
+expect 2 "--memory-planning: 'a\\x0ab' is not one of greedy, naive, best_fit, best" convert "$m" -o a.pte --memory-planning $'a\nb'
 expect 2 "--report excludes --bench" convert "$m" -o m.pte --bench 1 --report r.json
 [[ -z "$(ls -A)" ]] || { echo "usage errors left files: $(ls -A)" >&2; exit 1; }
 "$bin" convert --constant-method a=1 --passes "$(printf '%s' "$("$bin" convert "$m" -o d.pte --report r.json >/dev/null && python3 -c "import json;print(','.join(p['name'] for p in json.load(open('r.json'))['passes']))")")" "$m" -o c.pte > out.txt
