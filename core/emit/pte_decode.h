@@ -31,7 +31,11 @@ enum class PteJsonStyle {
   Readable,
   /// The same document `flatc --json --strict-json` prints for the program
   /// (scalars equal to their default left out, enums by name, bytes as
-  /// numbers), for diffing against flatc's output.
+  /// numbers), for diffing against flatc's output as JSON values. It stays
+  /// JSON where flatc's text does not, and exact: doubles in full (flatc
+  /// prints 12 decimals, 1e-13 as 0.0), infinities and NaN as the strings
+  /// "inf", "-inf", "nan" (flatc writes them bare); layout is RapidJSON's
+  /// (empty lists as []).
   Flatc,
 };
 
