@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <regex>
 #include <set>
 #include <string_view>
 
@@ -155,13 +154,15 @@ std::string_view first_oversized_integer(std::string_view json) {
 /// json.loads reads (the option's values are ExecuTorch's Python values),
 /// and the way back to the caller's byte offsets.
 struct PythonJson {
-  std::string text;  ///< the caller's text, some number literals rewritten
+  std::string text;  ///< the caller's text, number literals rewritten
   /// One rewritten literal: [text_begin, text_end) in `text` was
   /// [original_begin, original_end) in the caller's text.
   struct Rewrite {
     size_t text_begin, text_end, original_begin, original_end;
   };
   std::vector<Rewrite> rewrites;  ///< in text order
+  /// The values of the float literals, in text order: literal k is "k.0" in `text`.
+  std::vector<double> floats;
   /// The first thing Python refuses that RapidJSON takes (-NaN, a bare Inf):
   /// its offset in the caller's text and what to say.
   std::optional<std::pair<size_t, std::string>> refusal;
@@ -179,26 +180,48 @@ struct PythonJson {
   }
 };
 
-/// The double RapidJSON reads from `literal` (flags as parse_json's), or
-/// nullopt where it refuses it ("Number too big" past 1e308 in its digits or
-/// exponent, even for 0e400 or a value that underflows).
-std::optional<double> rapidjson_double(const std::string& literal) {
-  rapidjson::Document d;
-  d.Parse<rapidjson::kParseFullPrecisionFlag>(literal.data(), literal.size());
-  if (d.HasParseError() || !d.IsNumber()) return std::nullopt;
-  return d.GetDouble();
+/// Bytes of the JSON number (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?)
+/// at the start of `s`, 0 when none; `integer` says whether it has neither a
+/// fraction nor an exponent. A '.' or 'e' not followed by what the grammar
+/// needs ends the number before it (RapidJSON then names what is wrong).
+size_t json_number_length(std::string_view s, bool& integer) {
+  auto digit = [&](size_t k) { return k < s.size() && s[k] >= '0' && s[k] <= '9'; };
+  size_t k = s.size() > 0 && s[0] == '-' ? 1 : 0;
+  if (!digit(k)) return 0;
+  if (s[k] == '0') {
+    ++k;
+  } else {
+    while (digit(k)) ++k;
+  }
+  integer = true;
+  if (k < s.size() && s[k] == '.' && digit(k + 1)) {
+    k += 2;
+    while (digit(k)) ++k;
+    integer = false;
+  }
+  if (k < s.size() && (s[k] == 'e' || s[k] == 'E')) {
+    size_t e = k + 1;
+    if (e < s.size() && (s[e] == '+' || s[e] == '-')) ++e;
+    if (digit(e)) {
+      while (digit(e)) ++e;
+      k = e;
+      integer = false;
+    }
+  }
+  return k;
 }
 
-/// `json` made PythonJson: where RapidJSON's reading of a number literal
-/// differs from Python's (correctly rounded, ±inf on overflow, 0 on
-/// underflow: strtod's) or fails, the literal becomes Python's repr of the
-/// value (RapidJSON's "Inf"/"-Inf" for infinities; it reads those exactly).
-/// RapidJSON cannot read an integer literal past 1e308: it becomes "0", and
-/// check_integer_literals (which reads the caller's text) refuses it as
-/// past int64, as ExecuTorch would. "-NaN" and a bare "Inf" (Python reads
-/// only NaN, Infinity, -Infinity) are noted as the refusal.
+/// `json` made PythonJson. RapidJSON reads no float literal of the caller's:
+/// its full-precision reader misreads some (1e-325 as -2.2e307), refuses
+/// others Python reads ("Number too big" for 0e400 or 0.001e310) and reads
+/// out of bounds on long mantissas with tiny exponents. Each float literal k
+/// becomes "k.0", and parse_json puts back floats[k], strtod's correctly
+/// rounded value (±inf past the range, 0 below it), as Python reads it. An
+/// integer literal past uint64 becomes "0" (RapidJSON would read it as a
+/// float), and check_integer_literals, which reads the caller's text,
+/// refuses it as past int64, as ExecuTorch would. "-NaN" and a bare "Inf"
+/// (Python reads only NaN, Infinity, -Infinity) are noted as the refusal.
 PythonJson pythonize_json_numbers(std::string_view json) {
-  static const std::regex json_number(R"(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)");
   PythonJson out;
   out.text.reserve(json.size());
   auto refuse = [&](size_t at, std::string what) {
@@ -220,36 +243,54 @@ PythonJson pythonize_json_numbers(std::string_view json) {
       const size_t at = i > 0 && json[i - 1] == '-' ? i - 1 : i;
       refuse(at, "a bare Inf: infinity is written Infinity");
     }
-    if (c != '-' && (c < '0' || c > '9')) {
+    bool integer = true;
+    const size_t n = c == '-' || (c >= '0' && c <= '9') ? json_number_length(rest, integer) : 0;
+    if (n == 0) {
       out.text += c;
       continue;
     }
-    size_t end = i + 1;
-    while (end < json.size() &&
-           (std::isdigit(static_cast<unsigned char>(json[end])) || json[end] == '.' || json[end] == 'e' ||
-            json[end] == 'E' || json[end] == '+' || json[end] == '-')) {
-      ++end;
-    }
-    const std::string token(json.substr(i, end - i));
-    const size_t begin = i;
-    i = end - 1;
+    const std::string token(rest.substr(0, n));
     std::string replacement = token;
-    if (std::regex_match(token, json_number)) {  // else RapidJSON names what is wrong
-      const double v = std::strtod(token.c_str(), nullptr);
-      const bool integer = token.find_first_of(".eE") == std::string::npos;
-      const std::optional<double> read = rapidjson_double(token);
-      if (integer) {
-        if (!read) replacement = "0";
-      } else if (!read || std::memcmp(&*read, &v, sizeof v) != 0) {
-        replacement = std::isinf(v) ? (v < 0 ? "-Inf" : "Inf") : ir::python_float_repr(v);
-      }
+    if (!integer) {
+      replacement = std::to_string(out.floats.size()) + ".0";
+      out.floats.push_back(std::strtod(token.c_str(), nullptr));
+    } else {
+      int64_t s64 = 0;
+      uint64_t u64 = 0;
+      const char* first = token.data();
+      const char* last = token.data() + token.size();
+      const bool fits = token[0] == '-' ? std::from_chars(first, last, s64).ec == std::errc()
+                                        : std::from_chars(first, last, u64).ec == std::errc();
+      if (!fits) replacement = "0";
     }
     if (replacement != token) {
-      out.rewrites.push_back({out.text.size(), out.text.size() + replacement.size(), begin, end});
+      out.rewrites.push_back({out.text.size(), out.text.size() + replacement.size(), i, i + n});
     }
     out.text += replacement;
+    i += n - 1;
   }
   return out;
+}
+
+/// Puts back the float literals pythonize_json_numbers replaced: each finite
+/// double of `doc` (a "k.0" stand-in; NaN and the infinities are RapidJSON's
+/// words, left as they are) becomes floats[k]. Iterative: no recursion on
+/// deep values.
+void restore_floats(rapidjson::Value& doc, const std::vector<double>& floats) {
+  std::vector<rapidjson::Value*> stack{&doc};
+  while (!stack.empty()) {
+    rapidjson::Value* v = stack.back();
+    stack.pop_back();
+    if (v->IsArray()) {
+      for (rapidjson::SizeType k = 0; k < v->Size(); ++k) stack.push_back(&(*v)[k]);
+    } else if (v->IsObject()) {
+      for (rapidjson::SizeType k = 0; k < v->MemberCount(); ++k)
+        stack.push_back(&(v->MemberBegin() + k)->value);
+    } else if (v->IsDouble() && std::isfinite(v->GetDouble())) {
+      const double k = v->GetDouble();
+      if (k >= 0 && k < static_cast<double>(floats.size())) v->SetDouble(floats[static_cast<size_t>(k)]);
+    }
+  }
 }
 
 Result<rapidjson::Document> parse_json(const std::string& method, std::string_view json) {
@@ -265,8 +306,9 @@ Result<rapidjson::Document> parse_json(const std::string& method, std::string_vi
   const PythonJson python = pythonize_json_numbers(json);
   rapidjson::Document doc;
   // Iterative: no recursion on deeply nested values (flatten() then stops at 64 levels).
-  doc.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag |
-            rapidjson::kParseIterativeFlag>(python.text.data(), python.text.size());
+  // No full-precision flag: the only fractions left are the exact "k.0" stand-ins.
+  doc.Parse<rapidjson::kParseNanAndInfFlag | rapidjson::kParseIterativeFlag>(python.text.data(),
+                                                                             python.text.size());
   // The first error in the text as typed: RapidJSON's, or what Python refuses and RapidJSON takes.
   const std::optional<size_t> parse_at =
       doc.HasParseError() ? std::optional<size_t>(python.original_offset(doc.GetErrorOffset()))
@@ -284,6 +326,7 @@ Result<rapidjson::Document> parse_json(const std::string& method, std::string_vi
       e.notes.push_back("strings need JSON quotes, e.g. --constant-method 'get_name=\"tiny\"'");
     return e;
   }
+  restore_floats(doc, python.floats);
   return doc;
 }
 
@@ -291,7 +334,11 @@ Result<rapidjson::Document> parse_json(const std::string& method, std::string_vi
 /// first_oversized_integer), naming `method` ("" for the whole map).
 Status check_integer_literals(const std::string& method, std::string_view json) {
   if (std::string_view big = first_oversized_integer(json); !big.empty()) {
-    return option_error(method, "integer " + std::string(big) + " does not fit int64");
+    // A long one shortened: its first digits and how many there are.
+    const std::string shown = big.size() <= 40 ? std::string(big)
+                                               : std::string(big.substr(0, 20)) + "... (" +
+                                                     std::to_string(big.size()) + " characters)";
+    return option_error(method, "integer " + shown + " does not fit int64");
   }
   return Status::Ok();
 }

@@ -194,7 +194,19 @@ TEST_CASE("constant methods: JSON values become flattened values and a pytree sp
   CHECK(emit::parse_constant_method_option("get_x=[\"-NaN Inf\", 1]").ok());
   const std::string huge = "1" + std::string(400, '0');
   CHECK(emit::parse_constant_method_option("get_x=" + huge).error().message ==
-        "constant method 'get_x': integer " + huge + " does not fit int64");
+        "constant method 'get_x': integer 10000000000000000000... (401 characters) does not fit int64");
+  // Long literals are no risk: 50,000 digits, a long mantissa with a tiny
+  // exponent (RapidJSON's full-precision reader read out of bounds on it).
+  CHECK(emit::parse_constant_method_option("get_x=[" + std::string(50000, '7') + "]").error().message ==
+        "constant method 'get_x': integer 77777777777777777777... (50000 characters) does not fit int64");
+  m = parse_ok("get_x=[1.00000000000000000000001e-330, 8.93067803572933031455422e-333, 0." +
+               std::string(320, '0') + "123]");
+  CHECK(m.values ==
+        std::vector<emit::EValue>{{emit::Double{0.0}}, {emit::Double{0.0}}, {emit::Double{1.23e-321}}});
+  // A literal followed by a sign or dot: the number ends before it, RapidJSON names the next byte.
+  CHECK(emit::parse_constant_method_option("get_x=[0e400-]").error().message ==
+        "constant method 'get_x': value is not JSON (Missing a comma or ']' after an array element. at byte "
+        "6)");
   // A byte order mark (RapidJSON alone would skip it) is named, in an option and in the map.
   CHECK(
       emit::parse_constant_method_option("get_x=\xEF\xBB\xBF"
