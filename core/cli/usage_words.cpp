@@ -1,7 +1,9 @@
 // CLI11's messages for an option's value count, in the words of pteforge's
 // other usage errors ("--opt: what is wrong"); anything else passes through.
 #include <regex>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 
@@ -30,7 +32,9 @@ std::string reword_parse_error(const std::string& what) {
   static const std::regex not_in(R"(^(-\S+): ([\s\S]*) not in (\{[^{}]*\})$)");
   static const std::regex range(R"(^(-\S+): Value ([\s\S]*) not in range (\S+) to (\S+)$)");
   static const std::regex flag_value(R"(^Could not convert: (-\S+) = ([\s\S]*)$)");
-  static const std::regex extra(R"(^The following arguments? (?:was|were) not expected: ([\s\S]*)$)");
+  static const std::regex extra(R"(^The following argument was not expected: ([\s\S]*)$)");
+  // CLI11 lists several last first, joined by spaces.
+  static const std::regex extras(R"(^The following arguments were not expected: ([\s\S]*)$)");
   std::smatch m;
   if (std::regex_match(what, m, at_most)) {
     return m[1].str() + ": given " + m[2].str() + " times, but it takes one value";
@@ -49,6 +53,16 @@ std::string reword_parse_error(const std::string& what) {
   if (std::regex_match(what, m, flag_value)) {
     return m[1].str() + ": '" + m[2].str() + "' is not a value it takes (a switch: write " + m[1].str() +
            " alone)";
+  }
+  if (std::regex_match(what, m, extras)) {
+    std::vector<std::string> words;
+    std::istringstream in(m[1].str());
+    for (std::string w; in >> w;) words.push_back(w);
+    std::string listed;
+    for (auto it = words.rbegin(); it != words.rend(); ++it)
+      listed += (listed.empty() ? "'" : ", '") + *it + "'";
+    return "unexpected arguments " + listed +
+           ": a command takes one input, and each option value follows its own option name";
   }
   if (std::regex_match(what, m, extra)) {
     return "unexpected argument '" + m[1].str() +

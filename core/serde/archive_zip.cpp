@@ -79,14 +79,22 @@ std::string quoted_entry(std::string_view name) {
 /// .pt2's sample inputs are one), whose offsets count from the inner zip's
 /// start. The message leads with the likely cause, a note gives the
 /// evidence, and the error points at the record unless `keep_offset` (its
-/// offset is a place verified in this file). `e` itself when trailing is 0.
-Error framed_as_nested(Error e, uint64_t end_pos, uint64_t trailing, bool keep_offset) {
-  if (trailing == 0) return e;
+/// offset is a place verified in this file). `e` itself when trailing is 0,
+/// unless `directory_elsewhere`: the record ends the file (a cut right after
+/// an inner zip) but no central directory is where it says.
+Error framed_as_nested(Error e, uint64_t end_pos, uint64_t trailing, bool keep_offset,
+                       bool directory_elsewhere = false) {
+  if (trailing == 0 && !directory_elsewhere) return e;
   e.message = "the zip archive is probably truncated: " + e.message;
   if (!keep_offset) e.where.byte_offset = end_pos;
-  e.notes.push_back("the last end-of-central-directory record (at byte " + std::to_string(end_pos) +
-                    ") does not end the file (" + std::to_string(trailing) +
-                    " bytes follow it): it probably belongs to a zip stored inside the archive");
+  const std::string record =
+      "the last end-of-central-directory record (at byte " + std::to_string(end_pos) + ")";
+  e.notes.push_back(trailing > 0
+                        ? record + " does not end the file (" + std::to_string(trailing) +
+                              " bytes follow it): it probably belongs to a zip stored inside the archive"
+                        : record +
+                              " ends the file, but no central directory is where it says: it "
+                              "probably belongs to a zip stored inside the archive");
   return e;
 }
 
@@ -433,7 +441,17 @@ Result<std::vector<ZipEntryRecord>> read_zip_directory(ByteSource& source) {
   const bool confirmed = cd.size() >= 4 && Cursor(cd).u32() == kCentralHeaderSig;
   Result<std::vector<ZipEntryRecord>> records = read_central_directory(source, end, cd);
   if (!records.ok() && !confirmed && records.error().code == ErrorCode::ARCHIVE_INVALID) {
-    return framed_as_nested(std::move(records).error(), end.end_pos, end.trailing, false);
+    // A record that ends the file is an inner zip's when a zip starts (a
+    // local header) where its offsets count from: the directory sits right
+    // before the record, cd_offset bytes after that start.
+    bool inner_start_found = false;
+    if (end.trailing == 0 && end.cd_limit == end.end_pos && end.end_pos >= end.cd_size + end.cd_offset) {
+      const uint64_t inner_start = end.end_pos - end.cd_size - end.cd_offset;
+      Result<std::string> head = inner_start > 0 ? source.read_at(inner_start, 4) : Result<std::string>("");
+      inner_start_found = head.ok() && head->size() == 4 && Cursor(*head).u32() == kLocalHeaderSig;
+    }
+    return framed_as_nested(std::move(records).error(), end.end_pos, end.trailing, false,
+                            /*directory_elsewhere=*/inner_start_found);
   }
   return records;
 }

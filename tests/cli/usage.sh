@@ -55,6 +55,7 @@ expect 2 "--memory-planning: 'a\\x1b' is not one of greedy, naive, best_fit, bes
 expect 2 "unexpected argument 'b=2': a command takes one input, and each option value follows its own option name" convert "$m" -o m.pte --constant-method a=1 b=2
 # --bench runs at least once and writes only the .pte and --metadata.
 expect 2 "--bench: '0' is not a whole number from 1 to 1000000" convert "$m" -o m.pte --bench 0
+expect 2 "unexpected arguments 'b', 'c': a command takes one input, and each option value follows its own option name" decode a b c
 expect 2 "--bench: 'x' is not a whole number from 1 to 1000000" convert "$m" -o m.pte --bench x
 expect 2 "--json: 'foo' is not a value it takes (a switch: write --json alone)" decode x.pte --json=foo
 expect 2 "--memory-planning: 'a\\x0ab' is not one of greedy, naive, best_fit, best" convert "$m" -o a.pte --memory-planning $'a\nb'

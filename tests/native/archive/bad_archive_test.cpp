@@ -434,8 +434,25 @@ TEST_CASE("bad archive: the central directory of a zip stored inside a truncated
   CHECK(r.error().where.byte_offset == at + inner.size() - 22);  // the inner end record
   REQUIRE(r.error().notes.size() == 1);
   CHECK(r.error().notes[0].find("(3 bytes follow it)") != std::string::npos);
+  // Cut right after the inner zip: its record ends the file, but no central
+  // directory is where it says.
+  auto exact = open_zip_bytes(outer.substr(0, at + inner.size()));
+  REQUIRE_FALSE(exact.ok());
+  CHECK(exact.error().message.rfind("the zip archive is probably truncated: ", 0) == 0);
+  CHECK(exact.error().where.byte_offset == at + inner.size() - 22);
+  REQUIRE(exact.error().notes.size() == 1);
+  CHECK(exact.error().notes[0].find("ends the file, but no central directory is where it says") !=
+        std::string::npos);
   // Bytes appended to a whole archive: its own records are found and read.
   CHECK(open_zip_bytes(outer + "xyz").ok());
+  // A plain archive whose directory offset is wrong is no inner zip: no zip
+  // starts where that offset would count from.
+  std::string shifted = build_zip(minimal_pt2("m"), /*zip64_end=*/false);
+  shifted[shifted.size() - 6] = static_cast<char>(shifted[shifted.size() - 6] - 1);  // cd_offset - 1
+  auto plain = open_zip_bytes(shifted);
+  REQUIRE_FALSE(plain.ok());
+  CHECK(plain.error().message == "central directory entry 0 has a bad signature");
+  CHECK(plain.error().notes.empty());
 }
 
 TEST_CASE("bad archive: a corrupted stored entry fails its CRC check") {
