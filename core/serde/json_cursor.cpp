@@ -22,8 +22,8 @@
 namespace pteforge::serde {
 namespace {
 
-// NaN/Infinity tokens: old files (§2.8, §9.3). Full precision: doubles
-// round-trip exactly. RapidJSON does not validate UTF-8 here (that costs a
+// NaN/Infinity tokens: old files (§2.8, §9.3). Numbers as text, read by
+// forward_raw_number: doubles round-trip exactly. RapidJSON does not validate UTF-8 here (that costs a
 // sixth of the parse): find_invalid_utf8 checks the whole text first, 32
 // ASCII bytes at a time (about a tenth of the parse).
 // In situ: strings are decoded inside our copy of the text instead of being
@@ -47,7 +47,7 @@ class DepthLimitedHandler {
   bool Int64(int64_t i) { return doc_.Int64(i); }
   bool Uint64(uint64_t i) { return doc_.Uint64(i); }
   bool Double(double d) { return doc_.Double(d); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) { return doc_.RawNumber(s, n, copy); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return forward_raw_number(*this, s, n); }
   bool String(const char* s, rapidjson::SizeType n, bool copy) { return doc_.String(s, n, copy); }
   bool Key(const char* s, rapidjson::SizeType n, bool copy) { return doc_.Key(s, n, copy); }
   bool StartObject() { return enter() && doc_.StartObject(); }

@@ -10,7 +10,11 @@
 
 #include <rapidjson/document.h>
 
+#include <charconv>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,8 +57,11 @@ bool copy_unless_simd_scan_blind_bytes(std::string_view text, char* out);
 
 /// RapidJSON parse flags of the program JSON readers (JsonDocument::parse and
 /// the streaming reader, serde/stream_graph.h): NaN/Infinity tokens (old
-/// files), full-precision doubles, in situ. The readers must use the same
-/// flags so that they accept the same texts.
+/// files), numbers handed over as text (forward_raw_number reads them), in
+/// situ. The readers must use the same flags so that they accept the same
+/// texts. Not kParseFullPrecisionFlag: RapidJSON 1.1.0's full-precision
+/// reader misreads some literals (1e-325) and reads out of bounds on a long
+/// mantissa with a tiny exponent (1.00000000000000000000001e-330 crashed).
 ///
 /// Natively the parser is RapidJSON's recursive one (about 15% faster than
 /// its iterative one; kMaxJsonDepth levels use well under 1 MiB of an 8 MiB
@@ -63,11 +70,55 @@ bool copy_unless_simd_scan_blind_bytes(std::string_view text, char* out);
 /// unoptimized build overflowed at kMaxJsonDepth levels. Both accept and
 /// reject the same texts (tests/fixtures/errors run in both builds).
 inline constexpr unsigned kProgramJsonParseFlags =
-    rapidjson::kParseNanAndInfFlag | rapidjson::kParseFullPrecisionFlag | rapidjson::kParseInsituFlag
+    rapidjson::kParseNanAndInfFlag | rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseInsituFlag
 #if defined(__EMSCRIPTEN__)
     | rapidjson::kParseIterativeFlag
 #endif
     ;
+
+/// The number event RapidJSON would send for the JSON number text `s` (`n`
+/// bytes, not NUL-terminated), as kParseNumbersAsStringsFlag hands it over:
+/// an integer to Int (negative, fits int32), Uint (fits uint32), Int64 or
+/// Uint64, one past those and every fraction or exponent to Double with
+/// strtod's correctly rounded value (±inf past the range, 0 below it, as
+/// Python reads it); NaN, Infinity, -Infinity (kParseNanAndInfFlag's words)
+/// to Double. Returns what the handler returns.
+template <typename Handler>
+bool forward_raw_number(Handler& h, const char* s, size_t n) {
+  const std::string_view text(s, n);
+  const bool negative = n > 0 && s[0] == '-';
+  const std::string_view word = text.substr(negative ? 1 : 0);
+  if (word == "NaN") return h.Double(std::numeric_limits<double>::quiet_NaN());
+  if (word.substr(0, 3) == "Inf") {
+    return h.Double(negative ? -std::numeric_limits<double>::infinity()
+                             : std::numeric_limits<double>::infinity());
+  }
+  if (text.find_first_of(".eE") == std::string_view::npos) {
+    if (negative) {
+      int64_t v = 0;
+      if (std::from_chars(s, s + n, v).ec == std::errc()) {
+        return v >= INT32_MIN ? h.Int(static_cast<int>(v)) : h.Int64(v);
+      }
+    } else {
+      uint64_t v = 0;
+      if (std::from_chars(s, s + n, v).ec == std::errc()) {
+        return v <= UINT32_MAX ? h.Uint(static_cast<unsigned>(v)) : h.Uint64(v);
+      }
+    }
+  }
+  // strtod needs a NUL-terminated copy (the text goes on after the number).
+  char small[64];
+  std::string large;
+  const char* z = small;
+  if (n < sizeof small) {
+    std::memcpy(small, s, n);
+    small[n] = '\0';
+  } else {
+    large.assign(s, n);
+    z = large.c_str();
+  }
+  return h.Double(std::strtod(z, nullptr));
+}
 
 /// Deepest nesting of objects and arrays that JsonDocument::parse accepts.
 /// A torch.export program at the importer's own limit of 64 nested subgraphs

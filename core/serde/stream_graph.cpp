@@ -708,7 +708,7 @@ class StreamHandler {
     }
     return scalar() && doc_.Double(d);
   }
-  bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }  // not requested
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return forward_raw_number(*this, s, n); }
   bool String(const char* s, rapidjson::SizeType n, bool copy) {
     if (capturing()) {
       tape_.push_string(Tok::String, s, n);

@@ -32,9 +32,37 @@ bool has_json_context(std::string_view type) {
 /// back by treespec_loads and written by treespec_dumps (ExecuTorch's
 /// create_container_str) holds its contexts in this form, whatever the file had.
 std::optional<std::string> python_style_json(std::string_view text) {
+  // Numbers as text, read by forward_raw_number: RapidJSON's full-precision
+  // reader can read out of bounds (see kProgramJsonParseFlags).
+  struct Forward {
+    rapidjson::Document& d;
+    bool Null() { return d.Null(); }
+    bool Bool(bool b) { return d.Bool(b); }
+    bool Int(int i) { return d.Int(i); }
+    bool Uint(unsigned u) { return d.Uint(u); }
+    bool Int64(int64_t i) { return d.Int64(i); }
+    bool Uint64(uint64_t u) { return d.Uint64(u); }
+    bool Double(double v) { return d.Double(v); }
+    bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return forward_raw_number(*this, s, n); }
+    bool String(const char* s, rapidjson::SizeType n, bool copy) { return d.String(s, n, copy); }
+    bool Key(const char* s, rapidjson::SizeType n, bool copy) { return d.Key(s, n, copy); }
+    bool StartObject() { return d.StartObject(); }
+    bool EndObject(rapidjson::SizeType n) { return d.EndObject(n); }
+    bool StartArray() { return d.StartArray(); }
+    bool EndArray(rapidjson::SizeType n) { return d.EndArray(n); }
+  };
   rapidjson::Document inner;
-  inner.Parse<rapidjson::kParseFullPrecisionFlag>(text.data(), text.size());
-  if (inner.HasParseError()) return std::nullopt;
+  bool parsed = false;
+  auto fill = [&](rapidjson::Document& d) {
+    rapidjson::MemoryStream ms(text.data(), text.size());
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(ms);
+    rapidjson::Reader reader;
+    Forward forward{d};
+    parsed = !reader.Parse<rapidjson::kParseNumbersAsStringsFlag>(in, forward).IsError();
+    return parsed;
+  };
+  inner.Populate(fill);
+  if (!parsed) return std::nullopt;
   std::string out;
   PyJsonWriter w(out);
   if (!write_json_value(w, inner, kMaxDepth).ok()) return std::nullopt;

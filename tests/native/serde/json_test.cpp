@@ -69,6 +69,30 @@ TEST_CASE("json: scalar accessors, int64 limits and non-finite floats") {
   CHECK(r.field("t")->as_string().error().message == "expected a string, found a boolean");
 }
 
+TEST_CASE("json: numbers are read as Python reads them, never by RapidJSON's full-precision reader") {
+  // 1.00000000000000000000001e-330 made RapidJSON 1.1.0's full-precision
+  // reader read out of bounds (a crash); 1e-325 it read as -2.2e307.
+  auto doc = parse_ok(
+      "[1.00000000000000000000001e-330, 1e-325, 0.1, 2.5e-3, 1.23e-321, 123, -5, -2147483649, 4294967296, "
+      "18446744073709551615, 18446744073709551616, NaN, -Infinity, 1.7976931348623157e308]");
+  const auto& a = doc->root();
+  REQUIRE(a.Size() == 14);
+  CHECK(a[0].GetDouble() == 0.0);
+  CHECK(a[1].GetDouble() == 0.0);
+  CHECK(a[2].GetDouble() == 0.1);
+  CHECK(a[3].GetDouble() == 2.5e-3);
+  CHECK(a[4].GetDouble() == 1.23e-321);
+  CHECK((a[5].IsInt() && a[5].GetInt() == 123));
+  CHECK((a[6].IsInt() && a[6].GetInt() == -5));
+  CHECK((a[7].IsInt64() && !a[7].IsInt() && a[7].GetInt64() == -2147483649LL));
+  CHECK((a[8].IsUint64() && !a[8].IsUint() && a[8].GetUint64() == 4294967296ULL));
+  CHECK((a[9].IsUint64() && a[9].GetUint64() == UINT64_MAX));
+  CHECK((a[10].IsDouble() && a[10].GetDouble() == 18446744073709551616.0));
+  CHECK(std::isnan(a[11].GetDouble()));
+  CHECK(a[12].GetDouble() == -INFINITY);
+  CHECK(a[13].GetDouble() == 1.7976931348623157e308);
+}
+
 TEST_CASE("json: empty input, syntax errors with byte offsets, deep nesting") {
   auto empty = JsonDocument::parse(" \n\t ");
   REQUIRE_FALSE(empty.ok());
