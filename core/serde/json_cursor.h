@@ -10,7 +10,6 @@
 
 #include <rapidjson/document.h>
 
-#include <charconv>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -85,26 +84,24 @@ inline constexpr unsigned kProgramJsonParseFlags =
 /// to Double. Returns what the handler returns.
 template <typename Handler>
 bool forward_raw_number(Handler& h, const char* s, size_t n) {
-  const std::string_view text(s, n);
   const bool negative = n > 0 && s[0] == '-';
-  const std::string_view word = text.substr(negative ? 1 : 0);
-  if (word == "NaN") return h.Double(std::numeric_limits<double>::quiet_NaN());
-  if (word.substr(0, 3) == "Inf") {
+  size_t k = negative ? 1 : 0;
+  if (k < n && (s[k] == 'N' || s[k] == 'I')) {  // NaN, Inf, Infinity
+    if (s[k] == 'N') return h.Double(std::numeric_limits<double>::quiet_NaN());
     return h.Double(negative ? -std::numeric_limits<double>::infinity()
                              : std::numeric_limits<double>::infinity());
   }
-  if (text.find_first_of(".eE") == std::string_view::npos) {
-    if (negative) {
-      int64_t v = 0;
-      if (std::from_chars(s, s + n, v).ec == std::errc()) {
-        return v >= INT32_MIN ? h.Int(static_cast<int>(v)) : h.Int64(v);
-      }
-    } else {
-      uint64_t v = 0;
-      if (std::from_chars(s, s + n, v).ec == std::errc()) {
-        return v <= UINT32_MAX ? h.Uint(static_cast<unsigned>(v)) : h.Uint64(v);
-      }
-    }
+  // Integers in one pass (most numbers of a program are): digits only, no overflow.
+  uint64_t v = 0;
+  for (; k < n; ++k) {
+    const unsigned d = static_cast<unsigned>(static_cast<unsigned char>(s[k])) - '0';
+    if (d > 9 || v > (UINT64_MAX - d) / 10) break;  // a fraction or exponent, or past uint64
+    v = v * 10 + d;
+  }
+  if (k == n) {
+    if (!negative) return v <= UINT32_MAX ? h.Uint(static_cast<unsigned>(v)) : h.Uint64(v);
+    if (v <= 2147483648ULL) return h.Int(static_cast<int>(-static_cast<int64_t>(v)));
+    if (v <= 9223372036854775808ULL) return h.Int64(static_cast<int64_t>(0 - v));
   }
   // strtod needs a NUL-terminated copy (the text goes on after the number).
   char small[64];
