@@ -33,9 +33,13 @@ bool has_json_context(std::string_view type) {
 /// create_container_str) holds its contexts in this form, whatever the file had.
 std::optional<std::string> python_style_json(std::string_view text) {
   // Numbers as text, read by forward_raw_number: RapidJSON's full-precision
-  // reader can read out of bounds (see kProgramJsonParseFlags).
+  // reader can read out of bounds (see kProgramJsonParseFlags). Nesting is
+  // bounded (kMaxDepth): a context of 200,000 '[' overflowed the stack (the
+  // parser recursed, and so would the document's destructor).
   struct Forward {
     rapidjson::Document& d;
+    int depth = 0;
+    bool enter() { return ++depth <= kMaxDepth; }
     bool Null() { return d.Null(); }
     bool Bool(bool b) { return d.Bool(b); }
     bool Int(int i) { return d.Int(i); }
@@ -46,10 +50,16 @@ std::optional<std::string> python_style_json(std::string_view text) {
     bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return forward_raw_number(*this, s, n); }
     bool String(const char* s, rapidjson::SizeType n, bool copy) { return d.String(s, n, copy); }
     bool Key(const char* s, rapidjson::SizeType n, bool copy) { return d.Key(s, n, copy); }
-    bool StartObject() { return d.StartObject(); }
-    bool EndObject(rapidjson::SizeType n) { return d.EndObject(n); }
-    bool StartArray() { return d.StartArray(); }
-    bool EndArray(rapidjson::SizeType n) { return d.EndArray(n); }
+    bool StartObject() { return enter() && d.StartObject(); }
+    bool EndObject(rapidjson::SizeType n) {
+      --depth;
+      return d.EndObject(n);
+    }
+    bool StartArray() { return enter() && d.StartArray(); }
+    bool EndArray(rapidjson::SizeType n) {
+      --depth;
+      return d.EndArray(n);
+    }
   };
   rapidjson::Document inner;
   bool parsed = false;
@@ -58,7 +68,9 @@ std::optional<std::string> python_style_json(std::string_view text) {
     rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(ms);
     rapidjson::Reader reader;
     Forward forward{d};
-    parsed = !reader.Parse<rapidjson::kParseNumbersAsStringsFlag>(in, forward).IsError();
+    parsed =
+        !reader.Parse<rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag>(in, forward)
+             .IsError();
     return parsed;
   };
   inner.Populate(fill);

@@ -241,6 +241,18 @@ TEST_CASE("treespec: parsed and written back exactly as PyTorch writes it") {
   auto odd = parse_treespec(R"([1, {"type": "builtins.dict", "context": "[a", "children_spec": []}])");
   REQUIRE(odd.ok());
   CHECK(odd->root.context == R"("[a")");
+  // So does a context nested deeper than 256 levels (200,000 '[' overflowed
+  // the stack), and one with a number RapidJSON's full-precision reader
+  // read out of bounds on; numbers are written back as Python writes them.
+  const std::string brackets(200000, '[');
+  auto deep = parse_treespec("[1, {\"type\": \"builtins.list\", \"context\": \"" + brackets +
+                             "\", \"children_spec\": []}]");
+  REQUIRE(deep.ok());
+  CHECK(deep->root.context == "\"" + brackets + "\"");
+  auto tiny = parse_treespec(
+      R"([1, {"type": "builtins.dict", "context": "[1.00000000000000000000001e-330, 0.1]", "children_spec": []}])");
+  REQUIRE(tiny.ok());
+  CHECK(tiny->root.context == R"("[0.0, 0.1]")");
 }
 
 TEST_CASE("treespec: malformed text") {
