@@ -31,51 +31,6 @@ namespace {
 // (json_cursor.h says why): DepthLimitedHandler bounds the nesting either way.
 // These are kProgramJsonParseFlags, shared with the streaming reader.
 
-/// Forwards RapidJSON's SAX events to a Document and refuses to open an
-/// object or array more than kMaxJsonDepth levels deep. RapidJSON's recursive
-/// parser calls StartObject/StartArray before it recurses into a container, so
-/// refusing there stops it before its stack grows any further.
-class DepthLimitedHandler {
- public:
-  explicit DepthLimitedHandler(rapidjson::Document& doc) : doc_(doc) {}
-  bool too_deep() const { return too_deep_; }
-
-  bool Null() { return doc_.Null(); }
-  bool Bool(bool b) { return doc_.Bool(b); }
-  bool Int(int i) { return doc_.Int(i); }
-  bool Uint(unsigned i) { return doc_.Uint(i); }
-  bool Int64(int64_t i) { return doc_.Int64(i); }
-  bool Uint64(uint64_t i) { return doc_.Uint64(i); }
-  bool Double(double d) { return doc_.Double(d); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return forward_raw_number(*this, s, n); }
-  bool String(const char* s, rapidjson::SizeType n, bool copy) { return doc_.String(s, n, copy); }
-  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return doc_.Key(s, n, copy); }
-  bool StartObject() { return enter() && doc_.StartObject(); }
-  bool EndObject(rapidjson::SizeType n) {
-    --depth_;
-    return doc_.EndObject(n);
-  }
-  bool StartArray() { return enter() && doc_.StartArray(); }
-  bool EndArray(rapidjson::SizeType n) {
-    --depth_;
-    return doc_.EndArray(n);
-  }
-
- private:
-  bool enter() {
-    if (depth_ >= kMaxJsonDepth) {
-      too_deep_ = true;
-      return false;
-    }
-    ++depth_;
-    return true;
-  }
-
-  rapidjson::Document& doc_;
-  size_t depth_ = 0;
-  bool too_deep_ = false;
-};
-
 /// Two upper-case hex digits of `byte` ("1F"), for messages.
 std::string hex_digits(unsigned char byte) {
   static constexpr char kHex[] = "0123456789ABCDEF";

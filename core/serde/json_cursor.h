@@ -123,6 +123,55 @@ bool forward_raw_number(Handler& h, const char* s, size_t n) {
 /// small (natively; WebAssembly parses iteratively, see kProgramJsonParseFlags).
 inline constexpr size_t kMaxJsonDepth = 1024;
 
+/// Forwards RapidJSON's SAX events to a Document (numbers given as text read
+/// by forward_raw_number) and refuses to open an object or array more than
+/// `max_depth` levels deep. RapidJSON's recursive parser calls
+/// StartObject/StartArray before it recurses into a container, so refusing
+/// there stops it before its stack grows any further; the document it leaves
+/// is as shallow (its destructor recurses too).
+class DepthLimitedHandler {
+ public:
+  explicit DepthLimitedHandler(rapidjson::Document& doc, size_t max_depth = kMaxJsonDepth)
+      : doc_(doc), max_depth_(max_depth) {}
+  bool too_deep() const { return too_deep_; }
+
+  bool Null() { return doc_.Null(); }
+  bool Bool(bool b) { return doc_.Bool(b); }
+  bool Int(int i) { return doc_.Int(i); }
+  bool Uint(unsigned i) { return doc_.Uint(i); }
+  bool Int64(int64_t i) { return doc_.Int64(i); }
+  bool Uint64(uint64_t i) { return doc_.Uint64(i); }
+  bool Double(double d) { return doc_.Double(d); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return forward_raw_number(*this, s, n); }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) { return doc_.String(s, n, copy); }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return doc_.Key(s, n, copy); }
+  bool StartObject() { return enter() && doc_.StartObject(); }
+  bool EndObject(rapidjson::SizeType n) {
+    --depth_;
+    return doc_.EndObject(n);
+  }
+  bool StartArray() { return enter() && doc_.StartArray(); }
+  bool EndArray(rapidjson::SizeType n) {
+    --depth_;
+    return doc_.EndArray(n);
+  }
+
+ private:
+  bool enter() {
+    if (depth_ >= max_depth_) {
+      too_deep_ = true;
+      return false;
+    }
+    ++depth_;
+    return true;
+  }
+
+  rapidjson::Document& doc_;
+  size_t max_depth_;
+  size_t depth_ = 0;
+  bool too_deep_ = false;
+};
+
 namespace detail {
 /// Frees JsonDocument::allocate_text's buffers.
 struct TextDeleter {

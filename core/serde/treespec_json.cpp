@@ -34,42 +34,16 @@ bool has_json_context(std::string_view type) {
 std::optional<std::string> python_style_json(std::string_view text) {
   // Numbers as text, read by forward_raw_number: RapidJSON's full-precision
   // reader can read out of bounds (see kProgramJsonParseFlags). Nesting is
-  // bounded (kMaxDepth): a context of 200,000 '[' overflowed the stack (the
-  // parser recursed, and so would the document's destructor).
-  struct Forward {
-    rapidjson::Document& d;
-    int depth = 0;
-    bool enter() { return ++depth <= kMaxDepth; }
-    bool Null() { return d.Null(); }
-    bool Bool(bool b) { return d.Bool(b); }
-    bool Int(int i) { return d.Int(i); }
-    bool Uint(unsigned u) { return d.Uint(u); }
-    bool Int64(int64_t i) { return d.Int64(i); }
-    bool Uint64(uint64_t u) { return d.Uint64(u); }
-    bool Double(double v) { return d.Double(v); }
-    bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return forward_raw_number(*this, s, n); }
-    bool String(const char* s, rapidjson::SizeType n, bool copy) { return d.String(s, n, copy); }
-    bool Key(const char* s, rapidjson::SizeType n, bool copy) { return d.Key(s, n, copy); }
-    bool StartObject() { return enter() && d.StartObject(); }
-    bool EndObject(rapidjson::SizeType n) {
-      --depth;
-      return d.EndObject(n);
-    }
-    bool StartArray() { return enter() && d.StartArray(); }
-    bool EndArray(rapidjson::SizeType n) {
-      --depth;
-      return d.EndArray(n);
-    }
-  };
+  // bounded (kMaxDepth): a context of 200,000 '[' overflowed the stack.
   rapidjson::Document inner;
   bool parsed = false;
   auto fill = [&](rapidjson::Document& d) {
     rapidjson::MemoryStream ms(text.data(), text.size());
     rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(ms);
     rapidjson::Reader reader;
-    Forward forward{d};
+    DepthLimitedHandler handler(d, kMaxDepth);
     parsed =
-        !reader.Parse<rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag>(in, forward)
+        !reader.Parse<rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag>(in, handler)
              .IsError();
     return parsed;
   };
