@@ -120,36 +120,6 @@ Status flatten(const std::string& method, const rapidjson::Value& v, int depth, 
   return Status::Ok();
 }
 
-/// The first integer literal of (valid) JSON text `json` that int64 cannot
-/// hold, or an empty view. RapidJSON reads one past uint64 as a double
-/// (99999999999999999999 would become 1e+20), so the text is checked itself.
-std::string_view first_oversized_integer(std::string_view json) {
-  for (size_t i = 0; i < json.size(); ++i) {
-    const char c = json[i];
-    if (c == '"') {  // skip the string (escapes included)
-      for (++i; i < json.size() && json[i] != '"'; ++i) {
-        if (json[i] == '\\') ++i;
-      }
-      continue;
-    }
-    if (c != '-' && (c < '0' || c > '9')) continue;
-    size_t end = i + 1;
-    bool integer = true;
-    while (end < json.size() &&
-           (std::isdigit(static_cast<unsigned char>(json[end])) || json[end] == '.' || json[end] == 'e' ||
-            json[end] == 'E' || json[end] == '+' || json[end] == '-')) {
-      if (!std::isdigit(static_cast<unsigned char>(json[end]))) integer = false;
-      ++end;
-    }
-    const std::string_view token = json.substr(i, end - i);
-    i = end - 1;
-    if (!integer || token == "-") continue;
-    int64_t v = 0;
-    if (std::from_chars(token.data(), token.data() + token.size(), v).ec != std::errc()) return token;
-  }
-  return {};
-}
-
 /// JSON text as RapidJSON is given it so that it reads what Python's
 /// json.loads reads (the option's values are ExecuTorch's Python values),
 /// and the way back to the caller's byte offsets.
@@ -209,6 +179,32 @@ size_t json_number_length(std::string_view s, bool& integer) {
     }
   }
   return k;
+}
+
+/// The first integer literal of (valid) JSON text `json` that int64 cannot
+/// hold, or an empty view. RapidJSON reads one past uint64 as a double
+/// (99999999999999999999 would become 1e+20), so the text is checked itself,
+/// its numbers found by json_number_length.
+std::string_view first_oversized_integer(std::string_view json) {
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '"') {  // skip the string (escapes included)
+      for (++i; i < json.size() && json[i] != '"'; ++i) {
+        if (json[i] == '\\') ++i;
+      }
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) continue;
+    bool integer = true;
+    const size_t n = json_number_length(json.substr(i), integer);
+    if (n == 0) continue;
+    const std::string_view token = json.substr(i, n);
+    i += n - 1;
+    if (!integer) continue;
+    int64_t v = 0;
+    if (std::from_chars(token.data(), token.data() + token.size(), v).ec != std::errc()) return token;
+  }
+  return {};
 }
 
 /// `json` made PythonJson. RapidJSON reads no float literal of the caller's:
