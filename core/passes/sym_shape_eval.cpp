@@ -85,14 +85,14 @@ class SymShapeEval final : public Pass {
       std::vector<int64_t> sizes;
       for (const ir::SymInt& s : spec->sym_sizes) {
         if (s.is_symbolic()) symbolic = true;
-        PTEFORGE_ASSIGN_OR_RETURN(int64_t v, upper_bound(s, name));
+        PTEFORGE_ASSIGN_OR_RETURN(int64_t v, upper_bound(s, name, "size"));
         sizes.push_back(v);
       }
       std::vector<int64_t> strides;
       if (!spec->is_view() && spec->sym_strides.size() == spec->sym_sizes.size()) {
         for (const ir::SymInt& s : spec->sym_strides) {
           if (s.is_symbolic()) symbolic = true;
-          PTEFORGE_ASSIGN_OR_RETURN(int64_t v, upper_bound(s, name));
+          PTEFORGE_ASSIGN_OR_RETURN(int64_t v, upper_bound(s, name, "stride"));
           strides.push_back(v);
         }
       } else {
@@ -132,14 +132,14 @@ class SymShapeEval final : public Pass {
     return spec.strides == contiguous_strides(spec.sizes);
   }
 
-  /// The upper bound of one size or stride (§5.3).
-  Result<int64_t> upper_bound(const ir::SymInt& s, const std::string& value) {
+  /// The upper bound of one size or stride (`what`: "size" or "stride") of value `value` (§5.3).
+  Result<int64_t> upper_bound(const ir::SymInt& s, const std::string& value, const std::string& what) {
     if (s.is_concrete()) return s.value();
     const std::string& text = s.expr().expr_str;
     Result<const ir::SymNode*> parsed = bounds_->parse(text);
     if (!parsed.ok()) {
       Error e = std::move(parsed).error();
-      e.message = "symbolic size of '" + value + "': " + e.message;
+      e.message = "symbolic " + what + " of '" + value + "': " + e.message;
       e.where.node = value;
       return e;
     }
@@ -167,11 +167,11 @@ class SymShapeEval final : public Pass {
       Location where;
       where.node = value;
       return make_error(ErrorCode::PASS_FAILED,
-                        "cannot compute an integer upper bound of the symbolic size '" +
+                        "cannot compute an integer upper bound of the symbolic " + what + " '" +
                             ir::display_sym_expr(text) + "' of '" + value +
-                            "' although each of its symbols has a max: it overflows 64 bits, or is not an "
-                            "integer expression (a float factor, a true division); ExecuTorch's "
-                            "eval_upper_bound refuses it too",
+                            "' although each of its symbols has a max: it overflows 64 bits (no tensor "
+                            "that large can be planned), or it is not an integer expression (a float factor, "
+                            "a true division), which ExecuTorch's eval_upper_bound refuses too",
                         where);
     }
     std::optional<int64_t> hint = s.hint();
@@ -179,8 +179,8 @@ class SymShapeEval final : public Pass {
       Location where;
       where.node = value;
       return make_error(ErrorCode::PASS_FAILED,
-                        "cannot evaluate the upper bound of the symbolic size '" + ir::display_sym_expr(text) +
-                            "' of '" + value +
+                        "cannot evaluate the upper bound of the symbolic " + what + " '" +
+                            ir::display_sym_expr(text) + "' of '" + value +
                             "': it is unbounded and has no trace-time hint (give the symbol a max in the "
                             "dynamic shapes, e.g. Dim(..., max=N))",
                         where);
@@ -189,12 +189,12 @@ class SymShapeEval final : public Pass {
       Location where;
       where.node = value;
       return make_error(ErrorCode::PASS_FAILED,
-                        "the symbolic size '" + ir::display_sym_expr(text) + "' of '" + value +
+                        "the symbolic " + what + " '" + ir::display_sym_expr(text) + "' of '" + value +
                             "' has no upper bound and a negative trace-time value (" + std::to_string(*hint) +
-                            "): a size is never negative",
+                            "): a " + what + " is never negative",
                         where);
     }
-    warn_unbounded(unbounded, text, value, *hint);
+    warn_unbounded(unbounded, text, value, what, *hint);
     return *hint;
   }
 
@@ -226,14 +226,15 @@ class SymShapeEval final : public Pass {
 
   /// One warning per symbol without an upper bound.
   void warn_unbounded(const std::vector<std::string>& unbounded, const std::string& text,
-                      const std::string& value, int64_t hint) {
+                      const std::string& value, const std::string& what, int64_t hint) {
     Location where;
     where.node = value;
     for (const std::string& sym : unbounded) {
       if (!warned_.insert(sym).second) continue;
-      ctx_->warn("symbol '" + sym + "' has no upper bound (first seen in size '" + ir::display_sym_expr(text) +
-                     "' of '" + value + "'); tensors are planned at their trace-time sizes (here " +
-                     std::to_string(hint) + "), as ExecuTorch does (executorch-pipeline.md §5.3); give it a max " +
+      ctx_->warn("symbol '" + sym + "' has no upper bound (first seen in " + what + " '" +
+                     ir::display_sym_expr(text) + "' of '" + value +
+                     "'); tensors are planned at their trace-time sizes (here " + std::to_string(hint) +
+                     "), as ExecuTorch does (executorch-pipeline.md §5.3); give it a max " +
                      "in the dynamic shapes to plan for larger inputs",
                  where);
     }

@@ -184,9 +184,19 @@ TEST_CASE("sym_shape_eval: a symbol without an upper bound -> its hint - one war
 TEST_CASE(
     "sym_shape_eval: bounded symbols whose expression has no integer bound are refused, not planned at the "
     "hint") {
-  // x: float32[size] with s0 in [2, 2^20] (hint 3): ExecuTorch's eval_upper_bound raises for these.
-  auto check = [](const std::string& size) {
-    ExportedProgram ep = relu_of_size(SymInt(SymExpr{size, SymExprHint::of_int(3)}));
+  // x: float32[size] with s0 in [2, 2^20] (hint 3). ExecuTorch's eval_upper_bound raises for a
+  // float factor; s0**5 it bounds with Python integers (2^100), a tensor no planner can place.
+  // `stride`: the size is s0 and the stride `expr` (x as float32[s0, 1] with that stride).
+  auto check = [](const std::string& expr, bool stride = false) {
+    ExportedProgram ep = relu_of_size(SymInt(SymExpr{stride ? "s0" : expr, SymExprHint::of_int(3)}));
+    if (stride) {
+      for (const char* v : {"x", "relu"}) {
+        TensorMeta meta = *ep.graph().tensor_meta(v);
+        meta.sizes.push_back(SymInt(int64_t{1}));
+        meta.strides = {SymInt(SymExpr{expr, SymExprHint::of_int(3)}), SymInt(int64_t{1})};
+        ep.graph().set_tensor_meta(v, meta);
+      }
+    }
     RangeConstraint rc;
     rc.min_val = 2;
     rc.max_val = int64_t{1} << 20;
@@ -198,9 +208,14 @@ TEST_CASE(
   CHECK(check("s0**2") == "");
   CHECK(check("s0**5") ==
         "cannot compute an integer upper bound of the symbolic size 's0**5' of 'x' although each of its "
-        "symbols "
-        "has a max: it overflows 64 bits, or is not an integer expression (a float factor, a true division); "
-        "ExecuTorch's eval_upper_bound refuses it too");
+        "symbols has a max: it overflows 64 bits (no tensor that large can be planned), or it is not an "
+        "integer expression (a float factor, a true division), which ExecuTorch's eval_upper_bound refuses "
+        "too");
+  // A stride is named as one (the sizes, here s0 and 1, have bounds).
+  CHECK(check("s0**4", true)
+            .find("cannot compute an integer upper bound of the symbolic stride 's0**4' of "
+                  "'x' although") == 0);
+  CHECK(check("s0**2", true) == "");
   CHECK(check("Mul(Float(0.5), s0)")
             .find("cannot compute an integer upper bound of the symbolic size '0.5*s0'") == 0);
 }
