@@ -27,6 +27,13 @@ std::optional<int64_t> RangeConstraint::lower() const {
   return min_val;
 }
 
+bool ExportedProgram::is_edge_dialect() const {
+  for (const std::string& v : verifiers) {
+    if (v == kEdgeDialect) return true;
+  }
+  return false;
+}
+
 const RangeConstraint* ExportedProgram::range_for(std::string_view symbol) const {
   for (const auto& [name, range] : range_constraints) {
     if (name == symbol) return &range;

@@ -70,6 +70,12 @@ struct GraphModule {
   bool operator==(const GraphModule&) const = default;
 };
 
+/// The `verifiers` name of ExecuTorch's edge dialect (EXIREdgeDialectVerifier):
+/// a program that went through to_edge (and maybe to_executorch), as
+/// PassManager::run marks it and `convert --export-program` writes it.
+/// torch-export-format.md §3.2.
+inline constexpr std::string_view kEdgeDialect = "EDGE";
+
 struct ExportedProgram {
   GraphModule graph_module;
   /// Operator-set versions by namespace, input order.
@@ -87,6 +93,8 @@ struct ExportedProgram {
   const Graph& graph() const { return graph_module.graph; }
   GraphSignature& signature() { return graph_module.signature; }
   const GraphSignature& signature() const { return graph_module.signature; }
+  /// Whether `verifiers` names the edge dialect (kEdgeDialect): a lowered program.
+  bool is_edge_dialect() const;
   /// The range of symbol `symbol`, or nullptr when unconstrained.
   const RangeConstraint* range_for(std::string_view symbol) const;
   /// The root module_call_graph entry's signature (fqn ""), or nullptr.

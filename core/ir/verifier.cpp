@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <unordered_set>
 
 #include "ir/printer.h"
@@ -532,8 +533,22 @@ Status verify_signature_targets(const ExportedProgram& ep) {
 }
 
 Status verify_output_order(const ExportedProgram& ep) {
-  const auto& outs = ep.signature().output_specs;
+  std::span<const OutputSpec> outs = ep.signature().output_specs;
   auto is_user = [](OutputKind k) { return k == OutputKind::UserOutput || k == OutputKind::LossOutput; };
+  if (ep.is_edge_dialect()) {
+    // ExecuTorch's weights_to_outputs appends each trained parameter, as a
+    // token output, after the gradients (executorch-pipeline.md §3.14): in a
+    // lowered program those come last, outside torch's order.
+    auto is_parameter = [&ep](std::string_view name) {
+      for (const InputSpec& in : ep.signature().input_specs) {
+        if (in.kind == InputKind::Parameter && in.name() == name) return true;
+      }
+      return false;
+    };
+    while (!outs.empty() && outs.back().kind == OutputKind::Token && is_parameter(outs.back().name())) {
+      outs = outs.first(outs.size() - 1);
+    }
+  }
   size_t tokens = 0, mutations = 0, users = 0;
   for (const OutputSpec& s : outs) {
     tokens += s.kind == OutputKind::Token ? 1 : 0;

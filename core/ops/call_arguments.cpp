@@ -200,6 +200,8 @@ std::string describe(const ir::Argument& a) {
 
 class Checker {
  public:
+  explicit Checker(bool edge_dialect) : edge_dialect_(edge_dialect) {}
+
   Status check_graph(const ir::Graph& graph) {
     for (const ir::Node& node : graph) {
       if (node.target().kind() == ir::TargetKind::Operator) {
@@ -224,7 +226,7 @@ class Checker {
     return it->second;
   }
 
-  static Status check_node(const ir::Node& node, const OpSchema& schema) {
+  Status check_node(const ir::Node& node, const OpSchema& schema) {
     const std::vector<ir::NamedArgument>& inputs = node.inputs();
     // Each given argument: named (torch names every operator argument, and
     // the emitter binds them by name), once, with a value its type accepts.
@@ -267,7 +269,7 @@ class Checker {
                   "argument " + single_quoted(sa.name) + " of " + schema.full_name() +
                       " is missing, and it has no default (its schema: " + schema.to_string() + ")");
     }
-    PTEFORGE_TRY(check_outputs(node, schema));
+    PTEFORGE_TRY(check_outputs(node, schema, edge_dialect_));
     // A name the schema lacks: a corrupt file, or an argument a newer
     // PyTorch added. (torch's own loader drops such names, but dropping a
     // value that is not the default would change what the call computes.)
@@ -290,11 +292,17 @@ class Checker {
   /// files), else one per return; a Tensor return is a tensor (or None, an
   /// undefined tensor), a tensor list return a list of tensors, and any other
   /// return no tensor. Errors: INVALID_GRAPH at the node's "/outputs[/j]".
-  static Status check_outputs(const ir::Node& node, const OpSchema& schema) {
+  static Status check_outputs(const ir::Node& node, const OpSchema& schema, bool edge_dialect) {
     const auto& outs = node.outputs();
     const auto& returns = schema.returns;
     if (returns.empty()) {
       if (outs.empty() || (outs.size() == 1 && outs[0].is_none())) return Status::Ok();
+      // A lowered program's out variant that writes a tensor list and returns
+      // nothing keeps the functional op's results (to_out_variant's form).
+      if (edge_dialect && schema.is_out_variant() && outs.size() == 1 &&
+          (outs[0].is<ArgTag::Tensors>() || outs[0].is<ArgTag::OptionalTensors>())) {
+        return Status::Ok();
+      }
       return fail_output(
           node, outs.size(),
           schema.full_name() + " returns nothing, but the node has " + counted(outs.size(), "output"));
@@ -365,12 +373,14 @@ class Checker {
   }
 
   PtrMap<const char, const OpSchema*> schemas_;
+
+  bool edge_dialect_ = false;
 };
 
 }  // namespace
 
-Status check_call_arguments(const ir::Graph& graph) {
-  Checker checker;
+Status check_call_arguments(const ir::Graph& graph, bool edge_dialect) {
+  Checker checker(edge_dialect);
   return checker.check_graph(graph);
 }
 

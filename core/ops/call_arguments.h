@@ -28,6 +28,9 @@ namespace pteforge::ops {
 /// argument, when the node came from a file); then, when the rest is right,
 /// UNSUPPORTED_OPERATOR for an argument name the schema lacks (with a note:
 /// a program from a newer PyTorch may pass arguments added since).
-Status check_call_arguments(const ir::Graph& graph);
+/// `edge_dialect` (a lowered program, ExportedProgram::is_edge_dialect): an out
+/// variant that returns nothing may keep its functional results as one
+/// tensor list (to_out_variant leaves them so).
+Status check_call_arguments(const ir::Graph& graph, bool edge_dialect = false);
 
 }  // namespace pteforge::ops

@@ -175,6 +175,18 @@ class Engine {
 
   Error unsupported_op(const ir::Node& node) {
     std::string op(node.target().short_name());
+    if (const ops::OpSchema* schema = target_schema(node.target()); schema && schema->is_out_variant()) {
+      // torch.export writes functional calls; an out variant usually comes
+      // from a program lowered for ExecuTorch whose verifiers were edited.
+      return error_at(
+          ErrorCode::UNSUPPORTED_OPERATOR,
+          "node \"" + node.name() + "\" calls " + op +
+              ", an out variant: the passes make out variants from functional calls (ExecuTorch's "
+              "to_out_variant) and do not take them as input",
+          node,
+          {"convert the program torch.export.save wrote, not one already lowered (such as "
+           "`convert --export-program` output)"});
+    }
     return error_at(ErrorCode::UNSUPPORTED_OPERATOR,
                     "node \"" + node.name() + "\" calls " + op +
                         ", which is not in the Core ATen opset and has no decomposition in pteforge",

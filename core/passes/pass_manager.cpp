@@ -72,6 +72,7 @@ Status verify_after_pass(const ir::ExportedProgram& ep, std::string_view pass_na
 Status PassManager::run(ir::ExportedProgram& ep, MethodState& state, PassReport& report) const {
   PassContext ctx(options_, state);
   Status result;
+  bool lowered = false;  // a to_edge or to_executorch pass ran
   for (const auto& entry : entries_) {
     PassRecord rec;
     rec.name = entry.name;
@@ -86,6 +87,8 @@ Status PassManager::run(ir::ExportedProgram& ep, MethodState& state, PassReport&
       continue;
     }
     std::unique_ptr<Pass> pass = entry.factory();
+    const std::string_view group = pass->info().group;
+    lowered = lowered || group == "to_edge" || group == "to_executorch";
     ctx.set_pass_name(entry.name);
     auto start = std::chrono::steady_clock::now();
     Result<bool> changed = pass->run(ep, ctx);
@@ -114,6 +117,10 @@ Status PassManager::run(ir::ExportedProgram& ep, MethodState& state, PassReport&
     }
   }
   for (auto& d : ctx.diagnostics()) report.diagnostics.push_back(std::move(d));
+  // After a to_edge or to_executorch pass the program is in ExecuTorch's
+  // edge dialect, as to_edge marks its programs: --export-program writes it
+  // so, and convert refuses it as input (already lowered).
+  if (result.ok() && lowered) ep.verifiers = {std::string(ir::kEdgeDialect)};
   return result;
 }
 

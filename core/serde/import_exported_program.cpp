@@ -213,7 +213,7 @@ Result<ImportResult> import_document(ImportContext& ctx, const ImportOptions& op
   if (options.verify) {
     Status st = ir::verify_program(ep);
     if (st.ok()) st = ir::verify_signature_targets(ep);
-    if (st.ok() && options.check_calls) st = ops::check_call_arguments(ep.graph());
+    if (st.ok() && options.check_calls) st = ops::check_call_arguments(ep.graph(), ep.is_edge_dialect());
     if (!st.ok()) return ctx.with_warning_notes(std::move(st).error());
   }
   ImportResult result;

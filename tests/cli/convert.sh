@@ -335,6 +335,28 @@ test -z "$(ls -A "$work/fsz")"
 expect_fail INPUT_SCHEMA "$work/ep.json"
 sed -n 2p "$work/err.txt" | grep -qx "  note: this document maps method names to programs (what convert --export-program writes); give one program, the value of one of its keys, as its own JSON file"
 
+# --export-program writes the lowered program in the edge dialect: inspect reads
+# it (a joint program's weights appended as tokens after its gradients), and
+# convert refuses it as already lowered, at its /verifiers.
+"$bin" convert "$src/tests/fixtures/corpus/joint_linear_mse/joint_linear_mse.pt2" -o "$work/jl.pte" \
+  --export-program "$work/jl.programs.json" > /dev/null
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["forward"], open(sys.argv[2], "w"))' \
+  "$work/jl.programs.json" "$work/jl.json"
+"$bin" inspect "$work/jl.json" > "$work/jl.txt"
+grep -qx '  schema 8.20, torch 2.11.0+cpu, verifiers \[EDGE\]' "$work/jl.txt"
+grep -qx '    p_head_bias    token                               float32\[2\]' "$work/jl.txt"
+expect_fail INPUT_SCHEMA "$work/jl.json"
+head -1 "$work/err.txt" | grep -qxF "INPUT_SCHEMA: the program is in ExecuTorch's edge dialect (verifiers [\"EDGE\"]): it was lowered already, as \`convert --export-program\` and ExecuTorch's to_edge write programs, and convert lowers what torch.export saves (method=forward entry=jl.json pointer=/verifiers)"
+# With its verifiers edited back to ATEN, the first out variant is named as such.
+"$bin" convert "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2" -o "$work/lt.pte" \
+  --export-program "$work/lt.programs.json" > /dev/null
+cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/lt_aten"
+chmod -R u+w "$work/lt_aten"
+python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["forward"]; p["verifiers"] = ["ATEN"]; json.dump(p, open(sys.argv[2], "w"))' \
+  "$work/lt.programs.json" "$work/lt_aten/models/model.json"
+expect_fail UNSUPPORTED_OPERATOR "$work/lt_aten"
+head -1 "$work/err.txt" | grep -q '^UNSUPPORTED_OPERATOR: node "permute" calls aten\.permute_copy\.out, an out variant: the passes make out variants from functional calls (ExecuTorch.s to_out_variant) and do not take them as input '
+
 # A weight file of 0 bytes is an all-zero tensor (torch's fake tensors) and
 # converts, with a warning naming the tensor (a truncated file looks the same).
 cp -r "$src/tests/fixtures/corpus/linear_tanh/json" "$work/w0"

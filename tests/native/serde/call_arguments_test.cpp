@@ -244,3 +244,43 @@ TEST_CASE("call arguments: outputs that do not fit the operator's returns are re
       "SymInt there",
       "/graph_module/graph/nodes/1/outputs/0", "mul");
 }
+
+TEST_CASE("call arguments: a lowered (EDGE) program's list out variant may keep the functional results") {
+  // x[4,6] -> split_with_sizes_copy.out(x, [1, 5], 1, out=[a, b]) -> (g0, g1); returns g0.
+  // to_out_variant leaves the node's results in place though the out variant returns ().
+  auto program = [](const std::string& dialect) {
+    auto meta = [](int cols) {
+      return R"({"dtype": 7, "sizes": [{"as_int": 4}, {"as_int": )" + std::to_string(cols) +
+             R"(}], "requires_grad": false, "device": {"type": "cpu", "index": null}, "strides": [{"as_int": )" +
+             std::to_string(cols) + R"(}, {"as_int": 1}], "storage_offset": {"as_int": 0}, "layout": 7})";
+    };
+    auto t = [](const char* n) { return std::string(R"({"as_tensor": {"name": ")") + n + R"("}})"; };
+    return R"({"graph_module": {"graph": {"inputs": [)" + t("x") + ", " + t("a") + ", " + t("b") +
+           R"(], "outputs": [)" + t("g0") +
+           R"(], "nodes": [{"target": "torch.ops.aten.split_with_sizes_copy.out", )"
+           R"("inputs": [{"name": "self", "arg": )" +
+           t("x") +
+           R"(, "kind": 1}, {"name": "split_sizes", "arg": {"as_ints": [1, 5]}, "kind": 1}, )"
+           R"({"name": "dim", "arg": {"as_int": 1}, "kind": 1}, )"
+           R"({"name": "out", "arg": {"as_tensors": [{"name": "a"}, {"name": "b"}]}, "kind": 2}], )"
+           R"("outputs": [{"as_tensors": [{"name": "g0"}, {"name": "g1"}]}], "metadata": {}, "name": "split"}], )"
+           R"("tensor_values": {"x": )" +
+           meta(6) + R"(, "a": )" + meta(1) + R"(, "b": )" + meta(5) + R"(, "g0": )" + meta(1) +
+           R"(, "g1": )" + meta(5) +
+           R"(}, "sym_int_values": {}, "sym_bool_values": {}, "is_single_tensor_return": false}, )"
+           R"("signature": {"input_specs": [{"user_input": {"arg": )" +
+           t("x") + R"(}}, {"user_input": {"arg": )" + t("a") + R"(}}, {"user_input": {"arg": )" + t("b") +
+           R"(}}], "output_specs": [{"user_output": {"arg": )" + t("g0") +
+           R"(}}]}, "module_call_graph": []}, "opset_version": {"aten": 10}, "range_constraints": {}, )"
+           R"("schema_version": {"major": 8, "minor": 20}, "verifiers": [")" +
+           dialect + R"("], "torch_version": "2.11.0+cpu"})";
+  };
+  auto r = serde::import_exported_program(program("EDGE"));
+  REQUIRE_MESSAGE(r.ok(), r.error().to_string());
+  CHECK(r->program.graph().first_node()->outputs().size() == 1);
+
+  // torch.export's own dialects write an op that returns () with no outputs.
+  r = serde::import_exported_program(program("ATEN"));
+  check_refused(r, "node 'split': aten::split_with_sizes_copy.out returns nothing, but the node has 1 output",
+                "/graph_module/graph/nodes/0/outputs", "split");
+}

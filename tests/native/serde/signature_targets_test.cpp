@@ -180,3 +180,39 @@ TEST_CASE(
             0) == 0);
   CHECK(r.error().where.pointer == "/graph_module/signature/output_specs/0");
 }
+
+TEST_CASE(
+    "signature: a lowered (EDGE) program may end with the weights weights_to_outputs appends as tokens") {
+  // joint_linear_mse as ExecuTorch's weights_to_outputs leaves it: both
+  // parameters appended after the gradients, as token outputs.
+  auto with_weights = [](const std::string& dialect, const std::string& second) {
+    std::string text = edited(
+        corpus_program("joint_linear_mse"),
+        R"("outputs": [{"as_tensor": {"name": "mean"}}, {"as_tensor": {"name": "permute_3"}}, {"as_tensor": {"name": "view"}}])",
+        R"("outputs": [{"as_tensor": {"name": "mean"}}, {"as_tensor": {"name": "permute_3"}}, {"as_tensor": {"name": "view"}}, )"
+        R"({"as_tensor": {"name": "p_head_weight"}}, {"as_tensor": {"name": ")" +
+            second + R"("}}])");
+    text = edited(text, R"("parameter_name": "head.bias"}}]}, "module_call_graph")",
+                  R"("parameter_name": "head.bias"}}, {"token": {"arg": {"name": "p_head_weight"}}}, )"
+                  R"({"token": {"arg": {"name": ")" +
+                      second + R"("}}}]}, "module_call_graph")");
+    return edited(text, R"("verifiers": ["ATEN"])", R"("verifiers": [")" + dialect + R"("])");
+  };
+  auto r = serde::import_exported_program(with_weights("EDGE", "p_head_bias"));
+  REQUIRE_MESSAGE(r.ok(), r.error().message);
+  CHECK(r->program.signature().output_specs.size() == 5);
+  CHECK(r->program.is_edge_dialect());
+
+  // torch.export's dialects keep torch's order (tokens first); in EDGE too,
+  // a trailing token that is no parameter counts as a token.
+  for (auto [dialect, second] : {std::pair("ATEN", "p_head_bias"), std::pair("EDGE", "x")}) {
+    CAPTURE(dialect);
+    r = serde::import_exported_program(with_weights(dialect, second));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.rfind("output spec 2 (gradient_to_parameter %view) is out of order: with 2 token "
+                                  "output(s), 0 mutation(s) and 1 user output(s), output 2 must be a user "
+                                  "output or the loss.",
+                                  0) == 0);
+    CHECK(r.error().where.pointer == "/graph_module/signature/output_specs/2");
+  }
+}
