@@ -205,9 +205,10 @@ TEST_CASE(
 
   // torch.export's dialects keep torch's order (tokens first); in EDGE too,
   // a trailing token that is no parameter counts as a token.
-  for (auto [dialect, second] : {std::pair("ATEN", "p_head_bias"), std::pair("EDGE", "x")}) {
+  for (const auto& c : {std::pair("ATEN", "p_head_bias"), std::pair("EDGE", "x")}) {
+    const std::string dialect = c.first;  // not a structured binding: clang 14 cannot capture one
     CAPTURE(dialect);
-    r = serde::import_exported_program(with_weights(dialect, second));
+    r = serde::import_exported_program(with_weights(dialect, c.second));
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message.rfind("output spec 2 (gradient_to_parameter %view) is out of order: with 2 token "
                                   "output(s), 0 mutation(s) and 1 user output(s), output 2 must be a user "
