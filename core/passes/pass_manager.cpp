@@ -1,12 +1,15 @@
 // PassManager and PassContext (see pass_manager.h, pass.h).
 #include "passes/pass_manager.h"
 
-#include <chrono>
-
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
 #include "ir/verifier.h"
+#include "passes/decompositions/table.h"
 #include "passes/pass_registry.h"
 
 namespace pteforge::passes {
@@ -38,6 +41,32 @@ std::map<std::string, int64_t> PassContext::take_stats() {
 
 // ---- PassManager ----
 
+Status check_pass_order(const std::vector<std::string>& names) {
+  const std::vector<std::string> pipeline = default_pipeline();
+  auto rank = [&pipeline](const std::string& name) -> std::optional<size_t> {
+    for (size_t i = 0; i < pipeline.size(); ++i) {
+      if (pipeline[i] == name) return i;
+    }
+    return std::nullopt;  // a pass outside the pipeline (legalize, the swap steps) goes anywhere
+  };
+  std::optional<size_t> last;  // the rank of the latest default-pipeline pass so far
+  std::string last_name;
+  for (const std::string& name : names) {
+    const std::optional<size_t> r = rank(name);
+    if (!r) continue;
+    if (last && *r < *last) {
+      return make_error(ErrorCode::OPTION_INVALID,
+                        "--passes lists " + name + " after " + last_name + ", but " + name +
+                            " runs before it in the default pipeline: a pass list may leave passes out or "
+                            "repeat one, not reorder them (each pass relies on what the earlier ones made, "
+                            "e.g. memory_planning is always last)");
+    }
+    last = r;
+    last_name = name;
+  }
+  return Status::Ok();
+}
+
 Result<PassManager> PassManager::create(const PipelineOptions& options) {
   PassManager pm(options);
   const bool explicit_list = !options.passes.empty();
@@ -49,7 +78,29 @@ Result<PassManager> PassManager::create(const PipelineOptions& options) {
     }
     pm.entries_.push_back(Entry{name, reg->factory});
   }
+  if (explicit_list) PTEFORGE_TRY(check_pass_order(names));
   return pm;
+}
+
+void PassManager::note_missing_decompose(const ir::ExportedProgram& ep, Error& e) const {
+  for (const Entry& entry : entries_) {
+    if (entry.name == "decompose") return;
+  }
+  std::vector<std::string> ops;  // distinct, in graph order
+  size_t calls = 0;
+  for (const ir::Node& node : ep.graph()) {
+    const std::string_view op = node.target().short_name();
+    if (!decomp::find_decomposition(op)) continue;
+    ++calls;
+    if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.emplace_back(op);
+  }
+  if (ops.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < ops.size() && i < 3; ++i) list += (i ? ", " : "") + ops[i];
+  if (ops.size() > 3) list += ", ...";
+  e.notes.push_back("decompose is not in --passes, and " + std::to_string(calls) +
+                    (calls == 1 ? " node calls an op" : " nodes call ops") + " it rewrites into Core ATen (" +
+                    list + "), which the later passes expect");
 }
 
 std::vector<std::string> PassManager::names() const {
@@ -98,6 +149,7 @@ Status PassManager::run(ir::ExportedProgram& ep, MethodState& state, PassReport&
     rec.stats = ctx.take_stats();
     if (!changed.ok()) {
       Error e = std::move(changed).error();
+      if (e.code == ErrorCode::UNSUPPORTED_OPERATOR) note_missing_decompose(ep, e);
       if (!e.where.pass) e.where.pass = entry.name;
       if (!e.where.method) e.where.method = state.method;
       report.passes.push_back(std::move(rec));

@@ -37,8 +37,10 @@ class PassManager {
  public:
   /// Resolves `options.passes` (or the default pipeline when empty).
   /// UNKNOWN_PASS for a name not in the registry; UNSUPPORTED_FEATURE for an
-  /// explicitly requested pass that is not implemented yet. Default-pipeline
-  /// passes that are not implemented yet are skipped with a warning.
+  /// explicitly requested pass that is not implemented yet; OPTION_INVALID
+  /// for an explicit list out of the default order (check_pass_order).
+  /// Default-pipeline passes that are not implemented yet are skipped with a
+  /// warning.
   static Result<PassManager> create(const PipelineOptions& options);
 
   /// Runs every pass on `ep` in order; stops at the first error (its
@@ -54,9 +56,22 @@ class PassManager {
     PassFactory factory = nullptr;  ///< nullptr = skipped
   };
   explicit PassManager(const PipelineOptions& options) : options_(options) {}
+  /// For an UNSUPPORTED_OPERATOR error of a list without decompose: a note
+  /// naming the ops of `ep` that decompose would have rewritten.
+  void note_missing_decompose(const ir::ExportedProgram& ep, Error& e) const;
   PipelineOptions options_;
   std::vector<Entry> entries_;
 };
+
+/// An explicit pass list (`--passes`) keeps the default pipeline's order
+/// (design.md "Passes"): it may leave passes out or repeat one, and passes
+/// outside the pipeline (legalize, the module-swap steps) go anywhere, but a
+/// pipeline pass listed after one the pipeline runs later is OPTION_INVALID
+/// naming both. Each pass relies on what the earlier ones made: spec_prop
+/// before replace_view_ops_with_copy would keep a view's strides for its
+/// copy, sym_shape_eval after memory_planning would grow planned tensors
+/// past their buffer.
+Status check_pass_order(const std::vector<std::string>& names);
 
 /// Verifies `ep` (ir verifier); used between passes. INVALID_GRAPH naming the pass.
 Status verify_after_pass(const ir::ExportedProgram& ep, std::string_view pass_name);

@@ -120,3 +120,32 @@ TEST_CASE("pass_manager: explicitly requested unimplemented pass is an error, de
   REQUIRE(pm.ok());
   CHECK(pm->names() == passes::default_pipeline());
 }
+
+TEST_CASE("pass_manager: an explicit list keeps the default pipeline's order") {
+  passes::PipelineOptions options;
+  auto create = [&options](std::vector<std::string> names) {
+    options.passes = std::move(names);
+    auto pm = passes::PassManager::create(options);
+    return pm.ok() ? std::string() : pm.error().to_string();
+  };
+  // Passes left out, one repeated, passes outside the pipeline anywhere.
+  CHECK(create({"spec_prop", "memory_planning"}) == "");
+  CHECK(create({"eliminate_dead_code", "eliminate_dead_code", "spec_prop"}) == "");
+  CHECK(create({"legalize", "decompose", "legalize", "to_out_variant", "memory_planning"}) == "");
+  // sym_shape_eval after memory_planning would grow planned tensors past their buffer.
+  CHECK(
+      create({"spec_prop", "memory_planning", "sym_shape_eval"}) ==
+      "OPTION_INVALID: --passes lists sym_shape_eval after memory_planning, but sym_shape_eval runs before "
+      "it "
+      "in the default pipeline: a pass list may leave passes out or repeat one, not reorder them (each pass "
+      "relies on what the earlier ones made, e.g. memory_planning is always last)");
+  // spec_prop before replace_view_ops_with_copy would give a permute_copy the view's strides.
+  CHECK(create({"spec_prop", "replace_view_ops_with_copy", "to_out_variant"})
+            .rfind("OPTION_INVALID: --passes lists replace_view_ops_with_copy after spec_prop,", 0) == 0);
+  // The whole pipeline twice.
+  std::vector<std::string> twice = passes::default_pipeline();
+  const std::vector<std::string> once = twice;
+  twice.insert(twice.end(), once.begin(), once.end());
+  CHECK(create(twice).rfind("OPTION_INVALID: --passes lists " + once.front() + " after " + once.back() + ",",
+                            0) == 0);
+}
