@@ -144,29 +144,6 @@ Status refuse_effect_token_outputs(const ir::ExportedProgram& program, const ser
   return Status::Ok();
 }
 
-/// INPUT_SCHEMA for a program already lowered for ExecuTorch (its verifiers
-/// name the edge dialect: what `convert --export-program` and ExecuTorch's
-/// to_edge write). Its out variants, memory.alloc nodes and appended weight
-/// outputs are what the passes make, and would be lowered a second time;
-/// `inspect` reads such a program. Points at the program's "/verifiers".
-Status refuse_lowered_program(const ir::ExportedProgram& program, const serde::Pt2Model& model) {
-  if (!program.is_edge_dialect()) return Status::Ok();
-  Location where;
-  where.entry = model.program_entry;
-  where.pointer = "/verifiers";
-  Error e = make_error(
-      ErrorCode::INPUT_SCHEMA,
-      "the program is in ExecuTorch's edge dialect (verifiers [\"" + std::string(ir::kEdgeDialect) +
-          "\"]): it was lowered already, as `convert --export-program` and ExecuTorch's to_edge "
-          "write programs, and convert lowers what torch.export saves",
-      where);
-  e.notes.push_back(
-      "convert the program torch.export.save wrote (verifiers \"TRAINING\" or \"ATEN\"); `pteforge inspect` "
-      "reads "
-      "this one");
-  return e;
-}
-
 /// Imports one model and binds its weights and constants.
 Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method& out,
                    passes::PassReport& report) {
@@ -195,7 +172,7 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
     return e;
   }
   report_warnings(std::move(imported->warnings), model, /*in_program=*/true, report.diagnostics);
-  PTEFORGE_TRY(refuse_lowered_program(imported->program, model));
+  PTEFORGE_TRY(passes::refuse_lowered_program(imported->program, model));
   PTEFORGE_TRY(refuse_effect_token_outputs(imported->program, model));
   out.program = std::move(imported->program);
   out.model = &model;
@@ -529,13 +506,6 @@ Result<passes::PipelineOptions> with_swaps(const ConvertOptions& options,
       Error e = std::move(replacement).error();
       e.notes.push_back("while loading " + which);
       return e;
-    }
-    if (const serde::Pt2Model* model = passes::pick_model(s.layout, s.method)) {
-      if (Status lowered = refuse_lowered_program(*replacement, *model); !lowered.ok()) {
-        Error e = std::move(lowered).error();
-        e.notes.push_back("while loading " + which);
-        return e;
-      }
     }
     Status prepared = passes::prepare_replacement(*replacement, options.pipeline);
     // A higher-order op would fail in the emitter, at a node no longer

@@ -545,8 +545,16 @@ Status verify_output_order(const ExportedProgram& ep) {
       }
       return false;
     };
-    while (!outs.empty() && outs.back().kind == OutputKind::Token && is_parameter(outs.back().name())) {
-      outs = outs.first(outs.size() - 1);
+    while (!outs.empty() && outs.back().kind == OutputKind::Token) {
+      const size_t j = outs.size() - 1;
+      if (!is_parameter(outs.back().name())) {
+        return signature_error("/graph_module/signature/output_specs/" + std::to_string(j),
+                               "output spec " + std::to_string(j) + " (token " +
+                                   print_argument(outs.back().arg) +
+                                   ") ends a lowered program's outputs, where only the parameters "
+                                   "weights_to_outputs appends may come, but it names no parameter input");
+      }
+      outs = outs.first(j);
     }
   }
   size_t tokens = 0, mutations = 0, users = 0;

@@ -301,6 +301,25 @@ class Checker {
       // nothing keeps the functional op's results (to_out_variant's form).
       if (edge_dialect && schema.is_out_variant() && outs.size() == 1 &&
           (outs[0].is<ArgTag::Tensors>() || outs[0].is<ArgTag::OptionalTensors>())) {
+        // One result per tensor the out list writes.
+        auto list_size = [](const ir::Argument& a) -> std::optional<size_t> {
+          if (a.is<ArgTag::Tensors>()) return a.get<ArgTag::Tensors>().size();
+          if (a.is<ArgTag::OptionalTensors>()) return a.get<ArgTag::OptionalTensors>().size();
+          return std::nullopt;
+        };
+        const size_t results = *list_size(outs[0]);
+        for (size_t k : schema.out_argument_indices()) {
+          for (const ir::NamedArgument& in : node.inputs()) {
+            if (in.name != schema.arguments[k].name) continue;
+            const std::optional<size_t> written = list_size(in.arg);
+            if (written && *written != results) {
+              return fail_output(node, 0,
+                                 schema.full_name() + " writes " + std::to_string(*written) +
+                                     " tensors into '" + in.name + "', but the node keeps " +
+                                     std::to_string(results) + " results (one per tensor written)");
+            }
+          }
+        }
         return Status::Ok();
       }
       return fail_output(

@@ -229,6 +229,24 @@ const serde::Pt2Model* pick_model(const serde::Pt2Layout& layout, const std::str
   return layout.find_method(method.empty() ? std::string("forward") : method);
 }
 
+Status refuse_lowered_program(const ir::ExportedProgram& program, const serde::Pt2Model& model) {
+  if (!program.is_edge_dialect()) return Status::Ok();
+  Location where;
+  where.entry = model.program_entry;
+  where.pointer = "/verifiers";
+  Error e = make_error(
+      ErrorCode::INPUT_SCHEMA,
+      "the program is in ExecuTorch's edge dialect (verifiers [\"" + std::string(ir::kEdgeDialect) +
+          "\"]): it was lowered already, as `convert --export-program` and ExecuTorch's to_edge "
+          "write programs, and convert lowers what torch.export saves",
+      where);
+  e.notes.push_back(
+      "convert the program torch.export.save wrote (verifiers \"TRAINING\" or \"ATEN\"); `pteforge inspect` "
+      "reads "
+      "this one");
+  return e;
+}
+
 Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::Pt2Layout& layout,
                                          const std::string& method, const std::string& source,
                                          bool bind_weights, std::vector<serde::ImportWarning>* warnings) {
@@ -265,6 +283,8 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::P
   };
   report(std::move(imported->warnings), true);
   if (!bind_weights) return ep;
+  if (Status lowered = refuse_lowered_program(ep, *model); !lowered.ok())
+    return located(std::move(lowered).error());
 
   auto weights = serde::read_payload_config(archive, *model, serde::PayloadFolder::kWeights, kMaxConfigBytes);
   if (!weights.ok()) return located(std::move(weights).error());
@@ -312,8 +332,8 @@ Status prepare_replacement(ir::ExportedProgram& replacement, const PipelineOptio
   prep.outline_modules.clear();
   prep.passes.clear();
   for (const auto& name : pipeline) {
-    if (name == "swap_modules") break;
     const RegisteredPass* reg = find_pass(name);
+    if (reg && reg->group == "swap") break;  // swap_modules, or one of its steps listed by --passes
     if (reg && reg->factory) prep.passes.push_back(name);
   }
   if (prep.passes.empty()) return Status::Ok();

@@ -84,6 +84,13 @@ std::string replacement_name(std::string_view fqn, std::string_view source);
 /// "forward"), or nullptr when the layout has no such method.
 const serde::Pt2Model* pick_model(const serde::Pt2Layout& layout, const std::string& method);
 
+/// INPUT_SCHEMA for a program already lowered for ExecuTorch (its verifiers
+/// name the edge dialect: what `convert --export-program` and ExecuTorch's
+/// to_edge write). Its out variants, memory.alloc nodes and appended weight
+/// outputs are what the passes make, and would be lowered a second time;
+/// `inspect` reads such a program. Points at the program's "/verifiers".
+Status refuse_lowered_program(const ir::ExportedProgram& program, const serde::Pt2Model& model);
+
 /// Imports method `method` of an archive (a .pt2 zip, an unpacked folder, or
 /// a one-entry archive holding a program JSON) and binds its state to the
 /// archive's payloads (serde::bind_state); every storage gets `source`.
@@ -96,7 +103,8 @@ Result<ir::ExportedProgram> load_program(serde::Archive& archive, const std::str
 /// read): enough for the graph and its modules (list_modules), not to convert.
 /// `warnings`, when given, receives the warnings of the import, of the
 /// payload configs (unknown keys) and of serde::zero_filled_warnings, with
-/// where.method set (the caller reports them).
+/// where.method set (the caller reports them). With `bind_weights`, a
+/// lowered program is refused first (refuse_lowered_program).
 Result<ir::ExportedProgram> load_program(serde::Archive& archive, const serde::Pt2Layout& layout,
                                          const std::string& method, const std::string& source,
                                          bool bind_weights = true,

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <optional>
 
 #include "ir/verifier.h"
@@ -43,13 +44,24 @@ std::map<std::string, int64_t> PassContext::take_stats() {
 
 Status check_pass_order(const std::vector<std::string>& names) {
   const std::vector<std::string> pipeline = default_pipeline();
+  // The swap steps stand in swap_modules' place, in the order swap_modules runs them.
+  static constexpr std::string_view kSwapSteps[] = {"outline_modules", "replace_modules", "inline_modules"};
+  constexpr size_t kSub = std::size(kSwapSteps) + 1;
   auto rank = [&pipeline](const std::string& name) -> std::optional<size_t> {
-    for (size_t i = 0; i < pipeline.size(); ++i) {
-      if (pipeline[i] == name) return i;
+    std::string_view base = name;
+    size_t sub = 0;
+    for (size_t k = 0; k < std::size(kSwapSteps); ++k) {
+      if (name == kSwapSteps[k]) {
+        base = "swap_modules";
+        sub = k + 1;
+      }
     }
-    return std::nullopt;  // a pass outside the pipeline (legalize, the swap steps) goes anywhere
+    for (size_t i = 0; i < pipeline.size(); ++i) {
+      if (pipeline[i] == base) return i * kSub + sub;
+    }
+    return std::nullopt;  // legalize and remove_pytree_pairs (graph clean-ups) go anywhere
   };
-  std::optional<size_t> last;  // the rank of the latest default-pipeline pass so far
+  std::optional<size_t> last;  // the rank of the latest ranked pass so far
   std::string last_name;
   for (const std::string& name : names) {
     const std::optional<size_t> r = rank(name);

@@ -64,8 +64,10 @@ class PassManager {
 };
 
 /// An explicit pass list (`--passes`) keeps the default pipeline's order
-/// (design.md "Passes"): it may leave passes out or repeat one, and passes
-/// outside the pipeline (legalize, the module-swap steps) go anywhere, but a
+/// (design.md "Passes"): it may leave passes out or repeat one; the
+/// module-swap steps stand in swap_modules' place, in the order it runs them
+/// (outline_modules, replace_modules, inline_modules), and legalize and
+/// remove_pytree_pairs go anywhere; but a
 /// pipeline pass listed after one the pipeline runs later is OPTION_INVALID
 /// naming both. Each pass relies on what the earlier ones made: spec_prop
 /// before replace_view_ops_with_copy would keep a view's strides for its

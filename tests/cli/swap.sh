@@ -170,4 +170,14 @@ PY
 expect_error "ARCHIVE_INVALID: entry \"replacement_1/data/weights/weight_0\" is corrupt: its CRC-32 does not match (method=forward entry=replacement_1/data/weights/weight_0 byte_offset=128 node=p_1_fc1_weight)" \
   convert "$base" --swap "1=$work/corrupt.pt2"
 grep -qx "  note: while reading the replacement for module '1' ($work/corrupt.pt2)" "$work/err.txt"
+# A lowered (edge-dialect) replacement is refused at its /verifiers, before its weights are looked for.
+"$bin" convert "$rep" -o "$work/rep.pte" --export-program "$work/rep.programs.json" > /dev/null
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["forward"], open(sys.argv[2], "w"))' \
+  "$work/rep.programs.json" "$work/rep_edge.json"
+expect_error "INPUT_SCHEMA: the program is in ExecuTorch's edge dialect (verifiers [\"EDGE\"]): it was lowered already, as \`convert --export-program\` and ExecuTorch's to_edge write programs, and convert lowers what torch.export saves (method=forward entry=rep_edge.json pointer=/verifiers)" \
+  convert "$base" --swap "1=$work/rep_edge.json"
+grep -qx "  note: while loading the replacement for module '1' ($work/rep_edge.json)" "$work/err.txt"
+# The swap steps keep swap_modules' place: replace_modules before outline_modules is refused.
+expect_error "OPTION_INVALID: --passes lists outline_modules after replace_modules, but outline_modules runs before it in the default pipeline: a pass list may leave passes out or repeat one, not reorder them (each pass relies on what the earlier ones made, e.g. memory_planning is always last)" \
+  convert "$base" --swap "1=$rep" --passes replace_modules,outline_modules,inline_modules
 echo "ok"

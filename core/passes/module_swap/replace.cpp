@@ -525,8 +525,8 @@ Status replace_one(ir::ExportedProgram& ep, const SwapRequest& req, ReplaceTotal
   const ir::ExportedProgram& rep = *req.replacement;
   ir::Node* call = const_cast<ir::Node*>(find_call(g, req.fqn));
   if (!call) {
-    return make_error(ErrorCode::INTERNAL, "no call_module for module " + single_quoted(req.fqn) +
-                                               " (outline_modules must run before replace_modules)");
+    return make_error(ErrorCode::PASS_PRECONDITION, "no call_module for module " + single_quoted(req.fqn) +
+                                                        " (outline_modules must run before replace_modules)");
   }
   RepIO io;
   SymBinding bind(rep, ep);

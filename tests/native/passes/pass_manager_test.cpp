@@ -142,6 +142,12 @@ TEST_CASE("pass_manager: an explicit list keeps the default pipeline's order") {
   // spec_prop before replace_view_ops_with_copy would give a permute_copy the view's strides.
   CHECK(create({"spec_prop", "replace_view_ops_with_copy", "to_out_variant"})
             .rfind("OPTION_INVALID: --passes lists replace_view_ops_with_copy after spec_prop,", 0) == 0);
+  // The swap steps stand in swap_modules' place, in its order.
+  CHECK(create({"decompose", "outline_modules", "replace_modules", "inline_modules", "spec_prop"}) == "");
+  CHECK(create({"replace_modules", "outline_modules"})
+            .rfind("OPTION_INVALID: --passes lists outline_modules after replace_modules,", 0) == 0);
+  CHECK(create({"memory_planning", "outline_modules"})
+            .rfind("OPTION_INVALID: --passes lists outline_modules after memory_planning,", 0) == 0);
   // The whole pipeline twice.
   std::vector<std::string> twice = passes::default_pipeline();
   const std::vector<std::string> once = twice;

@@ -279,6 +279,17 @@ TEST_CASE("call arguments: a lowered (EDGE) program's list out variant may keep 
   REQUIRE_MESSAGE(r.ok(), r.error().to_string());
   CHECK(r->program.graph().first_node()->outputs().size() == 1);
 
+  // One result per tensor written: an out list of one against two results is refused.
+  std::string one_out = program("EDGE");
+  const std::string two = R"("as_tensors": [{"name": "a"}, {"name": "b"}])";
+  REQUIRE(one_out.find(two) != std::string::npos);
+  one_out.replace(one_out.find(two), two.size(), R"("as_tensors": [{"name": "a"}])");
+  check_refused(
+      serde::import_exported_program(one_out),
+      "node 'split': aten::split_with_sizes_copy.out writes 1 tensors into 'out', but the node keeps 2 "
+      "results (one per tensor written)",
+      "/graph_module/graph/nodes/0/outputs/0", "split");
+
   // torch.export's own dialects write an op that returns () with no outputs.
   r = serde::import_exported_program(program("ATEN"));
   check_refused(r, "node 'split': aten::split_with_sizes_copy.out returns nothing, but the node has 1 output",
