@@ -181,6 +181,16 @@ size_t json_number_length(std::string_view s, bool& integer) {
   return k;
 }
 
+/// The index of the closing quote of the JSON string whose opening quote is
+/// json[open] (escapes skipped), or json.size() when it is unterminated.
+size_t json_string_end(std::string_view json, size_t open) {
+  size_t i = open + 1;
+  for (; i < json.size() && json[i] != '"'; ++i) {
+    if (json[i] == '\\') ++i;
+  }
+  return std::min(i, json.size());
+}
+
 /// The first integer literal of (valid) JSON text `json` that int64 cannot
 /// hold, or an empty view. RapidJSON reads one past uint64 as a double
 /// (99999999999999999999 would become 1e+20), so the text is checked itself,
@@ -188,10 +198,8 @@ size_t json_number_length(std::string_view s, bool& integer) {
 std::string_view first_oversized_integer(std::string_view json) {
   for (size_t i = 0; i < json.size(); ++i) {
     const char c = json[i];
-    if (c == '"') {  // skip the string (escapes included)
-      for (++i; i < json.size() && json[i] != '"'; ++i) {
-        if (json[i] == '\\') ++i;
-      }
+    if (c == '"') {  // skip the string
+      i = json_string_end(json, i);
       continue;
     }
     if (c != '-' && (c < '0' || c > '9')) continue;
@@ -225,11 +233,9 @@ PythonJson pythonize_json_numbers(std::string_view json) {
   };
   for (size_t i = 0; i < json.size(); ++i) {
     const char c = json[i];
-    if (c == '"') {  // copy the string (escapes included)
+    if (c == '"') {  // copy the string
       const size_t begin = i;
-      for (++i; i < json.size() && json[i] != '"'; ++i) {
-        if (json[i] == '\\') ++i;
-      }
+      i = json_string_end(json, i);
       out.text.append(json.substr(begin, i - begin + 1));
       continue;
     }

@@ -42,10 +42,10 @@ std::map<std::string, int64_t> PassContext::take_stats() {
 
 // ---- PassManager ----
 
-Status check_pass_order(const std::vector<std::string>& names) {
+Status check_pass_order(const std::vector<std::string>& names, size_t* at) {
   const std::vector<std::string> pipeline = default_pipeline();
   // The swap steps stand in swap_modules' place, in the order swap_modules runs them.
-  static constexpr std::string_view kSwapSteps[] = {"outline_modules", "replace_modules", "inline_modules"};
+  constexpr auto& kSwapSteps = kSwapModuleSteps;
   constexpr size_t kSub = std::size(kSwapSteps) + 1;
   auto rank = [&pipeline](const std::string& name) -> std::optional<size_t> {
     std::string_view base = name;
@@ -63,15 +63,17 @@ Status check_pass_order(const std::vector<std::string>& names) {
   };
   std::optional<size_t> last;  // the rank of the latest ranked pass so far
   std::string last_name;
-  for (const std::string& name : names) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
     const std::optional<size_t> r = rank(name);
     if (!r) continue;
     if (last && *r < *last) {
+      if (at) *at = i;
       return make_error(ErrorCode::OPTION_INVALID,
                         "--passes lists " + name + " after " + last_name + ", but " + name +
                             " runs before it in the default pipeline: a pass list may leave passes out or "
-                            "repeat one, not reorder them (each pass relies on what the earlier ones made, "
-                            "e.g. memory_planning is always last)");
+                            "repeat one right after itself, not reorder them (each pass relies on what the "
+                            "earlier ones made, e.g. memory_planning is always last)");
     }
     last = r;
     last_name = name;

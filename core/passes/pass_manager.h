@@ -64,7 +64,8 @@ class PassManager {
 };
 
 /// An explicit pass list (`--passes`) keeps the default pipeline's order
-/// (design.md "Passes"): it may leave passes out or repeat one; the
+/// (design.md "Passes"): it may leave passes out or repeat one right after
+/// itself (legalize and remove_pytree_pairs between them aside); the
 /// module-swap steps stand in swap_modules' place, in the order it runs them
 /// (outline_modules, replace_modules, inline_modules), and legalize and
 /// remove_pytree_pairs go anywhere; but a
@@ -72,8 +73,15 @@ class PassManager {
 /// naming both. Each pass relies on what the earlier ones made: spec_prop
 /// before replace_view_ops_with_copy would keep a view's strides for its
 /// copy, sym_shape_eval after memory_planning would grow planned tensors
-/// past their buffer.
-Status check_pass_order(const std::vector<std::string>& names);
+/// past their buffer. When it fails and `at` is given, *at is the index in
+/// `names` of the pass out of order (the npm API's "/passes/<i>").
+Status check_pass_order(const std::vector<std::string>& names, size_t* at = nullptr);
+
+/// The registered passes swap_modules runs, in its order (swap_modules.cpp
+/// interleaves legalize and remove_pytree_pairs); check_pass_order ranks them
+/// in swap_modules' place in this order.
+inline constexpr std::string_view kSwapModuleSteps[] = {"outline_modules", "replace_modules",
+                                                        "inline_modules"};
 
 /// Verifies `ep` (ir verifier); used between passes. INVALID_GRAPH naming the pass.
 Status verify_after_pass(const ir::ExportedProgram& ep, std::string_view pass_name);

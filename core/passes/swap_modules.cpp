@@ -57,8 +57,10 @@ class SwapModules final : public Pass {
       const char* name;
       bool stable;  ///< legalize with the stable order instead of the registered pass
     };
-    static const Step kSteps[] = {{"outline_modules", false}, {"legalize", false},       {"remove_pytree_pairs", false},
-                                  {"replace_modules", false}, {"inline_modules", false}, {"legalize", true}};
+    // The registered steps in kSwapModuleSteps' order (check_pass_order ranks them by it).
+    static const Step kSteps[] = {{kSwapModuleSteps[0].data(), false}, {"legalize", false},
+                                  {"remove_pytree_pairs", false},      {kSwapModuleSteps[1].data(), false},
+                                  {kSwapModuleSteps[2].data(), false}, {"legalize", true}};
     PassContext sub(sub_options, ctx.state());
     bool changed = false;
     for (const Step& s : kSteps) {

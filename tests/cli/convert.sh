@@ -171,7 +171,7 @@ test ! -e "$work/f.pte"
 
 # A pass list keeps the default order: sym_shape_eval after memory_planning is refused before anything runs.
 expect_fail OPTION_INVALID "$src/tests/fixtures/corpus/dynamic_seq/dynamic_seq.pt2" --passes spec_prop,memory_planning,sym_shape_eval
-grep -qx "OPTION_INVALID: --passes lists sym_shape_eval after memory_planning, but sym_shape_eval runs before it in the default pipeline: a pass list may leave passes out or repeat one, not reorder them (each pass relies on what the earlier ones made, e.g. memory_planning is always last)" "$work/err.txt"
+grep -qx "OPTION_INVALID: --passes lists sym_shape_eval after memory_planning, but sym_shape_eval runs before it in the default pipeline: a pass list may leave passes out or repeat one right after itself, not reorder them (each pass relies on what the earlier ones made, e.g. memory_planning is always last)" "$work/err.txt"
 # A list without decompose that meets an op decompose rewrites says so.
 expect_fail UNSUPPORTED_OPERATOR "$src/tests/fixtures/corpus/training_ir_conv_bn/training_ir_conv_bn.pt2" --passes replace_view_ops_with_copy,spec_prop,to_out_variant,memory_planning
 grep -qx "  note: decompose is not in --passes, and 5 nodes call ops it rewrites into Core ATen (aten.conv2d.default, aten.batch_norm.default, aten.adaptive_avg_pool2d.default, ...), which the later passes expect" "$work/err.txt"

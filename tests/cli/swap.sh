@@ -178,6 +178,6 @@ expect_error "INPUT_SCHEMA: the program is in ExecuTorch's edge dialect (verifie
   convert "$base" --swap "1=$work/rep_edge.json"
 grep -qx "  note: while loading the replacement for module '1' ($work/rep_edge.json)" "$work/err.txt"
 # The swap steps keep swap_modules' place: replace_modules before outline_modules is refused.
-expect_error "OPTION_INVALID: --passes lists outline_modules after replace_modules, but outline_modules runs before it in the default pipeline: a pass list may leave passes out or repeat one, not reorder them (each pass relies on what the earlier ones made, e.g. memory_planning is always last)" \
+expect_error "OPTION_INVALID: --passes lists outline_modules after replace_modules, but outline_modules runs before it in the default pipeline: a pass list may leave passes out or repeat one right after itself, not reorder them (each pass relies on what the earlier ones made, e.g. memory_planning is always last)" \
   convert "$base" --swap "1=$rep" --passes replace_modules,outline_modules,inline_modules
 echo "ok"

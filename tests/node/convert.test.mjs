@@ -194,7 +194,13 @@ test('bad options and inputs: PteforgeError with code and where; converting agai
       "constant method 'get_x': value nested deeper than 64 levels"],
     [input, { constantMethods: { get_x: nested(1500) } }, 'OPTION_INVALID', { byte_offset: undefined, pointer: undefined },
       'options are nested deeper than 1024 levels'],
-    [input, { passes: ['no_such_pass'] }, 'UNKNOWN_PASS', {}],
+    [input, { passes: ['decompose', 'no_such_pass'] }, 'UNKNOWN_PASS', { pointer: '/passes/1' }],
+    // A pass out of the default pipeline's order (the CLI's words), pointed at.
+    [input, { passes: ['decompose', 'verify_shapes', 'legalize', 'decompose'] }, 'OPTION_INVALID',
+      { pointer: '/passes/3' },
+      '--passes lists decompose after verify_shapes, but decompose runs before it in the default pipeline: ' +
+      'a pass list may leave passes out or repeat one right after itself, not reorder them (each pass relies ' +
+      'on what the earlier ones made, e.g. memory_planning is always last)'],
     // An option that configures a pass an explicit list leaves out (the CLI's words).
     [input, { passes: ['decompose', 'to_out_variant'], memoryPlanning: 'naive' }, 'OPTION_INVALID', {},
       "the memory planning algorithm 'naive' needs the pass memory_planning, which the pass list leaves out " +

@@ -133,12 +133,10 @@ TEST_CASE("pass_manager: an explicit list keeps the default pipeline's order") {
   CHECK(create({"eliminate_dead_code", "eliminate_dead_code", "spec_prop"}) == "");
   CHECK(create({"legalize", "decompose", "legalize", "to_out_variant", "memory_planning"}) == "");
   // sym_shape_eval after memory_planning would grow planned tensors past their buffer.
-  CHECK(
-      create({"spec_prop", "memory_planning", "sym_shape_eval"}) ==
-      "OPTION_INVALID: --passes lists sym_shape_eval after memory_planning, but sym_shape_eval runs before "
-      "it "
-      "in the default pipeline: a pass list may leave passes out or repeat one, not reorder them (each pass "
-      "relies on what the earlier ones made, e.g. memory_planning is always last)");
+  CHECK(create({"spec_prop", "memory_planning", "sym_shape_eval"}) ==
+        "OPTION_INVALID: --passes lists sym_shape_eval after memory_planning, but sym_shape_eval runs before "
+        "it in the default pipeline: a pass list may leave passes out or repeat one right after itself, not "
+        "reorder them (each pass relies on what the earlier ones made, e.g. memory_planning is always last)");
   // spec_prop before replace_view_ops_with_copy would give a permute_copy the view's strides.
   CHECK(create({"spec_prop", "replace_view_ops_with_copy", "to_out_variant"})
             .rfind("OPTION_INVALID: --passes lists replace_view_ops_with_copy after spec_prop,", 0) == 0);
@@ -154,4 +152,22 @@ TEST_CASE("pass_manager: an explicit list keeps the default pipeline's order") {
   twice.insert(twice.end(), once.begin(), once.end());
   CHECK(create(twice).rfind("OPTION_INVALID: --passes lists " + once.front() + " after " + once.back() + ",",
                             0) == 0);
+}
+
+TEST_CASE("pass_manager: check_pass_order gives the index of the pass out of order") {
+  size_t at = 99;
+  CHECK(passes::check_pass_order({"decompose", "legalize", "decompose", "spec_prop"}, &at).ok());
+  CHECK(at == 99);
+  // legalize is unranked: the pass out of order is the second decompose, index 3.
+  CHECK_FALSE(passes::check_pass_order({"decompose", "spec_prop", "legalize", "decompose"}, &at).ok());
+  CHECK(at == 3);
+  // A repeat separated by a later pass is out of order.
+  CHECK_FALSE(passes::check_pass_order({"decompose", "verify_shapes", "decompose"}, &at).ok());
+  CHECK(at == 2);
+  // The swap steps in the order swap_modules runs them.
+  CHECK(passes::check_pass_order({passes::kSwapModuleSteps[0].data(), passes::kSwapModuleSteps[1].data(),
+                                  passes::kSwapModuleSteps[2].data()})
+            .ok());
+  CHECK_FALSE(passes::check_pass_order({"inline_modules", "replace_modules"}, &at).ok());
+  CHECK(at == 1);
 }
