@@ -381,10 +381,18 @@ Status check_configured_passes(const ConvertOptions& options, std::vector<passes
                           ", which the pass list leaves out (add it, or leave the pass "
                           "list out for the default pipeline)");
   };
-  // outline_modules and replace_modules, swap_modules' two halves, read the swaps too.
-  if (!options.swaps.empty() && missing("swap_modules") && missing("outline_modules") &&
-      missing("replace_modules")) {
-    return refuse("module swaps need", "swap_modules");
+  // The swap steps run on their own read the swaps too, but only all of them
+  // make a program the later passes can lower: outline_modules alone leaves
+  // call_module nodes, replace_modules without inline_modules leaves them too.
+  if (!options.swaps.empty() && missing("swap_modules")) {
+    const auto first_step = std::find_if(std::begin(passes::kSwapModuleSteps), std::end(passes::kSwapModuleSteps),
+                                         [&](std::string_view step) { return !missing(step); });
+    if (first_step == std::end(passes::kSwapModuleSteps)) return refuse("module swaps need", "swap_modules");
+    for (std::string_view step : passes::kSwapModuleSteps) {
+      if (missing(step)) {
+        return refuse("module swaps done step by step (the list has " + std::string(*first_step) + ") need", step);
+      }
+    }
   }
   if (!options.pipeline.preserve_ops.empty() && missing("decompose")) {
     return refuse("preserved ops need", "decompose");

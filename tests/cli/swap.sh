@@ -180,4 +180,12 @@ grep -qx "  note: while loading the replacement for module '1' ($work/rep_edge.j
 # The swap steps keep swap_modules' place: replace_modules before outline_modules is refused.
 expect_error "OPTION_INVALID: --passes lists outline_modules after replace_modules, but outline_modules runs before it in the default pipeline: a pass list may leave passes out or repeat one right after itself, not reorder them (each pass relies on what the earlier ones made, e.g. memory_planning is always last)" \
   convert "$base" --swap "1=$rep" --passes replace_modules,outline_modules,inline_modules
+# Swap steps listed on their own must all be there: outline_modules alone
+# would leave call_module nodes for memory planning to refuse.
+expect_error "OPTION_INVALID: module swaps done step by step (the list has outline_modules) need the pass replace_modules, which the pass list leaves out (add it, or leave the pass list out for the default pipeline)" \
+  convert "$base" --swap "1=$rep" --passes outline_modules,spec_prop,to_out_variant,memory_planning
+expect_error "OPTION_INVALID: module swaps done step by step (the list has outline_modules) need the pass inline_modules, which the pass list leaves out (add it, or leave the pass list out for the default pipeline)" \
+  convert "$base" --swap "1=$rep" --passes outline_modules,replace_modules,spec_prop,memory_planning
+expect_error "OPTION_INVALID: module swaps done step by step (the list has inline_modules) need the pass outline_modules, which the pass list leaves out (add it, or leave the pass list out for the default pipeline)" \
+  convert "$base" --swap "1=$rep" --passes inline_modules,spec_prop,memory_planning
 echo "ok"
