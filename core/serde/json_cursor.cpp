@@ -207,8 +207,11 @@ std::string escape_pointer_token(std::string_view token) {
 
 std::string json_parse_error_text(rapidjson::ParseErrorCode code, size_t offset, std::string_view text) {
   // RapidJSON reports a raw control character inside a string as an invalid
-  // escape; say what it is.
-  if (code == rapidjson::kParseErrorStringEscapeInvalid && offset < text.size()) {
+  // escape, and a raw NUL (its end of input) as a missing closing quote; say
+  // what it is.
+  const bool nul_in_string = code == rapidjson::kParseErrorStringMissQuotationMark && offset < text.size() &&
+                             text[offset] == '\0';
+  if ((code == rapidjson::kParseErrorStringEscapeInvalid || nul_in_string) && offset < text.size()) {
     const auto byte = static_cast<unsigned char>(text[offset]);
     if (byte < 0x20) {
       const std::string hex = hex_digits(byte);

@@ -108,6 +108,17 @@ TEST_CASE("json: empty input, syntax errors with byte offsets, deep nesting") {
   CHECK(control.error().code == ErrorCode::INPUT_NOT_JSON);
   CHECK(control.error().where.byte_offset == 8);
   CHECK(control.error().message == "JSON syntax error: unescaped control character 0x1F in a string (write it as \\u001F).");
+  // A raw NUL too (RapidJSON stops there and misses the closing quote).
+  auto nul = JsonDocument::parse(std::string("{\"a\": \"x\0y\"}", 12));
+  REQUIRE_FALSE(nul.ok());
+  CHECK(nul.error().where.byte_offset == 8);
+  CHECK(nul.error().message == "JSON syntax error: unescaped control character 0x00 in a string (write it as \\u0000).");
+  // A string cut by the end of the input still misses its closing quote.
+  auto unterminated = JsonDocument::parse(R"({"a": "xy)");
+  REQUIRE_FALSE(unterminated.ok());
+  CHECK(unterminated.error().where.byte_offset == 9);
+  CHECK(unterminated.error().message ==
+        "JSON syntax error: Missing a closing quotation mark in string: the JSON text ends too early");
   auto escape = JsonDocument::parse(R"({"a": "x\q"})");
   REQUIRE_FALSE(escape.ok());
   CHECK(escape.error().where.byte_offset == 8);
