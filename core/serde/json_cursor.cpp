@@ -3,6 +3,7 @@
 
 #include <rapidjson/error/en.h>
 
+#include <algorithm>
 #include <cmath>
 #include <new>
 #include <unordered_map>
@@ -40,9 +41,11 @@ std::string hex_digits(unsigned char byte) {
 /// Parses `stream` (in situ over `text`) into `doc` (kProgramJsonParseFlags, depth-limited).
 /// Errors as JsonDocument::parse documents them.
 template <typename Stream>
-Status parse_into(rapidjson::Document& doc, Stream& stream, std::string_view text) {
+Status parse_into(rapidjson::Document& doc, Stream& stream, std::string_view text,
+                  const std::map<size_t, std::string>& originals) {
   rapidjson::Reader reader;
   DepthLimitedHandler handler(doc);
+  handler.restore_numbers(text.data(), &originals);
   rapidjson::ParseResult result;
   auto generate = [&](rapidjson::Document&) {
     result = reader.Parse<kProgramJsonParseFlags>(stream, handler);
@@ -253,6 +256,50 @@ std::string_view json_type_name(const rapidjson::Value& v) {
   return "a value";
 }
 
+std::map<size_t, std::string> neutralize_oversized_numbers(std::string& text) {
+  std::map<size_t, std::string> originals;
+  constexpr size_t kDigits = 300;  // RapidJSON's limits are 308 and up
+  const size_t n = text.size();
+  for (size_t i = 0; i < n; ++i) {
+    const char c = text[i];
+    if (c == '"') {  // skip the string, escapes included
+      for (++i; i < n && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) continue;
+    // A number token: sign, integer digits, fraction, exponent.
+    const size_t begin = i;
+    if (text[i] == '-') ++i;
+    size_t int_digits = 0;
+    for (; i < n && text[i] >= '0' && text[i] <= '9'; ++i) ++int_digits;
+    if (i < n && text[i] == '.') {
+      for (++i; i < n && text[i] >= '0' && text[i] <= '9'; ++i) {
+      }
+    }
+    bool big_exponent = false;
+    if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+      ++i;
+      const bool negative = i < n && text[i] == '-';
+      if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
+      size_t exponent = 0;
+      for (; i < n && text[i] >= '0' && text[i] <= '9'; ++i) {
+        exponent = std::min<size_t>(exponent * 10 + static_cast<size_t>(text[i] - '0'), kDigits);
+      }
+      big_exponent = !negative && exponent >= kDigits;
+    }
+    if (int_digits >= kDigits || big_exponent) {
+      originals.emplace(begin, text.substr(begin, i - begin));
+      text[begin] = '0';
+      std::fill(text.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
+                text.begin() + static_cast<std::ptrdiff_t>(i), ' ');
+    }
+    --i;  // the loop's ++i reads the byte after the token
+  }
+  return originals;
+}
+
 Result<std::unique_ptr<JsonDocument>> JsonDocument::parse(std::string text) {
   size_t i = 0;
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
@@ -268,15 +315,16 @@ Result<std::unique_ptr<JsonDocument>> JsonDocument::parse(std::string text) {
   }
   auto doc = std::make_unique<JsonDocument>();
   doc->buffer_ = std::move(text);  // NUL-terminated: the in-situ parser's end marker
+  const std::map<size_t, std::string> originals = neutralize_oversized_numbers(doc->buffer_);
 #if defined(RAPIDJSON_SSE2)
   if (has_simd_scan_blind_bytes(doc->buffer_)) {
     ScalarInsituStream stream(doc->buffer_.data());
-    PTEFORGE_TRY(parse_into(doc->doc_, stream, doc->buffer_));
+    PTEFORGE_TRY(parse_into(doc->doc_, stream, doc->buffer_, originals));
     return doc;
   }
 #endif
   rapidjson::InsituStringStream stream(doc->buffer_.data());
-  PTEFORGE_TRY(parse_into(doc->doc_, stream, doc->buffer_));
+  PTEFORGE_TRY(parse_into(doc->doc_, stream, doc->buffer_, originals));
   return doc;
 }
 
@@ -392,6 +440,11 @@ Result<int64_t> JsonCursor::as_int() const {
     double d = v_->GetDouble();
     if (std::isfinite(d) && std::trunc(d) == d && std::fabs(d) >= 9.2e18) {
       return error(ErrorCode::INPUT_SCHEMA, "integer is outside the int64 range");
+    }
+    if (std::isinf(d)) {
+      return error(ErrorCode::INPUT_SCHEMA,
+                   "expected an integer, found an infinite number (Infinity, or a literal past the double "
+                   "range: an integer of 309 digits or more is outside the int64 range)");
     }
     return error(ErrorCode::INPUT_SCHEMA, "expected an integer, found a non-integral number");
   }

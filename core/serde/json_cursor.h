@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -134,6 +135,12 @@ class DepthLimitedHandler {
   explicit DepthLimitedHandler(rapidjson::Document& doc, size_t max_depth = kMaxJsonDepth)
       : doc_(doc), max_depth_(max_depth) {}
   bool too_deep() const { return too_deep_; }
+  /// The number literals neutralize_oversized_numbers replaced in `text`
+  /// (the buffer being parsed): each is read from its original text.
+  void restore_numbers(const char* text, const std::map<size_t, std::string>* originals) {
+    text_ = text;
+    originals_ = originals;
+  }
 
   bool Null() { return doc_.Null(); }
   bool Bool(bool b) { return doc_.Bool(b); }
@@ -142,7 +149,13 @@ class DepthLimitedHandler {
   bool Int64(int64_t i) { return doc_.Int64(i); }
   bool Uint64(uint64_t i) { return doc_.Uint64(i); }
   bool Double(double d) { return doc_.Double(d); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return forward_raw_number(*this, s, n); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+    if (originals_ && !originals_->empty()) {
+      auto it = originals_->find(static_cast<size_t>(s - text_));
+      if (it != originals_->end()) return forward_raw_number(*this, it->second.data(), it->second.size());
+    }
+    return forward_raw_number(*this, s, n);
+  }
   bool String(const char* s, rapidjson::SizeType n, bool copy) { return doc_.String(s, n, copy); }
   bool Key(const char* s, rapidjson::SizeType n, bool copy) { return doc_.Key(s, n, copy); }
   bool StartObject() { return enter() && doc_.StartObject(); }
@@ -170,7 +183,22 @@ class DepthLimitedHandler {
   size_t max_depth_;
   size_t depth_ = 0;
   bool too_deep_ = false;
+  const char* text_ = nullptr;
+  const std::map<size_t, std::string>* originals_ = nullptr;
 };
+
+/// Overwrites, in `text`, each number literal (outside strings) that
+/// RapidJSON 1.1.0 refuses with kParseErrorNumberTooBig although it is JSON
+/// (an integer part of 309 digits or more, or a positive exponent past 308
+/// plus the fraction's digits) with "0" and spaces, the same length, so every
+/// offset stays; returns offset -> original literal, for
+/// DepthLimitedHandler::restore_numbers. The margin is wide (300 digits, an
+/// exponent of 300): a literal replaced without need is read back the same.
+/// So 1e400 reads as infinity and a 400-digit integer as a double, as
+/// forward_raw_number reads every literal past uint64 (Python's json reads
+/// them as inf and an int; the importer then names the place that cannot
+/// take them).
+std::map<size_t, std::string> neutralize_oversized_numbers(std::string& text);
 
 namespace detail {
 /// Frees JsonDocument::allocate_text's buffers.
@@ -184,7 +212,9 @@ struct TextDeleter {
 class JsonDocument {
  public:
   /// Parses UTF-8 JSON text with RapidJSON's recursive parser, bounded to
-  /// kMaxJsonDepth levels, full-precision doubles, and the non-standard tokens NaN / Infinity /
+  /// kMaxJsonDepth levels, numbers read as Python reads them (correctly
+  /// rounded; past the double range an infinity: neutralize_oversized_numbers,
+  /// forward_raw_number), and the non-standard tokens NaN / Infinity /
   /// -Infinity accepted as numbers. The text must be UTF-8 (checked first,
   /// find_invalid_utf8). It is parsed in place (faster than copying every
   /// string into the DOM).

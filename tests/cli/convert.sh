@@ -520,4 +520,20 @@ python3 -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').write(sys.arg
 if "$bin" convert "$work/outer.zip" -o "$work/outer.pte" 2> "$work/outer.txt"; then exit 1; fi
 tail -n 1 "$work/outer.txt" | grep -qx '  note: it holds the .pt2 archive "inner/linear_tanh.pt2": extract that file and give it as the input'
 
+# A float literal past the double range is an infinity, as Python reads it
+# (RapidJSON alone refuses 1e400 as "Number too big"): the same .pte as Infinity.
+for lit in 1e400 Infinity; do
+  rm -rf "$work/big_$lit" && cp -r "$src/tests/fixtures/corpus/layernorm_residual/json" "$work/big_$lit"
+  python3 - "$work/big_$lit/models/model.json" "$lit" <<'PY'
+import re, sys
+path, lit = sys.argv[1], sys.argv[2]
+text = open(path).read()
+text, n = re.subn(r'"as_float": [0-9.e-]+', '"as_float": ' + lit, text, count=1)
+assert n == 1
+open(path, "w").write(text)
+PY
+  "$bin" convert "$work/big_$lit" -o "$work/big_$lit.pte" > /dev/null
+done
+cmp "$work/big_1e400.pte" "$work/big_Infinity.pte"
+
 echo "convert.sh: ok"

@@ -93,6 +93,40 @@ TEST_CASE("json: numbers are read as Python reads them, never by RapidJSON's ful
   CHECK(a[13].GetDouble() == 1.7976931348623157e308);
 }
 
+TEST_CASE("json: literals past the double range read as Python reads them (RapidJSON refuses them)") {
+  const std::string digits400 = "1" + std::string(400, '0');
+  const std::string text = R"({"e": 1e400, "ne": -2.5E+0400, "small": 1e-400, "f": )" + digits400 +
+                           R"(.5, "i": )" + digits400 +
+                           R"(, "s": "1e400", "ok": [1e300, 0.001e310], "after": 7})";
+  auto doc = parse_ok(text);
+  JsonCursor r(*doc, doc->root());
+  CHECK(*r.field("e")->as_float() == HUGE_VAL);
+  CHECK(*r.field("ne")->as_float() == -HUGE_VAL);
+  CHECK(*r.field("small")->as_float() == 0.0);
+  CHECK(*r.field("f")->as_float() == HUGE_VAL);
+  CHECK(*r.field("s")->as_string() == "1e400");  // strings are left alone
+  CHECK(*r.field("ok")->at(0)->as_float() == 1e300);
+  CHECK(*r.field("ok")->at(1)->as_float() == 1e307);
+  CHECK(*r.field("after")->as_int() == 7);
+  auto big = r.field("i")->as_int();
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.error().where.pointer == "/i");
+  CHECK(big.error().message ==
+        "expected an integer, found an infinite number (Infinity, or a literal past the double range: an "
+        "integer "
+        "of 309 digits or more is outside the int64 range)");
+  // The literals are replaced in place by "0" and spaces: offsets stay, and a
+  // syntax error after them is found where it is.
+  std::string replaced = R"([1e400, "x\"1e999", -12e0300])";
+  const auto originals = neutralize_oversized_numbers(replaced);
+  CHECK(replaced == R"([0    , "x\"1e999", 0       ])");
+  CHECK(originals == std::map<size_t, std::string>{{1, "1e400"}, {20, "-12e0300"}});
+  auto after = JsonDocument::parse("[1e400, 2,, 3]");
+  REQUIRE_FALSE(after.ok());
+  CHECK(after.error().where.byte_offset == 10);
+  CHECK(after.error().message == "JSON syntax error: Invalid value.");
+}
+
 TEST_CASE("json: empty input, syntax errors with byte offsets, deep nesting") {
   auto empty = JsonDocument::parse(" \n\t ");
   REQUIRE_FALSE(empty.ok());
