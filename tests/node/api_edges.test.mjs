@@ -220,13 +220,13 @@ test('calls in flight survive another call poisoning the instance (they wait for
     },
     openSource: () => null,
     prepare: async (value) => {
-      if (value !== 'boom') await poisonedOnce;
+      if (value !== '{"boom": 1}') await poisonedOnce;
       return value;
     },
   });
   const pf = makeConverter(core, { assemble: () => new Uint8Array(0) });
   const good = Array.from({ length: 6 }, (_, i) => pf.layout('{}', { name: `good${i}` }));
-  const bad = pf.layout('boom', { name: 'boom' });
+  const bad = pf.layout('{"boom": 1}', { name: 'boom' });
   await assert.rejects(bad, (e) => e.code === 'INTERNAL' && /the instance was reset/.test(e.message));
   for (const r of await Promise.all(good)) assert.deepEqual(r, { models: [] });
   assert.equal(loads, 2);

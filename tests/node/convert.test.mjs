@@ -355,3 +355,54 @@ test('bad options are refused before the input is read (as the CLI refuses a bad
   // Good options: the input's own error.
   await assert.rejects(pf.convert(missing, { memoryPlanning: 'naive' }), (e) => e.code === 'IO_ERROR');
 });
+
+test('an input file that shrinks while the .pte is assembled: IO_ERROR naming it, from convert and convertToFile', async () => {
+  const pf = await pteforge();
+  const { existsSync, truncateSync } = await import('node:fs');
+  const { execFileSync } = await import('node:child_process');
+  for (const method of ['convert', 'convertToFile']) {
+    // A 256 KiB weight: read while assembling, past the read-ahead window.
+    const input = join(work, `shrinks_${method}.pt2`);
+    execFileSync('python3', [repo('tests/node/gen_big_weights.py'), input, '--layers', '1', '--width', '256']);
+    let cut = false;
+    const onProgress = ({ stage }) => {
+      if (stage === 'assemble' && !cut) {
+        cut = true;
+        truncateSync(input, 100); // the weights (read while assembling) are gone
+      }
+    };
+    const out = join(work, `shrinks_${method}.pte`);
+    const run = method === 'convert' ? pf.convert({ path: input }, { onProgress }) : pf.convertToFile({ path: input }, out, { onProgress });
+    await assert.rejects(run, (e) => {
+      assert.equal(e.name, 'PteforgeError', String(e));
+      assert.equal(e.code, 'IO_ERROR');
+      assert.equal(e.where.entry, input);
+      assert.match(e.message, new RegExp(`^cannot read "${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}": short read: \\d+ of \\d+ bytes at offset \\d+ \\(did the file change\\?\\)$`));
+      return true;
+    }, method);
+    assert.ok(cut, 'the assemble stage was reached');
+    assert.ok(!existsSync(out), 'no output left behind');
+  }
+});
+
+test('a replacement that cannot be opened: the error names the swap, as the CLI does', async () => {
+  const pf = await pteforge();
+  const missing = join(work, 'no_such_replacement.pt2');
+  await assert.rejects(pf.convert({ path: 'tests/fixtures/corpus/modules_preserved/modules_preserved.pt2' }, { swaps: { 1: { path: missing } } }), (e) => {
+    assert.equal(e.code, 'IO_ERROR', String(e));
+    assert.equal(e.message, `cannot open "${missing}": no such file or folder`);
+    assert.deepEqual(e.notes, ["while opening the replacement for module '1' (options.swaps)"]);
+    return true;
+  });
+});
+
+test('a string input that reads like a file path: the core\'s error with a note saying how to give a file', async () => {
+  const pf = await pteforge();
+  await assert.rejects(pf.convert('tests/fixtures/corpus/linear_tanh/linear_tanh.pt2'), (e) => {
+    assert.equal(String(e), 'ARCHIVE_INVALID: "model.json" is neither a zip archive (.pt2) nor a program JSON (entry=model.json)\n' +
+      '  note: a string input is program JSON text, and this one reads like a file path: give {path: "tests/fixtures/corpus/linear_tanh/linear_tanh.pt2"} (Node), or the File itself (browser)');
+    return true;
+  });
+  // JSON text that is no program keeps the core's own error.
+  await assert.rejects(pf.convert('[1]'), (e) => e.code === 'INPUT_SCHEMA' && e.notes.length === 0);
+});

@@ -471,6 +471,11 @@ export class Core {
       const source = open(split.value, 'the input');
       const inputName = split.inputName || defaultName(split.value, source);
       add(source);
+      if (!raw && looksLikePath(split.value)) {
+        // The core's error for text that is no JSON object, with the likely mistake named.
+        throw new PteforgeError('ARCHIVE_INVALID', `"${inputName}" is neither a zip archive (.pt2) nor a program JSON`, { entry: inputName },
+          [`a string input is program JSON text, and this one reads like a file path: give {path: ${JSON.stringify(split.value)}} (Node), or the File itself (browser)`]);
+      }
       let isZip = false;
       try {
         isZip = !raw && sniffZip(source);
@@ -501,7 +506,7 @@ export class Core {
         sources[source].read(offset, dst);
         return '';
       } catch (e) {
-        return String(e?.message ?? e);
+        return String(e?.reason ?? e?.message ?? e);
       }
     };
     // Deflated entries were inflated by zip.js while the input was prepared (zip.mjs).
@@ -657,9 +662,10 @@ export class Core {
       try {
         swapInputs[fqn] = this.openInput(value, undefined, sources, { method });
       } catch (e) {
-        // Name the swap: the message alone reads as if the main input were wrong.
-        if (e instanceof PteforgeError && e.code === 'OPTION_INVALID') {
-          if (!e.where?.pointer) e.where = { ...e.where, pointer: `/swaps/${pointerToken(fqn)}` };
+        // Name the swap, as the CLI does for every error here: the message
+        // alone reads as if the main input were wrong.
+        if (e instanceof PteforgeError) {
+          if (e.code === 'OPTION_INVALID' && !e.where?.pointer) e.where = { ...e.where, pointer: `/swaps/${pointerToken(fqn)}` };
           e.notes = [...(e.notes ?? []), `while opening the replacement for module '${fqn}' (options.swaps)`];
         }
         throw e;
@@ -696,6 +702,15 @@ function splitInput(input, name) {
     return { value, inputName: checkName(given, 'input.name', '') ?? name };
   }
   return { value: input, inputName: name };
+}
+
+/**
+ * True for a string input that cannot be program JSON (its first character
+ * after white space is no "{", "[" or quote) and reads like a file path (one
+ * line, at most 4096 characters): convert('/models/m.pt2') instead of {path}.
+ */
+function looksLikePath(value) {
+  return typeof value === 'string' && value.length <= 4096 && !value.includes('\n') && /^\s*[^\s{["]/.test(value);
 }
 
 /** The name of an input given none: a File's name, a path, "model.json" for JSON text, or DEFAULT_NAME. */

@@ -98,12 +98,32 @@ class FileSource {
     this.window.read(offset, dst);
   }
   #readAt(offset, dst) {
-    const fd = this.transient ? openSync(this.name, 'r') : this.fd;
+    // A failure is the CLI's IO_ERROR naming the input (serde::FileReader):
+    // the file can shrink or vanish while a conversion reads it. `reason` is
+    // the cause alone, for the core's callbacks (which name the read).
+    const fail = (reason) => {
+      const e = new PteforgeError('IO_ERROR', `cannot read "${this.name}": ${reason}`, { entry: this.name });
+      e.reason = reason;
+      return e;
+    };
+    let fd;
+    try {
+      fd = this.transient ? openSync(this.name, 'r') : this.fd;
+    } catch (e) {
+      throw fail(openFailureReason(e));
+    }
     try {
       let done = 0;
       while (done < dst.length) {
-        const n = readSync(fd, dst, done, dst.length - done, offset + done);
-        if (n === 0) throw new Error(`short read at ${offset + done}`);
+        let n;
+        try {
+          n = readSync(fd, dst, done, dst.length - done, offset + done);
+        } catch (e) {
+          throw fail(String(e?.message ?? e));
+        }
+        if (n === 0) {
+          throw fail(`short read: ${done} of ${dst.length} bytes at offset ${offset} (did the file change?)`);
+        }
         done += n;
       }
     } finally {

@@ -105,7 +105,7 @@ export interface Progress {
 
 /** Options shared by every method that reads an input. */
 export interface InputOptions {
-  /** Name of the input in error locations (where.entry); default: the File's name, else "input". */
+  /** Name of the input in error locations (where.entry); default: the File's name or the path, "model.json" for JSON text, else "input". */
   name?: string;
 }
 
