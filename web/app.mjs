@@ -6,7 +6,7 @@
 //
 // DOM is built with textContent only (never innerHTML from input data).
 
-import { fill, formatBytes, h, table } from './dom.mjs';
+import { capped, fill, formatBytes, h, table } from './dom.mjs';
 import { renderMemory, renderReport } from './results.mjs';
 import { hasPteIdentifier } from './sniff.mjs';
 
@@ -204,10 +204,10 @@ function ioRows(list) {
 
 function moduleTree(modules) {
   if (!modules?.length) return h('p', { class: 'note' }, 'No module hierarchy (no nn_module_stack in the nodes).');
-  return h('ul', { class: 'tree', 'data-testid': 'modules' }, modules.map((m) =>
+  return capped(h('ul', { class: 'tree', 'data-testid': 'modules' }), modules, (m) =>
     h('li', { style: { '--depth': m.depth } },
       h('code', {}, m.path === '' ? '(root)' : m.path), ' ', h('span', { class: 'type' }, m.type ?? ''),
-      ' ', h('span', { class: 'count' }, `${m.nodes} node${m.nodes === 1 ? '' : 's'}`))));
+      ' ', h('span', { class: 'count' }, `${m.nodes} node${m.nodes === 1 ? '' : 's'}`)), 'modules');
 }
 
 function stateTable(st) {
@@ -307,8 +307,9 @@ function renderDecoded(decoded, decodedText, name, check) {
         h('div', {}, h('h4', {}, `Operators (${plan.operators.length})`),
           table(['#', 'operator', 'overload'], plan.operators.map((o) => [o.index, o.name, o.overload]), { 'data-testid': 'pte-operators' })),
         h('div', { class: 'wide' }, h('h4', {}, 'Instructions'),
-          h('ol', { class: 'instructions', start: 0, 'data-testid': 'pte-instructions' },
-            plan.chains.flatMap((c) => c.instructions.map((i) => h('li', {}, h('code', {}, i.text ?? `${i.type} ${jsonText(i)}`))))))),
+          capped(h('ol', { class: 'instructions', start: 0, 'data-testid': 'pte-instructions' }),
+            plan.chains.flatMap((c) => c.instructions),
+            (i) => h('li', {}, h('code', {}, i.text ?? `${i.type} ${jsonText(i)}`)), 'instructions'))),
       h('details', {}, h('summary', {}, `Values (${plan.values.length})`),
         table(['#', 'type', 'value'], plan.values.map((v) => [v.index, v.type, valueText(v)]), { 'data-testid': 'pte-values' })))),
   );

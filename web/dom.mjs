@@ -48,8 +48,46 @@ export function formatBytes(n) {
   return `${plain} (${v.toFixed(1)} ${units[i]})`;
 }
 
+/**
+ * Rows or items shown at first, and added per "show more" click: a program
+ * of 30k nodes has tens of thousands of values, instructions, inputs and
+ * modules, and building them all at once blocked the page for seconds.
+ */
+export const SHOWN = 500;
+
+/**
+ * Appends renderItem(item) for the first SHOWN of `items` to `container`
+ * and returns [container], or [container, button] when more remain: the
+ * button adds SHOWN more per click (`noun`: what an item is, "rows").
+ */
+export function capped(container, items, renderItem, noun) {
+  let shown = 0;
+  const more = () => {
+    const next = items.slice(shown, shown + SHOWN);
+    container.append(...next.map(renderItem));
+    shown += next.length;
+  };
+  more();
+  if (shown >= items.length) return [container];
+  const button = h('button', { type: 'button', class: 'more', 'data-testid': 'show-more' });
+  const label = () => {
+    const rest = items.length - shown;
+    button.textContent = `Show ${Math.min(SHOWN, rest).toLocaleString('en-US')} more of the ${rest.toLocaleString('en-US')} ${noun} not shown`;
+  };
+  label();
+  button.addEventListener('click', () => {
+    more();
+    if (shown >= items.length) button.remove();
+    else label();
+  });
+  return [container, button];
+}
+
+/** A table of `rows` (arrays of cells), SHOWN rows at first (capped). */
 export function table(headers, rows, attrs = {}) {
-  return h('table', attrs,
-    h('thead', {}, h('tr', {}, headers.map((x) => h('th', { scope: 'col' }, x)))),
-    h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c, i) => h('td', { class: typeof r[i] === 'number' ? 'n' : null }, c))))));
+  const body = h('tbody', {});
+  const row = (r) => h('tr', {}, r.map((c, i) => h('td', { class: typeof r[i] === 'number' ? 'n' : null }, c)));
+  const [, button] = capped(body, rows, row, 'rows');
+  const el = h('table', attrs, h('thead', {}, h('tr', {}, headers.map((x) => h('th', { scope: 'col' }, x)))), body);
+  return button ? h('div', { class: 'capped' }, el, button) : el;
 }

@@ -23,6 +23,7 @@ export function renderReport(report) {
  * (metadata.methods[].memory_plan of core/emit/metadata_json.h).
  */
 export function renderMemory(method) {
+  const MAX_BARS = 2000;
   const plan = method.memory_plan;
   if (!plan?.tensors?.length) return h('p', { class: 'note' }, `${method.name}: no planned tensors.`);
   const arena = (plan.non_const_buffer_sizes ?? []).reduce((a, b) => a + b, 0);
@@ -37,7 +38,13 @@ export function renderMemory(method) {
   svg.append(s('text', { x: L - 4, y: H - B, 'text-anchor': 'end', class: 'label' }, '0'), s('text', { x: L - 4, y: y(top) + 10, 'text-anchor': 'end', class: 'label' }, `${top} B`));
   svg.append(s('text', { x: (W + L) / 2, y: H - 6, 'text-anchor': 'middle', class: 'label' }, 'lifetime (node index) →'));
   svg.append(s('text', { x: L, y: H - 8, 'text-anchor': 'start', class: 'label' }, '0'), s('text', { x: W - 10, y: H - 8, 'text-anchor': 'end', class: 'label' }, String(lastStep)));
+  // The largest MAX_BARS tensors (by bytes) are drawn: an SVG of tens of
+  // thousands of bars blocked the page for seconds.
+  const drawn = plan.tensors.length > MAX_BARS
+    ? new Set([...plan.tensors].sort((a, b) => b.size - a.size).slice(0, MAX_BARS))
+    : null;
   plan.tensors.forEach((t, i) => {
+    if (drawn && !drawn.has(t)) return;
     const rect = s('rect', { x: x(t.lifetime[0]), y: y(t.offset + t.size), width: Math.max(2, x(t.lifetime[1] + 1) - x(t.lifetime[0])), height: Math.max(1.5, y(t.offset) - y(t.offset + t.size)), class: `bar c${i % 6}` });
     rect.append(s('title', {}, `${(t.names ?? []).join(', ') || `value ${t.value}`}: ${t.size} B at mem${t.mem_id}+${t.offset}, lifetime ${t.lifetime[0]}–${t.lifetime[1]}`));
     svg.append(rect);
@@ -47,6 +54,6 @@ export function renderMemory(method) {
     svg.append(s('text', { x: W - 12, y: y(bound) < 24 ? y(bound) + 12 : y(bound) - 3, 'text-anchor': 'end', class: 'label' }, `lower bound ${bound} B`));
   }
   return h('div', { class: 'memory' }, h('h3', {}, 'Memory plan ', h('code', {}, method.name)),
-    h('p', { class: 'meta', 'data-testid': 'arena' }, `${plan.algorithm ?? ''}: arena ${formatBytes(arena)}, lower bound ${formatBytes(bound)}${bound ? `, ratio ${(arena / bound).toFixed(3)}` : ''}; ${plan.tensors.length} planned tensors`),
+    h('p', { class: 'meta', 'data-testid': 'arena' }, `${plan.algorithm ?? ''}: arena ${formatBytes(arena)}, lower bound ${formatBytes(bound)}${bound ? `, ratio ${(arena / bound).toFixed(3)}` : ''}; ${plan.tensors.length} planned tensors${drawn ? ` (the ${MAX_BARS.toLocaleString('en-US')} largest drawn)` : ''}`),
     svg);
 }

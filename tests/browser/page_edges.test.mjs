@@ -7,6 +7,7 @@
 // a phone-sized screen, and a dead worker failing each request at once.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -231,6 +232,35 @@ describe('pteforge web page: edges', () => {
     } finally {
       await env.page.setViewportSize({ width: 1280, height: 900 });
     }
+  });
+
+  test('a program of thousands of nodes: 500 rows of each long list at first, more per click, the 2,000 largest bars', async () => {
+    const dir = join(SCRATCH, 'syn');
+    const pt2 = join(SCRATCH, 'syn.pt2');
+    execFileSync('python3', [repo('scripts', 'gen_synthetic.py'), '--nodes', '3000', dir], { stdio: 'ignore' });
+    execFileSync('python3', [repo('scripts', 'make_pt2.py'), dir, pt2], { stdio: 'ignore' });
+    await pick(env.page, pt2);
+    await whenDone(env.page, () => env.page.click('#convert'), 120_000);
+    assert.equal(await env.page.isHidden('#error'), true, await env.page.textContent('#error'));
+    const instructions = '[data-testid=pte-instructions] li';
+    assert.equal(await env.page.$$eval(instructions, (l) => l.length), 500);
+    const more = env.page.locator('[data-testid=pte-instructions] + [data-testid=show-more]');
+    const label = await more.textContent();
+    const rest = Number(/ of the ([\d,]+) instructions not shown$/.exec(label)[1].replace(/,/g, ''));
+    assert.ok(rest > 500, label);
+    assert.equal(label, `Show 500 more of the ${rest.toLocaleString('en-US')} instructions not shown`);
+    await more.click();
+    assert.equal(await env.page.$$eval(instructions, (l) => l.length), 1000);
+    // The numbering goes on: the 501st item is instruction 500.
+    assert.equal(await env.page.$eval('[data-testid=pte-instructions]', (ol) => ol.start), 0);
+    // The values table (inside its details) shows 500 rows and says how many are left.
+    assert.equal(await env.page.$$eval('[data-testid=pte-values] tbody tr', (r) => r.length), 500);
+    // The memory chart draws at most 2,000 bars and says so when it draws fewer.
+    const bars = await env.page.$$eval('[data-testid=memory-chart] rect', (r) => r.length);
+    const arena = await env.page.textContent('[data-testid=arena]');
+    const planned = Number(/; (\d+) planned tensors/.exec(arena)[1]);
+    assert.equal(bars, Math.min(planned, 2000));
+    assert.equal(arena.endsWith('(the 2,000 largest drawn)'), planned > 2000, arena);
   });
 
   test('when the worker cannot load, opening a file fails at once instead of staying busy', async () => {
