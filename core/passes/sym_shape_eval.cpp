@@ -104,11 +104,45 @@ class SymShapeEval final : public Pass {
       }
       if (symbolic) ++evaluated;
     }
-    if (evaluated) ctx.stat("dynamic_specs", evaluated);
+    if (evaluated) {
+      ctx.stat("dynamic_specs", evaluated);
+      PTEFORGE_TRY(check_views(graph, specs, names));
+    }
     return evaluated > 0;
   }
 
  private:
+  /// A view (remove_view_copy) shares its base's memory, so at their upper
+  /// bounds both must hold the same bytes: ExecuTorch's _ViewSpec checks
+  /// nbytes on every access and raises. Their hints agreed when the view
+  /// was made, but sizes over differently bounded symbols (s53 against s99)
+  /// part here, and the view would overrun its base's planned storage.
+  /// PASS_FAILED at the view's node.
+  Status check_views(const ir::Graph& graph, const SpecTable& specs,
+                     const std::vector<const std::string*>& names) {
+    auto sizes_text = [](const std::vector<int64_t>& sizes) {
+      std::string out = "[";
+      for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + std::to_string(sizes[i]);
+      return out + "]";
+    };
+    for (const std::string* name : names) {
+      const TensorSpec* view = specs.find(*name);
+      if (!view || !view->is_view()) continue;
+      const TensorSpec& base = *view->base;
+      if (view->nbytes() == base.nbytes()) continue;
+      std::string message =
+          "the view '" + *name + "' holds " + std::to_string(view->nbytes()) + " bytes at its upper bounds " +
+          sizes_text(view->sizes) + " but shares the memory of a " + std::to_string(base.nbytes()) +
+          "-byte base " + sizes_text(base.sizes) +
+          ": their sizes use symbols with different bounds (ExecuTorch's _ViewSpec requires "
+          "the same byte size and raises)";
+      const ir::Node* node = graph.producer(*name);
+      if (node) return ctx_->error_at(ErrorCode::PASS_FAILED, std::move(message), *node);
+      return make_error(ErrorCode::PASS_FAILED, std::move(message));
+    }
+    return Status::Ok();
+  }
+
   /// True when evaluating the spec would change nothing and find nothing
   /// symbolic (the common, static case): every size is a concrete value the
   /// spec already holds, and so are the strides (its traced strides, or for
@@ -229,11 +263,18 @@ class SymShapeEval final : public Pass {
                       const std::string& value, const std::string& what, int64_t hint) {
     Location where;
     where.node = value;
+    // The expression once, and at most 80 characters of it: one of
+    // thousands of symbols repeated in every warning was O(n^2) output.
+    std::string shown;
     for (const std::string& sym : unbounded) {
       if (!warned_.insert(sym).second) continue;
-      ctx_->warn("symbol '" + sym + "' has no upper bound (first seen in " + what + " '" +
-                     ir::display_sym_expr(text) + "' of '" + value +
-                     "'); tensors are planned at their trace-time sizes (here " + std::to_string(hint) +
+      if (shown.empty()) {
+        shown = ir::display_sym_expr(text);
+        if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
+      }
+      ctx_->warn("symbol '" + sym + "' has no upper bound (first seen in " + what + " '" + shown + "' of '" +
+                     value + "'); tensors are planned at their trace-time sizes (here " +
+                     std::to_string(hint) +
                      "), as ExecuTorch does (executorch-pipeline.md §5.3); give it a max " +
                      "in the dynamic shapes to plan for larger inputs",
                  where);

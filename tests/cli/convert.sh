@@ -536,4 +536,34 @@ PY
 done
 cmp "$work/big_1e400.pte" "$work/big_Infinity.pte"
 
+# A view whose size uses a symbol bounded apart from its base's (equal hints,
+# so remove_view_copy made it a view) would overrun the base's planned memory
+# at the upper bounds: refused, as ExecuTorch's _ViewSpec nbytes guard raises.
+rm -rf "$work/view_sym" && cp -r "$src/tests/fixtures/corpus/dynamic_seq/json" "$work/view_sym"
+python3 - "$work/view_sym/models/model.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+d = json.load(open(path))
+d["graph_module"]["graph"]["tensor_values"]["view_1"]["sizes"][1]["as_expr"]["expr_str"] = "s99"
+d["range_constraints"]["s99"] = {"min_val": 2, "max_val": 100}
+json.dump(d, open(path, "w"))
+PY
+if "$bin" convert "$work/view_sym" -o "$work/view_sym.pte" 2> "$work/view_sym.txt"; then exit 1; fi
+test ! -e "$work/view_sym.pte"
+head -n 1 "$work/view_sym.txt" | grep -q "^PASS_FAILED: the view 'view_1' holds 2400 bytes at its upper bounds \[1, 100, 6\] but shares the memory of a 1536-byte base \[64, 6\]: their sizes use symbols with different bounds (ExecuTorch's _ViewSpec requires the same byte size and raises) (method=forward .*node=view_1 pass=sym_shape_eval"
+
+# Symbols without bounds in a long expression: one warning each, the
+# expression cut at 80 characters (thousands of symbols repeated it whole).
+rm -rf "$work/sum_sym" && cp -r "$src/tests/fixtures/corpus/dynamic_seq/json" "$work/sum_sym"
+python3 - "$work/sum_sym/models/model.json" <<'PY'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+text = text.replace("Symbol('s53', integer=True, positive=True)", " + ".join(f"s{i}" for i in range(40)))
+open(path, "w").write(text.replace('"s53"', '"s0"'))
+PY
+"$bin" convert "$work/sum_sym" -o "$work/sum_sym.pte" 2> "$work/sum_sym.txt" > /dev/null
+test "$(grep -c "^warning: symbol 's[0-9]*' has no upper bound" "$work/sum_sym.txt")" -eq 39
+grep -qF "warning: symbol 's39' has no upper bound (first seen in size 's0 + s1 + s2 + s3 + s4 + s5 + s6 + s7 + s8 + s9 + s10 + s11 + s12 + s13 + s14...' of 'x');" "$work/sum_sym.txt"
+
 echo "convert.sh: ok"
