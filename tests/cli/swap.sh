@@ -188,4 +188,21 @@ expect_error "OPTION_INVALID: module swaps done step by step (the list has outli
   convert "$base" --swap "1=$rep" --passes outline_modules,replace_modules,spec_prop,memory_planning
 expect_error "OPTION_INVALID: module swaps done step by step (the list has inline_modules) need the pass outline_modules, which the pass list leaves out (add it, or leave the pass list out for the default pipeline)" \
   convert "$base" --swap "1=$rep" --passes inline_modules,spec_prop,memory_planning
+# Node names that differ from their outputs' (a node named 'tanh' defining
+# 'addmm' and the other way round): the inlined node that defines 'tanh'
+# cannot take the name 'tanh', another node has it, so it gets a fresh one
+# (was INTERNAL: the verifier found two nodes named 'tanh'); same .pte.
+rm -rf "$work/names" && cp -r "$src/tests/fixtures/corpus/modules_preserved/json" "$work/names"
+python3 - "$work/names/models/model.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+d = json.load(open(path))
+nodes = d["graph_module"]["graph"]["nodes"]
+assert nodes[1]["name"] == "addmm" and nodes[6]["name"] == "tanh"
+nodes[1]["name"], nodes[6]["name"] = "tanh", "addmm"
+json.dump(d, open(path, "w"))
+PY
+"$bin" convert "$work/names" --swap "1=$rep" -o "$work/names.pte" > /dev/null
+"$bin" convert "$base" --swap "1=$rep" -o "$work/names_ref.pte" > /dev/null
+cmp "$work/names.pte" "$work/names_ref.pte"
 echo "ok"

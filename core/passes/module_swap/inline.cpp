@@ -206,6 +206,15 @@ class Inliner {
         });
       }
       copy.set_outputs(std::move(outs));
+      if (!node_name.empty()) {
+        // A node takes its output's name, unless another node has it (node
+        // and value names may differ in the input: a node named 'tanh' may
+        // define 'addmm'); the getitems it replaces go below.
+        const ir::Node* holder = g_.find_node(node_name);
+        const bool replaced = std::any_of(uses.begin(), uses.end(),
+                                          [holder](const OutputUse& u) { return u.getitem == holder; });
+        if (holder && !replaced) node_name = fresh_name(g_, node_name, reserved_);
+      }
       if (node_name.empty()) node_name = fresh_name(g_, n.name(), reserved_);
       reserved_.push_back(node_name);
       copy.set_name(node_name);
