@@ -162,6 +162,7 @@ Result<EndRecords> read_end_records(ByteSource& source) {
   out.cd_offset = c.u32();
   out.cd_limit = end_pos;
   out.end_pos = end_pos;
+  uint64_t cd_given_at = end_pos;  // the record whose offset and size are checked below
   out.trailing = trailing;
   // Where a record names another disk (the first such record).
   std::optional<uint64_t> multi_disk_at;
@@ -209,6 +210,7 @@ Result<EndRecords> read_end_records(ByteSource& source) {
       out.cd_size = r.u64();
       out.cd_offset = r.u64();
       out.cd_limit = z64_offset;
+      cd_given_at = z64_offset;
       if ((z_disk != 0 || z_cd_disk != 0) && !multi_disk_at) multi_disk_at = z64_offset;
       // The ZIP64 record's counts supersede the classic record's (0xffff there when too large).
       count_error.reset();
@@ -231,9 +233,9 @@ Result<EndRecords> read_end_records(ByteSource& source) {
   if (count_error) return *count_error;
   if (out.cd_offset > out.cd_limit || out.cd_size > out.cd_limit - out.cd_offset) {
     return invalid("the central directory (offset " + std::to_string(out.cd_offset) + ", " +
-                       std::to_string(out.cd_size) + " bytes) lies outside the " +
-                       std::to_string(size) + "-byte file",
-                   std::nullopt, out.cd_offset);
+                       std::to_string(out.cd_size) + " bytes) lies outside the " + std::to_string(size) +
+                       "-byte file",
+                   std::nullopt, cd_given_at);
   }
   if (out.entry_count > out.cd_size / kCentralHeaderSize) {
     return invalid("the archive claims " + std::to_string(out.entry_count) +
@@ -315,11 +317,11 @@ Status check_record(const ZipEntryRecord& rec, uint64_t at) {
 /// The entry's data [data_offset, data_offset + compressed_size) lies in the file.
 Status check_data_bounds(const ZipEntryRecord& rec, uint64_t size) {
   if (rec.data_offset > size || rec.compressed_size > size - rec.data_offset) {
-    return invalid("entry " + quoted_entry(rec.name) + " claims " +
-                       std::to_string(rec.compressed_size) + " bytes of data at offset " +
-                       std::to_string(rec.data_offset) + ", but the file has only " +
-                       std::to_string(size) + " bytes",
-                   rec.name, rec.data_offset);
+    return invalid("entry " + quoted_entry(rec.name) + " claims " + std::to_string(rec.compressed_size) +
+                       " bytes of data at offset " + std::to_string(rec.data_offset) +
+                       ", but the file has only " + std::to_string(size) + " bytes",
+                   rec.name,
+                   rec.data_offset <= size ? rec.data_offset : rec.record_offset.value_or(rec.data_offset));
   }
   return Status::Ok();
 }
@@ -332,7 +334,7 @@ Status check_local_header_bounds(const ZipEntryRecord& rec, uint64_t size) {
     return invalid("the local header of entry " + quoted_entry(rec.name) + " (offset " +
                        std::to_string(rec.local_header_offset) + ") lies outside the " +
                        std::to_string(size) + "-byte file",
-                   rec.name, rec.local_header_offset);
+                   rec.name, rec.record_offset.value_or(rec.local_header_offset));
   }
   return Status::Ok();
 }
@@ -390,6 +392,7 @@ static Result<std::vector<ZipEntryRecord>> read_central_directory(ByteSource& so
                      std::nullopt, cd_pos);
     }
     ZipEntryRecord rec;
+    rec.record_offset = cd_pos;
     c.skip(4);  // version made by, version needed
     rec.flags = c.u16();
     rec.method = c.u16();

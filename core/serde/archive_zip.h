@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,9 @@ struct ZipEntryRecord {
   uint64_t size = 0;             ///< uncompressed bytes
   uint64_t local_header_offset = 0;
   uint64_t data_offset = 0;  ///< local_header_offset + 30 + local name length + local extra length
+  /// Where its central-directory record starts (when read from the file): the
+  /// byte_offset of an error in the offsets or sizes that record gives.
+  std::optional<uint64_t> record_offset;
 };
 
 /// Parses the zip structure of `source` (ZIP64 aware) and validates it:

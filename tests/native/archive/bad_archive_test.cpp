@@ -378,6 +378,8 @@ TEST_CASE("bad archive: end records that claim too much") {
   REQUIRE_FALSE(r2.ok());
   CHECK(r2.error().code == ErrorCode::ARCHIVE_INVALID);
   CHECK(r2.error().message.find("central directory") != std::string::npos);
+  // Located at the end record that gives the offset, not past the file's end.
+  CHECK(r2.error().where.byte_offset == far.size() - 22);
 }
 
 TEST_CASE("bad archive: end records whose two entry counts disagree are corrupt, not split archives") {
