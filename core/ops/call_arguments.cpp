@@ -208,6 +208,8 @@ class Checker {
         if (const OpSchema* schema = schema_of(node)) PTEFORGE_TRY(check_node(node, *schema));
       } else if (node.target().kind() == ir::TargetKind::Other) {
         if (const OpSchema* schema = schema_of(node)) return unprefixed(node, *schema);
+      } else if (node.target().kind() == ir::TargetKind::PythonOperator) {
+        PTEFORGE_TRY(check_scalar_call(node));
       }
       if (!graph.has_nested_graphs()) continue;
       for (const ir::NamedArgument& in : node.inputs()) {
@@ -380,6 +382,28 @@ class Checker {
   }
 
   /// The error at input `i` of `node` (i == inputs().size(): the inputs as a whole).
+  /// A Python operator call (_operator.mul, ...) is symbolic scalar
+  /// arithmetic: torch.export writes one for SymInt, SymFloat and SymBool
+  /// values, never with a tensor, which ExecuTorch's prim ops
+  /// (executorch_prim::mul.Scalar) cannot take. INVALID_GRAPH at the input.
+  static Status check_scalar_call(const ir::Node& node) {
+    const std::vector<ir::NamedArgument>& inputs = node.inputs();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      bool tensor = false;
+      ir::for_each_value_name(inputs[i].arg, [&tensor](const std::string&, ir::ValueKind kind) {
+        tensor = tensor || kind == ir::ValueKind::Tensor;
+      });
+      if (!tensor) continue;
+      return fail(
+          node, i,
+          "input " + std::to_string(i) + " of " + std::string(node.target().str()) + " is " +
+              describe(inputs[i].arg) +
+              ", but a Python operator call is scalar arithmetic (torch.export writes one for SymInt, "
+              "SymFloat and SymBool values)");
+    }
+    return Status::Ok();
+  }
+
   static Error fail(const ir::Node& node, size_t i, std::string message,
                     ErrorCode code = ErrorCode::INVALID_GRAPH) {
     Location where = ir::node_location(node);

@@ -295,3 +295,14 @@ TEST_CASE("call arguments: a lowered (EDGE) program's list out variant may keep 
   check_refused(r, "node 'split': aten::split_with_sizes_copy.out returns nothing, but the node has 1 output",
                 "/graph_module/graph/nodes/0/outputs", "split");
 }
+
+TEST_CASE("call arguments: a Python operator call with a tensor input is refused") {
+  // mul.Tensor(add, 2) -> _operator.mul(add, 2): the prim op the emitter
+  // would make of it (executorch_prim::mul.Scalar) cannot take a tensor.
+  auto r = import_edited([](Nodes& nodes, auto&) { nodes[1]["target"] = "_operator.mul"; });
+  check_refused(
+      r,
+      "node 'mul': input 0 of _operator.mul is a tensor (as_tensor), but a Python operator call is scalar "
+      "arithmetic (torch.export writes one for SymInt, SymFloat and SymBool values)",
+      "/graph_module/graph/nodes/1/inputs/0", "mul");
+}
