@@ -151,77 +151,115 @@ function unsendableError(args, e) {
   return new PteforgeError('OPTION_INVALID', `the input cannot be sent to the worker: ${reason}`);
 }
 
-/** A converter that forwards every call to an internal module worker. */
+/**
+ * A converter that forwards every call to an internal module worker. close()
+ * lets the calls under way finish, then stops the worker (its WebAssembly
+ * memory goes with it); a later call starts a new one, so the converter works
+ * after close() as the in-thread one does.
+ */
 async function createProxy(options) {
   const url = options.workerUrl ?? new URL('./worker.mjs', import.meta.url);
-  const worker = new Worker(url, { type: 'module', name: 'pteforge' });
-  const pending = new Map();
-  let nextId = 1;
-  let broken = null;
-
-  const failAll = (error) => {
-    broken = error;
-    for (const { reject } of pending.values()) reject(error);
-    pending.clear();
-  };
-  worker.addEventListener('message', (event) => {
-    const { id, ok, value, error, progress } = event.data ?? {};
-    const call = pending.get(id);
-    if (!call) return;
-    if (progress) {
-      try {
-        call.onProgress?.(progress);
-      } catch {
-        // the caller's progress callback failing does not stop the conversion
-      }
-      return;
-    }
-    pending.delete(id);
-    if (ok) call.resolve(value);
-    else call.reject(fromErrorJson(error));
-  });
-  worker.addEventListener('error', (event) => {
-    event.preventDefault?.();
-    failAll(new PteforgeError('INTERNAL', `the pteforge worker failed: ${event.message ?? 'could not be loaded'}`));
-  });
-  worker.addEventListener('messageerror', () => {
-    failAll(new PteforgeError('INTERNAL', 'a message from the pteforge worker could not be read'));
-  });
-
-  const send = (op, args, onProgress = null) => {
-    if (broken) return Promise.reject(broken);
-    const id = nextId++;
-    return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject, onProgress });
-      try {
-        worker.postMessage({ id, op, args, progress: !!onProgress });
-      } catch (e) {
-        pending.delete(id);
-        reject(unsendableError(args, e));
-      }
-    });
-  };
-
   // The worker loads the .wasm itself; only URLs (strings) and bytes can be posted.
   const init = { wasmBinary: options.wasmBinary };
   if (options.locateFile) init.wasmUrl = String(options.locateFile('pteforge.wasm', ''));
   else if (options.wasmUrl) init.wasmUrl = String(options.wasmUrl);
+  let nextId = 1;
+
+  /** One worker: its pending calls, and the error that broke it (then every call fails with it). */
+  const spawn = () => {
+    const worker = new Worker(url, { type: 'module', name: 'pteforge' });
+    // waiting: calls that wait for the worker to load before they are sent.
+    const session = { worker, pending: new Map(), waiting: 0, broken: null, idle: null };
+    const settled = () => {
+      if (session.pending.size === 0 && session.waiting === 0 && session.idle) session.idle();
+    };
+    session.settled = settled;
+    session.failAll = (error) => {
+      session.broken = error;
+      for (const { reject } of session.pending.values()) reject(error);
+      session.pending.clear();
+      settled();
+    };
+    worker.addEventListener('message', (event) => {
+      const { id, ok, value, error, progress } = event.data ?? {};
+      const call = session.pending.get(id);
+      if (!call) return;
+      if (progress) {
+        try {
+          call.onProgress?.(progress);
+        } catch {
+          // the caller's progress callback failing does not stop the conversion
+        }
+        return;
+      }
+      session.pending.delete(id);
+      if (ok) call.resolve(value);
+      else call.reject(fromErrorJson(error));
+      settled();
+    });
+    worker.addEventListener('error', (event) => {
+      event.preventDefault?.();
+      session.failAll(new PteforgeError('INTERNAL', `the pteforge worker failed: ${event.message ?? 'could not be loaded'}`));
+    });
+    worker.addEventListener('messageerror', () => {
+      session.failAll(new PteforgeError('INTERNAL', 'a message from the pteforge worker could not be read'));
+    });
+    session.send = (op, args, onProgress = null) => {
+      if (session.broken) return Promise.reject(session.broken);
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        session.pending.set(id, { resolve, reject, onProgress });
+        try {
+          worker.postMessage({ id, op, args, progress: !!onProgress });
+        } catch (e) {
+          session.pending.delete(id);
+          reject(unsendableError(args, e));
+          settled();
+        }
+      });
+    };
+    session.ready = session.send('init', [init]);
+    session.ready.catch(() => {}); // the call that needs it reports the failure
+    return session;
+  };
+
+  let current = spawn();
   let info;
   try {
-    info = await send('init', [init]);
+    info = await current.ready;
   } catch (e) {
-    worker.terminate();
+    current.worker.terminate();
     throw e;
   }
+
+  const send = async (op, args, onProgress) => {
+    if (!current) current = spawn();
+    const session = current;
+    session.waiting++;
+    try {
+      await session.ready;
+    } catch (e) {
+      session.waiting--;
+      session.settled();
+      throw e;
+    }
+    session.waiting--;
+    const result = session.send(op, args, onProgress);
+    session.settled(); // a call refused before it was sent leaves nothing pending
+    return result;
+  };
 
   const converter = {
     get info() {
       return info;
     },
-    /** Stops the worker; later calls reject. */
+    /** Lets the calls under way finish, then stops the worker; a later call starts a new one. */
     async close() {
-      failAll(new PteforgeError('INTERNAL', 'this pteforge converter was closed'));
-      worker.terminate();
+      const session = current;
+      if (!session) return;
+      current = null;
+      if (session.pending.size > 0 || session.waiting > 0) await new Promise((resolve) => { session.idle = resolve; });
+      session.worker.terminate();
     },
   };
   for (const op of FORWARDED) {

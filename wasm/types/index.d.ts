@@ -293,7 +293,7 @@ export interface Pteforge<Pte = Blob> {
   listPasses(): Promise<PassInfo[]>;
   /** Bytes of WebAssembly memory the instance holds (it grows and never shrinks; drop the converter to free it). */
   wasmMemoryBytes(): Promise<number>;
-  /** Releases the converter (stops its worker). */
+  /** Lets the calls under way finish, then stops the internal worker (freeing its memory); a later call starts a new one. */
   close(): Promise<void>;
 }
 
