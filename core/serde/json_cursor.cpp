@@ -269,32 +269,45 @@ std::map<size_t, std::string> neutralize_oversized_numbers(std::string& text) {
       continue;
     }
     if (c != '-' && (c < '0' || c > '9')) continue;
-    // A number token: sign, integer digits, fraction, exponent.
+    // A number token, read by JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+    // A malformed one is left alone for the parser to report.
     const size_t begin = i;
+    auto digits = [&]() {
+      const size_t from = i;
+      while (i < n && text[i] >= '0' && text[i] <= '9') ++i;
+      return i - from;
+    };
     if (text[i] == '-') ++i;
-    size_t int_digits = 0;
-    for (; i < n && text[i] >= '0' && text[i] <= '9'; ++i) ++int_digits;
-    if (i < n && text[i] == '.') {
-      for (++i; i < n && text[i] >= '0' && text[i] <= '9'; ++i) {
-      }
+    const bool leading_zero = i < n && text[i] == '0';
+    const size_t int_digits = digits();
+    bool well_formed = int_digits > 0 && !(leading_zero && int_digits > 1);
+    if (well_formed && i < n && text[i] == '.') {
+      ++i;
+      well_formed = digits() > 0;
     }
     bool big_exponent = false;
-    if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+    if (well_formed && i < n && (text[i] == 'e' || text[i] == 'E')) {
       ++i;
       const bool negative = i < n && text[i] == '-';
       if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
       size_t exponent = 0;
+      const size_t from = i;
       for (; i < n && text[i] >= '0' && text[i] <= '9'; ++i) {
         exponent = std::min<size_t>(exponent * 10 + static_cast<size_t>(text[i] - '0'), kDigits);
       }
+      well_formed = i > from;
       big_exponent = !negative && exponent >= kDigits;
     }
-    if (int_digits >= kDigits || big_exponent) {
+    // The token ends here in valid JSON (a digit, point, sign or exponent next is malformed).
+    const bool ends = i == n || std::string_view("0123456789.eE+-").find(text[i]) == std::string_view::npos;
+    if (well_formed && ends && (int_digits >= kDigits || big_exponent)) {
       originals.emplace(begin, text.substr(begin, i - begin));
       text[begin] = '0';
       std::fill(text.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
                 text.begin() + static_cast<std::ptrdiff_t>(i), ' ');
     }
+    // Skip the rest of a malformed token (the parser stops at its start anyway).
+    while (i < n && std::string_view("0123456789.eE+-").find(text[i]) != std::string_view::npos) ++i;
     --i;  // the loop's ++i reads the byte after the token
   }
   return originals;

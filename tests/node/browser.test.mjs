@@ -63,8 +63,10 @@ window.cases = {
     out.again = await hex((await pf.convert(f)).pte);
     // close() lets a call under way finish, then stops the worker; a later
     // call starts a new one (the converter works after close(), as in Node).
-    const inFlight = pf.convert(f);
-    await pf.close();
+    const order = [];
+    const inFlight = pf.convert(f).then((r) => { order.push('convert'); return r; });
+    await Promise.all([pf.close().then(() => order.push('close 1')), pf.close().then(() => order.push('close 2'))]);
+    out.closeOrder = order;
     out.finishedAcrossClose = await hex((await inFlight).pte);
     out.afterClose = await hex((await pf.convert(f)).pte);
     await pf.close();
@@ -233,6 +235,7 @@ test('main thread: convert a File through the internal worker, byte-identical to
   assert.equal(out.trapIsPromise, true);
   assert.equal(out.trap, 'OPTION_INVALID: options could not be read: TypeError: no keys');
   assert.equal(out.finishedAcrossClose, out.again, 'a call under way when close() came finishes');
+  assert.deepEqual(out.closeOrder, ['convert', 'close 1', 'close 2'], 'both close() calls wait for the call under way');
   assert.equal(out.afterClose, out.again, 'a call after close() starts a new worker');
 });
 

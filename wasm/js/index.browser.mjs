@@ -224,6 +224,7 @@ async function createProxy(options) {
   };
 
   let current = spawn();
+  let closing = null; // the close() under way (a second close() waits for it too)
   let info;
   try {
     info = await current.ready;
@@ -254,12 +255,15 @@ async function createProxy(options) {
       return info;
     },
     /** Lets the calls under way finish, then stops the worker; a later call starts a new one. */
-    async close() {
+    close() {
       const session = current;
-      if (!session) return;
+      if (!session) return closing ?? Promise.resolve();
       current = null;
-      if (session.pending.size > 0 || session.waiting > 0) await new Promise((resolve) => { session.idle = resolve; });
-      session.worker.terminate();
+      closing = (async () => {
+        if (session.pending.size > 0 || session.waiting > 0) await new Promise((resolve) => { session.idle = resolve; });
+        session.worker.terminate();
+      })();
+      return closing;
     },
   };
   for (const op of FORWARDED) {

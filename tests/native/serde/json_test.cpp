@@ -121,6 +121,19 @@ TEST_CASE("json: literals past the double range read as Python reads them (Rapid
   const auto originals = neutralize_oversized_numbers(replaced);
   CHECK(replaced == R"([0    , "x\"1e999", 0       ])");
   CHECK(originals == std::map<size_t, std::string>{{1, "1e400"}, {20, "-12e0300"}});
+  // Malformed tokens are left for the parser to refuse, whatever their size
+  // (strtod would have read them back as numbers).
+  for (const std::string& bad :
+       {std::string("1.e400"), std::string("-e400"), "1" + std::string(400, '0') + "e",
+        "0" + std::string(300, '0') + "1", "1" + std::string(400, '0') + ".", std::string("1e400.5"),
+        std::string("1e+-400")}) {
+    CAPTURE(bad);
+    auto r = JsonDocument::parse("[" + bad + "]");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == ErrorCode::INPUT_NOT_JSON);
+    std::string copy = "[" + bad + "]";
+    CHECK(neutralize_oversized_numbers(copy).empty());
+  }
   auto after = JsonDocument::parse("[1e400, 2,, 3]");
   REQUIRE_FALSE(after.ok());
   CHECK(after.error().where.byte_offset == 10);
