@@ -381,7 +381,6 @@ class Checker {
                       std::move(where));
   }
 
-  /// The error at input `i` of `node` (i == inputs().size(): the inputs as a whole).
   /// A Python operator call (_operator.mul, ...) is symbolic scalar
   /// arithmetic: torch.export writes one for SymInt, SymFloat and SymBool
   /// values, never with a tensor, which ExecuTorch's prim ops
@@ -404,6 +403,7 @@ class Checker {
     return Status::Ok();
   }
 
+  /// The error at input `i` of `node` (i == inputs().size(): the inputs as a whole).
   static Error fail(const ir::Node& node, size_t i, std::string message,
                     ErrorCode code = ErrorCode::INVALID_GRAPH) {
     Location where = ir::node_location(node);

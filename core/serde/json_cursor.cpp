@@ -8,6 +8,7 @@
 #include <new>
 #include <unordered_map>
 
+#include "serde/json_text.h"
 #include "support/utf8.h"
 
 #if defined(__linux__) && !defined(__EMSCRIPTEN__)
@@ -259,55 +260,45 @@ std::string_view json_type_name(const rapidjson::Value& v) {
 std::map<size_t, std::string> neutralize_oversized_numbers(std::string& text) {
   std::map<size_t, std::string> originals;
   constexpr size_t kDigits = 300;  // RapidJSON's limits are 308 and up
+  // A malformed token is left alone for the parser to report: one that goes
+  // on past its valid prefix with a digit, point, sign or exponent.
+  auto number_char = [](char c) {
+    return std::string_view("0123456789.eE+-").find(c) != std::string_view::npos;
+  };
   const size_t n = text.size();
   for (size_t i = 0; i < n; ++i) {
     const char c = text[i];
-    if (c == '"') {  // skip the string, escapes included
-      for (++i; i < n && text[i] != '"'; ++i) {
-        if (text[i] == '\\') ++i;
-      }
+    if (c == '"') {
+      i = json_string_end(text, i);
       continue;
     }
     if (c != '-' && (c < '0' || c > '9')) continue;
-    // A number token, read by JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-    // A malformed one is left alone for the parser to report.
     const size_t begin = i;
-    auto digits = [&]() {
-      const size_t from = i;
-      while (i < n && text[i] >= '0' && text[i] <= '9') ++i;
-      return i - from;
-    };
-    if (text[i] == '-') ++i;
-    const bool leading_zero = i < n && text[i] == '0';
-    const size_t int_digits = digits();
-    bool well_formed = int_digits > 0 && !(leading_zero && int_digits > 1);
-    if (well_formed && i < n && text[i] == '.') {
-      ++i;
-      well_formed = digits() > 0;
-    }
-    bool big_exponent = false;
-    if (well_formed && i < n && (text[i] == 'e' || text[i] == 'E')) {
-      ++i;
-      const bool negative = i < n && text[i] == '-';
-      if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
+    bool integer = true;
+    const std::string_view token = std::string_view(text).substr(
+        begin, json_number_length(std::string_view(text).substr(begin), integer));
+    i = begin + token.size();
+    if (!token.empty() && (i == n || !number_char(text[i]))) {
+      // Its integer digits, and its exponent when positive (capped at kDigits).
+      const size_t sign = token[0] == '-' ? 1 : 0;
+      const size_t int_digits = std::min(token.find_first_not_of("0123456789", sign), token.size()) - sign;
       size_t exponent = 0;
-      const size_t from = i;
-      for (; i < n && text[i] >= '0' && text[i] <= '9'; ++i) {
-        exponent = std::min<size_t>(exponent * 10 + static_cast<size_t>(text[i] - '0'), kDigits);
+      if (const size_t e = token.find_first_of("eE"); e != std::string_view::npos && token[e + 1] != '-') {
+        for (size_t k = e + 1; k < token.size(); ++k) {
+          if (token[k] >= '0' && token[k] <= '9') {
+            exponent = std::min<size_t>(exponent * 10 + static_cast<size_t>(token[k] - '0'), kDigits);
+          }
+        }
       }
-      well_formed = i > from;
-      big_exponent = !negative && exponent >= kDigits;
-    }
-    // The token ends here in valid JSON (a digit, point, sign or exponent next is malformed).
-    const bool ends = i == n || std::string_view("0123456789.eE+-").find(text[i]) == std::string_view::npos;
-    if (well_formed && ends && (int_digits >= kDigits || big_exponent)) {
-      originals.emplace(begin, text.substr(begin, i - begin));
-      text[begin] = '0';
-      std::fill(text.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
-                text.begin() + static_cast<std::ptrdiff_t>(i), ' ');
+      if (int_digits >= kDigits || exponent >= kDigits) {
+        originals.emplace(begin, std::string(token));
+        text[begin] = '0';
+        std::fill(text.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
+                  text.begin() + static_cast<std::ptrdiff_t>(i), ' ');
+      }
     }
     // Skip the rest of a malformed token (the parser stops at its start anyway).
-    while (i < n && std::string_view("0123456789.eE+-").find(text[i]) != std::string_view::npos) ++i;
+    while (i < n && number_char(text[i])) ++i;
     --i;  // the loop's ++i reads the byte after the token
   }
   return originals;
