@@ -7,6 +7,7 @@
 // DOM is built with textContent only (never innerHTML from input data).
 
 import { capped, fill, formatBytes, h, table } from './dom.mjs';
+import { jsonText } from './pte_view.mjs';
 import { renderMemory, renderReport } from './results.mjs';
 import { hasPteIdentifier } from './sniff.mjs';
 
@@ -260,22 +261,6 @@ function renderSummary(file, summary, { archive = true } = {}) {
 
 // ---------------------------------------------------------------- decoded .pte
 
-function valueText(v) {
-  if (v.type === 'Tensor') {
-    const alloc = v.allocation_info ? ` @mem${v.allocation_info.memory_id}+${v.allocation_info.memory_offset}` : (v.data_buffer_idx ? ` const#${v.data_buffer_idx}` : '');
-    return `${v.scalar_type}[${(v.sizes ?? []).join(', ')}] ${v.nbytes ?? ''}B${alloc}`;
-  }
-  if ('value' in v) return jsonText(v.value);
-  if ('items' in v) return jsonText(v.items);
-  return '';
-}
-
-/** JSON.stringify that writes a BigInt (an integer past 2^53) as its digits. */
-function jsonText(value) {
-  return JSON.stringify(value, (_, x) => (typeof x === 'bigint' ? `\u0000${x}\u0000` : x))
-    .replace(/"\\u0000(-?\d+)\\u0000"/g, '$1');
-}
-
 /** The load check's line (and its first problems): what ExecuTorch's runtime would refuse. */
 function checkView(check) {
   if (!check) return h('p', {});
@@ -289,29 +274,29 @@ function checkView(check) {
       h('li', {}, h('code', {}, p.pointer), `: ${p.message}${p.atExecution ? ' (when the method runs)' : ''}`))));
 }
 
-function renderDecoded(decoded, decodedText, name, check) {
-  const f = decoded.file ?? {};
+/** The decoded .pte (`view`: pte_view.mjs pteView; `json`: the decoded JSON as a Blob, the download). */
+function renderDecoded(view, json, name, check) {
+  const f = view.file ?? {};
   const body = $('decoded-body');
-  const url = URL.createObjectURL(new Blob([decodedText], { type: 'application/json' }));
+  const url = URL.createObjectURL(json);
   state.urls.push(url);
   fill(body, 
     h('p', { class: 'file', 'data-testid': 'pte-info' },
       h('strong', {}, name), ` — ${formatBytes(f.size ?? 0)}, identifier ${f.identifier ?? '?'}, program ${formatBytes(f.program_size ?? 0)}, segments ${formatBytes(f.segment_data_size ?? 0)}, `,
-      `${(decoded.execution_plan ?? []).length} plan(s) `,
+      `${view.plans.length} plan(s) `,
       h('a', { href: url, download: `${name.replace(/\.pte$/i, '')}.decoded.json`, 'data-testid': 'download-decoded' }, 'download decoded JSON')),
     checkView(check),
-    ...(decoded.execution_plan ?? []).map((plan) => h('article', { class: 'plan', 'data-plan': plan.name },
+    ...view.plans.map((plan) => h('article', { class: 'plan', 'data-plan': plan.name },
       h('h3', {}, 'Execution plan ', h('code', {}, plan.name),
-        h('span', { class: 'meta' }, ` inputs [${plan.inputs.join(', ')}], outputs [${plan.outputs.join(', ')}], buffers [${(plan.non_const_buffer_sizes ?? []).join(', ')}]`)),
+        h('span', { class: 'meta' }, ` inputs [${plan.inputs.join(', ')}], outputs [${plan.outputs.join(', ')}], buffers [${plan.buffers.join(', ')}]`)),
       h('div', { class: 'grid' },
         h('div', {}, h('h4', {}, `Operators (${plan.operators.length})`),
-          table(['#', 'operator', 'overload'], plan.operators.map((o) => [o.index, o.name, o.overload]), { 'data-testid': 'pte-operators' })),
+          table(['#', 'operator', 'overload'], plan.operators, { 'data-testid': 'pte-operators' })),
         h('div', { class: 'wide' }, h('h4', {}, 'Instructions'),
           capped(h('ol', { class: 'instructions', start: 0, 'data-testid': 'pte-instructions' }),
-            plan.chains.flatMap((c) => c.instructions),
-            (i) => h('li', {}, h('code', {}, i.text ?? `${i.type} ${jsonText(i)}`)), 'instructions'))),
+            plan.instructions, (text) => h('li', {}, h('code', {}, text)), 'instructions'))),
       h('details', {}, h('summary', {}, `Values (${plan.values.length})`),
-        table(['#', 'type', 'value'], plan.values.map((v) => [v.index, v.type, valueText(v)]), { 'data-testid': 'pte-values' })))),
+        table(['#', 'type', 'value'], plan.values, { 'data-testid': 'pte-values' })))),
   );
   $('decoded').hidden = false;
 }
@@ -507,7 +492,7 @@ async function convert() {
     });
     for (const bar of document.querySelectorAll('#progress progress')) bar.value = bar.max;
     renderResults(r);
-    renderDecoded(r.decoded, r.decodedText, outputName(), r.check);
+    renderDecoded(r.view, r.decodedJson, outputName(), r.check);
     setFinalStatus('ready', `Converted ${state.file.name}.`);
   } catch (e) {
     await showError(e, fileOfError(e?.where));
@@ -532,13 +517,12 @@ function download(blob, name, testid) {
 function renderResults(r) {
   const base = outputName().replace(/\.pte$/, '');
   // The texts the CLI writes (--metadata, --export-program), exact to the last digit.
-  const json = (text) => new Blob([text], { type: 'application/json' });
   fill($('downloads'),
     download(r.pte, outputName(), 'download-pte'), ' ',
-    download(json(r.metadataText), `${base}.metadata.json`, 'download-metadata'), ' ',
-    r.programText ? download(json(r.programText), `${base}.program.json`, 'download-program') : null);
-  fill($('report'), renderReport(r.report ?? r.metadata?.pass_report));
-  fill($('memory'), ...(r.metadata?.methods ?? []).map(renderMemory));
+    download(r.metadataJson, `${base}.metadata.json`, 'download-metadata'), ' ',
+    r.programJson ? download(r.programJson, `${base}.program.json`, 'download-program') : null);
+  fill($('report'), renderReport(r.report));
+  fill($('memory'), ...r.memory.map(renderMemory));
   $('results').hidden = false;
 }
 
@@ -562,7 +546,7 @@ async function openFile(file, extra = []) {
   try {
     const r = await call({ op: 'open', file });
     if (r.kind === 'pte') {
-      renderDecoded(r.decoded, r.decodedText, file.name, r.check);
+      renderDecoded(r.view, r.decodedJson, file.name, r.check);
       setFinalStatus('ready', `${file.name}: an ExecuTorch program.`);
     } else {
       state.inspect = r.inspect;

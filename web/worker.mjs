@@ -4,14 +4,17 @@
 //
 // Protocol (one request at a time, answered in order):
 //   page → worker  {id, op, file, options}
-//       op "open":    sniffs the file; .pte → {kind:"pte", decoded, decodedText}
+//       op "open":    sniffs the file; .pte → {kind:"pte", view, decodedJson: Blob, check}
 //                     otherwise → {kind:"program", inspect}
-//       op "convert": {pte: Blob, metadata, metadataText, report, programText, decoded, decodedText}
+//       op "convert": {pte: Blob, metadataJson: Blob, programJson: Blob|null, report, memory,
+//                      view, decodedJson: Blob, check}
+//                     (view and memory: pte_view.mjs; the Blobs are the downloads)
 //   worker → page  {id, progress: {stage, done, total}} while converting
 //                  {id, ok: true, value} | {id, ok: false, error: {code, message, where, notes}}
 //   worker → page  {ready: info, passes} once the module loaded, or {ready: null, error}
 
 import { PteforgeError, createPteforge } from './pteforge/dist/index.browser.mjs';
+import { memoryView, pteView } from './pte_view.mjs';
 import { hasPteIdentifier } from './sniff.mjs';
 
 let pf = null;
@@ -49,13 +52,18 @@ async function sniff(file) {
   return hasPteIdentifier(head) ? 'pte' : 'program';
 }
 
+/** A JSON text as a download (made here: a Blob of a long string took the page's thread most of a second). */
+function jsonBlob(text) {
+  return new Blob([text], { type: 'application/json' });
+}
+
 /** The decoded view of a .pte, and what ExecuTorch's runtime would refuse when loading it (decode --check). */
 async function decode(input, name) {
-  const decodedText = await pf.decodePte(input, { text: true, name });
+  const decodedJson = jsonBlob(await pf.decodePte(input, { text: true, name }));
   // The object form keeps 64-bit integers exact (BigInt past 2^53); JSON.parse would round them.
-  const decoded = await pf.decodePte(input, { name });
+  const view = pteView(await pf.decodePte(input, { name }));
   const check = await pf.decodePte(input, { format: 'check', name });
-  return { decodedText, decoded, check };
+  return { decodedJson, view, check };
 }
 
 async function open(file) {
@@ -72,11 +80,15 @@ async function convert(id, file, options, swaps) {
   const opts = { ...options, name: file.name, onProgress: (p) => self.postMessage({ id, progress: p }) };
   if (swaps && Object.keys(swaps).length) opts.swaps = swaps;
   const result = await pf.convert(file, opts);
-  const decodedView = await decode(result.pte, 'output.pte');
+  const decoded = await decode(result.pte, 'output.pte');
   // The texts are what the CLI writes (--metadata, --export-program): the downloads.
   return {
-    pte: result.pte, metadata: result.metadata, metadataText: result.metadataText, report: result.report,
-    programText: result.programText ?? null, ...decodedView,
+    pte: result.pte,
+    metadataJson: jsonBlob(result.metadataText),
+    programJson: result.programText ? jsonBlob(result.programText) : null,
+    report: result.report ?? result.metadata?.pass_report,
+    memory: memoryView(result.metadata),
+    ...decoded,
   };
 }
 

@@ -79,7 +79,7 @@ test('--export writes the site: web/ plus the package under pteforge/dist/', () 
   try {
     writeFileSync(join(out, 'stale.txt'), 'old');
     exportSite(out, { packageDir: pkg });
-    for (const f of ['index.html', 'app.mjs', 'worker.mjs', 'dom.mjs', 'results.mjs', 'sniff.mjs', 'style.css', 'assets/favicon.svg', 'pteforge/dist/index.browser.mjs', 'pteforge/dist/pteforge.wasm']) {
+    for (const f of ['index.html', 'app.mjs', 'worker.mjs', 'dom.mjs', 'results.mjs', 'pte_view.mjs', 'sniff.mjs', 'style.css', 'assets/favicon.svg', 'pteforge/dist/index.browser.mjs', 'pteforge/dist/pteforge.wasm']) {
       assert.ok(existsSync(join(out, f)), f);
     }
     assert.equal(existsSync(join(out, 'README.md')), false);
