@@ -81,18 +81,29 @@ Status check_pass_order(const std::vector<std::string>& names, size_t* at) {
   return Status::Ok();
 }
 
+Status check_pass_list(const std::vector<std::string>& names, size_t* at) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    const RegisteredPass* reg = find_pass(names[i]);
+    if (reg && reg->factory) continue;
+    Result<std::unique_ptr<Pass>> pass =
+        create_pass(names[i]);  // the UNKNOWN_PASS / UNSUPPORTED_FEATURE error
+    if (!pass.ok()) {
+      if (at) *at = i;
+      return std::move(pass).error();
+    }
+  }
+  return check_pass_order(names, at);
+}
+
 Result<PassManager> PassManager::create(const PipelineOptions& options) {
   PassManager pm(options);
   const bool explicit_list = !options.passes.empty();
-  std::vector<std::string> names = explicit_list ? options.passes : default_pipeline();
-  for (const auto& name : names) {
+  if (explicit_list) PTEFORGE_TRY(check_pass_list(options.passes));
+  for (const auto& name : explicit_list ? options.passes : default_pipeline()) {
     const RegisteredPass* reg = find_pass(name);
-    if (!reg || (explicit_list && !reg->factory)) {
-      PTEFORGE_TRY(create_pass(name));  // produces the UNKNOWN_PASS / UNSUPPORTED_FEATURE error
-    }
+    if (!reg) PTEFORGE_TRY(create_pass(name));  // a default-pipeline name always resolves
     pm.entries_.push_back(Entry{name, reg->factory});
   }
-  if (explicit_list) PTEFORGE_TRY(check_pass_order(names));
   return pm;
 }
 

@@ -77,6 +77,12 @@ class PassManager {
 /// `names` of the pass out of order (the npm API's "/passes/<i>").
 Status check_pass_order(const std::vector<std::string>& names, size_t* at = nullptr);
 
+/// An explicit pass list as PassManager::create checks it: every name
+/// registered and implemented (UNKNOWN_PASS / UNSUPPORTED_FEATURE, from
+/// create_pass), then the order (check_pass_order). When it fails and `at` is
+/// given, *at is the index in `names` of the offending pass.
+Status check_pass_list(const std::vector<std::string>& names, size_t* at = nullptr);
+
 /// The registered passes swap_modules runs, in its order (swap_modules.cpp
 /// interleaves legalize and remove_pytree_pairs); check_pass_order ranks them
 /// in swap_modules' place in this order.

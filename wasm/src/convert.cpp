@@ -10,7 +10,6 @@
 #include "passes/memory_plan/memory_plan.h"
 #include "passes/module_swap_api.h"
 #include "passes/pass_manager.h"
-#include "passes/pass_registry.h"
 
 namespace pteforge::wasm {
 
@@ -29,24 +28,15 @@ Result<ConvertRequest> parse_convert_options(std::string_view json) {
   }
   PTEFORGE_ASSIGN_OR_RETURN(out.pipeline.passes, options.get_strings("passes"));
   {
-    // Refused before anything is read, as PassManager::create would refuse
-    // them, but pointing at the item: an unknown (or unrunnable) pass, then
-    // the first pass out of the default pipeline's order.
-    const std::vector<std::string>& names = out.pipeline.passes;
-    auto at_item = [](Error e, size_t i) {
-      e.where = Location{};
-      e.where.pointer = "/passes/" + std::to_string(i);
-      return e;
-    };
-    for (size_t i = 0; i < names.size(); ++i) {
-      const passes::RegisteredPass* reg = passes::find_pass(names[i]);
-      if (reg && reg->factory) continue;
-      Result<std::unique_ptr<passes::Pass>> pass = passes::create_pass(names[i]);
-      if (!pass.ok()) return at_item(std::move(pass).error(), i);
-    }
+    // Refused before anything is read, as PassManager::create refuses them
+    // (check_pass_list), but pointing at the item: an unknown (or
+    // unrunnable) pass, then the first pass out of the default pipeline's order.
     size_t at = 0;
-    if (Status order = passes::check_pass_order(names, &at); !order.ok()) {
-      return at_item(std::move(order).error(), at);
+    if (Status list = passes::check_pass_list(out.pipeline.passes, &at); !list.ok()) {
+      Error e = std::move(list).error();
+      e.where = Location{};
+      e.where.pointer = "/passes/" + std::to_string(at);
+      return e;
     }
   }
   PTEFORGE_ASSIGN_OR_RETURN(out.pipeline.preserve_ops, options.get_strings("preserveOps"));

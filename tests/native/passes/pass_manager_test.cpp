@@ -154,6 +154,28 @@ TEST_CASE("pass_manager: an explicit list keeps the default pipeline's order") {
                             0) == 0);
 }
 
+TEST_CASE("pass_manager: check_pass_list checks the names, then the order, and gives the index") {
+  size_t at = 99;
+  CHECK(passes::check_pass_list({"decompose", "spec_prop", "memory_planning"}, &at).ok());
+  CHECK(at == 99);
+  // An unknown name is found before an order problem earlier in the list.
+  Status st = passes::check_pass_list({"spec_prop", "decompose", "no_such_pass"}, &at);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == ErrorCode::UNKNOWN_PASS);
+  CHECK(at == 2);
+  st = passes::check_pass_list({"spec_prop", "decompose"}, &at);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == ErrorCode::OPTION_INVALID);
+  CHECK(at == 1);
+  // PassManager::create refuses the same lists with the same errors.
+  passes::PipelineOptions options;
+  options.passes = {"spec_prop", "decompose", "no_such_pass"};
+  auto pm = passes::PassManager::create(options);
+  REQUIRE_FALSE(pm.ok());
+  CHECK(pm.error().code == ErrorCode::UNKNOWN_PASS);
+  CHECK(pm.error().message == passes::check_pass_list(options.passes).error().message);
+}
+
 TEST_CASE("pass_manager: check_pass_order gives the index of the pass out of order") {
   size_t at = 99;
   CHECK(passes::check_pass_order({"decompose", "legalize", "decompose", "spec_prop"}, &at).ok());
