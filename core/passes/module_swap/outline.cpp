@@ -140,11 +140,21 @@ Result<OutlineResult> outline_module(ir::ExportedProgram& ep, const std::string&
       }
       if (out_kind && ir::is_mutation(*out_kind)) return mutates_state(name, *out_kind, *n);
       std::string user = outside_user ? "node " + single_quoted(outside_user->name()) : std::string("the graph output");
-      return at_node(ErrorCode::MODULE_SWAP,
-                     "value " + single_quoted(name) + " computed inside module " + single_quoted(fqn) + " (by node " +
-                         single_quoted(n->name()) + ") is used outside it (by " + user +
-                         ") but is not one of the module's outputs in its call signature",
-                     *n);
+      Error e = at_node(ErrorCode::MODULE_SWAP,
+                        "value " + single_quoted(name) + " computed inside module " + single_quoted(fqn) +
+                            " (by node " + single_quoted(n->name()) + ") is used outside it (by " + user +
+                            ") but is not one of the module's outputs in its call signature",
+                        *n);
+      // A signature output naming a value the program lacks may be this one misnamed.
+      for (size_t j = 0; j < sig.outputs.size(); ++j) {
+        const std::string* out = sig.outputs[j].value_name();
+        const ir::Value* ov = out ? g.find_value(*out) : nullptr;
+        if (out && (!ov || !ov->defined())) {
+          e.notes.push_back("the call signature lists output " + std::to_string(j) + " as " +
+                            single_quoted(*out) + ", which the program does not define");
+        }
+      }
+      return e;
     }
   }
   // Hoisted nodes take the (independent) producers they read with them.

@@ -104,6 +104,30 @@ Status check_outline_request(const ir::ExportedProgram& ep, std::string_view fqn
                                         : "modules with a preserved call signature: " + list);
     return e;
   }
+  // A joint (training) graph: its gradients were traced through the module's
+  // forward nodes, and a replacement would leave them computed for the old
+  // module (or paired with the replacement's new parameters). torch's swap
+  // works on the unlifted inference module, which has no gradient outputs.
+  const auto& outs = ep.signature().output_specs;
+  for (size_t j = 0; j < outs.size(); ++j) {
+    if (outs[j].kind != ir::OutputKind::GradientToParameter &&
+        outs[j].kind != ir::OutputKind::GradientToUserInput) {
+      continue;
+    }
+    Error e =
+        make_error(ErrorCode::UNSUPPORTED_FEATURE,
+                   "module " + single_quoted(fqn) + " is in a joint (training) graph: output " +
+                       std::to_string(j) + " is the " + std::string(ir::output_kind_name(outs[j].kind)) +
+                       " for " + single_quoted(outs[j].target) +
+                       ", traced through the modules as exported; outlining or swapping modules of a joint "
+                       "graph is not supported");
+    e.where.pointer = "/graph_module/signature/output_specs/" + std::to_string(j);
+    e.notes.push_back(
+        "swap the module in the inference program (torch.export.export, then torch.export._swap_modules), "
+        "then make "
+        "the joint graph from the swapped program");
+    return e;
+  }
   size_t calls = module_call_count(ep, fqn);
   if (calls > 1) {
     return make_error(ErrorCode::UNSUPPORTED_FEATURE,
@@ -148,26 +172,10 @@ Status check_outline_request(const ir::ExportedProgram& ep, std::string_view fqn
                       describe_treespec(sig->out_spec.root) + " has " + std::to_string(sig->out_spec.num_leaves()) +
                       " leaves");
   }
-  // The outputs are matched by name: one the graph does not have would only
-  // show up later as a value "used outside the module".
-  for (size_t j = 0; j < sig->outputs.size(); ++j) {
-    const std::string* name = sig->outputs[j].value_name();
-    if (!name) continue;
-    const ir::Value* v = ep.graph().find_value(*name);
-    if (v && v->defined()) continue;
-    Error e = swap_error("the call signature of module " + single_quoted(fqn) + " lists output " +
-                         std::to_string(j) + " as " + single_quoted(*name) +
-                         ", which no node or input of the program defines");
-    const auto& calls = ep.graph_module.module_call_graph;
-    for (size_t k = 0; k < calls.size(); ++k) {
-      if (calls[k].fqn == fqn && calls[k].signature) {
-        e.where.pointer = "/graph_module/module_call_graph/" + std::to_string(k) + "/signature/outputs/" +
-                          std::to_string(j);
-        break;
-      }
-    }
-    return e;
-  }
+  // A signature output the graph does not define is a module result nobody
+  // uses (dead code elimination removed its node, or export never made it):
+  // outline_module passes None for it, as torch's swap only reconnects the
+  // results used outside the module.
   return Status::Ok();
 }
 

@@ -329,10 +329,19 @@ using RemovedAt = std::map<ir::InputKind, size_t>;
 RemovedAt remove_unused_state(ir::ExportedProgram& ep, const std::vector<std::string>& candidates, size_t& count) {
   ir::Graph& g = ep.graph();
   auto& specs = ep.signature().input_specs;
+  // State the program writes back into (a buffer or parameter mutation
+  // output) stays although nothing reads it any more: the write is kept.
+  std::set<std::string> written;
+  for (const ir::OutputSpec& o : ep.signature().output_specs) {
+    if (o.kind == ir::OutputKind::BufferMutation || o.kind == ir::OutputKind::ParameterMutation) {
+      written.insert(o.target);
+    }
+  }
   std::set<std::string> removed;
   for (const auto& name : candidates) {
     int idx = ep.signature().find_input(name);
     if (idx < 0 || !specs[static_cast<size_t>(idx)].is_state()) continue;
+    if (written.count(specs[static_cast<size_t>(idx)].target)) continue;
     if (g.use_count(name) == 0) removed.insert(name);
   }
   RemovedAt at;

@@ -164,16 +164,21 @@ TEST_CASE("swap errors: a value computed inside the module is used outside but i
   CHECK(e.where.node == "relu");
 }
 
-TEST_CASE("swap errors: a signature output naming a value the program does not have") {
+TEST_CASE(
+    "swap errors: a signature output naming a value the program does not have, while its result is used") {
+  // A result nobody uses may be missing (see swap_replace_test); a used one
+  // that the signature misnames is a value used outside, with a note.
   ExportedProgram ep = simple_module();
   ep.graph_module.module_call_graph.back().signature->outputs[0] = arg_tensor("nosuch");
-  const size_t k = ep.graph_module.module_call_graph.size() - 1;
   Error e = outline_error(ep, {"m"});
   CHECK(e.code == ErrorCode::MODULE_SWAP);
   CHECK(e.message ==
-        "the call signature of module 'm' lists output 0 as 'nosuch', which no node or input of the program "
-        "defines");
-  CHECK(e.where.pointer == "/graph_module/module_call_graph/" + std::to_string(k) + "/signature/outputs/0");
+        "value 'relu' computed inside module 'm' (by node 'relu') is used outside it (by node 'neg') but is "
+        "not one "
+        "of the module's outputs in its call signature");
+  CHECK(e.where.node == "relu");
+  REQUIRE(e.notes.size() == 1);
+  CHECK(e.notes[0] == "the call signature lists output 0 as 'nosuch', which the program does not define");
 }
 
 TEST_CASE("swap errors: an input of the signature computed inside the module") {
@@ -241,6 +246,33 @@ TEST_CASE("swap errors: a module that returns the value it writes into its own b
   passes::PipelineOptions options;
   options.outline_modules = {"m"};
   testing::run_passes(outer, {"outline_modules"}, options);
+}
+
+TEST_CASE("swap errors: a module of a joint (training) graph") {
+  // The gradient of m.w was traced through m's nodes: a replacement would
+  // leave it computed for the old module, or pair it with new parameters.
+  ProgramBuilder pb;
+  auto w = pb.parameter("p_m_w", "m.w", ScalarType::Float, {2, 3});
+  auto x = pb.input("x", ScalarType::Float, {2, 3});
+  auto loss = pb.call("aten.mul.Tensor", {arg_tensor(x), arg_tensor(w)}, kT);
+  auto grad = pb.call("aten.neg.default", {arg_tensor(x)}, kT);
+  pb.output(loss, OutputKind::LossOutput);
+  pb.output(grad, OutputKind::GradientToParameter, "m.w");
+  ExportedProgram ep = pb.build();
+  testing::set_stack(ep.graph(), loss, {"m"});
+  testing::preserve(ep, "m", {x}, {loss}, testing::args_spec(1), testing::out_spec(1));
+  ExportedProgram copy = ep;
+  Error e = outline_error(ep, {"m"});
+  CHECK(e.code == ErrorCode::UNSUPPORTED_FEATURE);
+  CHECK(e.message ==
+        "module 'm' is in a joint (training) graph: output 1 is the gradient_to_parameter for 'm.w', traced "
+        "through "
+        "the modules as exported; outlining or swapping modules of a joint graph is not supported");
+  CHECK(e.where.pointer == "/graph_module/signature/output_specs/1");
+  REQUIRE(e.notes.size() == 1);
+  CHECK(e.notes[0].rfind("swap the module in the inference program", 0) == 0);
+  Error s = swap_error(copy, {{"m", testing::share(relu_replacement())}});
+  CHECK(s.message == e.message);
 }
 
 TEST_CASE("swap errors: a replacement's state would take the name of a weight tied to the outside") {

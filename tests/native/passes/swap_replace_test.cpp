@@ -392,3 +392,65 @@ TEST_CASE("swap_modules: keyword arguments and dict results are matched by key, 
   CHECK(text.find("%neg = aten.sigmoid.default(%x)") != std::string::npos);
   CHECK(text.find("aten.sub.Tensor(%relu, %neg)") != std::string::npos);
 }
+
+TEST_CASE("swap_modules: a module result nobody uses (its node removed as dead code) is not reconnected") {
+  using namespace pteforge::ir;
+  const testing::Out t{ScalarType::Float, {2, 3}};
+  // m returns (relu(x), sigmoid(x)); the caller uses only the first, and the
+  // sigmoid node is gone (decompose's dead code elimination runs before the swap).
+  testing::ProgramBuilder pb;
+  auto x = pb.input("x", ScalarType::Float, {2, 3});
+  auto relu = pb.call("aten.relu.default", {arg_tensor(x)}, t);
+  auto neg = pb.call("aten.neg.default", {arg_tensor(relu)}, t);
+  pb.output(neg);
+  ExportedProgram ep = pb.build();
+  testing::set_stack(ep.graph(), relu, {"m"});
+  testing::preserve(ep, "m", {x}, {relu, relu}, testing::args_spec(1), testing::out_spec(2));
+  ep.graph_module.module_call_graph.back().signature->outputs[1] = arg_tensor("sigmoid");
+  testing::ProgramBuilder rb;
+  auto y = rb.input("y", ScalarType::Float, {2, 3});
+  rb.output(rb.call("aten.tanh.default", {arg_tensor(y)}, t));
+  rb.output(rb.call("aten.sigmoid.default", {arg_tensor(y)}, t));
+  ExportedProgram rep = rb.build();
+  testing::set_root_signature(rep, testing::args_spec(1), testing::out_spec(2));
+  swap(ep, {{"m", testing::share(rep)}});
+  // The replacement's second result is left unused (eliminate_dead_code removes it later).
+  CHECK(print_graph(ep.graph()) ==
+        "graph(%x):\n"
+        "  %relu = aten.tanh.default(%x)\n"
+        "  %sigmoid = aten.sigmoid.default(%x)\n"
+        "  %neg = aten.neg.default(%relu)\n"
+        "  return (%neg)\n");
+}
+
+TEST_CASE("swap_modules: a buffer outside the module that gets the module's result stays, with its write") {
+  using namespace pteforge::ir;
+  const testing::Out t{ScalarType::Float, {3}};
+  // total is a root buffer read only inside m; m's result is written back into it.
+  testing::ProgramBuilder pb;
+  auto total = pb.buffer("b_total", "total", ScalarType::Float, {3});
+  auto x = pb.input("x", ScalarType::Float, {3});
+  auto add = pb.call("aten.add.Tensor", {arg_tensor(total), arg_tensor(x)}, t);
+  auto neg = pb.call("aten.neg.default", {arg_tensor(add)}, t);
+  pb.output(add, OutputKind::BufferMutation, "total");
+  pb.output(neg);
+  ExportedProgram ep = pb.build();
+  testing::set_stack(ep.graph(), add, {"m"});
+  testing::preserve(ep, "m", {x}, {add}, testing::args_spec(1), testing::out_spec(1));
+  testing::ProgramBuilder rb;
+  auto y = rb.input("y", ScalarType::Float, {3});
+  rb.output(rb.call("aten.tanh.default", {arg_tensor(y)}, t));
+  ExportedProgram rep = rb.build();
+  testing::set_root_signature(rep, testing::args_spec(1), testing::out_spec(1));
+  passes::PassReport report = swap(ep, {{"m", testing::share(rep)}});
+  CHECK(report.passes[0].stats.at("replace_modules.state_removed") == 0);
+  CHECK(print_exported_program(ep) ==
+        "# input buffer %b_total <- total\n"
+        "# input user_input %x\n"
+        "# output buffer_mutation %add -> total\n"
+        "# output user_output %neg\n"
+        "graph(%b_total, %x):\n"
+        "  %add = aten.tanh.default(%x)\n"
+        "  %neg = aten.neg.default(%add)\n"
+        "  return (%add, %neg)\n");
+}
