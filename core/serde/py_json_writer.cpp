@@ -148,10 +148,15 @@ void PyJsonWriter::null() {
 
 void PyJsonWriter::float64(double v) {
   before_value();
-  if (std::isnan(v)) {
-    out_ += "\"NaN\"";
-  } else if (std::isinf(v)) {
-    out_ += v < 0 ? "\"-Infinity\"" : "\"Infinity\"";
+  if (std::isnan(v) || std::isinf(v)) {
+    const char* text = std::isnan(v) ? "NaN" : (v < 0 ? "-Infinity" : "Infinity");
+    if (non_finite_ == NonFinite::Bare) {
+      out_ += text;
+    } else {
+      out_ += '"';
+      out_ += text;
+      out_ += '"';
+    }
   } else {
     out_ += ir::python_float_repr(v);
   }

@@ -19,8 +19,13 @@ namespace pteforge::serde {
 
 class PyJsonWriter {
  public:
+  /// How NaN and infinities are written: as torch.export's serializer writes
+  /// them (the strings "NaN", "Infinity", "-Infinity"), or as json.dumps
+  /// writes them (the bare literals NaN, Infinity, -Infinity).
+  enum class NonFinite { TorchStrings, Bare };
   /// Appends to `out`.
-  explicit PyJsonWriter(std::string& out) : out_(out) {}
+  explicit PyJsonWriter(std::string& out, NonFinite non_finite = NonFinite::TorchStrings)
+      : out_(out), non_finite_(non_finite) {}
 
   void begin_object();
   void end_object();
@@ -33,7 +38,8 @@ class PyJsonWriter {
   void uint64(uint64_t v);
   void boolean(bool v);
   void null();
-  /// Finite: Python repr ("0.2", "1e-05", "1.0"); NaN / ±inf: "NaN" / "Infinity" / "-Infinity" strings.
+  /// Finite: Python repr ("0.2", "1e-05", "1.0"); NaN / ±inf: "NaN" / "Infinity" / "-Infinity"
+  /// (strings, or bare literals with NonFinite::Bare).
   void float64(double v);
   /// A value given as JSON text, copied verbatim.
   void raw(std::string_view json_text);
@@ -41,6 +47,7 @@ class PyJsonWriter {
  private:
   void before_value();
   std::string& out_;
+  NonFinite non_finite_;
   std::vector<bool> first_;  // per open container: no element written yet
   bool after_key_ = false;
 };

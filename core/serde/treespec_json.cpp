@@ -1,6 +1,7 @@
 // TreeSpec parsing and formatting (see treespec_json.h).
 #include "serde/treespec_json.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,29 +29,34 @@ bool has_json_context(std::string_view type) {
 }
 
 /// JSON text `text` re-written as Python's json.dumps writes it (", "
-/// separators, \uXXXX escapes), or nullopt when it is not JSON. A spec read
+/// separators, \uXXXX escapes, NaN and infinities bare; 1e400 read as
+/// Infinity, as json.loads reads it), or nullopt when it is not JSON. A spec read
 /// back by treespec_loads and written by treespec_dumps (ExecuTorch's
 /// create_container_str) holds its contexts in this form, whatever the file had.
 std::optional<std::string> python_style_json(std::string_view text) {
-  // Numbers as text, read by forward_raw_number: RapidJSON's full-precision
-  // reader can read out of bounds (see kProgramJsonParseFlags). Nesting is
-  // bounded (kMaxDepth): a context of 200,000 '[' overflowed the stack.
+  // Parsed as the program JSON is (kProgramJsonParseFlags: numbers as text,
+  // read by forward_raw_number, NaN and Infinity as Python writes them;
+  // literals past RapidJSON's range, such as 1e400, read back from their
+  // text), in situ over a copy (so the number literals' offsets name them),
+  // iteratively and with nesting bounded (kMaxDepth): a context of 200,000
+  // '[' overflowed the stack.
+  std::string copy(text);
+  if (copy.find('\0') != std::string::npos) return std::nullopt;  // the in-situ parser's end marker
+  const std::map<size_t, std::string> originals = neutralize_oversized_numbers(copy);
   rapidjson::Document inner;
   bool parsed = false;
   auto fill = [&](rapidjson::Document& d) {
-    rapidjson::MemoryStream ms(text.data(), text.size());
-    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(ms);
+    rapidjson::InsituStringStream in(copy.data());
     rapidjson::Reader reader;
     DepthLimitedHandler handler(d, kMaxDepth);
-    parsed =
-        !reader.Parse<rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag>(in, handler)
-             .IsError();
+    handler.restore_numbers(copy.data(), &originals);
+    parsed = !reader.Parse<kProgramJsonParseFlags | rapidjson::kParseIterativeFlag>(in, handler).IsError();
     return parsed;
   };
   inner.Populate(fill);
   if (!parsed) return std::nullopt;
   std::string out;
-  PyJsonWriter w(out);
+  PyJsonWriter w(out, PyJsonWriter::NonFinite::Bare);  // json.dumps, not torch.export's serializer
   if (!write_json_value(w, inner, kMaxDepth).ok()) return std::nullopt;
   return out;
 }

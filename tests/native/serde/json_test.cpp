@@ -311,6 +311,20 @@ TEST_CASE("treespec: parsed and written back exactly as PyTorch writes it") {
       R"([1, {"type": "builtins.dict", "context": "[1.00000000000000000000001e-330, 0.1]", "children_spec": []}])");
   REQUIRE(tiny.ok());
   CHECK(tiny->root.context == R"("[0.0, 0.1]")");
+  // Past the double range, as Python's json.loads reads them and json.dumps
+  // writes them back: 1e400 is Infinity (so are NaN and Infinity themselves).
+  auto huge = parse_treespec(
+      R"([1, {"type": "builtins.dict", "context": "[1e400,-1E+400,NaN,Infinity,2]", "children_spec": []}])");
+  REQUIRE(huge.ok());
+  CHECK(huge->root.context == R"("[Infinity, -Infinity, NaN, Infinity, 2]")");
+  // A NUL or text after the value is not JSON: kept as it was.
+  auto trailing =
+      parse_treespec(R"([1, {"type": "builtins.dict", "context": "[1] x", "children_spec": []}])");
+  REQUIRE(trailing.ok());
+  CHECK(trailing->root.context == R"("[1] x")");
+  auto nul = parse_treespec(R"([1, {"type": "builtins.dict", "context": "[1]\u0000", "children_spec": []}])");
+  REQUIRE(nul.ok());
+  CHECK(nul->root.context == R"("[1]\u0000")");
 }
 
 TEST_CASE("treespec: malformed text") {
