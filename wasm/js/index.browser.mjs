@@ -233,7 +233,8 @@ async function createProxy(options) {
     throw e;
   }
 
-  const send = async (op, args, onProgress) => {
+  /** Sends one call to the current worker session (a new one after close()), once it has loaded. */
+  const call = async (op, args, onProgress) => {
     if (!current) current = spawn();
     const session = current;
     session.waiting++;
@@ -274,7 +275,7 @@ async function createProxy(options) {
       } catch (e) {
         return Promise.reject(e);
       }
-      return send(op, op === 'wasmMemoryBytes' || op === 'listPasses' ? [] : [input, posted.options], posted.progress);
+      return call(op, op === 'wasmMemoryBytes' || op === 'listPasses' ? [] : [input, posted.options], posted.progress);
     };
   }
   return converter;
