@@ -599,11 +599,16 @@ Status replace_one(ir::ExportedProgram& ep, const SwapRequest& req, ReplaceTotal
     if (const int kept = ep.signature().find_state(ns.spec.target); kept >= 0) {
       Location where;
       where.node = std::string(ep.signature().input_specs[static_cast<size_t>(kept)].name());
+      // Kept because it is read outside the module (a tied weight), or only
+      // because the program writes a value back into it (remove_unused_state).
+      const bool read = g.use_count(*where.node) > 0;
       return make_error(ErrorCode::MODULE_SWAP,
                         "the replacement's " + std::string(ir::input_kind_name(rs.kind)) + " " +
                             single_quoted(rs.target) + " would become " + single_quoted(ns.spec.target) +
-                            ", a name the program keeps for state that is also used outside module " +
-                            single_quoted(fqn) + " (a tied weight)",
+                            ", a name the program keeps for state that " +
+                            (read ? "is also used outside module " + single_quoted(fqn) + " (a tied weight)"
+                                  : "it writes a value back into (a mutation output), although module " +
+                                        single_quoted(fqn) + " was its only reader"),
                         std::move(where));
     }
     const std::string name = fresh_name(g, state_prefix(rs.kind) + sanitize(ns.spec.target), reserved);

@@ -300,6 +300,35 @@ TEST_CASE("swap errors: a replacement's state would take the name of a weight ti
   CHECK(e.where.node == "p_m_w");
 }
 
+TEST_CASE("swap errors: a replacement's state would take the name of state written into from outside") {
+  // m.b is read only inside m, but a node outside writes a value back into it,
+  // so it stays; the replacement's own buffer b cannot become m.b too.
+  ProgramBuilder pb;
+  const Out t{ScalarType::Float, {2, 3}};
+  auto b = pb.buffer("b_m_b", "m.b", ScalarType::Float, {2, 3});
+  auto x = pb.input("x", ScalarType::Float, {2, 3});
+  auto a = pb.call("aten.add.Tensor", {arg_tensor(x), arg_tensor(b)}, t);
+  auto w = pb.call("aten.neg.default", {arg_tensor(x)}, t);
+  pb.output(w, OutputKind::BufferMutation, "m.b");
+  pb.output(a);
+  ExportedProgram ep = pb.build();
+  testing::set_stack(ep.graph(), a, {"m"});
+  testing::preserve(ep, "m", {x}, {a}, testing::args_spec(1), testing::out_spec(1));
+  ProgramBuilder rb;
+  auto k = rb.buffer("b_b", "b", ScalarType::Float, {2, 3});
+  auto y = rb.input("y", ScalarType::Float, {2, 3});
+  rb.output(rb.call("aten.sub.Tensor", {arg_tensor(y), arg_tensor(k)}, t));
+  ExportedProgram rep = rb.build();
+  testing::set_root_signature(rep, testing::args_spec(1), testing::out_spec(1));
+  Error e = swap_error(ep, {{"m", testing::share(rep)}});
+  CHECK(e.code == ErrorCode::MODULE_SWAP);
+  CHECK(e.message ==
+        "the replacement's buffer 'b' would become 'm.b', a name the program keeps for state that it writes "
+        "a value "
+        "back into (a mutation output), although module 'm' was its only reader");
+  CHECK(e.where.node == "b_m_b");
+}
+
 TEST_CASE("swap errors: malformed call signatures") {
   SUBCASE("in_spec is not (args, kwargs)") {
     ExportedProgram ep = simple_module();
