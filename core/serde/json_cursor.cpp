@@ -64,6 +64,12 @@ Status parse_into(rapidjson::Document& doc, Stream& stream, std::string_view tex
     return make_error(ErrorCode::INPUT_SCHEMA,
                       "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", where);
   }
+  // A word neutralize_oversized_numbers marked is refused where it starts.
+  if (auto marked = originals.find(result.Offset()); marked != originals.end()) {
+    if (std::string why = refused_word_text(marked->second); !why.empty()) {
+      return make_error(ErrorCode::INPUT_NOT_JSON, "JSON syntax error: " + why, where);
+    }
+  }
   // The byte at the offset is still intact: in-situ decoding only writes
   // behind the read position.
   return make_error(ErrorCode::INPUT_NOT_JSON,
@@ -237,6 +243,16 @@ std::string json_parse_error_text(rapidjson::ParseErrorCode code, size_t offset,
   return what;
 }
 
+std::string refused_word_text(std::string_view original) {
+  if (original == "-NaN") return "-NaN: NaN has no sign (Python's json reads NaN, Infinity and -Infinity)";
+  if (original == "Inf" || original == "-Inf") {
+    return "a bare " + std::string(original) + ": infinity is written " +
+           (original == "Inf" ? "Infinity" : "-Infinity") +
+           " (Python's json reads NaN, Infinity and -Infinity)";
+  }
+  return "";
+}
+
 std::string with_article(std::string_view name) {
   const bool vowel = !name.empty() && std::string_view("AEIOUaeiou").find(name.front()) != std::string_view::npos;
   std::string out(vowel ? "an " : "a ");
@@ -270,6 +286,19 @@ std::map<size_t, std::string> neutralize_oversized_numbers(std::string& text) {
     const char c = text[i];
     if (c == '"') {
       i = json_string_end(text, i);
+      continue;
+    }
+    // -NaN, Inf, -Inf: RapidJSON's words that Python's json refuses.
+    const size_t word = c == '-' && i + 1 < n ? i + 1 : i;
+    if (text[word] == 'N' || text[word] == 'I') {
+      const std::string_view rest = std::string_view(text).substr(word);
+      const bool minus_nan = word > i && rest.substr(0, 3) == "NaN";
+      const bool bare_inf = rest.substr(0, 3) == "Inf" && rest.substr(0, 8) != "Infinity";
+      if (minus_nan || bare_inf) {
+        originals.emplace(i, std::string(text, i, word - i + 3));
+        text[i] = '#';
+      }
+      i = word;
       continue;
     }
     if (c != '-' && (c < '0' || c > '9')) continue;

@@ -81,14 +81,19 @@ inline constexpr unsigned kProgramJsonParseFlags =
 /// an integer to Int (negative, fits int32), Uint (fits uint32), Int64 or
 /// Uint64, one past those and every fraction or exponent to Double with
 /// strtod's correctly rounded value (±inf past the range, 0 below it, as
-/// Python reads it); NaN, Infinity, -Infinity (kParseNanAndInfFlag's words)
-/// to Double. Returns what the handler returns.
+/// Python reads it); NaN, Infinity, -Infinity (the words of
+/// kParseNanAndInfFlag that Python's json reads too) to Double. The flag's
+/// other words, -NaN and a bare Inf or -Inf, are refused (false), as Python
+/// refuses them (neutralize_oversized_numbers marks them for the DOM reader's
+/// error). Returns what the handler returns.
 template <typename Handler>
 bool forward_raw_number(Handler& h, const char* s, size_t n) {
   const bool negative = n > 0 && s[0] == '-';
   size_t k = negative ? 1 : 0;
   if (k < n && (s[k] == 'N' || s[k] == 'I')) {  // NaN, Inf, Infinity
-    if (s[k] == 'N') return h.Double(std::numeric_limits<double>::quiet_NaN());
+    const std::string_view word(s + k, n - k);
+    if (word == "NaN" && !negative) return h.Double(std::numeric_limits<double>::quiet_NaN());
+    if (word != "Infinity") return false;
     return h.Double(negative ? -std::numeric_limits<double>::infinity()
                              : std::numeric_limits<double>::infinity());
   }
@@ -198,7 +203,14 @@ class DepthLimitedHandler {
 /// forward_raw_number reads every literal past uint64 (Python's json reads
 /// them as inf and an int; the importer then names the place that cannot
 /// take them).
+/// Words RapidJSON's kParseNanAndInfFlag takes but Python's json refuses
+/// (-NaN, a bare Inf or -Inf) get their first byte replaced by '#', which
+/// the parser refuses there, and are in the map too: refused_word_text() words it.
 std::map<size_t, std::string> neutralize_oversized_numbers(std::string& text);
+
+/// The error text for a word neutralize_oversized_numbers marked (`original`
+/// is its entry), e.g. "-NaN: NaN has no sign"; "" for a number literal.
+std::string refused_word_text(std::string_view original);
 
 namespace detail {
 /// Frees JsonDocument::allocate_text's buffers.

@@ -121,6 +121,20 @@ TEST_CASE("json: literals past the double range read as Python reads them (Rapid
   const auto originals = neutralize_oversized_numbers(replaced);
   CHECK(replaced == R"([0    , "x\"1e999", 0       ])");
   CHECK(originals == std::map<size_t, std::string>{{1, "1e400"}, {20, "-12e0300"}});
+  // Words RapidJSON's NaN/Inf flag takes but Python's json refuses are
+  // marked ('#') for the parser to stop at, and worded; NaN, Infinity and
+  // -Infinity, and strings, are left alone.
+  std::string words = R"([-NaN, Inf, -Infinity, NaN, "Inf", -Inf])";
+  CHECK(neutralize_oversized_numbers(words) ==
+        std::map<size_t, std::string>{{1, "-NaN"}, {7, "Inf"}, {35, "-Inf"}});
+  CHECK(words == R"([#NaN, #nf, -Infinity, NaN, "Inf", #Inf])");
+  auto inf = JsonDocument::parse(R"({"a": [1, Inf]})");
+  REQUIRE_FALSE(inf.ok());
+  CHECK(inf.error().code == ErrorCode::INPUT_NOT_JSON);
+  CHECK(inf.error().message ==
+        "JSON syntax error: a bare Inf: infinity is written Infinity (Python's json reads NaN, Infinity and "
+        "-Infinity)");
+  CHECK(inf.error().where.byte_offset == 10u);
   // Malformed tokens are left for the parser to refuse, whatever their size
   // (strtod would have read them back as numbers).
   for (const std::string& bad :
