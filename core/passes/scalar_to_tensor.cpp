@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <unordered_set>
+#include <variant>
 #include <vector>
 
 #include "ir/graph.h"
@@ -58,21 +59,33 @@ struct ScalarConstant {
   ir::ScalarType dtype;
   std::vector<uint8_t> bytes;
 };
-std::optional<ScalarConstant> scalar_constant(const ir::Argument& a) {
-  if (const auto* f = a.get_if<ir::ArgTag::Float>()) {
-    return ScalarConstant{ir::ScalarType::Float, le_bytes(static_cast<float>(*f))};
-  }
-  if (const auto* i = a.get_if<ir::ArgTag::Int>()) return ScalarConstant{ir::ScalarType::Long, le_bytes(*i)};
-  if (const auto* b = a.get_if<ir::ArgTag::Bool>()) {
-    return ScalarConstant{ir::ScalarType::Bool, std::vector<uint8_t>{static_cast<uint8_t>(*b ? 1 : 0)}};
-  }
+/// The Python number `a` stands for: a float, int or bool literal, or the
+/// literal form of a symbolic one (as_sym_int {as_int}, ...), which torch's
+/// deserializer reads as the plain number (deserialize_sym_argument).
+std::optional<std::variant<double, int64_t, bool>> python_number(const ir::Argument& a) {
+  if (const auto* f = a.get_if<ir::ArgTag::Float>()) return *f;
+  if (const auto* i = a.get_if<ir::ArgTag::Int>()) return *i;
+  if (const auto* b = a.get_if<ir::ArgTag::Bool>()) return *b;
+  if (const auto* sf = a.get_if<ir::ArgTag::SymFloat>(); sf && !sf->is_name()) return sf->value;
+  if (const auto* si = a.get_if<ir::ArgTag::SymInt>(); si && !si->is_name()) return si->value;
+  if (const auto* sb = a.get_if<ir::ArgTag::SymBool>(); sb && !sb->is_name()) return sb->value;
   return std::nullopt;
 }
 
-/// True when scalar_constant(a) has a value (without building its bytes).
-bool is_scalar_constant(const ir::Argument& a) {
-  return a.get_if<ir::ArgTag::Float>() || a.get_if<ir::ArgTag::Int>() || a.get_if<ir::ArgTag::Bool>();
+std::optional<ScalarConstant> scalar_constant(const ir::Argument& a) {
+  const auto number = python_number(a);
+  if (!number) return std::nullopt;
+  if (const auto* f = std::get_if<double>(&*number)) {
+    return ScalarConstant{ir::ScalarType::Float, le_bytes(static_cast<float>(*f))};
+  }
+  if (const auto* i = std::get_if<int64_t>(&*number))
+    return ScalarConstant{ir::ScalarType::Long, le_bytes(*i)};
+  const bool b = std::get<bool>(*number);
+  return ScalarConstant{ir::ScalarType::Bool, std::vector<uint8_t>{static_cast<uint8_t>(b ? 1 : 0)}};
 }
+
+/// True when scalar_constant(a) has a value (without building its bytes).
+bool is_scalar_constant(const ir::Argument& a) { return python_number(a).has_value(); }
 
 /// Positions (in node.inputs()) of scalars passed to plain Tensor arguments, in schema order.
 std::vector<size_t> scalar_tensor_args(const ir::Node& node) {

@@ -57,6 +57,35 @@ TEST_CASE("scalar_to_tensor: scalars passed to Tensor arguments become 0-d const
   CHECK(*ep.state.tensors[2].inline_data == std::vector<uint8_t>{1});
 }
 
+TEST_CASE("scalar_to_tensor: literal symbolic numbers (as_sym_int {as_int: 3}, ...) are the plain numbers") {
+  // torch's deserializer reads them as Python numbers, which ScalarToTensorPass
+  // turns into tensors; written as scalars they would sit in Tensor slots.
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {3});
+  auto a = b.call("aten.add.Tensor",
+                  {arg_tensor(x), Argument::make<ArgTag::SymInt>(SymIntArgument{std::nullopt, 3})},
+                  {ScalarType::Float, {3}});
+  auto m = b.call("aten.mul.Tensor",
+                  {arg_tensor(a), Argument::make<ArgTag::SymFloat>(SymFloatArgument{std::nullopt, 0.5})},
+                  {ScalarType::Float, {3}});
+  auto e = b.call("aten.eq.Tensor",
+                  {arg_tensor(m), Argument::make<ArgTag::SymBool>(SymBoolArgument{std::nullopt, true})},
+                  {ScalarType::Bool, {3}});
+  b.output(e);
+  ExportedProgram ep = b.build();
+  auto run = run_pass(ep, "scalar_to_tensor");
+  REQUIRE(run.status.ok());
+  CHECK(run.report.passes[0].stats.at("constants_created") == 3);
+  REQUIRE(ep.state.tensors.size() == 3);
+  CHECK(ep.state.tensors[0].dtype == ScalarType::Long);
+  CHECK(*ep.state.tensors[0].inline_data == std::vector<uint8_t>{3, 0, 0, 0, 0, 0, 0, 0});
+  CHECK(ep.state.tensors[1].dtype == ScalarType::Float);
+  CHECK(*ep.state.tensors[1].inline_data == std::vector<uint8_t>{0x00, 0x00, 0x00, 0x3f});
+  CHECK(ep.state.tensors[2].dtype == ScalarType::Bool);
+  CHECK(*ep.state.tensors[2].inline_data == std::vector<uint8_t>{1});
+  CHECK(print_graph(ep.graph()).find("aten.add.Tensor(%x, %_tensor_constant0)") != std::string::npos);
+}
+
 TEST_CASE("scalar_to_tensor: keyword Tensor arguments too, Tensor? arguments are left alone") {
   ProgramBuilder b;
   auto c = b.input("c", ScalarType::Bool, {2});
