@@ -32,6 +32,7 @@
 #include "ir/graph.h"
 #include "passes/decompositions/args.h"
 #include "passes/decompositions/shape_infer.h"
+#include "passes/edge_utils.h"
 #include "passes/lowering_util.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
@@ -84,8 +85,11 @@ class LegalizePortableDimOrder final : public Pass {
       if (is_target_op(node->target()) && !node->inputs().empty() && node->inputs().front().arg.is_tensor()) {
         const std::string input = node->inputs().front().arg.tensor_name();
         const ir::TensorMeta* meta = graph.tensor_meta(input);
+        // Contiguous or not as torch's Tensor.dim_order() says (ExecuTorch
+        // asks it): size-1 dims with out-of-order strides still are.
+        auto torch_order = meta ? edge::torch_dim_order(*meta) : std::nullopt;
         auto order = meta ? traced_dim_order(*meta) : std::nullopt;
-        if (order && !is_identity(*order)) {
+        if (torch_order && order && !is_identity(*torch_order)) {
           insert_copy(graph, *node, input, *meta, ctx);
           retrace.changed(node->inputs().front().arg.tensor_name(), *order);
           ++inserted;
@@ -99,9 +103,10 @@ class LegalizePortableDimOrder final : public Pass {
   }
 
  private:
-  static bool is_identity(const std::vector<uint8_t>& order) {
+  template <typename T>
+  static bool is_identity(const std::vector<T>& order) {
     for (size_t i = 0; i < order.size(); ++i) {
-      if (order[i] != i) return false;
+      if (static_cast<size_t>(order[i]) != i) return false;
     }
     return true;
   }
@@ -169,12 +174,27 @@ class LegalizePortableDimOrder final : public Pass {
         metas = decomp::infer_meta(*schema, decomp::ArgView(schema, node.inputs(), *env_), symbols_);
       std::vector<decomp::NodeOutputMeta> outs = metas.ok() ? decomp::pair_outputs(node, metas->size())
                                                             : decomp::pair_outputs(node, count_results(node));
+      // A dim-order op (_to_dim_order_copy, _clone_dim_order) with a
+      // dim_order makes its result in that order, whatever its input's
+      // layout (ExecuTorch runs it as _to_copy / clone with the memory format
+      // the order names); without one it keeps its input's, as preserve_format.
+      const std::vector<int64_t>* asked = nullptr;
+      if (node.target().ns() == "dim_order_ops") {
+        if (const ir::Argument* d = node.input("dim_order")) asked = d->get_if<ir::ArgTag::Ints>();
+      }
       for (const decomp::NodeOutputMeta& o : outs) {
         PTEFORGE_ASSIGN_OR_RETURN(decomp::Meta declared, env_->meta(o.name));  // the value has metadata
         const ir::TensorMeta& before = *ep_.graph().tensor_meta(o.name);
         std::vector<uint8_t> old_order = traced_dim_order(before).value_or(std::vector<uint8_t>{});
-        std::vector<decomp::SymPoly> strides =
-            metas.ok() ? (*metas)[o.meta_index].strides : follow_input(*read, old_order, declared.sizes);
+        std::vector<decomp::SymPoly> strides;
+        if (asked) {
+          if (asked->size() != declared.sizes.size()) continue;
+          strides =
+              decomp::strides_for_order(declared.sizes, std::vector<size_t>(asked->begin(), asked->end()));
+        } else {
+          strides =
+              metas.ok() ? (*metas)[o.meta_index].strides : follow_input(*read, old_order, declared.sizes);
+        }
         if (strides.empty() || strides.size() != declared.sizes.size() || declared.strides == strides)
           continue;
         ir::TensorMeta meta = before;  // only the strides change

@@ -160,3 +160,44 @@ TEST_CASE(
         "  return (%ada)\n");
   CHECK(run.report.passes[0].stats.at("copies_inserted") == 1);
 }
+
+TEST_CASE("legalize_portable_dim_order: a dim-order copy after a legalized op keeps the order it asks for") {
+  // avg_pool2d of a channels-last x is channels-last as traced, so the clone
+  // after it (memory_format_to_dim_order gave it dim_order [0, 2, 3, 1]) was
+  // a no-op layout-wise; once the pool reads a contiguous copy, the clone's
+  // result must still be channels-last, as its out tensor (the portable
+  // kernel checks the out tensor's dim order against dim_order).
+  ProgramBuilder b;
+  auto x = channels_last_input(b);
+  auto pool = b.call("aten.avg_pool2d.default", {arg_tensor(x), arg_ints({1, 1})},
+                     {ScalarType::Float, {1, 3, 4, 4}}, {}, "pool");
+  declare_channels_last(b, pool);
+  auto clone = b.call("dim_order_ops._clone_dim_order.default", {arg_tensor(pool)},
+                      {ScalarType::Float, {1, 3, 4, 4}}, {{"dim_order", arg_ints({0, 2, 3, 1})}}, "clone");
+  declare_channels_last(b, clone);
+  b.output(clone);
+  ExportedProgram ep = b.build();
+  auto run = run_passes(ep, {"legalize_portable_dim_order", "spec_prop"});
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(describe(run.state, "pool") == "float32[1, 3, 4, 4] dim_order=[0, 1, 2, 3] static unplanned");
+  CHECK(describe(run.state, "clone") == "float32[1, 3, 4, 4] dim_order=[0, 2, 3, 1] static unplanned");
+}
+
+TEST_CASE(
+    "legalize_portable_dim_order: size-1 dims with strides out of order are contiguous, as torch's "
+    "dim_order()") {
+  // x = torch.randn(1, 4).t(): sizes [4, 1], strides [1, 4]. Tensor.dim_order()
+  // ignores the size-1 dim and says (0, 1): ExecuTorch inserts no copy.
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, {4, 1});
+  TensorMeta m = *b.program().graph().tensor_meta(x);
+  m.strides = {SymInt(1), SymInt(4)};
+  b.program().graph().set_tensor_meta(x, m);
+  b.output(b.call("aten.sum.dim_IntList", {arg_tensor(x), arg_ints({0}), arg_bool(true)},
+                  {ScalarType::Float, {1, 1}}));
+  ExportedProgram ep = b.build();
+  auto run = run_passes(ep, {"legalize_portable_dim_order"});
+  REQUIRE(run.status.ok());
+  CHECK_FALSE(run.report.passes[0].changed);
+  CHECK(ep.graph().num_nodes() == 1);
+}
