@@ -466,6 +466,51 @@ class Checker {
     }
   }
 
+  /// The portable kernels of dim_order_ops::_to_dim_order_copy.out and
+  /// _clone_dim_order.out (args: self, non_blocking, dim_order, out, out)
+  /// refuse an out tensor whose dim order differs from the dim_order list
+  /// they are given (ExecuTorch's check__to_dim_order_copy_args):
+  /// InvalidArgument when the instruction runs.
+  void check_dim_order_copy(const fb::KernelCall* k, const std::string& aat) {
+    const fb::Operator* op = ops_->Get(static_cast<flatbuffers::uoffset_t>(k->op_index()));
+    if (!op || !op->name() || !op->overload() || op->overload()->str() != "out") return;
+    const std::string name = op->name()->str();
+    if (name != "dim_order_ops::_to_dim_order_copy" && name != "dim_order_ops::_clone_dim_order") return;
+    const auto* args = k->args();
+    if (!args || args->size() != 5) return;
+    auto valid = [this](int32_t i) {
+      return values_ && i >= 0 && static_cast<size_t>(i) < values_->size() && value_at(i);
+    };
+    const int32_t order_at = element(args, 2), out_at = element(args, 3);
+    if (!valid(order_at) || !valid(out_at)) return;
+    const fb::EValue* order = value_at(order_at);
+    const fb::EValue* out = value_at(out_at);
+    if (order->val_type() != fb::KernelTypes::IntList || out->val_type() != fb::KernelTypes::Tensor) return;
+    const auto* items = order->val_as_IntList()->items();
+    const fb::Tensor* t = out->val_as_Tensor();
+    if (!items || !t || !t->dim_order()) return;
+    std::vector<int64_t> asked;
+    for (flatbuffers::uoffset_t j = 0; j < items->size(); ++j) {
+      const int32_t item = element(items, j);
+      if (!valid(item) || value_at(item)->val_type() != fb::KernelTypes::Int) return;
+      asked.push_back(value_at(item)->val_as_Int()->int_val());
+    }
+    std::vector<int64_t> has(t->dim_order()->begin(), t->dim_order()->end());
+    if (asked == has) return;
+    auto text = [](const std::vector<int64_t>& v) {
+      std::string s = "[";
+      for (size_t j = 0; j < v.size(); ++j) s += (j ? ", " : "") + std::to_string(v[j]);
+      return s + "]";
+    };
+    at_execution([&] {
+      add(aat + "/args/3", name + ".out writes value " + std::to_string(out_at) + ", whose dim_order is " +
+                               text(has) + ", but is asked for dim_order " + text(asked) + " (value " +
+                               std::to_string(order_at) +
+                               "); the portable kernel refuses an out tensor of "
+                               "another dim order");
+    });
+  }
+
   void check_instruction(const fb::Instruction* ins, size_t n_delegates, const std::string& at,
                          const std::string& plan_at) {
     if (!ins || !ins->instr_args()) {
@@ -483,6 +528,7 @@ class Checker {
                                      counted(n_operators, "operator") + ")");
         } else {
           check_operator(static_cast<size_t>(k->op_index()), plan_at);
+          check_dim_order_copy(k, aat);
         }
         check_args(k->args(), aat);
         break;

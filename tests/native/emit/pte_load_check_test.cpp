@@ -370,3 +370,27 @@ TEST_CASE("a constant offset past its segment is a layout problem, and a load pr
         std::vector<LoadProblem>{{"/execution_plan/0/values/0/val/data_buffer_idx",
                                   "constant 1: 4 bytes at offset 100 run past the 4-byte constant segment"}});
 }
+
+TEST_CASE("a dim-order copy whose out tensor has another dim order than it is asked for (when it runs)") {
+  // add.out(1, 0, 3, 2, 2) becomes _clone_dim_order.out(1, false, [0], 2, 2)
+  // on the [3] tensors (dim order [0]); then the list asks for [1], which the
+  // portable kernel refuses for out (check__to_dim_order_copy_args).
+  auto clone = [](int64_t asked) {
+    return [asked](Program& p) {
+      p.execution_plan[0].operators[0] = Operator{"dim_order_ops::_clone_dim_order", "out"};
+      auto& values = p.execution_plan[0].values;
+      values.push_back(EValue{Bool{false}});   // 4
+      values.push_back(EValue{Int{asked}});    // 5
+      values.push_back(EValue{IntList{{5}}});  // 6
+      add_call(p).args = {1, 4, 6, 2, 2};
+    };
+  };
+  CHECK(problems_after(clone(0)).empty());
+  CHECK(problems_after(clone(1)) ==
+        std::vector<LoadProblem>{
+            {"/execution_plan/0/chains/0/instructions/0/instr_args/args/3",
+             "dim_order_ops::_clone_dim_order.out writes value 2, whose dim_order is [0], but is "
+             "asked for dim_order [1] (value 6); the portable kernel refuses an out tensor of "
+             "another dim order",
+             true}});
+}
