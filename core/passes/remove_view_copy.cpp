@@ -27,6 +27,7 @@
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
 #include "passes/tensor_spec.h"
+#include "support/checked_math.h"
 
 namespace pteforge::passes {
 namespace {
@@ -41,6 +42,21 @@ bool is_view_copy(const ir::Node* node) {
 const std::string* view_input(const ir::Node& node) {
   if (node.inputs().empty() || !node.inputs().front().arg.is_tensor()) return nullptr;
   return &node.inputs().front().arg.tensor_name();
+}
+
+/// True when the elements of `s` lie in row-major order (torch's
+/// is_contiguous: size-1 dims, whatever their stride, do not count), so a
+/// view with contiguous strides reads them as torch would.
+bool row_major_bytes(const TensorSpec& s) {
+  if (s.strides.size() != s.sizes.size()) return true;  // unknown: nothing to say
+  int64_t expected = 1;
+  for (size_t i = s.sizes.size(); i-- > 0;) {
+    if (s.sizes[i] == 1) continue;
+    if (s.sizes[i] == 0) return true;  // no elements
+    if (s.strides[i] != expected) return false;
+    expected = saturating_mul(expected, s.sizes[i]);
+  }
+  return true;
 }
 
 uint64_t hinted_nbytes(const TensorSpec& s) {
@@ -129,6 +145,16 @@ class RemoveViewCopy final : public Pass {
                      " (ExecuTorch's ReplaceViewCopyWithViewPass rejects such a view)",
                  ctx.where_node(node));
         continue;
+      }
+      if (!row_major_bytes(*base)) {
+        std::string order;
+        for (uint8_t d : base->dim_order) order += (order.empty() ? "" : ", ") + std::to_string(d);
+        ctx.warn(
+            "view '" + *out + "' reads the bytes of '" + *input + "' (dim order [" + order +
+                "]) in the order they lie, as ExecuTorch's memory.view does, not in the order torch's view "
+                "reads them: its values differ from torch's (as a copy, ExecuTorch's portable view_copy "
+                "refuses such an input); make the tensor contiguous before the view",
+            ctx.where_node(node));
       }
       node.set_target(memory_view_target());
       specs.set(*out, std::make_shared<TensorSpec>(std::move(view)));

@@ -88,3 +88,36 @@ TEST_CASE("remove_view_copy: dynamism mismatch keeps the copy and warns - missin
   CHECK(run2.status.error().code == ErrorCode::PASS_PRECONDITION);
   CHECK(run2.status.error().where.node == std::optional<std::string>("view"));
 }
+
+TEST_CASE("remove_view_copy: a view of a tensor not laid out row-major warns, size-1 dims do not count") {
+  // x: [1, 2, 2, 3] channels-last (strides 12, 1, 6, 2); v = x.view(2, 2, 3)
+  // is valid in torch (strides 1, 6, 2) but memory.view reads x's bytes as
+  // they lie. y: [4, 1] with strides (1, 4) lies row-major: no warning.
+  auto build = [](std::vector<int64_t> sizes, std::vector<int64_t> strides, std::vector<int64_t> view) {
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Float, sizes);
+    TensorMeta m = *b.program().graph().tensor_meta(x);
+    m.strides.clear();
+    for (int64_t s : strides) m.strides.push_back(SymInt(s));
+    b.program().graph().set_tensor_meta(x, m);
+    auto v =
+        b.call("aten.view_copy.default", {arg_tensor(x), arg_ints(view)}, {ScalarType::Float, view}, {}, "v");
+    b.output(b.call("aten.add.Tensor", {arg_tensor(v), arg_tensor(v)}, {ScalarType::Float, view}));
+    return b.build();
+  };
+  ExportedProgram cl = build({1, 2, 2, 3}, {12, 1, 6, 2}, {2, 2, 3});
+  auto run = run_passes(cl, {"spec_prop", "remove_view_copy"});
+  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
+  CHECK(cl.graph().find_node("v")->target().str() == "memory.view");  // as ExecuTorch makes it
+  REQUIRE(run.report.diagnostics.size() == 1);
+  CHECK(run.report.diagnostics[0].message ==
+        "view 'v' reads the bytes of 'x' (dim order [0, 2, 3, 1]) in the order they lie, as ExecuTorch's "
+        "memory.view does, not in the order torch's view reads them: its values differ from torch's (as a "
+        "copy, "
+        "ExecuTorch's portable view_copy refuses such an input); make the tensor contiguous before the view");
+  ExportedProgram t = build({4, 1}, {1, 4}, {4});
+  auto quiet = run_passes(t, {"spec_prop", "remove_view_copy"});
+  REQUIRE(quiet.status.ok());
+  CHECK(t.graph().find_node("v")->target().str() == "memory.view");
+  CHECK(quiet.report.diagnostics.empty());
+}
