@@ -5,19 +5,6 @@
 namespace pteforge::passes::decomp {
 namespace {
 
-bool is_low_float(ir::ScalarType t) { return t == ir::ScalarType::Half || t == ir::ScalarType::BFloat16; }
-
-/// pw_cast_for_opmath: half/bfloat16 inputs are computed in float32 and cast back.
-struct OpMath {
-  Rewriter& rw;
-  ir::ScalarType orig = ir::ScalarType::Float;
-  std::string up(const std::string& x) {
-    orig = rw.meta(x).dtype;
-    return is_low_float(orig) ? to_dtype(rw, x, ir::ScalarType::Float) : x;
-  }
-  std::string down(const std::string& y) { return is_low_float(orig) ? to_dtype(rw, y, orig) : y; }
-};
-
 /// aten.silu.default → torch._decomp silu: self * sigmoid(self) (sigmoid + mul.Tensor).
 void silu_rule(Rewriter& rw) {
   OpMath om{rw};

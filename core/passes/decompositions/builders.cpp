@@ -319,8 +319,20 @@ std::vector<std::string> chunk(Rewriter& rw, const std::string& x, int64_t chunk
     rw.fail(ErrorCode::INVALID_GRAPH, "negative dimension size");
     return {};
   }
-  int64_t size = n / chunks + (n % chunks != 0 ? 1 : 0);
-  return split(rw, x, size == 0 ? 1 : size, dim);
+  if (n == 0) {
+    // at::native::chunk: a zero-size dim gives `chunks` empty pieces
+    // (split_with_sizes of zeros; split would give one).
+    if (chunks > kMaxPieces) {
+      rw.unsupported("chunk into " + std::to_string(chunks) + " tensors (more than " +
+                     std::to_string(kMaxPieces) + ")");
+      return {};
+    }
+    return rw.call_list(
+        "aten.split_with_sizes.default",
+        {ir::arg_tensor(x), ir::arg_ints(std::vector<int64_t>(static_cast<size_t>(chunks), 0)),
+         ir::arg_int(dim)});
+  }
+  return split(rw, x, n / chunks + (n % chunks != 0 ? 1 : 0), dim);
 }
 
 std::string cat(Rewriter& rw, const std::vector<std::string>& ts, int64_t dim) {

@@ -35,6 +35,28 @@ std::string clone(Rewriter& rw, const std::string& x, std::optional<ir::MemoryFo
 /// x.to(dtype): x itself when the dtype already matches, else _to_copy(x, dtype=...).
 std::string to_dtype(Rewriter& rw, const std::string& x, ir::ScalarType dtype);
 
+/// float16 or bfloat16: the dtypes torch's opmath computes in float32.
+inline bool is_low_float(ir::ScalarType t) {
+  return t == ir::ScalarType::Half || t == ir::ScalarType::BFloat16;
+}
+
+/// torch's pw_cast_for_opmath for one dtype: inputs of a half/bfloat16 dtype
+/// (the first up() sees) are computed in float32 (up() casts each input) and
+/// the result is cast back (down()); other dtypes pass through.
+struct OpMath {
+  Rewriter& rw;
+  ir::ScalarType orig = ir::ScalarType::Float;
+  bool seen = false;
+  std::string up(const std::string& x) {
+    if (!seen) {
+      orig = rw.meta(x).dtype;
+      seen = true;
+    }
+    return is_low_float(orig) ? to_dtype(rw, x, ir::ScalarType::Float) : x;
+  }
+  std::string down(const std::string& y) { return is_low_float(orig) ? to_dtype(rw, y, orig) : y; }
+};
+
 /// at::matmul's CompositeImplicitAutograd implementation (_matmul_impl): dot, mv,
 /// mm, folding into mm/mv, or expand + reshape + bmm, by input ranks.
 std::string matmul(Rewriter& rw, const std::string& a, const std::string& b);

@@ -13,18 +13,22 @@ ir::Argument optional_tensors(const std::vector<std::optional<std::string>>& ts)
 }
 
 /// aten.index_copy.default → torch._refs index_copy (_index_copy, inplace=False):
-/// index_put(self, [None] * dim + [index], source) (a 0-d self is unsqueezed first).
+/// index_put(self, [None] * dim + [index], source) (a 0-d self is unsqueezed
+/// first, and a 0-d index too: a scalar position, e.g. a KV-cache update
+/// cache.index_copy_(1, pos, k), keeps its dim).
 void index_copy_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
   int64_t dim = rw.int_("dim");
   std::string index = rw.tensor("index");
   std::string source = rw.tensor("source");
   Meta m = rw.meta(x);
+  Meta im = rw.meta(index);
   if (!rw.ok()) return;
   bool zero_dim = m.rank() == 0;
   int64_t d = zero_dim ? 0 : rw.take(normalize_dim(dim, m.rank()));
   if (!rw.ok()) return;
   std::string base = zero_dim ? unsqueeze(rw, x, 0) : x;
+  if (im.rank() == 0) index = unsqueeze(rw, index, 0);
   std::vector<std::optional<std::string>> idx(static_cast<size_t>(d), std::nullopt);
   idx.push_back(index);
   std::string out =

@@ -38,12 +38,14 @@ void dot_rule(Rewriter& rw) {
   rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(m), ir::arg_ints({})})});
 }
 
-/// aten.mv.default → torch._decomp mv: (self * vec).sum(dim=1) → mul.Tensor + sum.dim_IntList(x, [1]).
+/// aten.mv.default → torch._decomp mv: (self * vec).sum(dim=1) → mul.Tensor + sum.dim_IntList(x, [1]),
+/// in float32 for half/bfloat16 inputs (pw_cast_for_opmath), cast back.
 void mv_rule(Rewriter& rw) {
-  std::string a = rw.tensor("self");
-  std::string v = rw.tensor("vec");
+  OpMath om{rw};  // @pw_cast_for_opmath: half/bfloat16 products and sum in float32
+  std::string a = om.up(rw.tensor("self"));
+  std::string v = om.up(rw.tensor("vec"));
   std::string m = rw.call("aten.mul.Tensor", {ir::arg_tensor(a), ir::arg_tensor(v)});
-  rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(m), ir::arg_ints({1})})});
+  rw.set_outputs({om.down(rw.call("aten.sum.dim_IntList", {ir::arg_tensor(m), ir::arg_ints({1})}))});
 }
 
 /// aten.t.default → torch._decomp t / transpose.int: permute(x, [1, 0]) (rank < 2: x).

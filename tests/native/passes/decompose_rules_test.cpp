@@ -657,6 +657,26 @@ TEST_CASE("decompose reshape / contiguous of a transposed tensor -> clone(contig
   CHECK(c->concrete_strides() == std::vector<int64_t>{12, 3, 1});
 }
 
+TEST_CASE("decompose chunk of a zero-size dim: `chunks` empty pieces, as at::native::chunk") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {0, 4});
+  ExportedProgram& ep0 = b.program();
+  Node ch(
+      OpTarget("torch.ops.aten.chunk.default"),
+      {positional("self", arg_tensor(x)), positional("chunks", arg_int(3)), positional("dim", arg_int(0))},
+      {arg_tensors({"c0", "c1", "c2"})}, "chunk");
+  ep0.graph().append(std::move(ch));
+  for (const char* n : {"c0", "c1", "c2"})
+    ep0.graph().set_tensor_meta(n, pteforge::testing::make_meta({F, {0, 4}}));
+  b.output("c2");
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[0, 4]):\n"
+                    "  [%getitem: float32[0, 4], %getitem_1: float32[0, 4], %getitem_2: float32[0, 4]] = "
+                    "aten.split_with_sizes.default(%x, [0, 0, 0])  # split_with_sizes\n"
+                    "  return (%getitem_2)\n");
+}
+
 TEST_CASE("decompose chunk / split.Tensor -> split_with_sizes, unbind -> slices + squeeze.dims") {
   ProgramBuilder b;
   auto x = b.input("x", F, {2, 10});
@@ -854,6 +874,21 @@ TEST_CASE("decompose index_copy -> index_put with None for the leading dims") {
   expect_decomposed(ep,
                     "graph(%cache: float32[1, 2, 8, 4], %pos: int64[3], %k: float32[1, 2, 3, 4]):\n"
                     "  %index_put: float32[1, 2, 8, 4] = aten.index_put.default(%cache, [None, None, %pos], %k)\n"
+                    "  return (%index_put)\n");
+}
+
+TEST_CASE("decompose index_copy with a 0-d index: the index is unsqueezed, as torch's _index_copy does") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3, 4});
+  auto i = b.input("i", ScalarType::Long, {});
+  auto s = b.input("s", F, {2, 1, 4});
+  b.output(b.call("aten.index_copy.default", {arg_tensor(x), arg_int(1), arg_tensor(i), arg_tensor(s)},
+                  {F, {2, 3, 4}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3, 4], %i: int64[], %s: float32[2, 1, 4]):\n"
+                    "  %unsqueeze: int64[1] = aten.unsqueeze.default(%i, 0)\n"
+                    "  %index_put: float32[2, 3, 4] = aten.index_put.default(%x, [None, %unsqueeze], %s)\n"
                     "  return (%index_put)\n");
 }
 
@@ -1457,6 +1492,22 @@ TEST_CASE("decompose dot / mv -> mul.Tensor + sum.dim_IntList") {
                     "  %mul_1: float32[3, 4] = aten.mul.Tensor(%m, %a)\n"
                     "  %sum_2: float32[3] = aten.sum.dim_IntList(%mul_1, [1])\n"
                     "  return (%sum_1, %sum_2)\n");
+}
+
+TEST_CASE("decompose mv in float16: products and sum in float32, as torch's pw_cast_for_opmath") {
+  ProgramBuilder b;
+  auto m = b.input("m", ScalarType::Half, {3, 4});
+  auto v = b.input("v", ScalarType::Half, {4});
+  b.output(b.call("aten.mv.default", {arg_tensor(m), arg_tensor(v)}, {ScalarType::Half, {3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%m: float16[3, 4], %v: float16[4]):\n"
+                    "  %_to_copy: float32[3, 4] = aten._to_copy.default(%m, dtype=torch.float32)\n"
+                    "  %_to_copy_1: float32[4] = aten._to_copy.default(%v, dtype=torch.float32)\n"
+                    "  %mul: float32[3, 4] = aten.mul.Tensor(%_to_copy, %_to_copy_1)\n"
+                    "  %sum_1: float32[3] = aten.sum.dim_IntList(%mul, [1])\n"
+                    "  %_to_copy_2: float16[3] = aten._to_copy.default(%sum_1, dtype=torch.float16)\n"
+                    "  return (%_to_copy_2)\n");
 }
 
 TEST_CASE("decompose conv3d.padding 'same' (even kernel) / conv_transpose3d") {
