@@ -400,6 +400,29 @@ Result<std::vector<SymPoly>> reduce_sizes(const ops::OpSchema& op, const Meta& s
   return sizes;
 }
 
+/// PyTorch's refusal of a max/min-style reduction with nothing to reduce
+/// (zero_numel_check_dims, check_argmax_argmin): with no dims, an input of no
+/// elements; else a reduced dim of size 0. Symbolic sizes are not checked.
+Status check_nonempty_reduction(const ops::OpSchema& op, const Meta& s,
+                                const std::optional<std::vector<int64_t>>& dims) {
+  if (s.rank() == 0) return Status::Ok();  // one element
+  auto zero = [](const SymPoly& p) { return p.is_constant() && p.value() == 0; };
+  if (!dims || dims->empty()) {
+    for (const SymPoly& d : s.sizes) {
+      if (zero(d))
+        return shape_error(op, "expected a reduction dim to be given for an input with no elements");
+    }
+    return Status::Ok();
+  }
+  for (int64_t d : *dims) {
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
+    if (zero(s.sizes[static_cast<size_t>(nd)])) {
+      return shape_error(op, "expected reduction dim " + std::to_string(nd) + " to have non-zero size");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::vector<NodeOutputMeta> pair_outputs(const ir::Node& node, size_t num_metas) {
@@ -701,9 +724,9 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     }
     std::vector<bool> drop(s.rank(), false);
     for (int64_t d : dims) {
-      if (s.rank() == 0) break;
+      // A 0-d tensor takes dim 0 or -1 (maybe_wrap_dim counts it as one dim).
       PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
-      if (is_one(s.sizes[nd])) drop[nd] = true;
+      if (s.rank() > 0 && is_one(s.sizes[nd])) drop[nd] = true;
     }
     Meta m = s;
     m.sizes.clear();
@@ -1073,6 +1096,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     }
     PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> sizes, reduce_sizes(op, s, dims, keepdim));
+    if (name != "any") PTEFORGE_TRY(check_nonempty_reduction(op, s, dims));
     // any keeps uint8 (PyTorch's get_result_or_bytebool_dtype); every other input gives bool.
     ir::ScalarType t = name != "any" ? s.dtype : s.dtype == ir::ScalarType::Byte ? ir::ScalarType::Byte : ir::ScalarType::Bool;
     return one(result(t, sizes, contiguous_strides(sizes), s.requires_grad));
@@ -1095,6 +1119,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     const std::optional<std::vector<int64_t>> dims =
         dim ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{*dim}) : std::nullopt;
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> sizes, reduce_sizes(op, s, dims, keepdim));
+    PTEFORGE_TRY(check_nonempty_reduction(op, s, dims));
     Meta indices = result(ir::ScalarType::Long, sizes, contiguous_strides(sizes), false);
     if (name == "argmax" || name == "argmin") return one(std::move(indices));
     return std::vector<Meta>{result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad),

@@ -249,6 +249,18 @@ TEST_CASE("verify_shapes: calls PyTorch's kernels reject are refused with the re
         "node \"gelu\": aten::gelu: approximate must be 'none' or 'tanh', not 'fast'");
   CHECK(check_one({{T::Float, {2}}}, "aten.gelu.default", {}, {T::Float, {2}},
                   {{"approximate", arg_string("tanh")}}) == "");
+  // max/min-style reductions over nothing (zero_numel_check_dims, check_argmax_argmin).
+  CHECK(check_one({{T::Float, {0, 5}}}, "aten.argmax.default", {}, {T::Long, {}}) ==
+        "node \"argmax\": aten::argmax: expected a reduction dim to be given for an input with no elements");
+  CHECK(check_one({{T::Float, {0, 5}}}, "aten.amax.default", {arg_ints({0})}, {T::Float, {5}}) ==
+        "node \"amax\": aten::amax: expected reduction dim 0 to have non-zero size");
+  CHECK(check_one({{T::Float, {0, 5}}}, "aten.amax.default", {arg_ints({1})}, {T::Float, {0}}) == "");
+  CHECK(check_one({{T::Float, {4, 0}}}, "aten.max.dim", {arg_int(-1)}, {T::Float, {4}}) ==
+        "node \"max\": aten::max.dim: expected reduction dim 1 to have non-zero size");
+  // A 0-d tensor takes dim 0 or -1 only (maybe_wrap_dim counts it as one dim).
+  CHECK(check_one({{T::Float, {}}}, "aten.squeeze.dim", {arg_int(5)}, {T::Float, {}}) ==
+        "node \"squeeze\": aten::squeeze.dim: dimension 5 out of range for a 0-d tensor");
+  CHECK(check_one({{T::Float, {}}}, "aten.squeeze.dim", {arg_int(-1)}, {T::Float, {}}) == "");
 }
 
 TEST_CASE("verify_shapes: cat promotes over every tensor, the skipped legacy empty ones too") {
