@@ -516,6 +516,22 @@ Result<EmitterOutput> emit_program(const std::vector<MethodInput>& methods, cons
   out.program.constant_segment = SubsegmentOffsets{0, {}};
   out.data.constant_buffer = state.constants.take();
   std::vector<Chunk> mutable_data = state.mutable_data.take();
+  uint64_t mutable_bytes = 0;
+  for (const Chunk& c : mutable_data) mutable_bytes += c.size();
+  if (mutable_data.size() > 1 && mutable_bytes == 0) {
+    // Only zero-byte buffers have initial data (--init-buffers): ExecuTorch
+    // gives them mutable entries but writes no mutable segment for no bytes,
+    // so the runtime would look for their data in a segment the file lacks.
+    // There is nothing to initialize: they are plain planned tensors.
+    for (ExecutionPlan& plan : out.program.execution_plan) {
+      for (EValue& v : plan.values) {
+        if (Tensor* t = std::get_if<Tensor>(&v.val); t && t->allocation_info && t->data_buffer_idx != 0) {
+          t->data_buffer_idx = 0;
+        }
+      }
+    }
+    mutable_data.clear();
+  }
   if (mutable_data.size() > 1) out.data.mutable_buffer = std::move(mutable_data);
   return out;
 }

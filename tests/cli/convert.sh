@@ -493,6 +493,36 @@ test "$(cat "$work/ds_low.txt")" = "warning: symbol 's53' has the trace-time val
 test "$(cat "$work/ib0.txt")" = "warning: init_buffers: no method mutates a buffer (no buffer_mutation output), so there is no initial buffer state to store; the option changes nothing"
 "$bin" convert "$src/tests/fixtures/corpus/buffer_running_sum/json" -o "$work/ib1.pte" --init-buffers 2> "$work/ib1.txt" > /dev/null
 test ! -s "$work/ib1.txt"
+# A mutated buffer of no elements has nothing to initialize: no mutable data
+# entry (ExecuTorch gives it one but writes no segment for zero bytes, which
+# the runtime could not load), so the file passes the load check.
+rm -rf "$work/ib_empty" && cp -r "$fx/buffer_mutation" "$work/ib_empty"
+python3 - "$work/ib_empty" <<'PY'
+import json, os, sys
+root = sys.argv[1]
+cfg_path = os.path.join(root, "data/weights/model_weights_config.json")
+prog_path = os.path.join(root, "models/model.json")
+cfg, prog = json.load(open(cfg_path)), json.load(open(prog_path))
+gm = prog["graph_module"]
+specs, outs = gm["signature"]["output_specs"], gm["graph"]["outputs"]
+# running_mean becomes read-only (its new value a user output); steps stays mutated, with no elements.
+specs[0], specs[1] = specs[1], {"user_output": {"arg": {"as_tensor": {"name": "add"}}}}
+outs[0], outs[1] = outs[1], outs[0]
+for t in (cfg["config"]["steps"]["tensor_meta"], gm["graph"]["tensor_values"]["b_steps"],
+          gm["graph"]["tensor_values"]["add_1"]):
+    t["sizes"], t["strides"] = [{"as_int": 0}], [{"as_int": 1}]
+open(os.path.join(root, "data/weights/weight_1"), "wb").close()
+json.dump(cfg, open(cfg_path, "w"))
+json.dump(prog, open(prog_path, "w"))
+PY
+"$bin" convert "$work/ib_empty" -o "$work/ib_empty.pte" --init-buffers > /dev/null
+"$bin" decode "$work/ib_empty.pte" --check > /dev/null
+"$bin" decode "$work/ib_empty.pte" --json | python3 -c '
+import json, sys
+plan = json.load(sys.stdin)["execution_plan"][0]
+planned = [v for v in plan["values"] if v["type"] == "Tensor" and v.get("allocation_info")]
+assert planned and all(not v.get("data_buffer_idx") for v in planned), planned
+'
 
 # A failed conversion prints the warnings raised before its error as notes
 # (it writes no report): here a program without schema_version calling an unknown op.
