@@ -53,12 +53,12 @@ std::vector<uint8_t> le_bytes(T v) {
   return out;
 }
 
-/// dtype and bytes of torch.tensor(value) for a scalar argument; nullopt when
-/// the argument is not a Python scalar.
+/// dtype and bytes of torch.tensor(value) for a scalar argument.
 struct ScalarConstant {
   ir::ScalarType dtype;
   std::vector<uint8_t> bytes;
 };
+
 /// The Python number `a` stands for: a float, int or bool literal, or the
 /// literal form of a symbolic one (as_sym_int {as_int}, ...), which torch's
 /// deserializer reads as the plain number (deserialize_sym_argument).
@@ -72,6 +72,9 @@ std::optional<std::variant<double, int64_t, bool>> python_number(const ir::Argum
   return std::nullopt;
 }
 
+/// The constant torch.tensor(value) makes for the Python number `a` stands
+/// for (float32, int64 or bool, as ScalarToTensorPass); nullopt when `a` is
+/// not a Python number.
 std::optional<ScalarConstant> scalar_constant(const ir::Argument& a) {
   const auto number = python_number(a);
   if (!number) return std::nullopt;
