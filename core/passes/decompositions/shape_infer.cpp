@@ -1181,6 +1181,11 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
   if (name == "linear") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
     PTEFORGE_ASSIGN_OR_RETURN(Meta w, a.meta("weight"));
+    if (x.rank() == 0 || w.rank() == 0 || w.rank() > 2) {  // at::native::linear's checks
+      return shape_error(
+          op, "both arguments to linear need to be at least 1-d, and the weight at most 2-d (got " +
+                  std::to_string(x.rank()) + "-d and " + std::to_string(w.rank()) + "-d)");
+    }
     std::vector<SymPoly> sizes(x.sizes.begin(), x.sizes.end() - 1);
     if (w.rank() == 2) sizes.push_back(w.sizes[0]);
     return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad || w.requires_grad));
@@ -1201,6 +1206,13 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
   if (name == "dot" || name == "mv") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(Meta y, a.meta(name == "dot" ? "tensor" : "vec"));
+    if (name == "dot" ? x.rank() != 1 || y.rank() != 1 : x.rank() != 2 || y.rank() != 1) {
+      return shape_error(op, name == "dot" ? "1-d tensors expected, but got " + std::to_string(x.rank()) +
+                                                 "-d and " + std::to_string(y.rank()) + "-d"
+                                           : "a 2-d matrix and a 1-d vector expected, but got " +
+                                                 std::to_string(x.rank()) + "-d and " +
+                                                 std::to_string(y.rank()) + "-d");
+    }
     std::vector<SymPoly> sizes;
     if (name == "mv") sizes.push_back(x.sizes[0]);
     return one(result(x.dtype, sizes, contiguous_strides(sizes), x.requires_grad || y.requires_grad));

@@ -261,6 +261,16 @@ TEST_CASE("verify_shapes: calls PyTorch's kernels reject are refused with the re
   CHECK(check_one({{T::Float, {}}}, "aten.squeeze.dim", {arg_int(5)}, {T::Float, {}}) ==
         "node \"squeeze\": aten::squeeze.dim: dimension 5 out of range for a 0-d tensor");
   CHECK(check_one({{T::Float, {}}}, "aten.squeeze.dim", {arg_int(-1)}, {T::Float, {}}) == "");
+  // 0-d operands of linear / mv / dot (verify_shapes runs these when decompose is left out).
+  CHECK(check_one({{T::Float, {}}, {T::Float, {3, 4}}}, "aten.linear.default", {}, {T::Float, {3}}) ==
+        "node \"linear\": aten::linear: both arguments to linear need to be at least 1-d, and the weight at "
+        "most "
+        "2-d (got 0-d and 2-d)");
+  CHECK(check_one({{T::Float, {}}, {T::Float, {4}}}, "aten.mv.default", {}, {T::Float, {3}}) ==
+        "node \"mv\": aten::mv: a 2-d matrix and a 1-d vector expected, but got 0-d and 1-d");
+  CHECK(check_one({{T::Float, {4}}, {T::Float, {}}}, "aten.dot.default", {}, {T::Float, {}}) ==
+        "node \"dot\": aten::dot: 1-d tensors expected, but got 1-d and 0-d");
+  CHECK(check_one({{T::Float, {3, 4}}, {T::Float, {4}}}, "aten.mv.default", {}, {T::Float, {3}}) == "");
 }
 
 TEST_CASE("verify_shapes: cat promotes over every tensor, the skipped legacy empty ones too") {
