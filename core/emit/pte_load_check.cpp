@@ -9,6 +9,7 @@
 #include "ir/dtype.h"
 #include "schema/program_generated.h"
 #include "support/error.h"
+#include "support/list_text.h"
 
 namespace pteforge::emit {
 namespace {
@@ -497,15 +498,10 @@ class Checker {
     }
     std::vector<int64_t> has(t->dim_order()->begin(), t->dim_order()->end());
     if (asked == has) return;
-    auto text = [](const std::vector<int64_t>& v) {
-      std::string s = "[";
-      for (size_t j = 0; j < v.size(); ++j) s += (j ? ", " : "") + std::to_string(v[j]);
-      return s + "]";
-    };
     at_execution([&] {
       add(aat + "/args/3", name + ".out writes value " + std::to_string(out_at) + ", whose dim_order is " +
-                               text(has) + ", but is asked for dim_order " + text(asked) + " (value " +
-                               std::to_string(order_at) +
+                               list_text(has) + ", but is asked for dim_order " + list_text(asked) +
+                               " (value " + std::to_string(order_at) +
                                "); the portable kernel refuses an out tensor of "
                                "another dim order");
     });

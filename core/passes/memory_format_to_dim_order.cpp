@@ -26,6 +26,7 @@
 #include "passes/edge_utils.h"
 #include "passes/pass.h"
 #include "passes/pass_factories.h"
+#include "support/list_text.h"
 
 namespace pteforge::passes {
 namespace {
@@ -47,12 +48,6 @@ std::vector<int64_t> iota(size_t n) {
 
 bool is_channels_last_order(const std::vector<int64_t>& order) {
   return order == std::vector<int64_t>{0, 2, 3, 1};
-}
-
-std::string format_order(const std::vector<int64_t>& order) {
-  std::string s = "[";
-  for (size_t i = 0; i < order.size(); ++i) s += (i ? ", " : "") + std::to_string(order[i]);
-  return s + "]";
 }
 
 class MemoryFormatToDimOrder final : public Pass {
@@ -152,7 +147,7 @@ class MemoryFormatToDimOrder final : public Pass {
     const bool contiguous = order == iota(rank);
     if (!contiguous && !is_channels_last_order(order)) {
       return ctx.error_at(ErrorCode::UNSUPPORTED_FEATURE,
-                          "dim order " + format_order(order) + " of %" + first.tensor_name() +
+                          "dim order " + list_text(order) + " of %" + first.tensor_name() +
                               " is neither contiguous nor channels-last",
                           node);
     }

@@ -28,6 +28,7 @@
 #include "passes/pass_factories.h"
 #include "passes/tensor_spec.h"
 #include "support/checked_math.h"
+#include "support/list_text.h"
 
 namespace pteforge::passes {
 namespace {
@@ -147,11 +148,10 @@ class RemoveViewCopy final : public Pass {
         continue;
       }
       if (!row_major_bytes(*base)) {
-        std::string order;
-        for (uint8_t d : base->dim_order) order += (order.empty() ? "" : ", ") + std::to_string(d);
         ctx.warn(
-            "view '" + *out + "' reads the bytes of '" + *input + "' (dim order [" + order +
-                "]) in the order they lie, as ExecuTorch's memory.view does, not in the order torch's view "
+            "view '" + *out + "' reads the bytes of '" + *input + "' (dim order " +
+                list_text(base->dim_order) +
+                ") in the order they lie, as ExecuTorch's memory.view does, not in the order torch's view "
                 "reads them: its values differ from torch's (as a copy, ExecuTorch's portable view_copy "
                 "refuses such an input); make the tensor contiguous before the view",
             ctx.where_node(node));

@@ -30,6 +30,7 @@
 #include "passes/pass_factories.h"
 #include "passes/sym_bounds.h"
 #include "passes/tensor_spec.h"
+#include "support/list_text.h"
 #include "support/name_map.h"
 
 namespace pteforge::passes {
@@ -120,11 +121,6 @@ class SymShapeEval final : public Pass {
   /// PASS_FAILED at the view's node.
   Status check_views(const ir::Graph& graph, const SpecTable& specs,
                      const std::vector<const std::string*>& names) {
-    auto sizes_text = [](const std::vector<int64_t>& sizes) {
-      std::string out = "[";
-      for (size_t i = 0; i < sizes.size(); ++i) out += (i ? ", " : "") + std::to_string(sizes[i]);
-      return out + "]";
-    };
     for (const std::string* name : names) {
       const TensorSpec* view = specs.find(*name);
       if (!view || !view->is_view()) continue;
@@ -132,8 +128,8 @@ class SymShapeEval final : public Pass {
       if (view->nbytes() == base.nbytes()) continue;
       std::string message =
           "the view '" + *name + "' holds " + std::to_string(view->nbytes()) + " bytes at its upper bounds " +
-          sizes_text(view->sizes) + " but shares the memory of a " + std::to_string(base.nbytes()) +
-          "-byte base " + sizes_text(base.sizes) +
+          list_text(view->sizes) + " but shares the memory of a " + std::to_string(base.nbytes()) +
+          "-byte base " + list_text(base.sizes) +
           ": their sizes use symbols with different bounds (ExecuTorch's _ViewSpec requires "
           "the same byte size and raises)";
       const ir::Node* node = graph.producer(*name);

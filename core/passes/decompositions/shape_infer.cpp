@@ -185,6 +185,7 @@ bool hint_less(const SymPoly& a, const SymPoly& b, const SymbolTable& st) {
 }
 
 bool is_one(const SymPoly& p) { return p.is_constant() && p.value() == 1; }
+bool is_zero(const SymPoly& p) { return p.is_constant() && p.value() == 0; }
 
 /// Strides of an elementwise result of shape `shape` with inputs `ins` (TensorIterator
 /// keeps the layout of the first full-shape input when it is dense and not contiguous).
@@ -406,17 +407,16 @@ Result<std::vector<SymPoly>> reduce_sizes(const ops::OpSchema& op, const Meta& s
 Status check_nonempty_reduction(const ops::OpSchema& op, const Meta& s,
                                 const std::optional<std::vector<int64_t>>& dims) {
   if (s.rank() == 0) return Status::Ok();  // one element
-  auto zero = [](const SymPoly& p) { return p.is_constant() && p.value() == 0; };
   if (!dims || dims->empty()) {
     for (const SymPoly& d : s.sizes) {
-      if (zero(d))
+      if (is_zero(d))
         return shape_error(op, "expected a reduction dim to be given for an input with no elements");
     }
     return Status::Ok();
   }
   for (int64_t d : *dims) {
     PTEFORGE_ASSIGN_OR_RETURN(int64_t nd, normalize_dim(d, s.rank()));
-    if (zero(s.sizes[static_cast<size_t>(nd)])) {
+    if (is_zero(s.sizes[static_cast<size_t>(nd)])) {
       return shape_error(op, "expected reduction dim " + std::to_string(nd) + " to have non-zero size");
     }
   }

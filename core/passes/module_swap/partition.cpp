@@ -124,8 +124,7 @@ Status check_outline_request(const ir::ExportedProgram& ep, std::string_view fqn
     e.where.pointer = "/graph_module/signature/output_specs/" + std::to_string(j);
     e.notes.push_back(
         "swap the module in the inference program (torch.export.export, then torch.export._swap_modules), "
-        "then make "
-        "the joint graph from the swapped program");
+        "then make the joint graph from the swapped program");
     return e;
   }
   size_t calls = module_call_count(ep, fqn);
