@@ -980,10 +980,16 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
         numbers.push_back(n);
       }
     }
+    if (name == "masked_fill" && metas.size() == 3 && metas[2].rank() != 0) {
+      return shape_error(
+          op, "only supports a 0-d value tensor, but value is of size " + shape_text(metas[2].sizes, st));
+    }
     std::vector<const Meta*> ptrs;
-    for (const Meta& m : metas) {
-      ptrs.push_back(&m);
-      shapes.push_back(m.sizes);
+    for (size_t i = 0; i < metas.size(); ++i) {
+      ptrs.push_back(&metas[i]);
+      // masked_fill's result is self expanded to the broadcast of self and
+      // mask (at::masked_fill's expand_outplace); its value is 0-d (above).
+      if (name != "masked_fill" || i < 2) shapes.push_back(metas[i].sizes);
     }
     auto shape_or = broadcast_shapes(shapes);
     if (!shape_or.ok()) return shape_error(op, shape_or.error().message);
@@ -994,7 +1000,6 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
       t = promote_types(vals, numbers);
     } else if (name == "masked_fill") {
       t = metas[0].dtype;
-      shape = metas[0].sizes;
     } else {
       t = promote_types(ptrs, numbers);
     }
@@ -1033,7 +1038,10 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     if (name == "pow" && ov == "Tensor_Scalar" && is_int_type(t) && !numbers.empty() && numbers[0].is_float()) {
       t = ir::ScalarType::Float;
     }
-    return one(result(t, shape, pointwise_strides(ptrs, shape, st), any_grad(ptrs)));
+    // at::masked_fill clones the expanded self with a contiguous layout.
+    std::vector<SymPoly> strides =
+        name == "masked_fill" ? contiguous_strides(shape) : pointwise_strides(ptrs, shape, st);
+    return one(result(t, shape, strides, any_grad(ptrs)));
   }
   if (name == "copy") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));

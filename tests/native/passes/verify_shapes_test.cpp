@@ -339,6 +339,29 @@ TEST_CASE("verify_shapes: copy's src must broadcast to self, and out-of-range di
         "node \"_softmax\": aten::_softmax: dimension 5 out of range for a 2-d tensor");
 }
 
+TEST_CASE("verify_shapes: masked_fill gives the broadcast of self and mask, and wants a 0-d value tensor") {
+  using T = ScalarType;
+  // at::masked_fill expands self to the broadcast of self and mask (expand_outplace).
+  CHECK(check_one({{T::Float, {2, 3}}, {T::Bool, {4, 2, 3}}}, "aten.masked_fill.Scalar", {arg_float(0.0)},
+                  {T::Float, {4, 2, 3}}) == "");
+  CHECK(check_one({{T::Float, {2, 1}}, {T::Bool, {3}}}, "aten.masked_fill.Scalar", {arg_int(1)},
+                  {T::Float, {2, 3}}) == "");
+  CHECK(check_one({{T::Float, {2, 3}}, {T::Bool, {4, 2, 3}}}, "aten.masked_fill.Scalar", {arg_float(0.0)},
+                  {T::Float, {2, 3}}) ==
+        "node \"masked_fill\": declared as float32[2, 3], but aten::masked_fill.Scalar of its inputs gives "
+        "float32[4, 2, 3]");
+  CHECK(check_one({{T::Float, {2, 3}}, {T::Bool, {4}}}, "aten.masked_fill.Scalar", {arg_float(0.0)},
+                  {T::Float, {2, 3}}) ==
+        "node \"masked_fill\": aten::masked_fill.Scalar: shapes [2, 3], [4] do not broadcast");
+  // The Tensor overload: value must be 0-d (it does not broadcast), and takes no part in the shape.
+  CHECK(check_one({{T::Float, {3}}, {T::Bool, {2, 1}}, {T::Float, {}}}, "aten.masked_fill.Tensor", {},
+                  {T::Float, {2, 3}}) == "");
+  CHECK(check_one({{T::Float, {2, 3}}, {T::Bool, {2, 3}}, {T::Float, {1}}}, "aten.masked_fill.Tensor", {},
+                  {T::Float, {2, 3}}) ==
+        "node \"masked_fill\": aten::masked_fill.Tensor: only supports a 0-d value tensor, but value is "
+        "of size [1]");
+}
+
 TEST_CASE("verify_shapes: a -1 next to a 0 in a view is ambiguous, as in PyTorch") {
   using T = ScalarType;
   CHECK(check_one({{T::Float, {2, 0, 4}}}, "aten.view.default", {arg_ints({2, 0, -1})}, {T::Float, {2, 0, 4}}) ==
