@@ -602,6 +602,51 @@ Result<Meta> select_meta(const ops::OpSchema& op, const ArgView& a, const Meta& 
   return m;
 }
 
+/// The sizes of self[indices] (index.Tensor's result, and the part of self
+/// index_put writes), as PyTorch's make_info lays them out: the broadcast
+/// shape of the index tensors replaces the indexed dims when those are
+/// adjacent, and goes in front otherwise. nullopt when an index is a boolean
+/// mask (the count it selects depends on the data).
+/// Errors: INVALID_GRAPH for an index that is not an integer tensor, more
+/// indices than self has dims, or index shapes that do not broadcast.
+Result<std::optional<std::vector<SymPoly>>> indexed_sizes(const ops::OpSchema& op, const ArgView& a,
+                                                          const Meta& s) {
+  PTEFORGE_ASSIGN_OR_RETURN(std::vector<std::optional<std::string>> idx, a.opt_tensors("indices"));
+  std::vector<std::vector<SymPoly>> shapes;
+  int first = -1, last = -1;
+  for (size_t i = 0; i < idx.size(); ++i) {
+    if (!idx[i]) continue;
+    PTEFORGE_ASSIGN_OR_RETURN(Meta im, a.env_meta(*idx[i]));
+    if (im.dtype == ir::ScalarType::Bool || im.dtype == ir::ScalarType::Byte) {
+      return std::optional<std::vector<SymPoly>>();
+    }
+    PTEFORGE_TRY(require_index_dtype(op, im, "each index"));
+    shapes.push_back(im.sizes);
+    if (first < 0) first = static_cast<int>(i);
+    last = static_cast<int>(i);
+  }
+  if (idx.size() > s.rank()) return shape_error(op, "too many indices");
+  auto bshape_or = broadcast_shapes(shapes);
+  if (!bshape_or.ok()) return shape_error(op, bshape_or.error().message);
+  std::vector<SymPoly> bshape = std::move(bshape_or).value();
+  bool adjacent = true;
+  for (int i = first; i >= 0 && i <= last; ++i) adjacent = adjacent && idx[i].has_value();
+  std::vector<SymPoly> sizes;
+  if (first < 0) {
+    sizes = s.sizes;
+  } else if (adjacent) {
+    sizes.assign(s.sizes.begin(), s.sizes.begin() + first);
+    sizes.insert(sizes.end(), bshape.begin(), bshape.end());
+    sizes.insert(sizes.end(), s.sizes.begin() + last + 1, s.sizes.end());
+  } else {
+    sizes = bshape;
+    for (size_t i = 0; i < s.rank(); ++i) {
+      if (i >= idx.size() || !idx[i]) sizes.push_back(s.sizes[i]);
+    }
+  }
+  return std::optional<std::vector<SymPoly>>(std::move(sizes));
+}
+
 Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView& a, const SymbolTable& st) {
   const std::string& name = op.name;
   const std::string& ov = op.overload;
@@ -850,42 +895,9 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
   }
   if (name == "index" && ov == "Tensor") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
-    PTEFORGE_ASSIGN_OR_RETURN(std::vector<std::optional<std::string>> idx, a.opt_tensors("indices"));
-    std::vector<std::vector<SymPoly>> shapes;
-    int first = -1, last = -1;
-    for (size_t i = 0; i < idx.size(); ++i) {
-      if (!idx[i]) continue;
-      PTEFORGE_ASSIGN_OR_RETURN(Meta im, a.env_meta(*idx[i]));
-      if (im.dtype != ir::ScalarType::Bool && im.dtype != ir::ScalarType::Byte) {
-        PTEFORGE_TRY(require_index_dtype(op, im, "each index"));
-      }
-      if (im.dtype == ir::ScalarType::Bool || im.dtype == ir::ScalarType::Byte) {
-        return limitation(op, "boolean mask indexing has a data-dependent shape");
-      }
-      shapes.push_back(im.sizes);
-      if (first < 0) first = static_cast<int>(i);
-      last = static_cast<int>(i);
-    }
-    if (idx.size() > s.rank()) return shape_error(op, "too many indices");
-    auto bshape_or = broadcast_shapes(shapes);
-    if (!bshape_or.ok()) return shape_error(op, bshape_or.error().message);
-    std::vector<SymPoly> bshape = std::move(bshape_or).value();
-    bool adjacent = true;
-    for (int i = first; i >= 0 && i <= last; ++i) adjacent = adjacent && idx[i].has_value();
-    std::vector<SymPoly> sizes;
-    if (first < 0) {
-      sizes = s.sizes;
-    } else if (adjacent) {
-      sizes.assign(s.sizes.begin(), s.sizes.begin() + first);
-      sizes.insert(sizes.end(), bshape.begin(), bshape.end());
-      sizes.insert(sizes.end(), s.sizes.begin() + last + 1, s.sizes.end());
-    } else {
-      sizes = bshape;
-      for (size_t i = 0; i < s.rank(); ++i) {
-        if (i >= idx.size() || !idx[i]) sizes.push_back(s.sizes[i]);
-      }
-    }
-    return one(result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<SymPoly>> sizes, indexed_sizes(op, a, s));
+    if (!sizes) return limitation(op, "boolean mask indexing has a data-dependent shape");
+    return one(result(s.dtype, *sizes, contiguous_strides(*sizes), s.requires_grad));
   }
 
   // ---- elementwise ---------------------------------------------------------------------------
@@ -1535,6 +1547,19 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
       if (!same_sizes(v.sizes, plane.sizes, st)) {
         return shape_error(op, "src of size " + shape_text(v.sizes, st) +
                                    " is not the size of the selected part of self, " + shape_text(plane.sizes, st));
+      }
+    } else if (name == "index_put") {
+      // values must broadcast to self[indices], PyTorch's "shape mismatch"
+      // check in index_put_ (make_index_put_iterator, is_expandable_to).
+      // A boolean mask index selects a data-dependent count: not checked.
+      PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<SymPoly>> target, indexed_sizes(op, a, s));
+      if (target) {
+        auto expanded = broadcast_shapes({v.sizes, *target});
+        if (v.rank() > target->size() || !expanded.ok() || *expanded != *target) {
+          return shape_error(op, "shape mismatch: values of size " + shape_text(v.sizes, st) +
+                                     " cannot be broadcast to the indexing result of size " +
+                                     shape_text(*target, st));
+        }
       }
     }
     return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad || v.requires_grad));

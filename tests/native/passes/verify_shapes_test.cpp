@@ -3,6 +3,8 @@
 // conversions of wrong programs are in tests/native/e2e/shape_errors_native.cpp.
 #include <doctest/doctest.h>
 
+#include <optional>
+
 #include "common/program_builder.h"
 #include "edge_test_util.h"
 #include "ir/printer.h"
@@ -360,6 +362,74 @@ TEST_CASE("verify_shapes: masked_fill gives the broadcast of self and mask, and 
                   {T::Float, {2, 3}}) ==
         "node \"masked_fill\": aten::masked_fill.Tensor: only supports a 0-d value tensor, but value is "
         "of size [1]");
+}
+
+namespace {
+
+/// index_put(self, indices, values) on a float self; each index an int64 input
+/// of the given sizes (a bool mask where `mask` says) or None. The
+/// verify_shapes error message, or "" when the program passes.
+std::string check_index_put(const std::vector<int64_t>& self,
+                            const std::vector<std::optional<std::vector<int64_t>>>& idx,
+                            const std::vector<int64_t>& values, bool mask = false) {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Float, self);
+  std::vector<OptionalTensorArgument> indices;
+  for (size_t i = 0; i < idx.size(); ++i) {
+    if (!idx[i]) {
+      indices.push_back({std::nullopt});
+      continue;
+    }
+    indices.push_back(
+        {b.input("i" + std::to_string(i), mask ? ScalarType::Bool : ScalarType::Long, *idx[i])});
+  }
+  auto v = b.input("v", ScalarType::Float, values);
+  b.output(b.call("aten.index_put.default",
+                  {arg_tensor(x), Argument::make<ArgTag::OptionalTensors>(indices), arg_tensor(v)},
+                  {ScalarType::Float, self}));
+  ExportedProgram ep = b.build();
+  auto run = run_pass(ep, "verify_shapes");
+  return run.status.ok() ? std::string() : run.status.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("verify_shapes: index_put wants values that broadcast to the indexed part of self") {
+  using Shape = std::vector<int64_t>;
+  using Idx = std::vector<std::optional<Shape>>;
+  // x[i] with i of size [3] on x [4, 5] is [3, 5]: values [3, 5], [5], [1] and [] broadcast to it.
+  CHECK(check_index_put({4, 5}, Idx{Shape{3}}, {3, 5}) == "");
+  CHECK(check_index_put({4, 5}, Idx{Shape{3}}, {5}) == "");
+  CHECK(check_index_put({4, 5}, Idx{Shape{3}}, {1}) == "");
+  CHECK(check_index_put({4, 5}, Idx{Shape{3}}, {}) == "");
+  CHECK(
+      check_index_put({4, 5}, Idx{Shape{3}}, {4, 5}) ==
+      "node \"index_put\": aten::index_put: shape mismatch: values of size [4, 5] cannot be broadcast to the "
+      "indexing result of size [3, 5]");
+  // PyTorch's is_expandable_to: values may not have more dims than the indexing result.
+  CHECK(check_index_put({4, 5}, Idx{Shape{3}}, {1, 3, 5}) ==
+        "node \"index_put\": aten::index_put: shape mismatch: values of size [1, 3, 5] cannot be broadcast "
+        "to the "
+        "indexing result of size [3, 5]");
+  // A None before the index keeps that dim: x[:, i] on [4, 5] with i [2, 3] is [4, 2, 3].
+  CHECK(check_index_put({4, 5}, Idx{std::nullopt, Shape{2, 3}}, {4, 1, 3}) == "");
+  CHECK(check_index_put({4, 5}, Idx{std::nullopt, Shape{2, 3}}, {2, 3, 4}) ==
+        "node \"index_put\": aten::index_put: shape mismatch: values of size [2, 3, 4] cannot be broadcast "
+        "to the "
+        "indexing result of size [4, 2, 3]");
+  // Indices apart (x[i, :, j]) put the broadcast index shape first: [5, 3].
+  CHECK(check_index_put({2, 3, 4}, Idx{Shape{5}, std::nullopt, Shape{5}}, {5, 3}) == "");
+  CHECK(
+      check_index_put({2, 3, 4}, Idx{Shape{5}, std::nullopt, Shape{5}}, {3, 5}) ==
+      "node \"index_put\": aten::index_put: shape mismatch: values of size [3, 5] cannot be broadcast to the "
+      "indexing result of size [5, 3]");
+  // The index rules themselves: shapes that do not broadcast, too many indices.
+  CHECK(check_index_put({4, 5}, Idx{Shape{2}, Shape{3}}, {1}) ==
+        "node \"index_put\": aten::index_put: shapes [2], [3] do not broadcast");
+  CHECK(check_index_put({4}, Idx{Shape{1}, Shape{1}}, {1}) ==
+        "node \"index_put\": aten::index_put: too many indices");
+  // A boolean mask selects a data-dependent count of elements: not checked.
+  CHECK(check_index_put({4, 5}, Idx{Shape{4, 5}}, {7}, /*mask=*/true) == "");
 }
 
 TEST_CASE("verify_shapes: a -1 next to a 0 in a view is ambiguous, as in PyTorch") {
