@@ -65,21 +65,26 @@ void transpose_rule(Rewriter& rw) {
 }
 
 /// aten.baddbmm.default → torch._decomp baddbmm: bmm(batch1, batch2), * alpha when
-/// alpha != 1, self * beta when beta != 1 (beta == 0 drops self), add.Tensor.
+/// alpha != 1, self * beta when beta != 1 (beta == 0 drops self), add.Tensor; in
+/// float32 for half/bfloat16 inputs (its @pw_cast_for_opmath casts self, batch1
+/// and batch2 up in that order, the result back), as mv.
 void baddbmm_rule(Rewriter& rw) {
-  std::string self = rw.tensor("self");
-  std::string b1 = rw.tensor("batch1");
-  std::string b2 = rw.tensor("batch2");
+  OpMath om{rw};
   Number beta = rw.take(rw.args().number("beta"));
   Number alpha = rw.take(rw.args().number("alpha"));
+  const bool keep_self = beta.as_double() != 0.0;  // beta == 0: self's cast is dead code, not traced
+  std::string self = rw.tensor("self");
+  if (keep_self) self = om.up(self);
+  std::string b1 = om.up(rw.tensor("batch1"));
+  std::string b2 = om.up(rw.tensor("batch2"));
   std::string r = rw.call("aten.bmm.default", {ir::arg_tensor(b1), ir::arg_tensor(b2)});
   if (alpha.as_double() != 1.0) r = rw.call("aten.mul.Tensor", {ir::arg_tensor(r), number_arg(alpha)});
-  if (beta.as_double() == 0.0) {
-    rw.set_outputs({r});
+  if (!keep_self) {
+    rw.set_outputs({om.down(r)});
     return;
   }
   if (beta.as_double() != 1.0) self = rw.call("aten.mul.Tensor", {ir::arg_tensor(self), number_arg(beta)});
-  rw.set_outputs({rw.call("aten.add.Tensor", {ir::arg_tensor(self), ir::arg_tensor(r)})});
+  rw.set_outputs({om.down(rw.call("aten.add.Tensor", {ir::arg_tensor(self), ir::arg_tensor(r)}))});
 }
 
 }  // namespace

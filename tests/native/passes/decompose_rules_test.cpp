@@ -908,6 +908,47 @@ TEST_CASE("decompose baddbmm") {
                     "  return (%add)\n");
 }
 
+TEST_CASE("decompose baddbmm in float16 / bfloat16: computed in float32, as torch's pw_cast_for_opmath") {
+  // torch/_decomp/decompositions.py wraps baddbmm in @pw_cast_for_opmath: self,
+  // batch1 and batch2 are cast to float32 in that order and the result back.
+  SUBCASE("float16, alpha and beta") {
+    ProgramBuilder b;
+    auto s = b.input("s", ScalarType::Half, {2, 3, 5});
+    auto x = b.input("x", ScalarType::Half, {2, 3, 4});
+    auto y = b.input("y", ScalarType::Half, {2, 4, 5});
+    b.output(b.call("aten.baddbmm.default", {arg_tensor(s), arg_tensor(x), arg_tensor(y)},
+                    {ScalarType::Half, {2, 3, 5}}, {{"beta", arg_float(2.0)}, {"alpha", arg_float(0.5)}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%s: float16[2, 3, 5], %x: float16[2, 3, 4], %y: float16[2, 4, 5]):\n"
+                      "  %_to_copy: float32[2, 3, 5] = aten._to_copy.default(%s, dtype=torch.float32)\n"
+                      "  %_to_copy_1: float32[2, 3, 4] = aten._to_copy.default(%x, dtype=torch.float32)\n"
+                      "  %_to_copy_2: float32[2, 4, 5] = aten._to_copy.default(%y, dtype=torch.float32)\n"
+                      "  %bmm: float32[2, 3, 5] = aten.bmm.default(%_to_copy_1, %_to_copy_2)\n"
+                      "  %mul: float32[2, 3, 5] = aten.mul.Tensor(%bmm, 0.5)\n"
+                      "  %mul_1: float32[2, 3, 5] = aten.mul.Tensor(%_to_copy, 2.0)\n"
+                      "  %add: float32[2, 3, 5] = aten.add.Tensor(%mul_1, %mul)\n"
+                      "  %_to_copy_3: float16[2, 3, 5] = aten._to_copy.default(%add, dtype=torch.float16)\n"
+                      "  return (%_to_copy_3)\n");
+  }
+  SUBCASE("bfloat16, beta 0: self takes no part, and is not cast") {
+    ProgramBuilder b;
+    auto s = b.input("s", ScalarType::BFloat16, {2, 3, 5});
+    auto x = b.input("x", ScalarType::BFloat16, {2, 3, 4});
+    auto y = b.input("y", ScalarType::BFloat16, {2, 4, 5});
+    b.output(b.call("aten.baddbmm.default", {arg_tensor(s), arg_tensor(x), arg_tensor(y)},
+                    {ScalarType::BFloat16, {2, 3, 5}}, {{"beta", arg_int(0)}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%s: bfloat16[2, 3, 5], %x: bfloat16[2, 3, 4], %y: bfloat16[2, 4, 5]):\n"
+                      "  %_to_copy: float32[2, 3, 4] = aten._to_copy.default(%x, dtype=torch.float32)\n"
+                      "  %_to_copy_1: float32[2, 4, 5] = aten._to_copy.default(%y, dtype=torch.float32)\n"
+                      "  %bmm: float32[2, 3, 5] = aten.bmm.default(%_to_copy, %_to_copy_1)\n"
+                      "  %_to_copy_2: bfloat16[2, 3, 5] = aten._to_copy.default(%bmm, dtype=torch.bfloat16)\n"
+                      "  return (%_to_copy_2)\n");
+  }
+}
+
 // ---- attention ---------------------------------------------------------------------------------
 
 TEST_CASE("decompose scaled_dot_product_attention: 4-d, no mask (CPU flash path: math form + permute/clone/permute)") {
