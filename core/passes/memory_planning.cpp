@@ -112,21 +112,30 @@ class MemoryPlanning final : public Pass {
 
     PTEFORGE_ASSIGN_OR_RETURN(memplan::Algorithm algorithm, memplan::parse_algorithm(options.memory_planning));
 
-    bool any_tensor = false;
-    for (const ir::Argument& in : graph.inputs()) any_tensor = any_tensor || has_tensor_name(in);
-    for (const ir::Node& node : graph) {
-      for (const ir::NamedArgument& in : node.inputs()) {
-        if (in.arg.is<ir::ArgTag::Graph>()) {
-          return ctx.error_at(ErrorCode::UNSUPPORTED_FEATURE,
-                              "memory planning of control-flow subgraphs (" + std::string(node.target().str()) +
-                                  ") is not supported yet",
-                              node);
+    // Both checks walk the nodes only when they can fail (a walk of a
+    // 100k-node graph is a visible share of this pass).
+    if (graph.has_nested_graphs()) {
+      for (const ir::Node& node : graph) {
+        for (const ir::NamedArgument& in : node.inputs()) {
+          if (in.arg.is<ir::ArgTag::Graph>()) {
+            return ctx.error_at(ErrorCode::UNSUPPORTED_FEATURE,
+                                "memory planning of control-flow subgraphs (" +
+                                    std::string(node.target().str()) + ") is not supported yet",
+                                node);
+          }
         }
       }
-      for (const ir::Argument& out : node.outputs()) any_tensor = any_tensor || has_tensor_name(out);
     }
-    if (any_tensor && specs.empty()) {
-      return make_error(ErrorCode::PASS_PRECONDITION, "memory_planning needs tensor specs: run spec_prop first");
+    if (specs.empty()) {
+      bool any_tensor = false;
+      for (const ir::Argument& in : graph.inputs()) any_tensor = any_tensor || has_tensor_name(in);
+      for (const ir::Node& node : graph) {
+        for (const ir::Argument& out : node.outputs()) any_tensor = any_tensor || has_tensor_name(out);
+      }
+      if (any_tensor) {
+        return make_error(ErrorCode::PASS_PRECONDITION,
+                          "memory_planning needs tensor specs: run spec_prop first");
+      }
     }
 
     alias_specs(graph, specs);
@@ -136,6 +145,18 @@ class MemoryPlanning final : public Pass {
     slots.reserve(graph.inputs().size() + 2 * graph.num_nodes() + 1);  // calls, getitems, output
     SlotPools pools;
     auto spec_of = [&specs](const std::string& name) -> TensorSpec* { return specs.find(name); };
+    // The spec of a value the slots reference, looked up once per value (by
+    // slot id) rather than once per reference.
+    std::vector<TensorSpec*> spec_memo(graph.value_slots(), nullptr);
+    std::vector<uint8_t> spec_known(graph.value_slots(), 0);
+    auto spec_of_value = [&](const ir::Value& v) -> TensorSpec* {
+      const uint32_t id = v.id();
+      if (!spec_known[id]) {
+        spec_known[id] = 1;
+        spec_memo[id] = specs.find(v.name);
+      }
+      return spec_memo[id];
+    };
     // Appends the node's own specs (get_node_tensor_specs) to `out`.
     auto append_node_specs = [&](const ir::Node& node, SpecList& out) {
       if (is_memory_view(node)) {
@@ -172,12 +193,12 @@ class MemoryPlanning final : public Pass {
       const ir::Value* v = graph.find_value(value);
       if (!v) return;
       if (!v->producer) {  // a placeholder
-        if (TensorSpec* s = spec_of(value)) out.push_back(s);
+        if (TensorSpec* s = spec_of_value(*v)) out.push_back(s);
         return;
       }
       const NodeFacts& p = facts_of(*v->producer);
       if (p.getitems) {  // a getitem node
-        if (TensorSpec* s = spec_of(value)) out.push_back(s);
+        if (TensorSpec* s = spec_of_value(*v)) out.push_back(s);
         return;
       }
       if (p.inplace) return;
