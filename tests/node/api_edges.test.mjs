@@ -372,6 +372,18 @@ test('a {files} input has files and name only: an unknown field is OPTION_INVALI
   assert.equal(pf.inspectSync({ files, name: 'linear_tanh' }).methods[0].name, 'forward');
 });
 
+test('{data} and {path} inputs have only their own fields: a misspelt one is OPTION_INVALID, not dropped', async () => {
+  const pf = await pteforge();
+  const json = readFileSync(join(FOLDER, 'models', 'model.json'));
+  assert.throws(() => pf.inspectSync({ data: json, nmae: 'x' }), (e) => e.code === 'OPTION_INVALID' &&
+    e.message === 'unknown field "nmae" in a {data} input (it has data and name)');
+  await assert.rejects(pf.convert({ path: PT2, foo: 1 }), (e) => e.code === 'OPTION_INVALID' &&
+    e.message === 'unknown field "foo" in a {path} input (it has path)');
+  // undefined is "not given", as for options.
+  assert.equal(pf.inspectSync({ data: json, name: 'n.json', extra: undefined }).methods[0].name, 'forward');
+  assert.ok((await pf.convert({ path: PT2, extra: undefined })).pte.length > 0);
+});
+
 test('second review: paths with lone surrogates, DataViews of detached buffers, swaps that cannot be read, blank constant-method text', async () => {
   const pf = await pteforge();
   const pt2 = readFileSync(PT2);

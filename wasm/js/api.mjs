@@ -92,6 +92,16 @@ function snapshotInput(input) {
   if (input === null || typeof input !== 'object' || Array.isArray(input) || !isPlainObject(input)) return input;
   const copy = readCallerValue('the input', '', () => ({ ...input }));
   if (typeof copy.path === 'string') requireUnicode(copy.path, 'the input path', {}, ' (no file has that name)');
+  // A misspelt field is refused, as in a {files} input (checked where it is read),
+  // not dropped: {data, nmae} would otherwise name the input "model.json".
+  const fields = 'files' in copy ? null
+    : 'data' in copy ? ['data', 'name']
+      : typeof copy.path === 'string' ? ['path'] : null;
+  const kind = 'data' in copy ? 'data' : 'path';
+  const unknown = fields && Object.keys(copy).find((k) => !fields.includes(k) && copy[k] !== undefined);
+  if (unknown) {
+    throw new PteforgeError('OPTION_INVALID', `unknown field "${unknown}" in a {${kind}} input (it has ${fields.join(' and ')})`);
+  }
   return copy;
 }
 
@@ -110,9 +120,11 @@ const MAX_OPTION_DEPTH = 1024;
 /**
  * The JSON text of the option values `value` (options travel to the core as
  * JSON), refusing what JSON.stringify would silently change or drop: a
- * NaN/Infinity (→ null), a function, Symbol or BigInt, an undefined list
- * item, and objects that are no plain objects (a Map or Set → {}, a Date →
- * a string). An undefined object field is "not given", as before. Errors:
+ * NaN/Infinity (→ null), a function or Symbol, an undefined list item, and
+ * objects that are no plain objects (a Map or Set → {}, a Date → a string).
+ * A BigInt is an int, written exactly (this package's parsed objects hold
+ * integers past 2^53 as BigInt); one past int64 is refused, as a number past
+ * int64 is. An undefined object field is "not given", as before. Errors:
  * OPTION_INVALID with the option's JSON pointer (none for options nested
  * deeper than MAX_OPTION_DEPTH, as the core says, instead of a stack overflow).
  */
