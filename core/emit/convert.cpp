@@ -178,6 +178,24 @@ Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method
   out.model = &model;
   out.state.method = model.method;
 
+  // A layout-C archive whose payloads are a pickled state dict
+  // (data/weights/<model>.pt, torch-export-format.md §1.9): the weights are
+  // there, in a form pteforge does not read; they are not missing.
+  std::optional<std::string> pickled;
+  const char* pickled_what = "weights";
+  if (model.legacy_weights_entry && !model.weights_config_entry) {
+    pickled = model.legacy_weights_entry;
+  } else if (model.legacy_constants_entry && !model.constants_config_entry) {
+    pickled = model.legacy_constants_entry;
+    pickled_what = "constants";
+  }
+  if (pickled && has_state_inputs(out.program)) {
+    return serde::legacy_error(std::string("the archive's ") + pickled_what + " are pickled in \"" +
+                                   *pickled +
+                                   "\" (as torch.export.save wrote them before it stored raw payloads), and "
+                                   "pteforge does not read pickles",
+                               *pickled);
+  }
   if (!has_configs) {
     if (has_state_inputs(out.program)) {
       Location where;

@@ -25,6 +25,10 @@ enum class Pt2LayoutKind {
 /// "current" / "early_pt2" / "legacy" / "program_json".
 std::string_view layout_kind_name(Pt2LayoutKind kind);
 
+/// LEGACY_ARCHIVE at archive entry `entry` (an input whose weights are
+/// pickled, which pteforge does not read), with a note on re-saving it.
+Error legacy_error(std::string message, std::string entry);
+
 /// Byte order of raw tensor payloads (the `byteorder` record, §1.3).
 enum class ByteOrder { kLittle, kBig };
 

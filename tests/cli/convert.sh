@@ -549,6 +549,22 @@ python3 -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').write(sys.arg
   "$work/outer.zip" "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2"
 if "$bin" convert "$work/outer.zip" -o "$work/outer.pte" 2> "$work/outer.txt"; then exit 1; fi
 tail -n 1 "$work/outer.txt" | grep -qx '  note: it holds the .pt2 archive "inner/linear_tanh.pt2": extract that file and give it as the input'
+# A layout-C archive whose weights are a pickled state dict (data/weights/model.pt,
+# no payload configs): LEGACY_ARCHIVE naming that entry, not "no weights".
+python3 - "$src/tests/fixtures/corpus/linear_tanh/linear_tanh.pt2" "$work/pickled.pt2" <<'PY'
+import sys, zipfile
+src = zipfile.ZipFile(sys.argv[1])
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_STORED) as out:
+    for info in src.infolist():
+        if "/data/weights/" in info.filename or "/data/constants/" in info.filename:
+            continue
+        out.writestr(info.filename, src.read(info))
+    out.writestr("archive/data/weights/model.pt", b"PK-not-read")
+PY
+if "$bin" convert "$work/pickled.pt2" -o "$work/pickled.pte" 2> "$work/pickled.txt"; then exit 1; fi
+printf '%s\n' 'LEGACY_ARCHIVE: the archive'"'"'s weights are pickled in "archive/data/weights/model.pt" (as torch.export.save wrote them before it stored raw payloads), and pteforge does not read pickles (method=forward entry=archive/data/weights/model.pt)' \
+  '  note: re-save it with a torch release whose torch.export.save stores raw weights (it writes data/weights/<model>_weights_config.json; torch 2.11 does): `ep = torch.export.load("old.pt2"); torch.export.save(ep, "new.pt2")`' | diff - "$work/pickled.txt"
+test ! -e "$work/pickled.pte"
 
 # A float literal past the double range is an infinity, as Python reads it
 # (RapidJSON alone refuses 1e400 as "Number too big"): the same .pte as Infinity.
