@@ -3,10 +3,10 @@
 // largest size. Mirrors ExecuTorch's ConstraintBasedSymShapeEvalPass
 // (executorch-pipeline.md §1.3 B8, §5.3): the bound comes from interval
 // arithmetic over the program's range_constraints (sym_bounds.h; e.g. `4*s0`
-// with s0 ∈ [2, 32] gives 128). When the upper bound is unbounded (a symbol
-// without a max), the trace-time hint (the example input's size) is used, as
-// ExecuTorch does, and a warning names the symbol; with no hint either the
-// pass fails (PASS_FAILED), and so it does when every symbol has a max but
+// with s0 ∈ [2, 32] gives 128). The pass fails (PASS_FAILED, naming the
+// value) when a symbol has no max (ExecuTorch's pass gets int_oo and raises;
+// executorch-pipeline.md §5.3 says the hint is used, which ExecuTorch's
+// sym_shape_eval_pass.py does not do), and when every symbol has a max but
 // the expression has no integer upper bound (64-bit overflow, a float
 // factor), as ExecuTorch's eval_upper_bound does. View specs get the contiguous strides of their
 // upper-bound sizes. Dynamism is left as spec_prop set it (DYNAMIC_BOUND for
@@ -190,8 +190,7 @@ class SymShapeEval final : public Pass {
     // Every symbol has a max, yet the expression has no upper bound: it
     // overflows 64 bits (Pow(s0, 5) with a max of 2^20) or uses a function
     // with no integer bound (a Float factor, true division). ExecuTorch's
-    // eval_upper_bound raises there (it falls back to the hint only for an
-    // unbounded symbol); planning at the hint would make the tensor too small.
+    // eval_upper_bound raises there.
     std::vector<std::string> unbounded = unbounded_symbols(expr);
     if (unbounded.empty()) {
       Location where;
@@ -204,28 +203,25 @@ class SymShapeEval final : public Pass {
                             "a true division), which ExecuTorch's eval_upper_bound refuses too",
                         where);
     }
-    std::optional<int64_t> hint = s.hint();
-    if (!hint) {
-      Location where;
-      where.node = value;
-      return make_error(ErrorCode::PASS_FAILED,
-                        "cannot evaluate the upper bound of the symbolic " + what + " '" +
-                            ir::display_sym_expr(text) + "' of '" + value +
-                            "': it is unbounded and has no trace-time hint (give the symbol a max in the "
-                            "dynamic shapes, e.g. Dim(..., max=N))",
-                        where);
-    }
-    if (*hint < 0) {
-      Location where;
-      where.node = value;
-      return make_error(ErrorCode::PASS_FAILED,
-                        "the symbolic " + what + " '" + ir::display_sym_expr(text) + "' of '" + value +
-                            "' has no upper bound and a negative trace-time value (" + std::to_string(*hint) +
-                            "): a " + what + " is never negative",
-                        where);
-    }
-    warn_unbounded(unbounded, text, value, what, *hint);
-    return *hint;
+    // A symbol without a max (Dim without max=, an unbacked size without a
+    // range): ExecuTorch's ConstraintBasedSymShapeEvalPass gets int_oo from
+    // eval_upper_bound and refuses the shape ("Cannot evalute the shape upper
+    // bound ... to a concrete bounded integer"), so this is refused too; a
+    // plan at the trace-time size would overflow for any larger input.
+    std::string names;
+    for (size_t i = 0; i < unbounded.size() && i < 5; ++i) names += (i ? ", '" : "'") + unbounded[i] + "'";
+    if (unbounded.size() > 5) names += " and " + std::to_string(unbounded.size() - 5) + " more";
+    std::string shown = ir::display_sym_expr(text);
+    if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
+    Location where;
+    where.node = value;
+    return make_error(ErrorCode::PASS_FAILED,
+                      "cannot compute an upper bound of the symbolic " + what + " '" + shown + "' of '" + value +
+                          "': range_constraints give no max to " + std::string(unbounded.size() == 1 ? "its symbol " : "its symbols ") + names +
+                          " (ExecuTorch's ConstraintBasedSymShapeEvalPass refuses it too, and memory planning "
+                          "needs a bound); give each a max in the dynamic shapes, e.g. Dim(\"" + unbounded.front() +
+                          "\", max=N)",
+                      where);
   }
 
   /// One warning per symbol whose trace-time value (the example input's, the
@@ -252,29 +248,6 @@ class SymShapeEval final : public Pass {
       if (!rc || !rc->upper()) unbounded.push_back(sym);
     }
     return unbounded;
-  }
-
-  /// One warning per symbol without an upper bound.
-  void warn_unbounded(const std::vector<std::string>& unbounded, const std::string& text,
-                      const std::string& value, const std::string& what, int64_t hint) {
-    Location where;
-    where.node = value;
-    // The expression once, and at most 80 characters of it: one of
-    // thousands of symbols repeated in every warning was O(n^2) output.
-    std::string shown;
-    for (const std::string& sym : unbounded) {
-      if (!warned_.insert(sym).second) continue;
-      if (shown.empty()) {
-        shown = ir::display_sym_expr(text);
-        if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
-      }
-      ctx_->warn("symbol '" + sym + "' has no upper bound (first seen in " + what + " '" + shown + "' of '" +
-                     value + "'); tensors are planned at their trace-time sizes (here " +
-                     std::to_string(hint) +
-                     "), as ExecuTorch does (executorch-pipeline.md §5.3); give it a max " +
-                     "in the dynamic shapes to plan for larger inputs",
-                 where);
-    }
   }
 
   const ir::ExportedProgram* ep_ = nullptr;

@@ -159,26 +159,23 @@ TEST_CASE("sym_shape_eval: corpus dynamic_seq - s from 2 to 64") {
   CHECK(run.state.non_const_buffer_sizes == std::vector<uint64_t>{0, 3776});
 }
 
-TEST_CASE("sym_shape_eval: a symbol without an upper bound -> its hint - one warning per symbol") {
+TEST_CASE("sym_shape_eval: a symbol without an upper bound is refused, as ExecuTorch's pass does") {
+  // ExecuTorch's ConstraintBasedSymShapeEvalPass gets int_oo from eval_upper_bound and raises;
+  // planning at the example size (s0 = 3) would overflow for any larger input.
   ExportedProgram ep = testing::et::load_program("fixtures/programs/dynamic_batch/models/model.json");
   testing::et::to_edge_lite(ep);
   strip_max(ep);
   auto run = run_passes(ep, testing::et::to_executorch_passes());
-  REQUIRE_MESSAGE(run.status.ok(), run.status.error().to_string());
-  REQUIRE(run.report.diagnostics.size() == 1);
-  const auto& d = run.report.diagnostics[0];
-  CHECK(d.severity == "warning");
-  CHECK(d.message ==
-        "symbol 's0' has no upper bound (first seen in size 's0' of 'x'); tensors are planned at their trace-time "
-        "sizes (here 3), as ExecuTorch does (executorch-pipeline.md §5.3); give it a max in the dynamic shapes to "
-        "plan for larger inputs");
-  CHECK(d.where.node == std::optional<std::string>("x"));
-  CHECK(d.where.pass == std::optional<std::string>("sym_shape_eval"));
-  CHECK(d.where.method == std::optional<std::string>("forward"));
-  // Planned at the example size (s0 = 3), still DYNAMIC_BOUND.
-  CHECK(describe(run.state, "x") == "float32[3, 4, 8] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[0,9]");
-  CHECK(describe(run.state, "view") == "float32[12, 8] dim_order=[0, 1] dynamic_bound mem=1@0 life=[0,9] view");
-  CHECK(describe(run.state, "relu") == "float32[3, 4, 6] dim_order=[0, 1, 2] dynamic_bound mem=1@0 life=[11,13]");
+  REQUIRE_FALSE(run.status.ok());
+  const Error& e = run.status.error();
+  CHECK(e.code == ErrorCode::PASS_FAILED);
+  CHECK(e.message ==
+        "cannot compute an upper bound of the symbolic size 's0' of 'x': range_constraints give no max to its "
+        "symbol 's0' (ExecuTorch's ConstraintBasedSymShapeEvalPass refuses it too, and memory planning needs a "
+        "bound); give each a max in the dynamic shapes, e.g. Dim(\"s0\", max=N)");
+  CHECK(e.where.node == std::optional<std::string>("x"));
+  CHECK(e.where.pass == std::optional<std::string>("sym_shape_eval"));
+  CHECK(run.report.diagnostics.empty());
 }
 
 TEST_CASE(
@@ -220,14 +217,16 @@ TEST_CASE(
             .find("cannot compute an integer upper bound of the symbolic size '0.5*s0'") == 0);
 }
 
-TEST_CASE("sym_shape_eval: an unbounded size with a negative trace-time value is refused") {
-  ExportedProgram ep = relu_of_size(SymInt(SymExpr{"s0", SymExprHint::of_int(-3)}));
+TEST_CASE("sym_shape_eval: an unbounded expression names its symbols, at most five") {
+  // No range_constraints at all: every symbol is unbounded (bound_sympy gives [1, oo]).
+  ExportedProgram ep = relu_of_size(SymInt(SymExpr{"s0 + s1 + s2 + s3 + s4 + s5 + s6", SymExprHint::of_int(-3)}));
   auto run = run_passes(ep, {"spec_prop", "sym_shape_eval"});
   REQUIRE_FALSE(run.status.ok());
   CHECK(run.status.error().message ==
-        "the symbolic size 's0' of 'x' has no upper bound and a negative trace-time value (-3): a size is "
-        "never "
-        "negative");
+        "cannot compute an upper bound of the symbolic size 's0 + s1 + s2 + s3 + s4 + s5 + s6' of 'x': "
+        "range_constraints give no max to its symbols 's0', 's1', 's2', 's3', 's4' and 2 more (ExecuTorch's "
+        "ConstraintBasedSymShapeEvalPass refuses it too, and memory planning needs a bound); give each a max in "
+        "the dynamic shapes, e.g. Dim(\"s0\", max=N)");
   CHECK(run.status.error().where.node == std::optional<std::string>("x"));
 }
 
