@@ -91,6 +91,12 @@ I floordiv(const I& a, const I& b) {
 I mod(const I& a, const I& b) {
   if (b.lo > 0) {
     if (a.lo >= 0 && a.hi < b.lo) return a;
+    // One divisor d, and a within one multiple's run [k*d, (k+1)*d): a % d
+    // increases with a there (torch's ValueRanges mod: "locally linear if
+    // they are in the same class"), e.g. s0 in [18, 20] % 16 gives [2, 4].
+    if (b.lo == b.hi && a.lo >= 0 && !is_inf(a.hi) && a.lo / b.lo == a.hi / b.lo) {
+      return {a.lo % b.lo, a.hi % b.lo};
+    }
     return {0, b.hi == kPosInf ? kPosInf : b.hi - 1};
   }
   if (b.hi < 0) return {b.lo == kNegInf ? kNegInf : b.lo + 1, 0};

@@ -57,6 +57,12 @@ TEST_CASE("sym_bounds: interval arithmetic over sympy expressions") {
   CHECK(bound("CeilDiv(s0, 4)") == SymInterval{1, 8});
   CHECK(bound("Mod(s0, 3)") == SymInterval{0, 2});
   CHECK(bound("PythonMod(s1, 16)") == SymInterval{1, 8});
+  // Within one run of the divisor's multiples (18..20 and 33..40 here) the remainder increases
+  // with the dividend, as torch's ValueRanges mod maps it; across runs it is [0, d - 1].
+  CHECK(bound("Mod(s0 + 16, 16)") == SymInterval{0, 15});
+  CHECK(bound("Mod(s1 + 17, 16)") == SymInterval{2, 9});
+  CHECK(bound("PythonMod(s1 + 32, 16)") == SymInterval{1, 8});
+  CHECK(bound("Mod(s1 + 32, 3)") == SymInterval{0, 2});
   CHECK(bound("Max(s0, 40)") == SymInterval{40, 40});
   CHECK(bound("Max(s0, s1)") == SymInterval{2, 32});
   CHECK(bound("Min(s0, 10)") == SymInterval{2, 10});
