@@ -215,13 +215,15 @@ class SymShapeEval final : public Pass {
     if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
     Location where;
     where.node = value;
-    return make_error(ErrorCode::PASS_FAILED,
-                      "cannot compute an upper bound of the symbolic " + what + " '" + shown + "' of '" + value +
-                          "': range_constraints give no max to " + std::string(unbounded.size() == 1 ? "its symbol " : "its symbols ") + names +
-                          " (ExecuTorch's ConstraintBasedSymShapeEvalPass refuses it too, and memory planning "
-                          "needs a bound); give each a max in the dynamic shapes, e.g. Dim(\"" + unbounded.front() +
-                          "\", max=N)",
-                      where);
+    return make_error(
+        ErrorCode::PASS_FAILED,
+        "cannot compute an upper bound of the symbolic " + what + " '" + shown + "' of '" + value +
+            "': range_constraints give no max to " +
+            std::string(unbounded.size() == 1 ? "its symbol " : "its symbols ") + names +
+            " (ExecuTorch's ConstraintBasedSymShapeEvalPass refuses it too, and memory planning "
+            "needs a bound); give each a max in the dynamic shapes, e.g. Dim(\"" +
+            unbounded.front() + "\", max=N)",
+        where);
   }
 
   /// One warning per symbol whose trace-time value (the example input's, the

@@ -175,10 +175,11 @@ TEST_CASE("sym_shape_eval: a symbol without an upper bound is refused, as ExecuT
   REQUIRE_FALSE(run.status.ok());
   const Error& e = run.status.error();
   CHECK(e.code == ErrorCode::PASS_FAILED);
-  CHECK(e.message ==
-        "cannot compute an upper bound of the symbolic size 's0' of 'x': range_constraints give no max to its "
-        "symbol 's0' (ExecuTorch's ConstraintBasedSymShapeEvalPass refuses it too, and memory planning needs a "
-        "bound); give each a max in the dynamic shapes, e.g. Dim(\"s0\", max=N)");
+  CHECK(
+      e.message ==
+      "cannot compute an upper bound of the symbolic size 's0' of 'x': range_constraints give no max to its "
+      "symbol 's0' (ExecuTorch's ConstraintBasedSymShapeEvalPass refuses it too, and memory planning needs a "
+      "bound); give each a max in the dynamic shapes, e.g. Dim(\"s0\", max=N)");
   CHECK(e.where.node == std::optional<std::string>("x"));
   CHECK(e.where.pass == std::optional<std::string>("sym_shape_eval"));
   CHECK(run.report.diagnostics.empty());
@@ -225,13 +226,15 @@ TEST_CASE(
 
 TEST_CASE("sym_shape_eval: an unbounded expression names its symbols, at most five") {
   // No range_constraints at all: every symbol is unbounded (bound_sympy gives [1, oo]).
-  ExportedProgram ep = relu_of_size(SymInt(SymExpr{"s0 + s1 + s2 + s3 + s4 + s5 + s6", SymExprHint::of_int(-3)}));
+  ExportedProgram ep =
+      relu_of_size(SymInt(SymExpr{"s0 + s1 + s2 + s3 + s4 + s5 + s6", SymExprHint::of_int(-3)}));
   auto run = run_passes(ep, {"spec_prop", "sym_shape_eval"});
   REQUIRE_FALSE(run.status.ok());
   CHECK(run.status.error().message ==
         "cannot compute an upper bound of the symbolic size 's0 + s1 + s2 + s3 + s4 + s5 + s6' of 'x': "
         "range_constraints give no max to its symbols 's0', 's1', 's2', 's3', 's4' and 2 more (ExecuTorch's "
-        "ConstraintBasedSymShapeEvalPass refuses it too, and memory planning needs a bound); give each a max in "
+        "ConstraintBasedSymShapeEvalPass refuses it too, and memory planning needs a bound); give each a max "
+        "in "
         "the dynamic shapes, e.g. Dim(\"s0\", max=N)");
   CHECK(run.status.error().where.node == std::optional<std::string>("x"));
 }
