@@ -244,6 +244,15 @@ Status check_runtime_ops(const ir::ExportedProgram& ep) {
   for (const ir::Node& node : ep.graph()) {
     const ops::OpSchema* schema = passes::target_schema(node.target());
     if (schema == nullptr || schema->is_out_variant() || ops::op_table().kernels(*schema) != 0) continue;
+    if (passes::is_symbolic_op(node.target())) {
+      // Not a tensor op: no out variant would help (e.g. aten.sym_stride.int).
+      return make_error(
+          ErrorCode::UNSUPPORTED_OPERATOR,
+          "operator " + schema->qualified_name() + (schema->overload.empty() ? "" : "." + schema->overload) +
+              " computes a symbolic int, and no ExecuTorch kernel library runs it (its prim ops "
+              "include sym_size.int and sym_numel)",
+          ir::node_location(node));
+    }
     return make_error(ErrorCode::UNSUPPORTED_OPERATOR,
                       "operator " + schema->qualified_name() + (schema->overload.empty() ? "" : "." + schema->overload) +
                           " is not an out variant and no ExecuTorch kernel library runs it; the to_out_variant pass "

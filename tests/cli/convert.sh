@@ -168,6 +168,19 @@ set -e
 test "$rc" -eq 1
 grep -q "^UNSUPPORTED_OPERATOR: operator aten::permute is not an out variant and no ExecuTorch kernel library runs it; .* (method=forward entry=archive/models/model.json pointer=/graph_module/graph/nodes/0 node=permute " "$work/err.txt"
 test ! -e "$work/f.pte"
+# A symbolic op without a runtime kernel (ExecuTorch's prim ops have sym_size.int, not sym_stride.int).
+rm -rf "$work/sst" && cp -r "$src/tests/fixtures/corpus/dynamic_seq/json" "$work/sst"
+python3 - "$work/sst/models/model.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["graph_module"]["graph"]["nodes"][0]
+assert n["target"] == "torch.ops.aten.sym_size.int"
+n["target"] = "torch.ops.aten.sym_stride.int"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+if "$bin" convert "$work/sst" -o "$work/sst.pte" 2> "$work/err.txt"; then exit 1; fi
+grep -q "^UNSUPPORTED_OPERATOR: operator aten::sym_stride.int computes a symbolic int, and no ExecuTorch kernel library runs it (its prim ops include sym_size.int and sym_numel) (method=forward entry=models/model.json pointer=/graph_module/graph/nodes/0 node=sym_size_int_1 " "$work/err.txt"
+test ! -e "$work/sst.pte"
 
 # A pass list keeps the default order: sym_shape_eval after memory_planning is refused before anything runs.
 expect_fail OPTION_INVALID "$src/tests/fixtures/corpus/dynamic_seq/dynamic_seq.pt2" --passes spec_prop,memory_planning,sym_shape_eval
