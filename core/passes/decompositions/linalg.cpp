@@ -1,5 +1,7 @@
 // Linear algebra: linear, matmul and the ops their decompositions reach
 // (dot, mv, t, transpose), plus baddbmm.
+#include <cmath>
+
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/table.h"
 
@@ -67,13 +69,24 @@ void transpose_rule(Rewriter& rw) {
 /// aten.baddbmm.default → torch._decomp baddbmm: bmm(batch1, batch2), * alpha when
 /// alpha != 1, self * beta when beta != 1 (beta == 0 drops self), add.Tensor; in
 /// float32 for half/bfloat16 inputs (its @pw_cast_for_opmath casts self, batch1
-/// and batch2 up in that order, the result back), as mv.
+/// and batch2 up in that order, the result back), as mv. For an integer (or
+/// bool) self, alpha and beta become ints first, as its int(beta) / int(alpha).
 void baddbmm_rule(Rewriter& rw) {
   OpMath om{rw};
   Number beta = rw.take(rw.args().number("beta"));
   Number alpha = rw.take(rw.args().number("alpha"));
-  const bool keep_self = beta.as_double() != 0.0;  // beta == 0: self's cast is dead code, not traced
   std::string self = rw.tensor("self");
+  if (!rw.ok()) return;
+  if (!ir::is_floating(rw.meta(self).dtype)) {
+    auto python_int = [](Number n) {
+      return n.is_float() && std::isfinite(n.d) && std::fabs(n.d) < 9.0e18
+                 ? Number::of_int(static_cast<int64_t>(std::trunc(n.d)))
+                 : (n.kind == Number::Kind::Bool ? Number::of_int(n.i) : n);
+    };
+    beta = python_int(beta);
+    alpha = python_int(alpha);
+  }
+  const bool keep_self = beta.as_double() != 0.0;  // beta == 0: self's cast is dead code, not traced
   if (keep_self) self = om.up(self);
   std::string b1 = om.up(rw.tensor("batch1"));
   std::string b2 = om.up(rw.tensor("batch2"));

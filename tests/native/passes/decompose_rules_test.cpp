@@ -908,6 +908,22 @@ TEST_CASE("decompose baddbmm") {
                     "  return (%add)\n");
 }
 
+TEST_CASE("decompose baddbmm of int32: alpha and beta made ints first, as torch's int(alpha) / int(beta)") {
+  // beta 0.5 -> 0 drops self; alpha 2.5 -> 2 multiplies by an int (the result stays int32).
+  ProgramBuilder b;
+  auto s = b.input("s", ScalarType::Int, {2, 3, 5});
+  auto x = b.input("x", ScalarType::Int, {2, 3, 4});
+  auto y = b.input("y", ScalarType::Int, {2, 4, 5});
+  b.output(b.call("aten.baddbmm.default", {arg_tensor(s), arg_tensor(x), arg_tensor(y)},
+                  {ScalarType::Int, {2, 3, 5}}, {{"beta", arg_float(0.5)}, {"alpha", arg_float(2.5)}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%s: int32[2, 3, 5], %x: int32[2, 3, 4], %y: int32[2, 4, 5]):\n"
+                    "  %bmm: int32[2, 3, 5] = aten.bmm.default(%x, %y)\n"
+                    "  %mul: int32[2, 3, 5] = aten.mul.Tensor(%bmm, 2)\n"
+                    "  return (%mul)\n");
+}
+
 TEST_CASE("decompose baddbmm in float16 / bfloat16: computed in float32, as torch's pw_cast_for_opmath") {
   // torch/_decomp/decompositions.py wraps baddbmm in @pw_cast_for_opmath: self,
   // batch1 and batch2 are cast to float32 in that order and the result back.
