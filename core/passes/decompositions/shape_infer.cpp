@@ -992,6 +992,11 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
         numbers.push_back(n);
       }
     }
+    if (name == "masked_fill" && metas.size() >= 2 && metas[1].dtype != ir::ScalarType::Bool) {
+      // at::masked_fill_'s check ("only supports boolean masks").
+      return shape_error(op, "only supports boolean masks, but mask is " +
+                                 std::string(ir::scalar_type_name(metas[1].dtype)));
+    }
     if (name == "masked_fill" && metas.size() == 3 && metas[2].rank() != 0) {
       return shape_error(
           op, "only supports a 0-d value tensor, but value is of size " + shape_text(metas[2].sizes, st));

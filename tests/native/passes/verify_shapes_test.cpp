@@ -362,6 +362,13 @@ TEST_CASE("verify_shapes: masked_fill gives the broadcast of self and mask, and 
                   {T::Float, {2, 3}}) ==
         "node \"masked_fill\": aten::masked_fill.Tensor: only supports a 0-d value tensor, but value is "
         "of size [1]");
+  // A mask must be bool (at::masked_fill_), in both overloads.
+  CHECK(check_one({{T::Float, {2, 3}}, {T::Byte, {2, 3}}}, "aten.masked_fill.Scalar", {arg_float(0.0)},
+                  {T::Float, {2, 3}}) ==
+        "node \"masked_fill\": aten::masked_fill.Scalar: only supports boolean masks, but mask is uint8");
+  CHECK(check_one({{T::Float, {2, 3}}, {T::Float, {2, 3}}, {T::Float, {}}}, "aten.masked_fill.Tensor", {},
+                  {T::Float, {2, 3}}) ==
+        "node \"masked_fill\": aten::masked_fill.Tensor: only supports boolean masks, but mask is float32");
 }
 
 namespace {
