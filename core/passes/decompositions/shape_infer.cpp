@@ -1565,6 +1565,12 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
                                      " cannot be broadcast to the indexing result of size " +
                                      shape_text(*target, st));
         }
+        // make_index_put_iterator's second check (a bool mask may go to masked_fill_ instead).
+        if (v.dtype != s.dtype) {
+          return shape_error(op, "values must have self's dtype " +
+                                     std::string(ir::scalar_type_name(s.dtype)) + ", but they are " +
+                                     std::string(ir::scalar_type_name(v.dtype)));
+        }
       }
     }
     return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad || v.requires_grad));

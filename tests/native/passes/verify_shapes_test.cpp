@@ -378,7 +378,8 @@ namespace {
 /// verify_shapes error message, or "" when the program passes.
 std::string check_index_put(const std::vector<int64_t>& self,
                             const std::vector<std::optional<std::vector<int64_t>>>& idx,
-                            const std::vector<int64_t>& values, bool mask = false) {
+                            const std::vector<int64_t>& values, bool mask = false,
+                            ScalarType values_dtype = ScalarType::Float) {
   ProgramBuilder b;
   auto x = b.input("x", ScalarType::Float, self);
   std::vector<OptionalTensorArgument> indices;
@@ -390,7 +391,7 @@ std::string check_index_put(const std::vector<int64_t>& self,
     indices.push_back(
         {b.input("i" + std::to_string(i), mask ? ScalarType::Bool : ScalarType::Long, *idx[i])});
   }
-  auto v = b.input("v", ScalarType::Float, values);
+  auto v = b.input("v", values_dtype, values);
   b.output(b.call("aten.index_put.default",
                   {arg_tensor(x), Argument::make<ArgTag::OptionalTensors>(indices), arg_tensor(v)},
                   {ScalarType::Float, self}));
@@ -409,6 +410,9 @@ TEST_CASE("verify_shapes: index_put wants values that broadcast to the indexed p
   CHECK(check_index_put({4, 5}, Idx{Shape{3}}, {5}) == "");
   CHECK(check_index_put({4, 5}, Idx{Shape{3}}, {1}) == "");
   CHECK(check_index_put({4, 5}, Idx{Shape{3}}, {}) == "");
+  // make_index_put_iterator: values of another dtype are refused (no promotion).
+  CHECK(check_index_put({4, 5}, Idx{Shape{3}}, {3, 5}, false, ScalarType::Long) ==
+        "node \"index_put\": aten::index_put: values must have self's dtype float32, but they are int64");
   CHECK(
       check_index_put({4, 5}, Idx{Shape{3}}, {4, 5}) ==
       "node \"index_put\": aten::index_put: shape mismatch: values of size [4, 5] cannot be broadcast to the "
