@@ -114,10 +114,14 @@ class SymShapeEval final : public Pass {
 
  private:
   /// A view (remove_view_copy) shares its base's memory, so at their upper
-  /// bounds both must hold the same bytes: ExecuTorch's _ViewSpec checks
-  /// nbytes on every access and raises. Their hints agreed when the view
+  /// bounds both must hold the same bytes. Their hints agreed when the view
   /// was made, but sizes over differently bounded symbols (s53 against s99)
-  /// part here, and the view would overrun its base's planned storage.
+  /// part here, and the view would overrun its base's planned storage: the
+  /// runtime gives it its upper-bound bytes from the base's offset, past the
+  /// arena's end when the base is last. ExecuTorch does not check this (its
+  /// _ViewSpec compares nbytes only when the view is made, at trace-time
+  /// sizes: "We do not guard nbytes because dynamic symints are replaced by
+  /// upper bounds") and writes such a file; pteforge refuses it instead.
   /// PASS_FAILED at the view's node.
   Status check_views(const ir::Graph& graph, const SpecTable& specs,
                      const std::vector<const std::string*>& names) {
@@ -130,8 +134,9 @@ class SymShapeEval final : public Pass {
           "the view '" + *name + "' holds " + std::to_string(view->nbytes()) + " bytes at its upper bounds " +
           list_text(view->sizes) + " but shares the memory of a " + std::to_string(base.nbytes()) +
           "-byte base " + list_text(base.sizes) +
-          ": their sizes use symbols with different bounds (ExecuTorch's _ViewSpec requires "
-          "the same byte size and raises)";
+          ": their sizes use symbols with different bounds, so the view would reach past its base's memory "
+          "(ExecuTorch's _ViewSpec compares the byte sizes only at trace-time sizes and writes such a view); "
+          "give the symbols the same bounds";
       const ir::Node* node = graph.producer(*name);
       if (node) return ctx_->error_at(ErrorCode::PASS_FAILED, std::move(message), *node);
       return make_error(ErrorCode::PASS_FAILED, std::move(message));
