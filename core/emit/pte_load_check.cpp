@@ -309,15 +309,19 @@ class Checker {
   /// Where the tensor's `nbytes` bytes come from (getTensorDataPtr).
   void check_data(const fb::Tensor& t, uint64_t nbytes, const std::string& at) {
     const fb::ExtraTensorInfo* extra = t.extra_tensor_info();
+    const fb::AllocationDetails* alloc = t.allocation_info();
     if (extra && extra->location() == fb::TensorDataLocation::EXTERNAL) {
       if (!extra->fully_qualified_name()) {
         add(at + "/extra_tensor_info/fully_qualified_name",
             "missing: an EXTERNAL tensor is found by its name");
       }
-      return;  // the data comes from a .ptd file
+      // The data comes from a .ptd file: a constant as it lies there, a
+      // planned (mutable) one loaded into its planned memory, which must fit
+      // (getTensorDataPtr's external branch calls getMemPlannedPtr).
+      if (alloc) check_planned(*alloc, nbytes, at + "/allocation_info");
+      return;
     }
     const uint32_t index = t.data_buffer_idx();
-    const fb::AllocationDetails* alloc = t.allocation_info();
     if (alloc) {
       check_planned(*alloc, nbytes, at + "/allocation_info");
       if (index > 0) check_mutable_data(index, nbytes, at);

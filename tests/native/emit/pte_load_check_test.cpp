@@ -102,6 +102,19 @@ TEST_CASE("planned tensors must fit their buffer") {
   CHECK(high ==
         std::vector<LoadProblem>{{"/execution_plan/0/values/2/val/allocation_info",
                                   "12 bytes at offset 4294967296 do not fit planned buffer 1 (32 bytes)"}});
+  // An EXTERNAL tensor with a placement is loaded from the .ptd into its planned
+  // memory (getTensorDataPtr's external branch), which must fit as well.
+  auto external = problems_after([](Program& p) {
+    Tensor& t = tensor(p, 2);
+    t.allocation_info->memory_offset = 24;
+    ExtraTensorInfo info;
+    info.location = TensorDataLocation::External;
+    info.fully_qualified_name = "out";
+    t.extra_tensor_info = info;
+  });
+  CHECK(external ==
+        std::vector<LoadProblem>{{"/execution_plan/0/values/2/val/allocation_info",
+                                  "12 bytes at offset 24 do not fit planned buffer 1 (32 bytes)"}});
 }
 
 TEST_CASE("constants must name an entry of the constant segment and fit in it") {
