@@ -660,4 +660,10 @@ Result<std::string> decode_pte_json(std::string_view bytes, const DecodeOptions&
   return decoded_pte_to_json(decoded, options.json_style);
 }
 
+std::optional<uint64_t> segment_file_offset(const PteFileInfo& info, const DataSegment& s) {
+  const uint64_t in_file = info.file_size - std::min(info.file_size, info.segment_base_offset);
+  if (s.offset > in_file) return std::nullopt;
+  return info.segment_base_offset + s.offset;
+}
+
 }  // namespace pteforge::emit

@@ -77,6 +77,11 @@ struct DecodedPte {
   std::vector<LoadProblem> layout_problems;
 };
 
+/// Where segment `s` starts in the file (segment_base_offset + its offset),
+/// or nullopt when that is past the end of the file (a size-0 segment may
+/// name any offset; the sum could also pass 64 bits).
+std::optional<uint64_t> segment_file_offset(const PteFileInfo& info, const DataSegment& s);
+
 /// Decodes a .pte (or its start, see DecodeOptions::file_size) into the
 /// Program model. Inline data (deprecated constant_buffer, inline delegate
 /// blobs) is copied; segment data is not read, only its bounds are checked.

@@ -469,8 +469,12 @@ class ReadableJson {
       w_.Uint64(s.offset);
       o_.key("size");
       w_.Uint64(s.size);
-      o_.key("file_offset");
-      w_.Uint64(d.info.segment_base_offset + s.offset);
+      o_.key("file_offset");  // null: past the end of the file
+      if (const std::optional<uint64_t> at = segment_file_offset(d.info, s)) {
+        w_.Uint64(*at);
+      } else {
+        w_.Null();
+      }
       w_.EndObject();
     }
     w_.EndArray();

@@ -231,9 +231,13 @@ std::string format_pte_summary(const DecodedPte& d) {
   out += "\nsegments (" + std::to_string(p.segments.size()) + "):\n";
   for (size_t i = 0; i < p.segments.size(); ++i) {
     const auto& s = p.segments[i];
-    out += "  " + std::to_string(i) + ": offset " + std::to_string(s.offset) + ", size " + std::to_string(s.size) +
-           " (file bytes " + std::to_string(info.segment_base_offset + s.offset) + ".." +
-           std::to_string(info.segment_base_offset + s.offset + s.size) + ")\n";
+    out += "  " + std::to_string(i) + ": offset " + std::to_string(s.offset) + ", size " +
+           std::to_string(s.size);
+    if (const std::optional<uint64_t> at = segment_file_offset(info, s)) {
+      out += " (file bytes " + std::to_string(*at) + ".." + std::to_string(*at + s.size) + ")\n";
+    } else {
+      out += " (past the end of the file)\n";
+    }
   }
   auto u64 = [](uint64_t v) { return std::to_string(v); };
   if (p.constant_segment) {

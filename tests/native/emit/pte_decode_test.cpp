@@ -167,6 +167,18 @@ TEST_CASE("add.pte (older toolchain) has no extended header and compact pytree s
   CHECK(plan.container_meta_type.encoded_out_str == "$");
 }
 
+TEST_CASE("a size-0 segment past the end of the file has no file offset (not a wrapped-around one)") {
+  DecodedPte d = decode_reference("add.pte");  // 728 bytes, no extended header, segment 0 = {0, 0}
+  CHECK(segment_file_offset(d.info, d.program.segments[0]) == std::optional<uint64_t>(728));
+  d.program.segments[0].offset = UINT64_MAX;  // 728 + it wraps to 727
+  CHECK(segment_file_offset(d.info, d.program.segments[0]) == std::nullopt);
+  const std::string json = decoded_pte_to_json(d);
+  CHECK(json.find("\"file_offset\": null") != std::string::npos);
+  CHECK(json.find("\"file_offset\": 727") == std::string::npos);
+  CHECK(format_pte_summary(d).find("  0: offset 18446744073709551615, size 0 (past the end of the file)\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("module_linear_no_constant_segment.pte keeps constants inline (deprecated), spec 7.3") {
   std::string bytes = read_file(reference_path("module_linear_no_constant_segment.pte"));
   CHECK(read_u32_le(reinterpret_cast<const uint8_t*>(bytes.data())) == 36);
