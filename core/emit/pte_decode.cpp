@@ -14,6 +14,11 @@
 namespace pteforge::emit {
 namespace {
 
+/// Bytes of the file from segment_base_offset to its end (0 when the base is past it).
+uint64_t bytes_after_segment_base(const PteFileInfo& info) {
+  return info.file_size - std::min(info.file_size, info.segment_base_offset);
+}
+
 namespace fb = executorch_flatbuffer;
 
 // Offsets in a flatbuffer are signed 32-bit; the verifier refuses anything larger.
@@ -249,8 +254,7 @@ class Decoder {
   // (the runtime ignores segment_data_size), a subsegment offset past its
   // segment's end (check_method_load checks those a method reads).
   Status check_segments(const Program& p, const PteFileInfo& info) const {
-    // Bytes from segment_base_offset to the end of the file.
-    const uint64_t in_file = info.file_size - std::min(info.file_size, info.segment_base_offset);
+    const uint64_t in_file = bytes_after_segment_base(info);
     uint64_t needed = 0;  // the end of the furthest segment
     for (size_t i = 0; i < p.segments.size(); ++i) {
       const auto& s = p.segments[i];
@@ -661,8 +665,7 @@ Result<std::string> decode_pte_json(std::string_view bytes, const DecodeOptions&
 }
 
 std::optional<uint64_t> segment_file_offset(const PteFileInfo& info, const DataSegment& s) {
-  const uint64_t in_file = info.file_size - std::min(info.file_size, info.segment_base_offset);
-  if (s.offset > in_file) return std::nullopt;
+  if (s.offset > bytes_after_segment_base(info)) return std::nullopt;
   return info.segment_base_offset + s.offset;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "ir/printer.h"
+#include "support/list_text.h"
 #include "support/name_map.h"
 
 namespace pteforge::serde {
@@ -13,15 +14,6 @@ Error entry_error(ErrorCode code, std::string message, const std::string& entry)
   Location where;
   where.entry = entry;
   return make_error(code, std::move(message), where);
-}
-
-std::string dims(const std::vector<int64_t>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) out += ", ";
-    out += std::to_string(v[i]);
-  }
-  return out + "]";
 }
 
 }  // namespace
@@ -182,7 +174,7 @@ Result<ir::StateBinding> bind_state(const ir::ExportedProgram& ep, const Payload
       return entry_error(ErrorCode::PAYLOAD_INVALID,
                          "payload of " + what() + " has " + std::to_string(storage.size_bytes) +
                              " bytes but the view " + std::string(ir::scalar_type_name(ref.dtype)) +
-                             dims(ref.sizes) + " (strides " + dims(ref.strides) + ", offset " +
+                             list_text(ref.sizes) + " (strides " + list_text(ref.strides) + ", offset " +
                              std::to_string(ref.storage_offset) + ") needs " + std::to_string(end),
                          entry_of(storage));
     }

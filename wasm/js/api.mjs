@@ -97,10 +97,9 @@ function snapshotInput(input) {
   const fields = 'files' in copy ? null
     : 'data' in copy ? ['data', 'name']
       : typeof copy.path === 'string' ? ['path'] : null;
-  const kind = 'data' in copy ? 'data' : 'path';
   const unknown = fields && Object.keys(copy).find((k) => !fields.includes(k) && copy[k] !== undefined);
   if (unknown) {
-    throw new PteforgeError('OPTION_INVALID', `unknown field "${unknown}" in a {${kind}} input (it has ${fields.join(' and ')})`);
+    throw new PteforgeError('OPTION_INVALID', `unknown field "${unknown}" in a {${fields[0]}} input (it has ${fields.join(' and ')})`);
   }
   return copy;
 }
