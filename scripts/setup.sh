@@ -35,6 +35,7 @@ packages=(
   libxxhash-dev                             # xxhash.h (XXH3-128 constant dedup, header-only)
   robin-map-dev                             # tsl/robin_map.h (the IR's name tables, header-only)
   libzip-dev                                # .pt2 archives, native CLI
+  libdeflate-dev                            # CRC-32 of archive entries, native CLI
   libmimalloc-dev                           # the native CLI's allocator (cmake/Dependencies.cmake)
   clang-14 libclang-rt-14-dev               # ASan/UBSan build (preset native-asan) and its runtimes
   emscripten node-acorn                     # WASM build (acorn: E1)

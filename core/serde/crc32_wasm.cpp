@@ -1,4 +1,4 @@
-// crc32_update under Emscripten (no zlib there; see archive_zip.h): the
+// crc32_update under Emscripten (no libdeflate there; see archive_zip.h): the
 // reflected CRC-32 with eight 256-entry tables, so each step folds 8 input
 // bytes with 8 table lookups instead of one byte per lookup. Table k maps a
 // byte to the CRC of that byte followed by k zero bytes.
