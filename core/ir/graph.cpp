@@ -81,6 +81,11 @@ struct GraphData {
   NodeId next_id = 1;
   uint32_t next_table_order = 0;
   bool order_dirty = false;
+  /// node_snapshot()'s last result while no node was placed, inserted, moved
+  /// or erased since (most passes change no node order, and the next pass's
+  /// snapshot then copies this instead of walking the list).
+  std::vector<Node*> snapshot;
+  bool snapshot_valid = false;
   /// Graph-valued inputs (nested graphs) of the attached nodes.
   size_t graph_args = 0;
   std::shared_ptr<const std::string> json_pointer;
@@ -292,6 +297,7 @@ struct GraphData {
 
   /// A new detached node at the end of the list (GraphLoader::place).
   Node& place() {
+    snapshot_valid = false;
     auto it = nodes.emplace(nodes.end());
     it->self_ = it;
     return *it;
@@ -735,10 +741,13 @@ const Node* Graph::first_node() const { return d_->nodes.empty() ? nullptr : &d_
 const Node* Graph::last_node() const { return d_->nodes.empty() ? nullptr : &d_->nodes.back(); }
 
 std::vector<Node*> Graph::node_snapshot() {
-  std::vector<Node*> out;
-  out.reserve(d_->nodes.size());
-  for (Node& n : d_->nodes) out.push_back(&n);
-  return out;
+  if (!d_->snapshot_valid) {
+    d_->snapshot.clear();
+    d_->snapshot.reserve(d_->nodes.size());
+    for (Node& n : d_->nodes) d_->snapshot.push_back(&n);
+    d_->snapshot_valid = true;
+  }
+  return d_->snapshot;
 }
 
 Node* Graph::next(const Node& n) {
@@ -762,6 +771,7 @@ uint64_t Graph::position(const Node& n) const {
 }
 
 Node& Graph::append(Node node) {
+  d_->snapshot_valid = false;
   auto it = d_->nodes.emplace(d_->nodes.end(), std::move(node));
   d_->attach(*it, it);
   return *it;
@@ -772,12 +782,14 @@ Node& GraphLoader::place(Graph& g) { return g.d_->place(); }
 void GraphLoader::attach(Graph& g, Node& n) { g.d_->attach_placed(n); }
 
 Node& Graph::insert_before(Node& pos, Node node) {
+  d_->snapshot_valid = false;
   auto it = d_->nodes.emplace(pos.self_, std::move(node));
   d_->attach(*it, it);
   return *it;
 }
 
 Node& Graph::insert_after(Node& pos, Node node) {
+  d_->snapshot_valid = false;
   auto it = d_->nodes.emplace(std::next(pos.self_), std::move(node));
   d_->attach(*it, it);
   return *it;
@@ -785,12 +797,14 @@ Node& Graph::insert_after(Node& pos, Node node) {
 
 void Graph::move_before(Node& node, Node& pos) {
   if (&node == &pos) return;
+  d_->snapshot_valid = false;
   d_->nodes.splice(pos.self_, d_->nodes, node.self_);
   d_->assign_order(node);
 }
 
 void Graph::move_after(Node& node, Node& pos) {
   if (&node == &pos) return;
+  d_->snapshot_valid = false;
   d_->nodes.splice(std::next(pos.self_), d_->nodes, node.self_);
   d_->assign_order(node);
 }
@@ -819,6 +833,7 @@ Status Graph::erase(Node& node) {
     if (idx != d_->node_index.end() && idx->second == &node) d_->node_index.erase(idx);
   }
   d_->name_freed(node.name_);
+  d_->snapshot_valid = false;
   d_->nodes.erase(node.self_);
   return Status::Ok();
 }

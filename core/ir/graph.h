@@ -114,7 +114,8 @@ class Graph {
   /// One past the largest NodeId given out so far: every node's id() is
   /// below it, so passes can index per-node tables by id.
   NodeId node_id_bound() const;
-  /// Pointers to every node in order (safe to iterate while mutating).
+  /// Pointers to every node in order (safe to iterate while mutating). A copy
+  /// of the last snapshot while no node was inserted, moved or erased since.
   std::vector<Node*> node_snapshot();
   Node* first_node();
   Node* last_node();

@@ -233,6 +233,33 @@ TEST_CASE("graph: unique_name, move_before and graph inputs") {
   CHECK(g.find_value("y") == nullptr);
 }
 
+TEST_CASE("graph: node_snapshot follows every insertion, move and erasure after an earlier snapshot") {
+  Graph g = test::make_chain();
+  CHECK(names(g.node_snapshot()) == std::vector<std::string>{"mm", "relu", "add"});
+  CHECK(names(g.node_snapshot()) ==
+        std::vector<std::string>{"mm", "relu", "add"});  // unchanged: the kept copy
+  Node* relu = g.find_node("relu");
+  g.insert_after(*relu,
+                 test::call("torch.ops.aten.neg.default", {positional("self", arg_tensor("relu"))}, "neg"));
+  CHECK(names(g.node_snapshot()) == std::vector<std::string>{"mm", "relu", "neg", "add"});
+  g.insert_before(*relu,
+                  test::call("torch.ops.aten.abs.default", {positional("self", arg_tensor("mm"))}, "abs"));
+  CHECK(names(g.node_snapshot()) == std::vector<std::string>{"mm", "abs", "relu", "neg", "add"});
+  g.append(test::call("torch.ops.aten.exp.default", {positional("self", arg_tensor("add"))}, "exp"));
+  CHECK(names(g.node_snapshot()) == std::vector<std::string>{"mm", "abs", "relu", "neg", "add", "exp"});
+  g.move_before(*g.find_node("neg"), *g.find_node("abs"));
+  CHECK(names(g.node_snapshot()) == std::vector<std::string>{"mm", "neg", "abs", "relu", "add", "exp"});
+  g.move_after(*g.find_node("neg"), *g.find_node("add"));
+  CHECK(names(g.node_snapshot()) == std::vector<std::string>{"mm", "abs", "relu", "add", "neg", "exp"});
+  REQUIRE(g.erase(*g.find_node("exp")).ok());
+  REQUIRE(g.erase(*g.find_node("neg")).ok());
+  REQUIRE(g.erase(*g.find_node("abs")).ok());
+  CHECK(names(g.node_snapshot()) == std::vector<std::string>{"mm", "relu", "add"});
+  // A rename changes no order; the snapshot's pointers see the new name.
+  g.find_node("relu")->set_name("relu_renamed");
+  CHECK(names(g.node_snapshot()) == std::vector<std::string>{"mm", "relu_renamed", "add"});
+}
+
 TEST_CASE("exported program: replace_all_uses also updates output specs and call signatures") {
   ExportedProgram ep = test::make_program();
   ModuleCallEntry entry;
