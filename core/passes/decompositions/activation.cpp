@@ -1,5 +1,6 @@
 // Activations, softmax and dropout.
 #include "passes/decompositions/builders.h"
+#include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
 
 namespace pteforge::passes::decomp {
@@ -106,12 +107,61 @@ void identity_dropout_rule(Rewriter& rw) {
   rw.set_outputs({x});
 }
 
+/// aten.mish.default → torch._refs.nn.functional.mish (DEFAULT type promotion, so
+/// float16/bfloat16 compute in float32): self * tanh(softplus(self)) (softplus.default,
+/// tanh, mul.Tensor; softplus is decomposed in turn).
+void mish_rule(Rewriter& rw) {
+  OpMath om{rw};
+  std::string x = om.up(rw.tensor("self"));
+  std::string sp = rw.call("aten.softplus.default", {ir::arg_tensor(x)});
+  std::string th = rw.call("aten.tanh.default", {ir::arg_tensor(sp)});
+  rw.set_outputs({om.down(rw.call("aten.mul.Tensor", {ir::arg_tensor(x), ir::arg_tensor(th)}))});
+}
+
+/// aten.glu.default → torch._refs.nn.functional.glu (DEFAULT type promotion): the
+/// halves of `dim` by tensor_split(self, 2, dim) (at::native tensor_split_sections:
+/// slice.Tensor(x, d, 0, n/2), slice.Tensor(x, d, n/2, n), d wrapped), then
+/// first * sigmoid(second). A halved dimension of symbolic size is refused.
+void glu_rule(Rewriter& rw) {
+  std::string self = rw.tensor("self");
+  int64_t dim = rw.int_("dim");
+  Meta m = rw.meta(self);
+  if (!rw.ok()) return;
+  if (m.rank() == 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "glu does not support 0-dimensional tensors");
+    return;
+  }
+  int64_t d = rw.take(normalize_dim(dim, m.rank()));
+  if (!rw.ok()) return;
+  if (!m.sizes[d].is_constant()) {
+    rw.unsupported("halving a dimension of symbolic size " + rw.symbols().display(m.sizes[d]));
+    return;
+  }
+  int64_t n = m.sizes[d].value();
+  if (n % 2 != 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "glu: halving dimension must be even, but dimension " +
+                                          std::to_string(d) + " is size " + std::to_string(n));
+    return;
+  }
+  OpMath om{rw};
+  std::string x = om.up(self);
+  std::string a =
+      rw.call("aten.slice.Tensor", {ir::arg_tensor(x), ir::arg_int(d), ir::arg_int(0), ir::arg_int(n / 2)});
+  std::string b =
+      rw.call("aten.slice.Tensor", {ir::arg_tensor(x), ir::arg_int(d), ir::arg_int(n / 2), ir::arg_int(n)});
+  std::string s = rw.call("aten.sigmoid.default", {ir::arg_tensor(b)});
+  rw.set_outputs({om.down(rw.call("aten.mul.Tensor", {ir::arg_tensor(a), ir::arg_tensor(s)}))});
+}
+
 }  // namespace
 
 void add_activation_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.silu.default", silu_rule, "torch._decomp.decompositions.silu"});
   out.push_back({"aten.hardswish.default", hardswish_rule, "torch._decomp.decompositions.hardswish"});
   out.push_back({"aten.hardsigmoid.default", hardsigmoid_rule, "torch._decomp.decompositions.hardsigmoid"});
+  out.push_back({"aten.mish.default", mish_rule, "torch._refs.nn.functional.mish"});
+  out.push_back(
+      {"aten.glu.default", glu_rule, "torch._refs.nn.functional.glu (tensor_split → slice.Tensor)"});
   out.push_back({"aten.relu6.default", relu6_rule, "at::native::relu6 → hardtanh(x, 0, 6)"});
   out.push_back({"aten.softmax.int", softmax_rule, "at::native::softmax (SoftMax.cpp) → _softmax"});
   out.push_back({"aten.log_softmax.int", log_softmax_rule, "at::native::log_softmax (SoftMax.cpp) → _log_softmax"});

@@ -903,9 +903,9 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
   // ---- elementwise ---------------------------------------------------------------------------
   static const char* const kFloatUnary[] = {"sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "sin", "cos",
                                            "erf",     "gelu", "reciprocal", "expm1", "log1p", "exp2"};
-  static const char* const kSameUnary[] = {"relu", "neg", "abs", "hardtanh", "clamp", "leaky_relu", "elu",
-                                          "sign", "floor", "ceil", "round", "trunc", "bitwise_not", "fill",
-                                          "clone", "flip", "roll"};
+  static const char* const kSameUnary[] = {"relu",        "neg",  "abs",   "hardtanh", "clamp", "leaky_relu",
+                                           "elu",         "sign", "floor", "ceil",     "round", "trunc",
+                                           "bitwise_not", "fill", "clone", "flip",     "roll",  "softplus"};
   static const char* const kBoolUnary[] = {"logical_not", "isnan", "isinf"};
   auto in_list = [&](const char* const* list, size_t n) {
     for (size_t i = 0; i < n; ++i) {
