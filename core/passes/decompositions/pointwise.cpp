@@ -1,5 +1,7 @@
 // Elementwise helpers outside Core ATen: rsub, masked_fill, clamp_min/max, square,
 // floor/true divide, where with Python numbers, dtype conversions (to, type_as).
+#include <limits>
+
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
@@ -194,6 +196,73 @@ void std_rule(Rewriter& rw) {
   rw.set_outputs({rw.call("aten.sqrt.default", {ir::arg_tensor(v)})});
 }
 
+/// aten.logsumexp.default → torch._refs logsumexp (INT_TO_FLOAT type promotion:
+/// integer input computes in float32, float16/bfloat16 in float32 and back):
+/// maxes = amax(x, dim, True); masked_fill(maxes, abs(maxes) == inf, 0);
+/// log(sum(exp(x - maxes), dim, keepdim)) + (keepdim ? maxes : squeeze.dims(maxes, dim)).
+/// An input with no elements is log(sum(exp(x), dim, keepdim)).
+void logsumexp_rule(Rewriter& rw) {
+  std::string self = rw.tensor("self");
+  std::vector<int64_t> dims = rw.ints("dim");
+  bool keepdim = rw.bool_("keepdim");
+  Meta m = rw.meta(self);
+  if (!rw.ok()) return;
+  if (ir::scalar_type_name(m.dtype).rfind("complex", 0) == 0) {
+    rw.unsupported("complex input");
+    return;
+  }
+  const ir::ScalarType result = ir::is_floating(m.dtype) ? m.dtype : ir::ScalarType::Float;
+  std::string x = to_dtype(rw, self, is_low_float(result) ? ir::ScalarType::Float : result);
+  auto sum_of_exp = [&](const std::string& t) {
+    std::string e = rw.call("aten.exp.default", {ir::arg_tensor(t)});
+    std::string sum =
+        rw.call("aten.sum.dim_IntList", {ir::arg_tensor(e), ir::arg_ints(dims), ir::arg_bool(keepdim)});
+    return rw.call("aten.log.default", {ir::arg_tensor(sum)});
+  };
+  SymPoly numel = m.numel();
+  if (numel.is_constant() && numel.value() == 0) {
+    rw.set_outputs({to_dtype(rw, sum_of_exp(x), result)});
+    return;
+  }
+  std::string maxes =
+      rw.call("aten.amax.default", {ir::arg_tensor(x), ir::arg_ints(dims), ir::arg_bool(true)});
+  std::string abs = rw.call("aten.abs.default", {ir::arg_tensor(maxes)});
+  std::string inf = rw.call("aten.eq.Scalar",
+                            {ir::arg_tensor(abs), ir::arg_float(std::numeric_limits<double>::infinity())});
+  maxes = rw.call("aten.masked_fill.Scalar", {ir::arg_tensor(maxes), ir::arg_tensor(inf), ir::arg_int(0)});
+  std::string squeezed = keepdim ? maxes : squeeze_dims(rw, maxes, dims);
+  std::string shifted = rw.call("aten.sub.Tensor", {ir::arg_tensor(x), ir::arg_tensor(maxes)});
+  std::string lse = sum_of_exp(shifted);
+  std::string out = rw.call("aten.add.Tensor", {ir::arg_tensor(lse), ir::arg_tensor(squeezed)});
+  rw.set_outputs({to_dtype(rw, out, result)});
+}
+
+/// aten.std_mean.correction → torch._refs std_mean: x in the reduction's opmath dtype
+/// (float32 for float16/bfloat16), var_mean as torch._refs var_mean computes it
+/// (var.correction(x, dim, correction=c, keepdim=keepdim), mean.dim(x, dim, keepdim)),
+/// sqrt of the variance, both results back to the input dtype. c is the correction
+/// as a float (utils.set_correction: 1.0 when None).
+void std_mean_rule(Rewriter& rw) {
+  std::string self = rw.tensor("self");
+  auto corr =
+      rw.args().is_none("correction") ? std::optional<Number>() : rw.take(rw.args().number("correction"));
+  Meta m = rw.meta(self);
+  if (!rw.ok()) return;
+  if (!ir::is_floating(m.dtype)) {
+    rw.unsupported("std_mean of a " + std::string(ir::scalar_type_name(m.dtype)) + " tensor");
+    return;
+  }
+  std::string x = to_dtype(rw, self, is_low_float(m.dtype) ? ir::ScalarType::Float : m.dtype);
+  ir::Argument dim = rw.raw("dim");
+  ir::Argument keepdim = rw.raw("keepdim");
+  std::string var =
+      rw.call("aten.var.correction", {ir::arg_tensor(x), dim},
+              {{"correction", ir::arg_float(corr ? corr->as_double() : 1.0)}, {"keepdim", keepdim}});
+  std::string mean = rw.call("aten.mean.dim", {ir::arg_tensor(x), dim, keepdim});
+  std::string sd = rw.call("aten.sqrt.default", {ir::arg_tensor(var)});
+  rw.set_outputs({to_dtype(rw, sd, m.dtype), to_dtype(rw, mean, m.dtype)});
+}
+
 }  // namespace
 
 void add_pointwise_decompositions(std::vector<Decomposition>& out) {
@@ -217,6 +286,8 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.to.other", to_other_rule, "at::native::to → _to_copy"});
   out.push_back({"aten.type_as.default", to_other_rule, "at::native::type_as → to → _to_copy"});
   out.push_back({"aten.sum.default", sum_rule, "torch._decomp sum_default → sum.dim_IntList(x, [])"});
+  out.push_back({"aten.logsumexp.default", logsumexp_rule, "torch._refs.logsumexp"});
+  out.push_back({"aten.std_mean.correction", std_mean_rule, "torch._refs.std_mean"});
   out.push_back({"aten.std.correction", std_rule, "torch._decomp std_decomposition → sqrt(var.correction)"});
 }
 

@@ -119,3 +119,128 @@ TEST_CASE("decompose glu refuses halving a dimension of symbolic size") {
   ExportedProgram ep = b.build();
   expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "glu", "symbolic size");
 }
+
+// ---- reductions --------------------------------------------------------------------------------
+
+TEST_CASE("decompose logsumexp -> amax, masked_fill(|max| == inf), sub, exp, sum, log, add") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 5});
+  b.output(b.call("aten.logsumexp.default", {arg_tensor(x), arg_ints({1})}, {F, {2}}));
+  b.output(b.call("aten.logsumexp.default", {arg_tensor(x), arg_ints({-1}), arg_bool(true)}, {F, {2, 1}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 5]):\n"
+                    "  %amax: float32[2, 1] = aten.amax.default(%x, [1], True)\n"
+                    "  %abs_1: float32[2, 1] = aten.abs.default(%amax)\n"
+                    "  %eq: bool[2, 1] = aten.eq.Scalar(%abs_1, inf)\n"
+                    "  %full: float32[] = aten.full.default([], 0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), "
+                    "pin_memory=False)\n"
+                    "  %where: float32[2, 1] = aten.where.self(%eq, %full, %amax)\n"
+                    "  %squeeze: float32[2] = aten.squeeze.dims(%where, [1])\n"
+                    "  %sub: float32[2, 5] = aten.sub.Tensor(%x, %where)\n"
+                    "  %exp: float32[2, 5] = aten.exp.default(%sub)\n"
+                    "  %sum_1: float32[2] = aten.sum.dim_IntList(%exp, [1])\n"
+                    "  %log: float32[2] = aten.log.default(%sum_1)\n"
+                    "  %add: float32[2] = aten.add.Tensor(%log, %squeeze)\n"
+                    "  %amax_1: float32[2, 1] = aten.amax.default(%x, [-1], True)\n"
+                    "  %abs_2: float32[2, 1] = aten.abs.default(%amax_1)\n"
+                    "  %eq_1: bool[2, 1] = aten.eq.Scalar(%abs_2, inf)\n"
+                    "  %full_1: float32[] = aten.full.default([], 0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), "
+                    "pin_memory=False)\n"
+                    "  %where_1: float32[2, 1] = aten.where.self(%eq_1, %full_1, %amax_1)\n"
+                    "  %sub_1: float32[2, 5] = aten.sub.Tensor(%x, %where_1)\n"
+                    "  %exp_1: float32[2, 5] = aten.exp.default(%sub_1)\n"
+                    "  %sum_2: float32[2, 1] = aten.sum.dim_IntList(%exp_1, [-1], True)\n"
+                    "  %log_1: float32[2, 1] = aten.log.default(%sum_2)\n"
+                    "  %add_1: float32[2, 1] = aten.add.Tensor(%log_1, %where_1)\n"
+                    "  return (%add, %add_1)\n");
+}
+
+TEST_CASE("decompose logsumexp: float16 computes in float32, int64 in float32 (INT_TO_FLOAT)") {
+  ProgramBuilder b;
+  auto h = b.input("h", H, {3, 4});
+  auto i = b.input("i", ScalarType::Long, {3});
+  b.output(b.call("aten.logsumexp.default", {arg_tensor(h), arg_ints({0}), arg_bool(true)}, {H, {1, 4}}));
+  b.output(b.call("aten.logsumexp.default", {arg_tensor(i), arg_ints({0}), arg_bool(true)}, {F, {1}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%h: float16[3, 4], %i: int64[3]):\n"
+                    "  %_to_copy: float32[3, 4] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                    "  %amax: float32[1, 4] = aten.amax.default(%_to_copy, [0], True)\n"
+                    "  %abs_1: float32[1, 4] = aten.abs.default(%amax)\n"
+                    "  %eq: bool[1, 4] = aten.eq.Scalar(%abs_1, inf)\n"
+                    "  %full: float32[] = aten.full.default([], 0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), "
+                    "pin_memory=False)\n"
+                    "  %where: float32[1, 4] = aten.where.self(%eq, %full, %amax)\n"
+                    "  %sub: float32[3, 4] = aten.sub.Tensor(%_to_copy, %where)\n"
+                    "  %exp: float32[3, 4] = aten.exp.default(%sub)\n"
+                    "  %sum_1: float32[1, 4] = aten.sum.dim_IntList(%exp, [0], True)\n"
+                    "  %log: float32[1, 4] = aten.log.default(%sum_1)\n"
+                    "  %add: float32[1, 4] = aten.add.Tensor(%log, %where)\n"
+                    "  %_to_copy_1: float16[1, 4] = aten._to_copy.default(%add, dtype=torch.float16)\n"
+                    "  %_to_copy_2: float32[3] = aten._to_copy.default(%i, dtype=torch.float32)\n"
+                    "  %amax_1: float32[1] = aten.amax.default(%_to_copy_2, [0], True)\n"
+                    "  %abs_2: float32[1] = aten.abs.default(%amax_1)\n"
+                    "  %eq_1: bool[1] = aten.eq.Scalar(%abs_2, inf)\n"
+                    "  %full_1: float32[] = aten.full.default([], 0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), "
+                    "pin_memory=False)\n"
+                    "  %where_1: float32[1] = aten.where.self(%eq_1, %full_1, %amax_1)\n"
+                    "  %sub_1: float32[3] = aten.sub.Tensor(%_to_copy_2, %where_1)\n"
+                    "  %exp_1: float32[3] = aten.exp.default(%sub_1)\n"
+                    "  %sum_2: float32[1] = aten.sum.dim_IntList(%exp_1, [0], True)\n"
+                    "  %log_1: float32[1] = aten.log.default(%sum_2)\n"
+                    "  %add_1: float32[1] = aten.add.Tensor(%log_1, %where_1)\n"
+                    "  return (%_to_copy_1, %add_1)\n");
+}
+
+TEST_CASE("decompose logsumexp of an empty tensor -> exp, sum, log") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {0, 3});
+  b.output(b.call("aten.logsumexp.default", {arg_tensor(x), arg_ints({0})}, {F, {3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[0, 3]):\n"
+                    "  %exp: float32[0, 3] = aten.exp.default(%x)\n"
+                    "  %sum_1: float32[3] = aten.sum.dim_IntList(%exp, [0])\n"
+                    "  %log: float32[3] = aten.log.default(%sum_1)\n"
+                    "  return (%log)\n");
+}
+
+TEST_CASE("decompose std_mean.correction -> var.correction, mean.dim, sqrt (float16 in float32)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 5});
+  auto h = b.input("h", H, {2, 5});
+  auto o1 = b.call_multi("aten.std_mean.correction", {arg_tensor(x), arg_ints({1})}, {{F, {2}}, {F, {2}}},
+                         {"std_mean_0", "std_mean_1"});
+  auto o2 =
+      b.call_multi("aten.std_mean.correction", {arg_tensor(h), arg_ints({0})}, {{H, {1, 5}}, {H, {1, 5}}},
+                   {"std_mean_2", "std_mean_3"}, {{"correction", arg_int(0)}, {"keepdim", arg_bool(true)}});
+  for (const auto& o : {o1[0], o1[1], o2[0], o2[1]}) b.output(o);
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 5], %h: float16[2, 5]):\n"
+      "  %var: float32[2] = aten.var.correction(%x, [1], correction=1.0)\n"
+      "  %mean: float32[2] = aten.mean.dim(%x, [1])\n"
+      "  %sqrt: float32[2] = aten.sqrt.default(%var)\n"
+      "  %_to_copy: float32[2, 5] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+      "  %var_1: float32[1, 5] = aten.var.correction(%_to_copy, [0], correction=0.0, keepdim=True)\n"
+      "  %mean_1: float32[1, 5] = aten.mean.dim(%_to_copy, [0], True)\n"
+      "  %sqrt_1: float32[1, 5] = aten.sqrt.default(%var_1)\n"
+      "  %_to_copy_1: float16[1, 5] = aten._to_copy.default(%sqrt_1, dtype=torch.float16)\n"
+      "  %_to_copy_2: float16[1, 5] = aten._to_copy.default(%mean_1, dtype=torch.float16)\n"
+      "  return (%sqrt, %mean, %_to_copy_1, %_to_copy_2)\n");
+}
+
+TEST_CASE("decompose std_mean refuses an integer input") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Long, {4});
+  auto o = b.call_multi("aten.std_mean.correction", {arg_tensor(x)}, {{F, {}}, {F, {}}}, {"sm_0", "sm_1"});
+  b.output(o[0]);
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "std_mean", "int64");
+}
