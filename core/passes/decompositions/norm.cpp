@@ -7,20 +7,39 @@
 namespace pteforge::passes::decomp {
 namespace {
 
-/// Shared by batch_norm / native_batch_norm / _batch_norm_no_update: eval mode with
+/// The operands of a batch norm.
+struct BatchNormArgs {
+  std::string x;
+  std::optional<std::string> w, b, rm, rv;
+  double momentum = 0.1;
+  double eps = 1e-5;
+};
+
+/// The batch-norm operands of the node being rewritten, by their schema names.
+BatchNormArgs batch_norm_args(Rewriter& rw) {
+  BatchNormArgs a;
+  a.x = rw.tensor("input");
+  a.w = rw.opt_tensor("weight");
+  a.b = rw.opt_tensor("bias");
+  a.rm = rw.opt_tensor("running_mean");
+  a.rv = rw.opt_tensor("running_var");
+  a.momentum = rw.float_("momentum");
+  a.eps = rw.float_("eps");
+  return a;
+}
+
+/// The Core ATen form of batch norm on explicit operands (batch_norm, native_batch_norm,
+/// _batch_norm_no_update, instance_norm): eval mode with
 /// running statistics becomes _native_batch_norm_legit_no_training (torch/_decomp
 /// native_batch_norm_decomposition); training mode without statistics becomes
 /// _native_batch_norm_legit.no_stats. Training mode with running statistics updates
 /// buffers and is refused (export the model in eval mode).
-std::vector<std::string> batch_norm_core(Rewriter& rw, bool training, size_t n_outputs, std::vector<bool> used) {
-  std::string x = rw.tensor("input");
-  auto w = rw.opt_tensor("weight");
-  auto b = rw.opt_tensor("bias");
-  auto rm = rw.opt_tensor("running_mean");
-  auto rv = rw.opt_tensor("running_var");
-  double momentum = rw.float_("momentum");
-  double eps = rw.float_("eps");
+std::vector<std::string> emit_batch_norm(Rewriter& rw, const BatchNormArgs& a, bool training,
+                                         std::vector<bool> used) {
   if (!rw.ok()) return {};
+  const std::string& x = a.x;
+  const auto &w = a.w, &b = a.b, &rm = a.rm, &rv = a.rv;
+  const double momentum = a.momentum, eps = a.eps;
   auto opt = [](const std::optional<std::string>& t) { return t ? ir::arg_tensor(*t) : ir::arg_none(); };
   used.resize(3, false);
   if (!rm && !rv) {
@@ -39,11 +58,17 @@ std::vector<std::string> batch_norm_core(Rewriter& rw, bool training, size_t n_o
         "(pteforge converts inference programs)");
     return {};
   }
-  (void)n_outputs;
   return rw.call_multi("aten._native_batch_norm_legit_no_training.default",
                        {ir::arg_tensor(x), opt(w), opt(b), ir::arg_tensor(*rm), ir::arg_tensor(*rv),
                         ir::arg_float(momentum), ir::arg_float(eps)},
                        {}, used);
+}
+
+/// emit_batch_norm on the node's own operands.
+std::vector<std::string> batch_norm_core(Rewriter& rw, bool training, size_t n_outputs,
+                                         std::vector<bool> used) {
+  (void)n_outputs;
+  return emit_batch_norm(rw, batch_norm_args(rw), training, std::move(used));
 }
 
 /// aten.batch_norm.default → at::native::batch_norm → _batch_norm_impl_index →
@@ -153,6 +178,45 @@ void rms_norm_rule(Rewriter& rw) {
   rw.set_outputs({out});
 }
 
+/// aten.instance_norm.default → at::native::instance_norm (Normalization.cpp): weight
+/// and bias repeated batch-size times (repeat(w, [N])), input.contiguous() viewed as
+/// [1, N*C, ...], batch_norm over it (its Core ATen form, as batch_norm's rule emits),
+/// and the result viewed back to the input's sizes. Running statistics are refused:
+/// instance_norm writes their batch mean back into them (a buffer mutation).
+void instance_norm_rule(Rewriter& rw) {
+  BatchNormArgs a = batch_norm_args(rw);
+  bool use_input_stats = rw.bool_("use_input_stats");
+  Meta m = rw.meta(a.x);
+  if (!rw.ok()) return;
+  if (a.rm || a.rv) {
+    rw.unsupported(
+        "running statistics (track_running_stats=True): instance_norm writes their mean back into them");
+    return;
+  }
+  if (!use_input_stats) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "expected running_mean and running_var to be defined when use_input_stats is false");
+    return;
+  }
+  if (m.rank() < 2) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "instance_norm expects at least a 2-d input");
+    return;
+  }
+  const SymPoly& n = m.sizes[0];
+  auto repeat = [&](std::optional<std::string>& t) {
+    if (t) t = rw.call("aten.repeat.default", {ir::arg_tensor(*t), rw.sizes({n})});
+  };
+  repeat(a.w);
+  repeat(a.b);
+  std::vector<SymPoly> shape = m.sizes;
+  shape[1] = n * m.sizes[1];
+  shape[0] = SymPoly(1);
+  a.x = view(rw, contiguous(rw, a.x), shape);
+  auto outs = emit_batch_norm(rw, a, true, {true, false, false});
+  if (!rw.ok()) return;
+  rw.set_outputs({view(rw, outs[0], m.sizes)});
+}
+
 }  // namespace
 
 void add_norm_decompositions(std::vector<Decomposition>& out) {
@@ -164,6 +228,8 @@ void add_norm_decompositions(std::vector<Decomposition>& out) {
                  "eval-mode batch norm → _native_batch_norm_legit_no_training"});
   out.push_back({"aten.layer_norm.default", layer_norm_rule, "at::native::layer_norm_symint (layer_norm.cpp)"});
   out.push_back({"aten.group_norm.default", group_norm_rule, "at::native::group_norm (group_norm.cpp)"});
+  out.push_back({"aten.instance_norm.default", instance_norm_rule,
+                 "at::native::instance_norm (Normalization.cpp) → batch_norm"});
   out.push_back({"aten.rms_norm.default", rms_norm_rule,
                  "at::native rms_norm_composite (layer_norm.cpp) / torch._decomp _fused_rms_norm"});
 }

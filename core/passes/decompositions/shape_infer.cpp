@@ -746,6 +746,18 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     }
     return one(m);
   }
+  if (name == "repeat") {  // a contiguous copy: each (left-padded) size times its repeat count
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> repeats, a.syms("repeats"));
+    if (repeats.size() < s.rank()) {
+      return shape_error(op, "the number of repeats can not be smaller than the number of dimensions");
+    }
+    std::vector<SymPoly> sizes(repeats.size(), SymPoly(1));
+    const size_t lead = repeats.size() - s.rank();
+    for (size_t i = 0; i < repeats.size(); ++i)
+      sizes[i] = i < lead ? repeats[i] : s.sizes[i - lead] * repeats[i];
+    return one(result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad));
+  }
   if (name == "unsqueeze") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));

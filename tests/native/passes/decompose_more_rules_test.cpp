@@ -244,3 +244,88 @@ TEST_CASE("decompose std_mean refuses an integer input") {
   ExportedProgram ep = b.build();
   expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "std_mean", "int64");
 }
+
+// ---- normalization -----------------------------------------------------------------------------
+
+TEST_CASE("decompose instance_norm -> view [1, N*C, ...], _native_batch_norm_legit.no_stats, view back") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3, 4, 4});
+  b.output(b.call("aten.instance_norm.default",
+                  {arg_tensor(x), arg_none(), arg_none(), arg_none(), arg_none(), arg_bool(true),
+                   arg_float(0.1), arg_float(1e-5), arg_bool(false)},
+                  {F, {2, 3, 4, 4}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3, 4, 4]):\n"
+      "  %view: float32[1, 6, 4, 4] = aten.view.default(%x, [1, 6, 4, 4])\n"
+      "  %getitem: float32[1, 6, 4, 4], %_native_batch_norm_legit_unused_1: float32[6], "
+      "%_native_batch_norm_legit_unused_2: float32[6] = aten._native_batch_norm_legit.no_stats(%view, "
+      "None, None, True, 0.1, 1e-05)  # _native_batch_norm_legit\n"
+      "  %view_1: float32[2, 3, 4, 4] = aten.view.default(%getitem, [2, 3, 4, 4])\n"
+      "  return (%view_1)\n");
+}
+
+TEST_CASE("decompose instance_norm with affine weight and bias -> repeat(w, [N]), repeat(b, [N])") {
+  ProgramBuilder b;
+  auto w = b.parameter("p_w", "norm.weight", F, {3});
+  auto bias = b.parameter("p_b", "norm.bias", F, {3});
+  auto x = b.input("x", F, {2, 3, 5});
+  b.output(b.call("aten.instance_norm.default",
+                  {arg_tensor(x), arg_tensor(w), arg_tensor(bias), arg_none(), arg_none(), arg_bool(true),
+                   arg_float(0.1), arg_float(1e-5), arg_bool(false)},
+                  {F, {2, 3, 5}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%p_w: float32[3], %p_b: float32[3], %x: float32[2, 3, 5]):\n"
+      "  %repeat: float32[6] = aten.repeat.default(%p_w, [2])\n"
+      "  %repeat_1: float32[6] = aten.repeat.default(%p_b, [2])\n"
+      "  %view: float32[1, 6, 5] = aten.view.default(%x, [1, 6, 5])\n"
+      "  %getitem: float32[1, 6, 5], %_native_batch_norm_legit_unused_1: float32[6], "
+      "%_native_batch_norm_legit_unused_2: float32[6] = aten._native_batch_norm_legit.no_stats(%view, "
+      "%repeat, %repeat_1, True, 0.1, 1e-05)  # _native_batch_norm_legit\n"
+      "  %view_1: float32[2, 3, 5] = aten.view.default(%getitem, [2, 3, 5])\n"
+      "  return (%view_1)\n");
+}
+
+TEST_CASE("decompose instance_norm with a symbolic batch: repeat and views take SymInt sizes") {
+  ProgramBuilder b;
+  auto w = b.parameter("p_w", "norm.weight", F, {3});
+  auto x = b.input("x", F, {2, 3, 5});
+  b.output(b.call("aten.instance_norm.default",
+                  {arg_tensor(x), arg_tensor(w), arg_none(), arg_none(), arg_none(), arg_bool(true),
+                   arg_float(0.1), arg_float(1e-5), arg_bool(false)},
+                  {F, {2, 3, 5}}));
+  ExportedProgram& p = b.program();
+  SymInt s0 = sym_int(kMoreS0, 2);
+  p.graph().set_tensor_meta("x", sym_meta({s0, SymInt(3), SymInt(5)}, {SymInt(15), SymInt(5), SymInt(1)}));
+  p.graph().set_tensor_meta("instance_norm",
+                            sym_meta({s0, SymInt(3), SymInt(5)}, {SymInt(15), SymInt(5), SymInt(1)}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%p_w: float32[3], %x: float32[s0, 3, 5]):\n"
+      "  %sym_size_int_1: SymInt(s0) = aten.sym_size.int(%x, 0)\n"
+      "  %repeat: float32[3*s0] = aten.repeat.default(%p_w, [%sym_size_int_1])\n"
+      "  %mul: SymInt(3*s0) = _operator.mul(%sym_size_int_1, 3)\n"
+      "  %view: float32[1, 3*s0, 5] = aten.view.default(%x, [1, %mul, 5])\n"
+      "  %getitem: float32[1, 3*s0, 5], %_native_batch_norm_legit_unused_1: float32[3*s0], "
+      "%_native_batch_norm_legit_unused_2: float32[3*s0] = aten._native_batch_norm_legit.no_stats(%view, "
+      "%repeat, None, True, 0.1, 1e-05)  # _native_batch_norm_legit\n"
+      "  %view_1: float32[s0, 3, 5] = aten.view.default(%getitem, [%sym_size_int_1, 3, 5])\n"
+      "  return (%view_1)\n");
+}
+
+TEST_CASE("decompose instance_norm refuses running statistics (they are written back)") {
+  ProgramBuilder b;
+  auto rm = b.buffer("b_rm", "norm.running_mean", F, {3});
+  auto rv = b.buffer("b_rv", "norm.running_var", F, {3});
+  auto x = b.input("x", F, {2, 3, 5});
+  b.output(b.call("aten.instance_norm.default",
+                  {arg_tensor(x), arg_none(), arg_none(), arg_tensor(rm), arg_tensor(rv), arg_bool(false),
+                   arg_float(0.1), arg_float(1e-5), arg_bool(false)},
+                  {F, {2, 3, 5}}));
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "instance_norm", "track_running_stats=True");
+}

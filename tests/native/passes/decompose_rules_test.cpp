@@ -1252,6 +1252,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry a k
                                         "aten.hardsigmoid.default",
                                         "aten.hardswish.default",
                                         "aten.index_copy.default",
+                                        "aten.instance_norm.default",
                                         "aten.layer_norm.default",
                                         "aten.lift_fresh.default",
                                         "aten.lift_fresh_copy.default",
