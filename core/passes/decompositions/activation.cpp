@@ -153,6 +153,42 @@ void glu_rule(Rewriter& rw) {
   rw.set_outputs({om.down(rw.call("aten.mul.Tensor", {ir::arg_tensor(a), ir::arg_tensor(s)}))});
 }
 
+/// aten.prelu.default → at::native::prelu (Activation.cpp): a weight of another rank
+/// is reshaped to [1, numel(weight), 1, ...] (all ones but dim 1; [] for a 0-d
+/// input), then _prelu_kernel(self, weight), which decomposes in turn.
+void prelu_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  std::string w = rw.tensor("weight");
+  Meta xm = rw.meta(x);
+  Meta wm = rw.meta(w);
+  if (!rw.ok()) return;
+  if (xm.dtype != wm.dtype) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "prelu: type promoting not supported (self and weight dtypes differ)");
+    return;
+  }
+  if (wm.rank() > 1) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "prelu: expected `weight` to be a scalar or 1D tensor");
+    return;
+  }
+  if (xm.rank() != wm.rank()) {
+    std::vector<SymPoly> shape(xm.rank(), SymPoly(1));
+    if (xm.rank() > 1) shape[1] = wm.numel();
+    w = reshape(rw, w, shape);
+  }
+  rw.set_outputs({rw.call("aten._prelu_kernel.default", {ir::arg_tensor(x), ir::arg_tensor(w)})});
+}
+
+/// aten._prelu_kernel.default → torch._decomp _prelu_kernel: where(self > 0, self,
+/// weight * self) (gt.Scalar, mul.Tensor, where.self).
+void prelu_kernel_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  std::string w = rw.tensor("weight");
+  if (!rw.ok()) return;
+  std::string pos = rw.call("aten.gt.Scalar", {ir::arg_tensor(x), ir::arg_int(0)});
+  std::string neg = rw.call("aten.mul.Tensor", {ir::arg_tensor(w), ir::arg_tensor(x)});
+  rw.set_outputs({rw.call("aten.where.self", {ir::arg_tensor(pos), ir::arg_tensor(x), ir::arg_tensor(neg)})});
+}
+
 }  // namespace
 
 void add_activation_decompositions(std::vector<Decomposition>& out) {
@@ -162,6 +198,9 @@ void add_activation_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.mish.default", mish_rule, "torch._refs.nn.functional.mish"});
   out.push_back(
       {"aten.glu.default", glu_rule, "torch._refs.nn.functional.glu (tensor_split → slice.Tensor)"});
+  out.push_back({"aten.prelu.default", prelu_rule, "at::native::prelu (Activation.cpp) → _prelu_kernel"});
+  out.push_back(
+      {"aten._prelu_kernel.default", prelu_kernel_rule, "torch._decomp.decompositions._prelu_kernel"});
   out.push_back({"aten.relu6.default", relu6_rule, "at::native::relu6 → hardtanh(x, 0, 6)"});
   out.push_back({"aten.softmax.int", softmax_rule, "at::native::softmax (SoftMax.cpp) → _softmax"});
   out.push_back({"aten.log_softmax.int", log_softmax_rule, "at::native::log_softmax (SoftMax.cpp) → _log_softmax"});

@@ -964,6 +964,14 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     }
     return one(result(t, s.sizes, strides, s.requires_grad));
   }
+  if (name == "_prelu_kernel") {  // empty_like(self); weight (same dtype) broadcasts over self
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta w, a.meta("weight"));
+    if (w.dtype != s.dtype) return shape_error(op, "self and weight must have the same dtype");
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> shape, broadcast_shapes({s.sizes, w.sizes}));
+    if (!same_sizes(shape, s.sizes, st)) return shape_error(op, "weight does not broadcast over self");
+    return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad));
+  }
   if (name == "native_dropout") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("input"));
     auto strides = preserve_strides(s, st);

@@ -120,6 +120,40 @@ TEST_CASE("decompose glu refuses halving a dimension of symbolic size") {
   expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "glu", "symbolic size");
 }
 
+TEST_CASE("decompose prelu -> weight viewed to [1, C, 1, 1], _prelu_kernel -> gt, mul, where") {
+  ProgramBuilder b;
+  auto w = b.parameter("p_w", "act.weight", F, {3});
+  auto x = b.input("x", F, {2, 3, 4, 4});
+  auto v = b.input("v", F, {5});
+  b.output(b.call("aten.prelu.default", {arg_tensor(x), arg_tensor(w)}, {F, {2, 3, 4, 4}}));
+  b.output(b.call("aten._prelu_kernel.default", {arg_tensor(v), arg_tensor(v)}, {F, {5}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%p_w: float32[3], %x: float32[2, 3, 4, 4], %v: float32[5]):\n"
+                    "  %view: float32[1, 3, 1, 1] = aten.view.default(%p_w, [1, 3, 1, 1])\n"
+                    "  %gt: bool[2, 3, 4, 4] = aten.gt.Scalar(%x, 0)\n"
+                    "  %mul: float32[2, 3, 4, 4] = aten.mul.Tensor(%view, %x)\n"
+                    "  %where: float32[2, 3, 4, 4] = aten.where.self(%gt, %x, %mul)\n"
+                    "  %gt_1: bool[5] = aten.gt.Scalar(%v, 0)\n"
+                    "  %mul_1: float32[5] = aten.mul.Tensor(%v, %v)\n"
+                    "  %where_1: float32[5] = aten.where.self(%gt_1, %v, %mul_1)\n"
+                    "  return (%where, %where_1)\n");
+}
+
+TEST_CASE("decompose prelu: a weight of the input's rank is used as it is") {
+  ProgramBuilder b;
+  auto w = b.parameter("p_w", "act.weight", F, {4});
+  auto x = b.input("x", F, {4});
+  b.output(b.call("aten.prelu.default", {arg_tensor(x), arg_tensor(w)}, {F, {4}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%p_w: float32[4], %x: float32[4]):\n"
+                    "  %gt: bool[4] = aten.gt.Scalar(%x, 0)\n"
+                    "  %mul: float32[4] = aten.mul.Tensor(%p_w, %x)\n"
+                    "  %where: float32[4] = aten.where.self(%gt, %x, %mul)\n"
+                    "  return (%where)\n");
+}
+
 // ---- reductions --------------------------------------------------------------------------------
 
 TEST_CASE("decompose logsumexp -> amax, masked_fill(|max| == inf), sub, exp, sum, log, add") {

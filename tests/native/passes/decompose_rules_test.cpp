@@ -1212,6 +1212,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry a k
   for (const auto& d : passes::decomp::decompositions()) got.emplace_back(d.target);
   CHECK(got == std::vector<std::string>{"aten._batch_norm_no_update.default",
                                         "aten._convolution.default",
+                                        "aten._prelu_kernel.default",
                                         "aten._reshape_alias.default",
                                         "aten._safe_softmax.default",
                                         "aten._unsafe_index.Tensor",
@@ -1276,6 +1277,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry a k
                                         "aten.ones_like.default",
                                         "aten.outer.default",
                                         "aten.pad.default",
+                                        "aten.prelu.default",
                                         "aten.relu6.default",
                                         "aten.repeat_interleave.self_int",
                                         "aten.reshape.default",
