@@ -66,6 +66,83 @@ void max_pool2d_rule(Rewriter& rw) {
   rw.set_outputs({outs[0]});
 }
 
+/// An int[1] pooling argument (kernel_size, stride, padding, dilation) as its one value.
+int64_t one_int(Rewriter& rw, const char* name) {
+  std::vector<int64_t> v = rw.ints(name);
+  if (!rw.ok()) return 0;
+  if (v.size() != 1) {
+    rw.fail(ErrorCode::INVALID_GRAPH, std::string("max_pool1d() argument '") + name +
+                                          "' should contain one int (got " + std::to_string(v.size()) + ")");
+    return 0;
+  }
+  return v[0];
+}
+
+/// aten.max_pool1d.default → at::native::max_pool1d (MaxPooling.cpp; a traced input
+/// takes its max_pool1d_with_indices branch, Pooling.cpp): unsqueeze(self, -2),
+/// max_pool2d_with_indices(x, [1, k], [1, s], [0, p], [1, d], ceil_mode) + getitem 0,
+/// squeeze(-2) (squeeze.dims(out, [-2]), torch._decomp's squeeze.dim). An empty
+/// stride means the kernel size.
+void max_pool1d_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t k = one_int(rw, "kernel_size");
+  bool default_stride = rw.ints("stride").empty();
+  int64_t s = default_stride ? k : one_int(rw, "stride");
+  int64_t p = one_int(rw, "padding");
+  int64_t d = one_int(rw, "dilation");
+  bool ceil_mode = rw.bool_("ceil_mode");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (m.rank() != 2 && m.rank() != 3) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "max_pool1d: expected a 2-d or 3-d input, got " + std::to_string(m.rank()) + "-d");
+    return;
+  }
+  std::string u = unsqueeze(rw, x, -2);
+  auto outs = rw.call_multi("aten.max_pool2d_with_indices.default",
+                            {ir::arg_tensor(u), ir::arg_ints({1, k}), ir::arg_ints({1, s}),
+                             ir::arg_ints({0, p}), ir::arg_ints({1, d}), ir::arg_bool(ceil_mode)},
+                            {}, {true, false});
+  if (!rw.ok()) return;
+  rw.set_outputs({squeeze_dims(rw, outs[0], {-2})});
+}
+
+/// aten.adaptive_max_pool2d.default → torch._inductor.decomposition adaptive_max_pool2d
+/// (core_aten_decompositions has none; this is the only PyTorch decomposition): when
+/// each output size divides its input size, max_pool2d_with_indices(self, [H / h, W / w])
+/// (both outputs). Other sizes (which need the adaptive kernel) and empty outputs are refused.
+void adaptive_max_pool2d_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  std::vector<int64_t> osz = rw.ints("output_size");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (osz.size() != 2 || (m.rank() != 3 && m.rank() != 4)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "adaptive_max_pool2d: expected a 3-d or 4-d input and 2 output sizes");
+    return;
+  }
+  const SymPoly& h = m.sizes[m.rank() - 2];
+  const SymPoly& w = m.sizes[m.rank() - 1];
+  if (!h.is_constant() || !w.is_constant()) {
+    rw.unsupported("input of symbolic spatial size");
+    return;
+  }
+  if (osz[0] <= 0 || osz[1] <= 0) {
+    rw.unsupported("an empty output size (torch's decomposition makes new_empty tensors)");
+    return;
+  }
+  if (h.value() % osz[0] != 0 || w.value() % osz[1] != 0) {
+    rw.unsupported("output size (" + std::to_string(osz[0]) + ", " + std::to_string(osz[1]) +
+                   ") that does not divide the input size (" + std::to_string(h.value()) + ", " +
+                   std::to_string(w.value()) + "); only the max_pool2d form is supported");
+    return;
+  }
+  auto outs = rw.call_multi("aten.max_pool2d_with_indices.default",
+                            {ir::arg_tensor(x), ir::arg_ints({h.value() / osz[0], w.value() / osz[1]})}, {},
+                            {true, true});
+  if (!rw.ok()) return;
+  rw.set_outputs(outs);
+}
+
 }  // namespace
 
 void add_pooling_decompositions(std::vector<Decomposition>& out) {
@@ -73,6 +150,10 @@ void add_pooling_decompositions(std::vector<Decomposition>& out) {
                  "at::native::adaptive_avg_pool2d_symint (AdaptiveAveragePooling.cpp)"});
   out.push_back({"aten.adaptive_avg_pool3d.default", adaptive_avg_pool3d_rule,
                  "at::native::adaptive_avg_pool3d_symint (AdaptiveAveragePooling3d.cpp)"});
+  out.push_back({"aten.max_pool1d.default", max_pool1d_rule,
+                 "at::native::max_pool1d (MaxPooling.cpp) → max_pool1d_with_indices (Pooling.cpp)"});
+  out.push_back({"aten.adaptive_max_pool2d.default", adaptive_max_pool2d_rule,
+                 "torch._inductor.decomposition.adaptive_max_pool2d (divisible sizes)"});
   out.push_back({"aten.max_pool2d.default", max_pool2d_rule, "at::native::max_pool2d (MaxPooling.cpp)"});
 }
 

@@ -363,3 +363,53 @@ TEST_CASE("decompose instance_norm refuses running statistics (they are written 
   ExportedProgram ep = b.build();
   expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "instance_norm", "track_running_stats=True");
 }
+
+// ---- pooling -----------------------------------------------------------------------------------
+
+TEST_CASE("decompose max_pool1d -> unsqueeze(-2), max_pool2d_with_indices, getitem 0, squeeze.dims [-2]") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3, 8});
+  auto y = b.input("y", F, {3, 9});
+  b.output(b.call("aten.max_pool1d.default", {arg_tensor(x), arg_ints({2})}, {F, {2, 3, 4}}));
+  b.output(b.call("aten.max_pool1d.default", {arg_tensor(y), arg_ints({3}), arg_ints({2}), arg_ints({1})},
+                  {F, {3, 5}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3, 8], %y: float32[3, 9]):\n"
+      "  %unsqueeze: float32[2, 3, 1, 8] = aten.unsqueeze.default(%x, -2)\n"
+      "  %getitem: float32[2, 3, 1, 4], %max_pool2d_with_indices_unused_1: int64[2, 3, 1, 4] = "
+      "aten.max_pool2d_with_indices.default(%unsqueeze, [1, 2], [1, 2])  # max_pool2d_with_indices\n"
+      "  %squeeze: float32[2, 3, 4] = aten.squeeze.dims(%getitem, [-2])\n"
+      "  %unsqueeze_1: float32[3, 1, 9] = aten.unsqueeze.default(%y, -2)\n"
+      "  %getitem_1: float32[3, 1, 5], %max_pool2d_with_indices_1_unused_1: int64[3, 1, 5] = "
+      "aten.max_pool2d_with_indices.default(%unsqueeze_1, [1, 3], [1, 2], [0, 1])  "
+      "# max_pool2d_with_indices_1\n"
+      "  %squeeze_1: float32[3, 5] = aten.squeeze.dims(%getitem_1, [-2])\n"
+      "  return (%squeeze, %squeeze_1)\n");
+}
+
+TEST_CASE("decompose adaptive_max_pool2d with dividing output sizes -> max_pool2d_with_indices") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 3, 8, 6});
+  auto o = b.call_multi("aten.adaptive_max_pool2d.default", {arg_tensor(x), arg_ints({2, 3})},
+                        {{F, {1, 3, 2, 3}}, {ScalarType::Long, {1, 3, 2, 3}}}, {"amp_0", "amp_1"});
+  b.output(o[0]);
+  b.output(o[1]);
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[1, 3, 8, 6]):\n"
+                    "  %getitem: float32[1, 3, 2, 3], %getitem_1: int64[1, 3, 2, 3] = "
+                    "aten.max_pool2d_with_indices.default(%x, [4, 2])  # max_pool2d_with_indices\n"
+                    "  return (%getitem, %getitem_1)\n");
+}
+
+TEST_CASE("decompose adaptive_max_pool2d refuses output sizes that do not divide the input") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 3, 7, 6});
+  auto o = b.call_multi("aten.adaptive_max_pool2d.default", {arg_tensor(x), arg_ints({2, 3})},
+                        {{F, {1, 3, 2, 3}}, {ScalarType::Long, {1, 3, 2, 3}}}, {"amp_0", "amp_1"});
+  b.output(o[0]);
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "adaptive_max_pool2d", "does not divide");
+}
