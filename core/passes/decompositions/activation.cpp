@@ -189,6 +189,42 @@ void prelu_kernel_rule(Rewriter& rw) {
   rw.set_outputs({rw.call("aten.where.self", {ir::arg_tensor(pos), ir::arg_tensor(x), ir::arg_tensor(neg)})});
 }
 
+/// aten.hardshrink.default → torch._refs.nn.functional.hardshrink (no type promotion):
+/// where(abs(self) <= lambd, 0, self) (abs, le.Scalar, where.ScalarSelf, which
+/// decomposes to scalar_tensor + where.self).
+void hardshrink_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  ir::Argument lambd = rw.raw("lambd");
+  if (!rw.ok()) return;
+  std::string a = rw.call("aten.abs.default", {ir::arg_tensor(x)});
+  std::string small = rw.call("aten.le.Scalar", {ir::arg_tensor(a), lambd});
+  rw.set_outputs(
+      {rw.call("aten.where.ScalarSelf", {ir::arg_tensor(small), ir::arg_int(0), ir::arg_tensor(x)})});
+}
+
+/// aten.softshrink.default → torch._refs.nn.functional.softshrink (no type promotion):
+/// where(abs(self) > lambd, self - sign(self) * lambd, self * 0) (abs, gt.Scalar, sign,
+/// mul.Tensor, sub.Tensor, mul.Tensor, where.self). A negative lambd is refused as
+/// torch refuses it.
+void softshrink_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  ir::Argument lambd = rw.raw("lambd");
+  Number l = rw.take(rw.args().number("lambd"));
+  if (!rw.ok()) return;
+  if (l.as_double() < 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "softshrink: lambda must be greater or equal to 0");
+    return;
+  }
+  std::string a = rw.call("aten.abs.default", {ir::arg_tensor(x)});
+  std::string big = rw.call("aten.gt.Scalar", {ir::arg_tensor(a), lambd});
+  std::string sg = rw.call("aten.sign.default", {ir::arg_tensor(x)});
+  std::string step = rw.call("aten.mul.Tensor", {ir::arg_tensor(sg), lambd});
+  std::string shrunk = rw.call("aten.sub.Tensor", {ir::arg_tensor(x), ir::arg_tensor(step)});
+  std::string zero = rw.call("aten.mul.Tensor", {ir::arg_tensor(x), ir::arg_int(0)});
+  rw.set_outputs(
+      {rw.call("aten.where.self", {ir::arg_tensor(big), ir::arg_tensor(shrunk), ir::arg_tensor(zero)})});
+}
+
 }  // namespace
 
 void add_activation_decompositions(std::vector<Decomposition>& out) {
@@ -201,6 +237,8 @@ void add_activation_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.prelu.default", prelu_rule, "at::native::prelu (Activation.cpp) → _prelu_kernel"});
   out.push_back(
       {"aten._prelu_kernel.default", prelu_kernel_rule, "torch._decomp.decompositions._prelu_kernel"});
+  out.push_back({"aten.hardshrink.default", hardshrink_rule, "torch._refs.nn.functional.hardshrink"});
+  out.push_back({"aten.softshrink.default", softshrink_rule, "torch._refs.nn.functional.softshrink"});
   out.push_back({"aten.relu6.default", relu6_rule, "at::native::relu6 → hardtanh(x, 0, 6)"});
   out.push_back({"aten.softmax.int", softmax_rule, "at::native::softmax (SoftMax.cpp) → _softmax"});
   out.push_back({"aten.log_softmax.int", log_softmax_rule, "at::native::log_softmax (SoftMax.cpp) → _log_softmax"});

@@ -263,6 +263,32 @@ void std_mean_rule(Rewriter& rw) {
   rw.set_outputs({to_dtype(rw, sd, m.dtype), to_dtype(rw, mean, m.dtype)});
 }
 
+/// aten.addcmul.default / addcdiv.default → torch._refs addcmul (DEFAULT type promotion)
+/// / addcdiv (INT_TO_FLOAT): self, tensor1, tensor2 converted to the computation dtype
+/// (the promoted dtype; float32 for float16/bfloat16; float32 for an integer addcdiv),
+/// self + value * tensor1 * tensor2 (mul.Tensor(tensor1, value), mul.Tensor, add.Tensor)
+/// or self + value * tensor1 / tensor2 (div.Tensor), cast back to the result dtype.
+void addc_rule(Rewriter& rw, bool divide) {
+  std::vector<std::string> xs{rw.tensor("self"), rw.tensor("tensor1"), rw.tensor("tensor2")};
+  Number value = rw.take(rw.args().number("value"));
+  if (!rw.ok()) return;
+  std::vector<Meta> ms;
+  for (const auto& x : xs) ms.push_back(rw.meta(x));
+  if (!rw.ok()) return;
+  ir::ScalarType result = promote_types({&ms[0], &ms[1], &ms[2]}, {});
+  if (divide && !ir::is_floating(result)) result = ir::ScalarType::Float;
+  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  for (auto& x : xs) x = to_dtype(rw, x, compute);
+  std::string scaled = rw.call("aten.mul.Tensor", {ir::arg_tensor(xs[1]), number_arg(value)});
+  std::string prod = rw.call(divide ? "aten.div.Tensor" : "aten.mul.Tensor",
+                             {ir::arg_tensor(scaled), ir::arg_tensor(xs[2])});
+  std::string out = rw.call("aten.add.Tensor", {ir::arg_tensor(xs[0]), ir::arg_tensor(prod)});
+  rw.set_outputs({to_dtype(rw, out, result)});
+}
+
+void addcmul_rule(Rewriter& rw) { addc_rule(rw, false); }
+void addcdiv_rule(Rewriter& rw) { addc_rule(rw, true); }
+
 }  // namespace
 
 void add_pointwise_decompositions(std::vector<Decomposition>& out) {
@@ -286,6 +312,8 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.to.other", to_other_rule, "at::native::to → _to_copy"});
   out.push_back({"aten.type_as.default", to_other_rule, "at::native::type_as → to → _to_copy"});
   out.push_back({"aten.sum.default", sum_rule, "torch._decomp sum_default → sum.dim_IntList(x, [])"});
+  out.push_back({"aten.addcmul.default", addcmul_rule, "torch._refs.addcmul"});
+  out.push_back({"aten.addcdiv.default", addcdiv_rule, "torch._refs.addcdiv"});
   out.push_back({"aten.logsumexp.default", logsumexp_rule, "torch._refs.logsumexp"});
   out.push_back({"aten.std_mean.correction", std_mean_rule, "torch._refs.std_mean"});
   out.push_back({"aten.std.correction", std_rule, "torch._decomp std_decomposition → sqrt(var.correction)"});

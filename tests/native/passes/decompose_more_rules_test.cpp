@@ -413,3 +413,73 @@ TEST_CASE("decompose adaptive_max_pool2d refuses output sizes that do not divide
   ExportedProgram ep = b.build();
   expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "adaptive_max_pool2d", "does not divide");
 }
+
+// ---- shrink, addcmul / addcdiv -----------------------------------------------------------------
+
+// The where.self node is where_1: the where.ScalarSelf node it replaces held "where" when it was named.
+TEST_CASE("decompose hardshrink -> abs, le, where.ScalarSelf (scalar_tensor + where.self)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {4});
+  b.output(b.call("aten.hardshrink.default", {arg_tensor(x)}, {F, {4}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[4]):\n"
+                    "  %abs_1: float32[4] = aten.abs.default(%x)\n"
+                    "  %le: bool[4] = aten.le.Scalar(%abs_1, 0.5)\n"
+                    "  %scalar_tensor: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where_1: float32[4] = aten.where.self(%le, %scalar_tensor, %x)\n"
+                    "  return (%where_1)\n");
+}
+
+TEST_CASE("decompose softshrink -> where(abs > l, x - sign(x) * l, x * 0) (float16 stays float16)") {
+  ProgramBuilder b;
+  auto h = b.input("h", H, {4});
+  b.output(b.call("aten.softshrink.default", {arg_tensor(h), arg_float(0.25)}, {H, {4}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%h: float16[4]):\n"
+                    "  %abs_1: float16[4] = aten.abs.default(%h)\n"
+                    "  %gt: bool[4] = aten.gt.Scalar(%abs_1, 0.25)\n"
+                    "  %sign: float16[4] = aten.sign.default(%h)\n"
+                    "  %mul: float16[4] = aten.mul.Tensor(%sign, 0.25)\n"
+                    "  %sub: float16[4] = aten.sub.Tensor(%h, %mul)\n"
+                    "  %mul_1: float16[4] = aten.mul.Tensor(%h, 0)\n"
+                    "  %where: float16[4] = aten.where.self(%gt, %sub, %mul_1)\n"
+                    "  return (%where)\n");
+}
+
+TEST_CASE("decompose softshrink refuses a negative lambda") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {4});
+  b.output(b.call("aten.softshrink.default", {arg_tensor(x), arg_float(-1.0)}, {F, {4}}));
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::INVALID_GRAPH, "softshrink", "greater or equal to 0");
+}
+
+TEST_CASE("decompose addcmul (float16 in float32) and addcdiv -> mul(t1, value), mul/div, add") {
+  ProgramBuilder b;
+  auto s = b.input("s", H, {3});
+  auto t1 = b.input("t1", H, {3});
+  auto t2 = b.input("t2", H, {3});
+  auto x = b.input("x", F, {2, 3});
+  auto y = b.input("y", F, {3});
+  b.output(b.call("aten.addcmul.default", {arg_tensor(s), arg_tensor(t1), arg_tensor(t2)}, {H, {3}}));
+  b.output(b.call("aten.addcdiv.default", {arg_tensor(x), arg_tensor(y), arg_tensor(x)}, {F, {2, 3}},
+                  {{"value", arg_float(0.5)}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%s: float16[3], %t1: float16[3], %t2: float16[3], %x: float32[2, 3], %y: float32[3]):\n"
+      "  %_to_copy: float32[3] = aten._to_copy.default(%s, dtype=torch.float32)\n"
+      "  %_to_copy_1: float32[3] = aten._to_copy.default(%t1, dtype=torch.float32)\n"
+      "  %_to_copy_2: float32[3] = aten._to_copy.default(%t2, dtype=torch.float32)\n"
+      "  %mul: float32[3] = aten.mul.Tensor(%_to_copy_1, 1)\n"
+      "  %mul_1: float32[3] = aten.mul.Tensor(%mul, %_to_copy_2)\n"
+      "  %add: float32[3] = aten.add.Tensor(%_to_copy, %mul_1)\n"
+      "  %_to_copy_3: float16[3] = aten._to_copy.default(%add, dtype=torch.float16)\n"
+      "  %mul_2: float32[3] = aten.mul.Tensor(%y, 0.5)\n"
+      "  %div: float32[2, 3] = aten.div.Tensor(%mul_2, %x)\n"
+      "  %add_1: float32[2, 3] = aten.add.Tensor(%x, %div)\n"
+      "  return (%_to_copy_3, %add_1)\n");
+}
