@@ -289,6 +289,63 @@ void addc_rule(Rewriter& rw, bool divide) {
 void addcmul_rule(Rewriter& rw) { addc_rule(rw, false); }
 void addcdiv_rule(Rewriter& rw) { addc_rule(rw, true); }
 
+/// aten.lerp.Scalar / lerp.Tensor → torch._refs lerp (DEFAULT type promotion over start,
+/// end and weight): a number weight becomes start.new_full([], weight);
+/// mask = abs(weight) >= 0.5; coeff = where(mask, weight - 1, weight);
+/// base = where(mask, end, start); coeff * (end - start) + base. Non-contiguous inputs
+/// are refused (the reference may then restride its result with prims.copy_strided).
+void lerp_rule(Rewriter& rw) {
+  std::string start = rw.tensor("self");
+  std::string end = rw.tensor("end");
+  const ir::Argument* wa = rw.args().find("weight");
+  if (!rw.ok()) return;
+  if (!wa) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "lerp: missing weight");
+    return;
+  }
+  const bool number_weight = !wa->is_tensor();
+  std::vector<Meta> ms{rw.meta(start), rw.meta(end)};
+  std::vector<Number> numbers;
+  if (number_weight) {
+    numbers.push_back(rw.take(rw.args().number("weight")));
+  } else {
+    ms.push_back(rw.meta(wa->tensor_name()));
+  }
+  if (!rw.ok()) return;
+  std::vector<const Meta*> ptrs;
+  for (const auto& m : ms) {
+    if (!is_contiguous(m)) {
+      rw.unsupported("a non-contiguous operand");
+      return;
+    }
+    ptrs.push_back(&m);
+  }
+  const ir::ScalarType result = promote_types(ptrs, numbers);
+  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  start = to_dtype(rw, start, compute);
+  end = to_dtype(rw, end, compute);
+  std::string w;
+  if (number_weight) {
+    // The number becomes the Python type of the computation dtype (float for floating point).
+    Number n = numbers[0];
+    if (ir::is_floating(compute)) n = Number::of_float(n.as_double());
+    w = rw.call("aten.new_full.default", {ir::arg_tensor(start), ir::arg_ints({}), number_arg(n)});
+  } else {
+    w = to_dtype(rw, wa->tensor_name(), compute);
+  }
+  std::string a = rw.call("aten.abs.default", {ir::arg_tensor(w)});
+  std::string mask = rw.call("aten.ge.Scalar", {ir::arg_tensor(a), ir::arg_float(0.5)});
+  std::string wm1 = rw.call("aten.sub.Tensor", {ir::arg_tensor(w), ir::arg_int(1)});
+  std::string coeff =
+      rw.call("aten.where.self", {ir::arg_tensor(mask), ir::arg_tensor(wm1), ir::arg_tensor(w)});
+  std::string base =
+      rw.call("aten.where.self", {ir::arg_tensor(mask), ir::arg_tensor(end), ir::arg_tensor(start)});
+  std::string diff = rw.call("aten.sub.Tensor", {ir::arg_tensor(end), ir::arg_tensor(start)});
+  std::string scaled = rw.call("aten.mul.Tensor", {ir::arg_tensor(coeff), ir::arg_tensor(diff)});
+  std::string out = rw.call("aten.add.Tensor", {ir::arg_tensor(scaled), ir::arg_tensor(base)});
+  rw.set_outputs({to_dtype(rw, out, result)});
+}
+
 }  // namespace
 
 void add_pointwise_decompositions(std::vector<Decomposition>& out) {
@@ -314,6 +371,8 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.sum.default", sum_rule, "torch._decomp sum_default → sum.dim_IntList(x, [])"});
   out.push_back({"aten.addcmul.default", addcmul_rule, "torch._refs.addcmul"});
   out.push_back({"aten.addcdiv.default", addcdiv_rule, "torch._refs.addcdiv"});
+  out.push_back({"aten.lerp.Scalar", lerp_rule, "torch._refs.lerp (number weight → new_full)"});
+  out.push_back({"aten.lerp.Tensor", lerp_rule, "torch._refs.lerp"});
   out.push_back({"aten.logsumexp.default", logsumexp_rule, "torch._refs.logsumexp"});
   out.push_back({"aten.std_mean.correction", std_mean_rule, "torch._refs.std_mean"});
   out.push_back({"aten.std.correction", std_rule, "torch._decomp std_decomposition → sqrt(var.correction)"});

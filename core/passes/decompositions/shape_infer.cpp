@@ -846,6 +846,12 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     ir::ScalarType t = dt ? *dt : promote_types({}, {fill});
     return one(result(t, size, contiguous_strides(size), false));
   }
+  if (name == "new_full") {  // self's dtype unless one is given
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> size, a.syms("size"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));
+    return one(result(dt.value_or(s.dtype), size, contiguous_strides(size), false));
+  }
   if (name == "full_like") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));

@@ -483,3 +483,61 @@ TEST_CASE("decompose addcmul (float16 in float32) and addcdiv -> mul(t1, value),
       "  %add_1: float32[2, 3] = aten.add.Tensor(%x, %div)\n"
       "  return (%_to_copy_3, %add_1)\n");
 }
+
+// ---- lerp --------------------------------------------------------------------------------------
+
+TEST_CASE("decompose lerp.Scalar -> new_full (full) weight, abs, ge, where, where, sub, mul, add") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  auto y = b.input("y", F, {3});
+  b.output(b.call("aten.lerp.Scalar", {arg_tensor(x), arg_tensor(y), arg_float(0.3)}, {F, {3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[3], %y: float32[3]):\n"
+      "  %full: float32[] = aten.full.default([], 0.3, dtype=torch.float32, layout=torch.strided, "
+      "device=device(type='cpu'), pin_memory=False)\n"
+      "  %abs_1: float32[] = aten.abs.default(%full)\n"
+      "  %ge: bool[] = aten.ge.Scalar(%abs_1, 0.5)\n"
+      "  %sub: float32[] = aten.sub.Tensor(%full, 1)\n"
+      "  %where: float32[] = aten.where.self(%ge, %sub, %full)\n"
+      "  %where_1: float32[3] = aten.where.self(%ge, %y, %x)\n"
+      "  %sub_1: float32[3] = aten.sub.Tensor(%y, %x)\n"
+      "  %mul: float32[3] = aten.mul.Tensor(%where, %sub_1)\n"
+      "  %add: float32[3] = aten.add.Tensor(%mul, %where_1)\n"
+      "  return (%add)\n");
+}
+
+TEST_CASE("decompose lerp.Tensor on float16 computes in float32") {
+  ProgramBuilder b;
+  auto x = b.input("x", H, {2});
+  auto y = b.input("y", H, {2});
+  auto w = b.input("w", H, {2});
+  b.output(b.call("aten.lerp.Tensor", {arg_tensor(x), arg_tensor(y), arg_tensor(w)}, {H, {2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float16[2], %y: float16[2], %w: float16[2]):\n"
+                    "  %_to_copy: float32[2] = aten._to_copy.default(%x, dtype=torch.float32)\n"
+                    "  %_to_copy_1: float32[2] = aten._to_copy.default(%y, dtype=torch.float32)\n"
+                    "  %_to_copy_2: float32[2] = aten._to_copy.default(%w, dtype=torch.float32)\n"
+                    "  %abs_1: float32[2] = aten.abs.default(%_to_copy_2)\n"
+                    "  %ge: bool[2] = aten.ge.Scalar(%abs_1, 0.5)\n"
+                    "  %sub: float32[2] = aten.sub.Tensor(%_to_copy_2, 1)\n"
+                    "  %where: float32[2] = aten.where.self(%ge, %sub, %_to_copy_2)\n"
+                    "  %where_1: float32[2] = aten.where.self(%ge, %_to_copy_1, %_to_copy)\n"
+                    "  %sub_1: float32[2] = aten.sub.Tensor(%_to_copy_1, %_to_copy)\n"
+                    "  %mul: float32[2] = aten.mul.Tensor(%where, %sub_1)\n"
+                    "  %add: float32[2] = aten.add.Tensor(%mul, %where_1)\n"
+                    "  %_to_copy_3: float16[2] = aten._to_copy.default(%add, dtype=torch.float16)\n"
+                    "  return (%_to_copy_3)\n");
+}
+
+TEST_CASE("decompose lerp refuses a non-contiguous operand") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto t = b.call("aten.transpose.int", {arg_tensor(x), arg_int(0), arg_int(1)}, {F, {3, 2}});
+  auto y = b.input("y", F, {3, 2});
+  b.output(b.call("aten.lerp.Scalar", {arg_tensor(t), arg_tensor(y), arg_float(0.5)}, {F, {3, 2}}));
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "lerp", "non-contiguous");
+}

@@ -1259,6 +1259,8 @@ TEST_CASE("decomposition table: the supported set (README list), every entry a k
                                         "aten.index_copy.default",
                                         "aten.instance_norm.default",
                                         "aten.layer_norm.default",
+                                        "aten.lerp.Scalar",
+                                        "aten.lerp.Tensor",
                                         "aten.lift_fresh.default",
                                         "aten.lift_fresh_copy.default",
                                         "aten.linear.default",
