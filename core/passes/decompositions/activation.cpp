@@ -6,6 +6,34 @@
 namespace pteforge::passes::decomp {
 namespace {
 
+/// The Scalar argument `name` as the Python reference sees it: `ref_default`
+/// (the reference's own default) when the node leaves it out or passes the
+/// int schema default `schema_default` (the dispatcher drops an argument
+/// equal to its default before a decomposition runs), else the value passed.
+Number ref_scalar(Rewriter& rw, std::string_view name, Number ref_default, int64_t schema_default) {
+  if (!rw.args().passed(name)) return ref_default;
+  Number n = rw.take(rw.args().number(name));
+  if (n.kind == Number::Kind::Int && n.i == schema_default) return ref_default;
+  return n;
+}
+
+/// Python's a * b for two numbers: int when both are ints (or bools), else float.
+Number times(Rewriter& rw, const Number& a, const Number& b) {
+  if (a.is_float() || b.is_float()) return Number::of_float(a.as_double() * b.as_double());
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a.i, b.i, &r)) rw.unsupported("a scalar product past int64");
+  return Number::of_int(r);
+}
+
+/// Refuses a non-floating input: ATen's kernels for these activations take
+/// floating-point tensors only.
+bool require_floating(Rewriter& rw, const Meta& m) {
+  if (ir::is_floating(m.dtype)) return true;
+  rw.unsupported(std::string("input of dtype ") + std::string(ir::scalar_type_name(m.dtype)) +
+                 " (the kernel takes floating-point tensors only)");
+  return false;
+}
+
 /// aten.silu.default → torch._decomp silu: self * sigmoid(self) (sigmoid + mul.Tensor).
 void silu_rule(Rewriter& rw) {
   OpMath om{rw};
@@ -35,6 +63,55 @@ void hardsigmoid_rule(Rewriter& rw) {
   std::string c0 = rw.call("aten.clamp.default", {ir::arg_tensor(a), ir::arg_int(0)});
   std::string c1 = rw.call("aten.clamp.default", {ir::arg_tensor(c0), ir::arg_none(), ir::arg_int(6)});
   rw.set_outputs({om.down(rw.call("aten.div.Tensor", {ir::arg_tensor(c1), ir::arg_int(6)}))});
+}
+
+/// aten.elu.default → torch._refs.nn.functional.elu (elementwise_type_promotion_wrapper,
+/// DEFAULT: float16/bfloat16 computed in float32): where(a > 0, scale * a,
+/// (alpha * scale) * expm1(a * input_scale)) — gt.Scalar, mul.Tensor, mul.Tensor, expm1,
+/// mul.Tensor, where.self. Left-out Scalars take the reference's defaults (1.0).
+/// Non-floating inputs are refused.
+void elu_rule(Rewriter& rw) {
+  std::string in = rw.tensor("self");
+  Number alpha = ref_scalar(rw, "alpha", Number::of_float(1.0), 1);
+  Number scale = ref_scalar(rw, "scale", Number::of_float(1.0), 1);
+  Number input_scale = ref_scalar(rw, "input_scale", Number::of_float(1.0), 1);
+  Meta m = rw.meta(in);
+  if (!rw.ok() || !require_floating(rw, m)) return;
+  Number neg_coef = times(rw, alpha, scale);
+  if (!rw.ok()) return;
+  OpMath om{rw};
+  std::string a = om.up(in);
+  std::string positive = rw.call("aten.gt.Scalar", {ir::arg_tensor(a), ir::arg_int(0)});
+  std::string pos = rw.call("aten.mul.Tensor", {ir::arg_tensor(a), number_arg(scale)});
+  std::string scaled = rw.call("aten.mul.Tensor", {ir::arg_tensor(a), number_arg(input_scale)});
+  std::string em1 = rw.call("aten.expm1.default", {ir::arg_tensor(scaled)});
+  std::string neg = rw.call("aten.mul.Tensor", {ir::arg_tensor(em1), number_arg(neg_coef)});
+  rw.set_outputs({om.down(
+      rw.call("aten.where.self", {ir::arg_tensor(positive), ir::arg_tensor(pos), ir::arg_tensor(neg)}))});
+}
+
+/// aten.softplus.default → torch._refs.nn.functional.softplus (DEFAULT type promotion:
+/// float16/bfloat16 computed in float32). With beta: s = a * beta, rhs =
+/// log1p(exp(s)) / beta (mul.Tensor, exp, log1p, div.Tensor); without (left out, or the
+/// int default 1, which the dispatcher drops): s = a, rhs = log1p(exp(a)). Then
+/// where(s > threshold, a, rhs) (gt.Scalar, where.self). Non-floating inputs are refused.
+void softplus_rule(Rewriter& rw) {
+  std::string in = rw.tensor("self");
+  bool has_beta = rw.args().passed("beta");
+  Number beta = has_beta ? rw.take(rw.args().number("beta")) : Number::of_int(1);
+  if (beta.kind == Number::Kind::Int && beta.i == 1) has_beta = false;
+  Number threshold = ref_scalar(rw, "threshold", Number::of_int(20), 20);
+  Meta m = rw.meta(in);
+  if (!rw.ok() || !require_floating(rw, m)) return;
+  OpMath om{rw};
+  std::string a = om.up(in);
+  std::string scaled = has_beta ? rw.call("aten.mul.Tensor", {ir::arg_tensor(a), number_arg(beta)}) : a;
+  std::string e = rw.call("aten.exp.default", {ir::arg_tensor(scaled)});
+  std::string rhs = rw.call("aten.log1p.default", {ir::arg_tensor(e)});
+  if (has_beta) rhs = rw.call("aten.div.Tensor", {ir::arg_tensor(rhs), number_arg(beta)});
+  std::string above = rw.call("aten.gt.Scalar", {ir::arg_tensor(scaled), number_arg(threshold)});
+  rw.set_outputs(
+      {om.down(rw.call("aten.where.self", {ir::arg_tensor(above), ir::arg_tensor(a), ir::arg_tensor(rhs)}))});
 }
 
 /// aten.relu6.default → at::native::relu6: hardtanh(self, 0, 6).
@@ -239,6 +316,8 @@ void add_activation_decompositions(std::vector<Decomposition>& out) {
       {"aten._prelu_kernel.default", prelu_kernel_rule, "torch._decomp.decompositions._prelu_kernel"});
   out.push_back({"aten.hardshrink.default", hardshrink_rule, "torch._refs.nn.functional.hardshrink"});
   out.push_back({"aten.softshrink.default", softshrink_rule, "torch._refs.nn.functional.softshrink"});
+  out.push_back({"aten.elu.default", elu_rule, "torch._refs.nn.functional.elu"});
+  out.push_back({"aten.softplus.default", softplus_rule, "torch._refs.nn.functional.softplus"});
   out.push_back({"aten.relu6.default", relu6_rule, "at::native::relu6 → hardtanh(x, 0, 6)"});
   out.push_back({"aten.softmax.int", softmax_rule, "at::native::softmax (SoftMax.cpp) → _softmax"});
   out.push_back({"aten.log_softmax.int", log_softmax_rule, "at::native::log_softmax (SoftMax.cpp) → _log_softmax"});

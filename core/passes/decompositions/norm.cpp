@@ -1,7 +1,10 @@
 // Normalization: batch_norm (eval) → _native_batch_norm_legit_no_training,
 // layer_norm → native_layer_norm, group_norm → native_group_norm, rms_norm → its
 // composite form.
+#include <cmath>
+
 #include "passes/decompositions/builders.h"
+#include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
 
 namespace pteforge::passes::decomp {
@@ -217,6 +220,86 @@ void instance_norm_rule(Rewriter& rw) {
   rw.set_outputs({view(rw, outs[0], m.sizes)});
 }
 
+/// torch._refs.linalg _check_norm_dtype: a dtype given must be floating and at least as
+/// wide as the input's (a promotion of the two gives the dtype back).
+bool check_norm_dtype(Rewriter& rw, ir::ScalarType dtype, ir::ScalarType x) {
+  Meta d = make_meta(dtype, {});
+  Meta i = make_meta(x, {});
+  if (ir::is_floating(dtype) && promote_types({&d, &i}, {}) == dtype) return true;
+  rw.fail(ErrorCode::INVALID_GRAPH, std::string("linalg.vector_norm: the dtype of the input (") +
+                                        std::string(ir::scalar_type_name(x)) +
+                                        ") should be convertible without narrowing to the specified dtype (" +
+                                        std::string(ir::scalar_type_name(dtype)) + ")");
+  return false;
+}
+
+/// torch._refs.linalg.vector_norm (reduction_dtypes:
+/// computed in float32 for float16/bfloat16, returned in `dtype` or the input's dtype):
+/// ord 0: sum.dim_IntList(ne.Scalar(x, 0.0), dim, keepdim, dtype=result); ord ±inf:
+/// amax/amin(abs(x), dim, keepdim) (+ _to_copy to the result dtype); otherwise x in the
+/// computation dtype, abs unless ord is even, pow.Tensor_Scalar(ord), sum.dim_IntList(dim,
+/// keepdim), pow.Tensor_Scalar(1.0 / ord), _to_copy to the result dtype. Refused: complex
+/// inputs, and ord ±inf without dim (amax/amin take no None dim).
+std::string vector_norm(Rewriter& rw, const std::string& x, const Number& ord, const ir::Argument& dim,
+                        bool keepdim, std::optional<ir::ScalarType> dt) {
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return {};
+  if (!ir::is_floating(m.dtype)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "linalg.vector_norm: expected a floating point tensor as input, got " +
+                                          std::string(ir::scalar_type_name(m.dtype)) +
+                                          " (complex inputs are not decomposed)");
+    return {};
+  }
+  if (dt && !check_norm_dtype(rw, *dt, m.dtype)) return {};
+  const ir::ScalarType result = dt.value_or(m.dtype);
+  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  const double o = ord.as_double();
+  if (o == 0.0) {
+    std::string nz = rw.call("aten.ne.Scalar", {ir::arg_tensor(x), ir::arg_float(0.0)});
+    return rw.call("aten.sum.dim_IntList", {ir::arg_tensor(nz), dim, ir::arg_bool(keepdim)},
+                   {{"dtype", ir::arg_dtype(result)}});
+  }
+  if (std::isinf(o)) {
+    if (dim.is_none()) {
+      rw.unsupported("ord=" + std::string(o > 0 ? "inf" : "-inf") + " without dim (amax/amin need dims)");
+      return {};
+    }
+    std::string a = rw.call("aten.abs.default", {ir::arg_tensor(x)});
+    std::string r = rw.call(o > 0 ? "aten.amax.default" : "aten.amin.default",
+                            {ir::arg_tensor(a), dim, ir::arg_bool(keepdim)});
+    return to_dtype(rw, r, result);
+  }
+  std::string xc = to_dtype(rw, x, compute);
+  bool even = ord.is_float() ? std::fmod(o, 2.0) == 0.0 : ord.i % 2 == 0;
+  if (!even) xc = rw.call("aten.abs.default", {ir::arg_tensor(xc)});
+  std::string p = rw.call("aten.pow.Tensor_Scalar", {ir::arg_tensor(xc), number_arg(ord)});
+  std::string s = rw.call("aten.sum.dim_IntList", {ir::arg_tensor(p), dim, ir::arg_bool(keepdim)});
+  std::string r = rw.call("aten.pow.Tensor_Scalar", {ir::arg_tensor(s), ir::arg_float(1.0 / o)});
+  return to_dtype(rw, r, result);
+}
+
+/// aten.linalg_vector_norm.default → torch._refs.linalg.vector_norm (see vector_norm()).
+void linalg_vector_norm_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  Number ord = rw.take(rw.args().number("ord"));
+  ir::Argument dim = rw.raw("dim");
+  bool keepdim = rw.bool_("keepdim");
+  auto dt = rw.dtype("dtype");
+  if (!rw.ok()) return;
+  rw.set_outputs({vector_norm(rw, x, ord, dim, keepdim, dt)});
+}
+
+/// aten.norm.ScalarOpt_dim → torch._refs.norm: p None becomes 2 (an int), then
+/// torch.linalg.vector_norm(self, p, dim, keepdim), decomposed as vector_norm() does.
+void norm_scalar_opt_dim_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  Number p = rw.args().is_none("p") ? Number::of_int(2) : rw.take(rw.args().number("p"));
+  ir::Argument dim = rw.raw("dim");
+  bool keepdim = rw.bool_("keepdim");
+  if (!rw.ok()) return;
+  rw.set_outputs({vector_norm(rw, x, p, dim, keepdim, std::nullopt)});
+}
+
 }  // namespace
 
 void add_norm_decompositions(std::vector<Decomposition>& out) {
@@ -230,6 +313,10 @@ void add_norm_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.group_norm.default", group_norm_rule, "at::native::group_norm (group_norm.cpp)"});
   out.push_back({"aten.instance_norm.default", instance_norm_rule,
                  "at::native::instance_norm (Normalization.cpp) → batch_norm"});
+  out.push_back(
+      {"aten.linalg_vector_norm.default", linalg_vector_norm_rule, "torch._refs.linalg.vector_norm"});
+  out.push_back(
+      {"aten.norm.ScalarOpt_dim", norm_scalar_opt_dim_rule, "torch._refs.norm → linalg.vector_norm"});
   out.push_back({"aten.rms_norm.default", rms_norm_rule,
                  "at::native rms_norm_composite (layer_norm.cpp) / torch._decomp _fused_rms_norm"});
 }

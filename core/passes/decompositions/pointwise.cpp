@@ -1,5 +1,6 @@
 // Elementwise helpers outside Core ATen: rsub, masked_fill, clamp_min/max, square,
 // floor/true divide, where with Python numbers, dtype conversions (to, type_as).
+#include <cmath>
 #include <limits>
 
 #include "passes/decompositions/builders.h"
@@ -84,35 +85,25 @@ void true_divide_rule(Rewriter& rw) {
   rw.set_outputs({rw.call("aten.div.Tensor", {ir::arg_tensor(x), other})});
 }
 
-/// aten.where.ScalarOther / ScalarSelf / Scalar → at::native::where: the number becomes
-/// scalar_tensor(value, dtype=result type, layout=strided, device) and where.self follows
-/// (a tensor operand of another dtype is converted first).
-void where_scalar_rule(Rewriter& rw) {
-  std::string cond = rw.tensor("condition");
-  const ir::Argument* self = rw.args().find("self");
-  const ir::Argument* other = rw.args().find("other");
-  if (!self || !other) {
-    rw.fail(ErrorCode::INVALID_GRAPH, "where: missing operands");
-    return;
-  }
+/// at::native::where with a Python number for `self` and/or `other` (`numbers`: their
+/// values, self's first): the number becomes scalar_tensor(value, dtype=result type,
+/// layout=strided, device) and where.self follows (a tensor operand of another dtype is
+/// converted first).
+std::string where_scalar(Rewriter& rw, const std::string& cond, const ir::Argument& self,
+                         const ir::Argument& other, const std::vector<Number>& numbers) {
   Meta cm = rw.meta(cond);
-  if (!rw.ok()) return;
+  if (!rw.ok()) return {};
   std::vector<const Meta*> tensors;
-  std::vector<Number> numbers;
   Meta sm, om;
-  if (self->is_tensor()) {
-    sm = rw.meta(self->tensor_name());
+  if (self.is_tensor()) {
+    sm = rw.meta(self.tensor_name());
     tensors.push_back(&sm);
-  } else {
-    numbers.push_back(rw.take(rw.args().number("self")));
   }
-  if (other->is_tensor()) {
-    om = rw.meta(other->tensor_name());
+  if (other.is_tensor()) {
+    om = rw.meta(other.tensor_name());
     tensors.push_back(&om);
-  } else {
-    numbers.push_back(rw.take(rw.args().number("other")));
   }
-  if (!rw.ok()) return;
+  if (!rw.ok()) return {};
   ir::ScalarType t = promote_types(tensors, numbers);
   auto operand = [&](const ir::Argument& a) -> std::string {
     if (a.is_tensor()) return to_dtype(rw, a.tensor_name(), t);
@@ -123,14 +114,30 @@ void where_scalar_rule(Rewriter& rw) {
   };
   // C++ evaluates the converted tensor first, then builds the scalar tensor.
   std::string s, o;
-  if (self->is_tensor()) {
-    s = operand(*self);
-    o = operand(*other);
+  if (self.is_tensor()) {
+    s = operand(self);
+    o = operand(other);
   } else {
-    o = operand(*other);
-    s = operand(*self);
+    o = operand(other);
+    s = operand(self);
   }
-  rw.set_outputs({rw.call("aten.where.self", {ir::arg_tensor(cond), ir::arg_tensor(s), ir::arg_tensor(o)})});
+  return rw.call("aten.where.self", {ir::arg_tensor(cond), ir::arg_tensor(s), ir::arg_tensor(o)});
+}
+
+/// aten.where.ScalarOther / ScalarSelf / Scalar → at::native::where (see where_scalar()).
+void where_scalar_rule(Rewriter& rw) {
+  std::string cond = rw.tensor("condition");
+  const ir::Argument* self = rw.args().find("self");
+  const ir::Argument* other = rw.args().find("other");
+  if (!self || !other) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "where: missing operands");
+    return;
+  }
+  std::vector<Number> numbers;
+  if (!self->is_tensor()) numbers.push_back(rw.take(rw.args().number("self")));
+  if (!other->is_tensor()) numbers.push_back(rw.take(rw.args().number("other")));
+  if (!rw.ok()) return;
+  rw.set_outputs({where_scalar(rw, cond, *self, *other, numbers)});
 }
 
 /// Shared dtype conversion of the aten.to overloads / type_as (at::native::to): the
@@ -183,16 +190,22 @@ void sum_rule(Rewriter& rw) {
   rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(x), ir::arg_ints({})}, std::move(kw))});
 }
 
+/// var.correction(self, dim, correction=correction, keepdim=keepdim), with the node's own
+/// dim / correction / keepdim (a left-out correction stays out).
+std::string var_correction(Rewriter& rw, const std::string& x) {
+  KwArgs kw;
+  ir::Argument corr = rw.raw("correction");
+  if (!corr.is_none()) kw.emplace_back("correction", corr);
+  kw.emplace_back("keepdim", rw.raw("keepdim"));
+  return rw.call("aten.var.correction", {ir::arg_tensor(x), rw.raw("dim")}, std::move(kw));
+}
+
 /// aten.std.correction → torch._decomp std_decomposition: sqrt(var.correction(self, dim,
 /// correction=correction, keepdim=keepdim)).
 void std_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
   if (!rw.ok()) return;
-  KwArgs kw;
-  ir::Argument corr = rw.raw("correction");
-  if (!corr.is_none()) kw.emplace_back("correction", corr);
-  kw.emplace_back("keepdim", rw.raw("keepdim"));
-  std::string v = rw.call("aten.var.correction", {ir::arg_tensor(x), rw.raw("dim")}, std::move(kw));
+  std::string v = var_correction(rw, x);
   rw.set_outputs({rw.call("aten.sqrt.default", {ir::arg_tensor(v)})});
 }
 
@@ -346,6 +359,89 @@ void lerp_rule(Rewriter& rw) {
   rw.set_outputs({to_dtype(rw, out, result)});
 }
 
+/// aten.var_mean.correction → torch._refs var_mean: var(self, dim, correction, keepdim)
+/// then mean(self, dim, keepdim), at the ATen level var.correction(self, dim,
+/// correction=correction, keepdim=keepdim) and mean.dim(self, dim, keepdim). (The
+/// reference calls the refs var / mean directly, which trace to prims; this rule keeps
+/// their ATen ops.) No opmath casts: var and mean take float16/bfloat16 as they are.
+void var_mean_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  if (!rw.ok()) return;
+  std::string v = var_correction(rw, x);
+  std::string m = rw.call("aten.mean.dim", {ir::arg_tensor(x), rw.raw("dim"), rw.raw("keepdim")});
+  rw.set_outputs({v, m});
+}
+
+/// aten.logit.default → torch._refs.special.logit (INT_TO_FLOAT promotion: integer and
+/// bool inputs are computed and returned in float32, float16/bfloat16 computed in float32):
+/// lo = eps (-1.0 when None), hi = 1 - eps, x = where(x < lo, lo, where(x > hi, hi, x)),
+/// log(x / (1 - x)) — lt.Scalar, gt.Scalar, then twice torch.where with a number
+/// (where.ScalarSelf, at::native::where: scalar_tensor + where.self), sub.Tensor(1, x),
+/// div.Tensor, log.
+/// Complex inputs are refused.
+void logit_rule(Rewriter& rw) {
+  std::string in = rw.tensor("self");
+  auto eps = rw.opt_float("eps");
+  Meta m = rw.meta(in);
+  if (!rw.ok()) return;
+  if (m.dtype == ir::ScalarType::ComplexHalf || m.dtype == ir::ScalarType::ComplexFloat ||
+      m.dtype == ir::ScalarType::ComplexDouble) {
+    rw.unsupported("a complex input");
+    return;
+  }
+  const ir::ScalarType result = ir::is_floating(m.dtype) ? m.dtype : ir::ScalarType::Float;
+  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  const double lo = eps.value_or(-1.0);
+  const double hi = 1 - lo;
+  std::string x = to_dtype(rw, in, compute);
+  std::string below = rw.call("aten.lt.Scalar", {ir::arg_tensor(x), ir::arg_float(lo)});
+  std::string above = rw.call("aten.gt.Scalar", {ir::arg_tensor(x), ir::arg_float(hi)});
+  std::string upper = where_scalar(rw, above, ir::arg_float(hi), ir::arg_tensor(x), {Number::of_float(hi)});
+  std::string clamped =
+      where_scalar(rw, below, ir::arg_float(lo), ir::arg_tensor(upper), {Number::of_float(lo)});
+  std::string denom = rw.call("aten.sub.Tensor", {ir::arg_int(1), ir::arg_tensor(clamped)});
+  std::string ratio = rw.call("aten.div.Tensor", {ir::arg_tensor(clamped), ir::arg_tensor(denom)});
+  std::string out = rw.call("aten.log.default", {ir::arg_tensor(ratio)});
+  rw.set_outputs({to_dtype(rw, out, result)});
+}
+
+/// aten.round.decimals → torch._refs.round at the ATen level (the reference calls prims
+/// mul/round, which torch.export does not emit; DEFAULT type promotion: float16/bfloat16
+/// computed in float32): decimals 0 is round.default; otherwise mul.Tensor(x, 10**decimals),
+/// round.default, mul.Tensor(·, 10**-decimals), with Python's int/float powers (an int for
+/// a non-negative exponent). Refused: non-floating inputs (ATen's round kernel is floating
+/// point only) and |decimals| > 18 (10**decimals past int64).
+void round_decimals_rule(Rewriter& rw) {
+  std::string in = rw.tensor("self");
+  int64_t decimals = rw.int_("decimals");
+  Meta m = rw.meta(in);
+  if (!rw.ok()) return;
+  if (!ir::is_floating(m.dtype)) {
+    rw.unsupported("input of dtype " + std::string(ir::scalar_type_name(m.dtype)) +
+                   " (the kernel takes floating-point tensors only)");
+    return;
+  }
+  if (decimals > 18 || decimals < -18) {
+    rw.unsupported("decimals=" + std::to_string(decimals) + " (10**decimals past int64)");
+    return;
+  }
+  auto power_of_ten = [](int64_t e) -> ir::Argument {
+    if (e < 0) return ir::arg_float(std::pow(10.0, static_cast<double>(e)));
+    int64_t v = 1;
+    for (int64_t i = 0; i < e; ++i) v *= 10;
+    return ir::arg_int(v);
+  };
+  OpMath om{rw};
+  std::string x = om.up(in);
+  if (decimals == 0) {
+    rw.set_outputs({om.down(rw.call("aten.round.default", {ir::arg_tensor(x)}))});
+    return;
+  }
+  std::string scaled = rw.call("aten.mul.Tensor", {ir::arg_tensor(x), power_of_ten(decimals)});
+  std::string rounded = rw.call("aten.round.default", {ir::arg_tensor(scaled)});
+  rw.set_outputs({om.down(rw.call("aten.mul.Tensor", {ir::arg_tensor(rounded), power_of_ten(-decimals)}))});
+}
+
 }  // namespace
 
 void add_pointwise_decompositions(std::vector<Decomposition>& out) {
@@ -375,6 +471,11 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.lerp.Tensor", lerp_rule, "torch._refs.lerp"});
   out.push_back({"aten.logsumexp.default", logsumexp_rule, "torch._refs.logsumexp"});
   out.push_back({"aten.std_mean.correction", std_mean_rule, "torch._refs.std_mean"});
+  out.push_back(
+      {"aten.round.decimals", round_decimals_rule, "torch._refs.round (ATen-level mul, round, mul)"});
+  out.push_back({"aten.logit.default", logit_rule, "torch._refs.special.logit"});
+  out.push_back(
+      {"aten.var_mean.correction", var_mean_rule, "torch._refs.var_mean → var.correction + mean.dim"});
   out.push_back({"aten.std.correction", std_rule, "torch._decomp std_decomposition → sqrt(var.correction)"});
 }
 

@@ -9,34 +9,34 @@
 namespace pteforge::passes::decomp {
 namespace {
 
-/// aten.flatten.using_ints → at::native::flatten: a 0-d input becomes reshape([1]);
-/// start == end is the input itself; else reshape(sizes[:start] + [prod(start..end)] +
-/// sizes[end+1:]) (view on a viewable layout, clone + view otherwise).
+/// at::native::flatten(x, start, end): a 0-d input becomes reshape([1]); start == end is
+/// the input itself; else reshape(sizes[:start] + [prod(start..end)] + sizes[end+1:]) (view
+/// on a viewable layout, clone + view otherwise).
+std::string flatten(Rewriter& rw, const std::string& x, int64_t start, int64_t end) {
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return {};
+  if (m.rank() == 0) return reshape(rw, x, {SymPoly(1)});
+  int64_t s = rw.take(normalize_dim(start, m.rank()));
+  int64_t e = rw.take(normalize_dim(end, m.rank()));
+  if (!rw.ok()) return {};
+  if (s > e) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "flatten() has invalid args: start_dim cannot come after end_dim");
+    return {};
+  }
+  if (s == e) return x;
+  std::vector<SymPoly> shape(m.sizes.begin(), m.sizes.begin() + s);
+  shape.push_back(product(std::vector<SymPoly>(m.sizes.begin() + s, m.sizes.begin() + e + 1)));
+  shape.insert(shape.end(), m.sizes.begin() + e + 1, m.sizes.end());
+  return reshape(rw, x, shape);
+}
+
+/// aten.flatten.using_ints → at::native::flatten (see flatten()).
 void flatten_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
   int64_t start = rw.int_("start_dim");
   int64_t end = rw.int_("end_dim");
-  Meta m = rw.meta(x);
   if (!rw.ok()) return;
-  if (m.rank() == 0) {
-    rw.set_outputs({reshape(rw, x, {SymPoly(1)})});
-    return;
-  }
-  int64_t s = rw.take(normalize_dim(start, m.rank()));
-  int64_t e = rw.take(normalize_dim(end, m.rank()));
-  if (!rw.ok()) return;
-  if (s > e) {
-    rw.fail(ErrorCode::INVALID_GRAPH, "flatten() has invalid args: start_dim cannot come after end_dim");
-    return;
-  }
-  if (s == e) {
-    rw.set_outputs({x});
-    return;
-  }
-  std::vector<SymPoly> shape(m.sizes.begin(), m.sizes.begin() + s);
-  shape.push_back(product(std::vector<SymPoly>(m.sizes.begin() + s, m.sizes.begin() + e + 1)));
-  shape.insert(shape.end(), m.sizes.begin() + e + 1, m.sizes.end());
-  rw.set_outputs({reshape(rw, x, shape)});
+  rw.set_outputs({flatten(rw, x, start, end)});
 }
 
 /// aten.reshape.default → at::native::reshape_symint: view when computeStride finds a
@@ -342,10 +342,141 @@ void repeat_interleave_rule(Rewriter& rw) {
   rw.set_outputs({reshape(rw, c, flat)});
 }
 
+/// aten.pixel_shuffle.default → torch._decomp pixel_shuffle: view(*batch, C / r², r, r, H,
+/// W), permute(batch dims, C, H, r, W, r), reshape(*batch, C / r², H * r, W * r) (clone +
+/// view unless r == 1), clone(memory_format=suggest_memory_format(self)). Only contiguous
+/// inputs are taken (their suggested format is always contiguous_format); other layouts,
+/// whose suggested format may be channels_last, are refused.
+void pixel_shuffle_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t r = rw.int_("upscale_factor");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (m.rank() < 3) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "pixel_shuffle expects input to have at least 3 dimensions, but got " + std::to_string(m.rank()));
+    return;
+  }
+  if (r <= 0 || r > 3037000499) {  // r * r must fit in int64
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "pixel_shuffle expects a positive upscale_factor whose square fits int64, but got " +
+                std::to_string(r));
+    return;
+  }
+  if (!is_contiguous(m)) {
+    rw.unsupported("a non-contiguous input (only contiguous inputs are decomposed)");
+    return;
+  }
+  size_t n = m.rank() - 3;
+  const SymPoly& c = m.sizes[n];
+  const SymPoly& h = m.sizes[n + 1];
+  const SymPoly& w = m.sizes[n + 2];
+  std::optional<SymPoly> c_out = c.div_exact(r * r);
+  if (!c_out) {
+    std::string what = "its input's 'channel' dimension (" + rw.symbols().display(c) + ")";
+    rw.fail(ErrorCode::INVALID_GRAPH, "pixel_shuffle expects " + what +
+                                          " to be divisible by the square of upscale_factor (" +
+                                          std::to_string(r * r) + ")");
+    return;
+  }
+  std::vector<SymPoly> split(m.sizes.begin(), m.sizes.begin() + n);
+  split.insert(split.end(), {*c_out, SymPoly(r), SymPoly(r), h, w});
+  std::vector<int64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  int64_t b = static_cast<int64_t>(n);
+  order.insert(order.end(), {b, b + 3, b + 1, b + 4, b + 2});
+  std::vector<SymPoly> out(m.sizes.begin(), m.sizes.begin() + n);
+  out.insert(out.end(), {*c_out, h * SymPoly(r), w * SymPoly(r)});
+  std::string shuffled = reshape(rw, permute(rw, view(rw, x, split), order), out);
+  rw.set_outputs({clone(rw, shuffled, ir::MemoryFormat::ContiguousFormat)});
+}
+
+/// torch._refs roll's one-dimension case: index_select(x, dim, fmod(start + arange(size),
+/// size)) with start = (size - shift) mod size (arange.start_step, add.Tensor, fmod.Scalar,
+/// index_select).
+std::string roll_one(Rewriter& rw, const std::string& x, int64_t shift, int64_t dim) {
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return {};
+  const SymPoly& size = m.sizes[static_cast<size_t>(dim)];
+  if (!size.is_constant()) {
+    rw.unsupported("rolling a dimension of symbolic size " + rw.symbols().display(size));
+    return {};
+  }
+  int64_t n = size.value();
+  if (n <= 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "roll: an empty dimension in a non-empty tensor");
+    return {};
+  }
+  int64_t start = ((n - shift % n) % n + n) % n;  // Python's (n - shift) % n, without overflow
+  std::string idx = rw.call("aten.arange.start_step", {ir::arg_int(0), ir::arg_int(n), ir::arg_int(1)},
+                            {{"layout", ir::arg_layout(ir::Layout::Strided)},
+                             {"device", ir::arg_device(m.device)},
+                             {"pin_memory", ir::arg_bool(false)}});
+  std::string shifted = rw.call("aten.add.Tensor", {ir::arg_tensor(idx), ir::arg_int(start)});
+  std::string wrapped = rw.call("aten.fmod.Scalar", {ir::arg_tensor(shifted), ir::arg_int(n)});
+  return rw.call("aten.index_select.default", {ir::arg_tensor(x), ir::arg_int(dim), ir::arg_tensor(wrapped)});
+}
+
+/// aten.roll.default → torch._refs roll: an empty input is cloned; no dims and one shift
+/// rolls flatten(self) over dim 0 and views it back to self's shape; several (shift, dim)
+/// pairs roll one dimension after the other (the reference's recursion); one pair is
+/// roll_one(). Symbolic shifts and rolled dimensions of symbolic size are refused (the
+/// start index is computed from concrete values); an input of symbolic numel is taken
+/// as non-empty.
+void roll_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  std::vector<SymPoly> shift_polys = rw.syms("shifts");
+  std::vector<int64_t> dims = rw.ints("dims");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  for (int64_t& d : dims) d = rw.take(normalize_dim(d, std::max<size_t>(m.rank(), 1)));
+  if (!rw.ok()) return;
+  SymPoly numel = m.numel();
+  if (numel.is_constant() && numel.value() == 0) {
+    rw.set_outputs({clone(rw, x)});
+    return;
+  }
+  if (m.rank() == 0 && !dims.empty()) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "roll: dimension specified as " + std::to_string(dims[0]) + " but tensor has no dimensions");
+    return;
+  }
+  std::vector<int64_t> shifts;
+  for (const SymPoly& p : shift_polys) {
+    if (!p.is_constant()) {
+      rw.unsupported("a symbolic shift " + rw.symbols().display(p));
+      return;
+    }
+    shifts.push_back(p.value());
+  }
+  if (shifts.empty()) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "roll: `shifts` required");
+    return;
+  }
+  if (dims.empty() && shifts.size() == 1) {
+    std::string rolled = roll_one(rw, flatten(rw, x, 0, -1), shifts[0], 0);
+    if (!rw.ok()) return;
+    rw.set_outputs({view(rw, rolled, m.sizes)});
+    return;
+  }
+  if (shifts.size() != dims.size()) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "roll: shifts and dimensions must align. shifts: " + std::to_string(shifts.size()) +
+                ", dims: " + std::to_string(dims.size()));
+    return;
+  }
+  for (size_t i = 0; i < dims.size() && rw.ok(); ++i) x = roll_one(rw, x, shifts[i], dims[i]);
+  if (!rw.ok()) return;
+  rw.set_outputs({x});
+}
+
 }  // namespace
 
 void add_shape_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.flatten.using_ints", flatten_rule, "at::native::flatten (TensorShape.cpp) → reshape"});
+  out.push_back(
+      {"aten.pixel_shuffle.default", pixel_shuffle_rule, "torch._decomp.decompositions.pixel_shuffle"});
+  out.push_back({"aten.roll.default", roll_rule, "torch._refs.roll"});
   out.push_back({"aten.reshape.default", reshape_rule, "at::native::reshape_symint (TensorShape.cpp)"});
   out.push_back({"aten._reshape_alias.default", view_size_rule, "torch._decomp _reshape_alias → view"});
   out.push_back({"aten._unsafe_view.default", view_size_rule, "torch._decomp _unsafe_view → view"});

@@ -1210,124 +1210,44 @@ TEST_CASE("decompose gru.input (bidirectional) leaves only core ops with the nod
 TEST_CASE("decomposition table: the supported set (README list), every entry a known non-core op") {
   std::vector<std::string> got;
   for (const auto& d : passes::decomp::decompositions()) got.emplace_back(d.target);
-  CHECK(got == std::vector<std::string>{"aten._batch_norm_no_update.default",
-                                        "aten._convolution.default",
-                                        "aten._prelu_kernel.default",
-                                        "aten._reshape_alias.default",
-                                        "aten._safe_softmax.default",
-                                        "aten._unsafe_index.Tensor",
-                                        "aten._unsafe_index_put.default",
-                                        "aten._unsafe_view.default",
-                                        "aten.adaptive_avg_pool2d.default",
-                                        "aten.adaptive_avg_pool3d.default",
-                                        "aten.adaptive_max_pool2d.default",
-                                        "aten.addcdiv.default",
-                                        "aten.addcmul.default",
-                                        "aten.alpha_dropout.default",
-                                        "aten.arange.default",
-                                        "aten.arange.start",
-                                        "aten.baddbmm.default",
-                                        "aten.batch_norm.default",
-                                        "aten.chunk.default",
-                                        "aten.clamp_max.default",
-                                        "aten.clamp_min.default",
-                                        "aten.contiguous.default",
-                                        "aten.conv1d.default",
-                                        "aten.conv1d.padding",
-                                        "aten.conv2d.default",
-                                        "aten.conv2d.padding",
-                                        "aten.conv3d.default",
-                                        "aten.conv3d.padding",
-                                        "aten.conv_transpose1d.default",
-                                        "aten.conv_transpose2d.input",
-                                        "aten.conv_transpose3d.input",
-                                        "aten.detach.default",
-                                        "aten.dot.default",
-                                        "aten.dropout.default",
-                                        "aten.expand_as.default",
-                                        "aten.feature_alpha_dropout.default",
-                                        "aten.feature_dropout.default",
-                                        "aten.flatten.using_ints",
-                                        "aten.floor_divide.Scalar",
-                                        "aten.floor_divide.default",
-                                        "aten.glu.default",
-                                        "aten.group_norm.default",
-                                        "aten.gru.input",
-                                        "aten.hardshrink.default",
-                                        "aten.hardsigmoid.default",
-                                        "aten.hardswish.default",
-                                        "aten.index_copy.default",
-                                        "aten.instance_norm.default",
-                                        "aten.layer_norm.default",
-                                        "aten.lerp.Scalar",
-                                        "aten.lerp.Tensor",
-                                        "aten.lift_fresh.default",
-                                        "aten.lift_fresh_copy.default",
-                                        "aten.linear.default",
-                                        "aten.log_softmax.int",
-                                        "aten.logsumexp.default",
-                                        "aten.lstm.input",
-                                        "aten.masked_fill.Scalar",
-                                        "aten.masked_fill.Tensor",
-                                        "aten.matmul.default",
-                                        "aten.max_pool1d.default",
-                                        "aten.max_pool2d.default",
-                                        "aten.mish.default",
-                                        "aten.movedim.int",
-                                        "aten.mv.default",
-                                        "aten.narrow.default",
-                                        "aten.native_batch_norm.default",
-                                        "aten.new_full.default",
-                                        "aten.new_ones.default",
-                                        "aten.new_zeros.default",
-                                        "aten.ones.default",
-                                        "aten.ones_like.default",
-                                        "aten.outer.default",
-                                        "aten.pad.default",
-                                        "aten.prelu.default",
-                                        "aten.relu6.default",
-                                        "aten.repeat_interleave.self_int",
-                                        "aten.reshape.default",
-                                        "aten.reshape_as.default",
-                                        "aten.rms_norm.default",
-                                        "aten.rsub.Scalar",
-                                        "aten.rsub.Tensor",
-                                        "aten.scaled_dot_product_attention.default",
-                                        "aten.silu.default",
-                                        "aten.softmax.int",
-                                        "aten.softshrink.default",
-                                        "aten.split.Tensor",
-                                        "aten.split.sizes",
-                                        "aten.square.default",
-                                        "aten.squeeze.default",
-                                        "aten.stack.default",
-                                        "aten.std.correction",
-                                        "aten.std_mean.correction",
-                                        "aten.sum.default",
-                                        "aten.swapaxes.default",
-                                        "aten.swapdims.default",
-                                        "aten.t.default",
-                                        "aten.to.device",
-                                        "aten.to.dtype",
-                                        "aten.to.dtype_layout",
-                                        "aten.to.other",
-                                        "aten.transpose.int",
-                                        "aten.tril.default",
-                                        "aten.triu.default",
-                                        "aten.true_divide.Scalar",
-                                        "aten.true_divide.Tensor",
-                                        "aten.type_as.default",
-                                        "aten.unbind.int",
-                                        "aten.unflatten.int",
-                                        "aten.unsafe_chunk.default",
-                                        "aten.unsafe_split.Tensor",
-                                        "aten.unsafe_split_with_sizes.default",
-                                        "aten.view_as.default",
-                                        "aten.where.Scalar",
-                                        "aten.where.ScalarOther",
-                                        "aten.where.ScalarSelf",
-                                        "aten.zeros.default",
-                                        "aten.zeros_like.default"});
+  // clang-format off
+  CHECK(got == std::vector<std::string>{
+      "aten._batch_norm_no_update.default", "aten._convolution.default", "aten._prelu_kernel.default",
+      "aten._reshape_alias.default", "aten._safe_softmax.default", "aten._unsafe_index.Tensor",
+      "aten._unsafe_index_put.default", "aten._unsafe_view.default", "aten.adaptive_avg_pool2d.default",
+      "aten.adaptive_avg_pool3d.default", "aten.adaptive_max_pool2d.default", "aten.addcdiv.default",
+      "aten.addcmul.default", "aten.alpha_dropout.default", "aten.arange.default", "aten.arange.start",
+      "aten.baddbmm.default", "aten.batch_norm.default", "aten.chunk.default", "aten.clamp_max.default",
+      "aten.clamp_min.default", "aten.contiguous.default", "aten.conv1d.default", "aten.conv1d.padding",
+      "aten.conv2d.default", "aten.conv2d.padding", "aten.conv3d.default", "aten.conv3d.padding",
+      "aten.conv_transpose1d.default", "aten.conv_transpose2d.input", "aten.conv_transpose3d.input",
+      "aten.detach.default", "aten.dot.default", "aten.dropout.default", "aten.elu.default",
+      "aten.expand_as.default", "aten.feature_alpha_dropout.default", "aten.feature_dropout.default",
+      "aten.flatten.using_ints", "aten.floor_divide.Scalar", "aten.floor_divide.default", "aten.glu.default",
+      "aten.group_norm.default", "aten.gru.input", "aten.hardshrink.default", "aten.hardsigmoid.default",
+      "aten.hardswish.default", "aten.index_copy.default", "aten.instance_norm.default",
+      "aten.layer_norm.default", "aten.lerp.Scalar", "aten.lerp.Tensor", "aten.lift_fresh.default",
+      "aten.lift_fresh_copy.default", "aten.linalg_vector_norm.default", "aten.linear.default",
+      "aten.log_softmax.int", "aten.logit.default", "aten.logsumexp.default", "aten.lstm.input",
+      "aten.masked_fill.Scalar", "aten.masked_fill.Tensor", "aten.matmul.default", "aten.max_pool1d.default",
+      "aten.max_pool2d.default", "aten.mish.default", "aten.movedim.int", "aten.mv.default",
+      "aten.narrow.default", "aten.native_batch_norm.default", "aten.new_full.default",
+      "aten.new_ones.default", "aten.new_zeros.default", "aten.norm.ScalarOpt_dim", "aten.ones.default",
+      "aten.ones_like.default", "aten.outer.default", "aten.pad.default", "aten.pixel_shuffle.default",
+      "aten.prelu.default", "aten.relu6.default", "aten.repeat_interleave.self_int", "aten.reshape.default",
+      "aten.reshape_as.default", "aten.rms_norm.default", "aten.roll.default", "aten.round.decimals",
+      "aten.rsub.Scalar", "aten.rsub.Tensor", "aten.scaled_dot_product_attention.default",
+      "aten.silu.default", "aten.softmax.int", "aten.softplus.default", "aten.softshrink.default",
+      "aten.split.Tensor", "aten.split.sizes", "aten.square.default", "aten.squeeze.default",
+      "aten.stack.default", "aten.std.correction", "aten.std_mean.correction", "aten.sum.default",
+      "aten.swapaxes.default", "aten.swapdims.default", "aten.t.default", "aten.to.device", "aten.to.dtype",
+      "aten.to.dtype_layout", "aten.to.other", "aten.transpose.int", "aten.tril.default",
+      "aten.triu.default", "aten.true_divide.Scalar", "aten.true_divide.Tensor", "aten.type_as.default",
+      "aten.unbind.int", "aten.unflatten.int", "aten.unsafe_chunk.default", "aten.unsafe_split.Tensor",
+      "aten.unsafe_split_with_sizes.default", "aten.var_mean.correction", "aten.view_as.default",
+      "aten.where.Scalar", "aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.zeros.default",
+      "aten.zeros_like.default"});
+  // clang-format on
   for (const auto& d : passes::decomp::decompositions()) {
     CAPTURE(std::string(d.target));
     const ops::OpSchema* s = ops::op_table().find(d.target);
@@ -1776,4 +1696,477 @@ TEST_CASE("decompose unsafe_chunk / unsafe_split.Tensor / unsafe_split_with_size
                     "  [%getitem_7: float32[2, 3], %getitem_8: float32[2, 7]] = aten.split_with_sizes.default(%x, "
                     "[3, 7], -1)  # split_with_sizes_2\n"
                     "  return (%getitem_3, %getitem_6, %getitem_8)\n");
+}
+
+// ---- rules mirroring torch._refs / torch._decomp references (elementwise, shape, reductions) ---
+
+TEST_CASE("decompose elu -> gt, mul, mul, expm1, mul, where (torch._refs elu)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  // Left out: the reference's own defaults, 1.0 each (alpha * scale = 1.0).
+  b.output(b.call("aten.elu.default", {arg_tensor(x)}, {F, {2, 3}}));
+  // alpha 0.5, scale 2 (int), input_scale 1.5: alpha * scale = 1.0.
+  b.output(
+      b.call("aten.elu.default", {arg_tensor(x), arg_float(0.5), arg_int(2), arg_float(1.5)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3]):\n"
+                    "  %gt: bool[2, 3] = aten.gt.Scalar(%x, 0)\n"
+                    "  %mul: float32[2, 3] = aten.mul.Tensor(%x, 1.0)\n"
+                    "  %mul_1: float32[2, 3] = aten.mul.Tensor(%x, 1.0)\n"
+                    "  %expm1: float32[2, 3] = aten.expm1.default(%mul_1)\n"
+                    "  %mul_2: float32[2, 3] = aten.mul.Tensor(%expm1, 1.0)\n"
+                    "  %where: float32[2, 3] = aten.where.self(%gt, %mul, %mul_2)\n"
+                    "  %gt_1: bool[2, 3] = aten.gt.Scalar(%x, 0)\n"
+                    "  %mul_3: float32[2, 3] = aten.mul.Tensor(%x, 2)\n"
+                    "  %mul_4: float32[2, 3] = aten.mul.Tensor(%x, 1.5)\n"
+                    "  %expm1_1: float32[2, 3] = aten.expm1.default(%mul_4)\n"
+                    "  %mul_5: float32[2, 3] = aten.mul.Tensor(%expm1_1, 1.0)\n"
+                    "  %where_1: float32[2, 3] = aten.where.self(%gt_1, %mul_3, %mul_5)\n"
+                    "  return (%where, %where_1)\n");
+}
+
+TEST_CASE("decompose elu on float16 computes in float32, an int tensor is refused") {
+  SUBCASE("float16") {
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Half, {4});
+    b.output(b.call("aten.elu.default", {arg_tensor(x), arg_int(2)}, {ScalarType::Half, {4}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%x: float16[4]):\n"
+                      "  %_to_copy: float32[4] = aten._to_copy.default(%x, dtype=torch.float32)\n"
+                      "  %gt: bool[4] = aten.gt.Scalar(%_to_copy, 0)\n"
+                      "  %mul: float32[4] = aten.mul.Tensor(%_to_copy, 1.0)\n"
+                      "  %mul_1: float32[4] = aten.mul.Tensor(%_to_copy, 1.0)\n"
+                      "  %expm1: float32[4] = aten.expm1.default(%mul_1)\n"
+                      "  %mul_2: float32[4] = aten.mul.Tensor(%expm1, 2.0)\n"
+                      "  %where: float32[4] = aten.where.self(%gt, %mul, %mul_2)\n"
+                      "  %_to_copy_1: float16[4] = aten._to_copy.default(%where, dtype=torch.float16)\n"
+                      "  return (%_to_copy_1)\n");
+  }
+  SUBCASE("int64 input") {
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Long, {4});
+    b.output(b.call("aten.elu.default", {arg_tensor(x)}, {ScalarType::Long, {4}}));
+    ExportedProgram ep = b.build();
+    Status st = pteforge::testing::decompose(ep);
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.error().code == ErrorCode::UNSUPPORTED_FEATURE);
+    CHECK(st.error().where.node == std::optional<std::string>("elu"));
+    CHECK(st.error().message.find("floating-point") != std::string::npos);
+  }
+}
+
+TEST_CASE("decompose softplus: without beta exp, log1p, gt, where, with beta mul first and div after") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  b.output(b.call("aten.softplus.default", {arg_tensor(x)}, {F, {2, 3}}));
+  b.output(b.call("aten.softplus.default", {arg_tensor(x), arg_float(2.0), arg_float(10.0)}, {F, {2, 3}}));
+  // beta given as the int default 1: dropped by the dispatcher, the no-beta form.
+  b.output(b.call("aten.softplus.default", {arg_tensor(x), arg_int(1), arg_int(5)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3]):\n"
+                    "  %exp: float32[2, 3] = aten.exp.default(%x)\n"
+                    "  %log1p: float32[2, 3] = aten.log1p.default(%exp)\n"
+                    "  %gt: bool[2, 3] = aten.gt.Scalar(%x, 20)\n"
+                    "  %where: float32[2, 3] = aten.where.self(%gt, %x, %log1p)\n"
+                    "  %mul: float32[2, 3] = aten.mul.Tensor(%x, 2.0)\n"
+                    "  %exp_1: float32[2, 3] = aten.exp.default(%mul)\n"
+                    "  %log1p_1: float32[2, 3] = aten.log1p.default(%exp_1)\n"
+                    "  %div: float32[2, 3] = aten.div.Tensor(%log1p_1, 2.0)\n"
+                    "  %gt_1: bool[2, 3] = aten.gt.Scalar(%mul, 10.0)\n"
+                    "  %where_1: float32[2, 3] = aten.where.self(%gt_1, %x, %div)\n"
+                    "  %exp_2: float32[2, 3] = aten.exp.default(%x)\n"
+                    "  %log1p_2: float32[2, 3] = aten.log1p.default(%exp_2)\n"
+                    "  %gt_2: bool[2, 3] = aten.gt.Scalar(%x, 5)\n"
+                    "  %where_2: float32[2, 3] = aten.where.self(%gt_2, %x, %log1p_2)\n"
+                    "  return (%where, %where_1, %where_2)\n");
+}
+
+TEST_CASE("decompose softplus on bfloat16 computes in float32") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::BFloat16, {4});
+  b.output(b.call("aten.softplus.default", {arg_tensor(x), arg_float(0.5)}, {ScalarType::BFloat16, {4}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: bfloat16[4]):\n"
+                    "  %_to_copy: float32[4] = aten._to_copy.default(%x, dtype=torch.float32)\n"
+                    "  %mul: float32[4] = aten.mul.Tensor(%_to_copy, 0.5)\n"
+                    "  %exp: float32[4] = aten.exp.default(%mul)\n"
+                    "  %log1p: float32[4] = aten.log1p.default(%exp)\n"
+                    "  %div: float32[4] = aten.div.Tensor(%log1p, 0.5)\n"
+                    "  %gt: bool[4] = aten.gt.Scalar(%mul, 20)\n"
+                    "  %where: float32[4] = aten.where.self(%gt, %_to_copy, %div)\n"
+                    "  %_to_copy_1: bfloat16[4] = aten._to_copy.default(%where, dtype=torch.bfloat16)\n"
+                    "  return (%_to_copy_1)\n");
+}
+
+TEST_CASE("decompose pixel_shuffle -> view, permute, clone + view (reshape), clone(contiguous_format)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 8, 3, 5});
+  auto y = b.input("y", F, {4, 2, 2});
+  b.output(b.call("aten.pixel_shuffle.default", {arg_tensor(x), arg_int(2)}, {F, {2, 2, 6, 10}}));
+  // Upscale factor 1: the permuted tensor is viewable, reshape is a view.
+  b.output(b.call("aten.pixel_shuffle.default", {arg_tensor(y), arg_int(1)}, {F, {4, 2, 2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 8, 3, 5], %y: float32[4, 2, 2]):\n"
+      "  %view: float32[2, 2, 2, 2, 3, 5] = aten.view.default(%x, [2, 2, 2, 2, 3, 5])\n"
+      "  %permute: float32[2, 2, 3, 2, 5, 2] = aten.permute.default(%view, [0, 1, 4, 2, 5, 3])\n"
+      "  %clone: float32[2, 2, 3, 2, 5, 2] = aten.clone.default(%permute, "
+      "memory_format=torch.contiguous_format)\n"
+      "  %view_1: float32[2, 2, 6, 10] = aten.view.default(%clone, [2, 2, 6, 10])\n"
+      "  %clone_1: float32[2, 2, 6, 10] = aten.clone.default(%view_1, "
+      "memory_format=torch.contiguous_format)\n"
+      "  %view_2: float32[4, 1, 1, 2, 2] = aten.view.default(%y, [4, 1, 1, 2, 2])\n"
+      "  %permute_1: float32[4, 2, 1, 2, 1] = aten.permute.default(%view_2, [0, 3, 1, 4, 2])\n"
+      "  %view_3: float32[4, 2, 2] = aten.view.default(%permute_1, [4, 2, 2])\n"
+      "  %clone_2: float32[4, 2, 2] = aten.clone.default(%view_3, memory_format=torch.contiguous_format)\n"
+      "  return (%clone_1, %clone_2)\n");
+}
+
+TEST_CASE("decompose pixel_shuffle: float16 is not cast, bad channels, rank and layout are refused") {
+  SUBCASE("float16") {
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Half, {4, 1, 1});
+    b.output(
+        b.call("aten.pixel_shuffle.default", {arg_tensor(x), arg_int(2)}, {ScalarType::Half, {1, 2, 2}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(
+        ep,
+        "graph(%x: float16[4, 1, 1]):\n"
+        "  %view: float16[1, 2, 2, 1, 1] = aten.view.default(%x, [1, 2, 2, 1, 1])\n"
+        "  %permute: float16[1, 1, 2, 1, 2] = aten.permute.default(%view, [0, 3, 1, 4, 2])\n"
+        // Size-1 dims: the permuted tensor is viewable, reshape is a view.
+        "  %view_1: float16[1, 2, 2] = aten.view.default(%permute, [1, 2, 2])\n"
+        "  %clone: float16[1, 2, 2] = aten.clone.default(%view_1, memory_format=torch.contiguous_format)\n"
+        "  return (%clone)\n");
+  }
+  auto refused = [](std::vector<int64_t> sizes, int64_t r, std::vector<int64_t> out, ErrorCode code,
+                    const std::string& text, bool transposed = false) {
+    ProgramBuilder b;
+    auto x = b.input("x", F, sizes);
+    std::string in = x;
+    if (transposed) {
+      in = b.call("aten.transpose.int", {arg_tensor(x), arg_int(1), arg_int(2)},
+                  {F, {sizes[0], sizes[2], sizes[1]}});
+    }
+    b.output(b.call("aten.pixel_shuffle.default", {arg_tensor(in), arg_int(r)}, {F, out}));
+    ExportedProgram ep = b.build();
+    Status st = pteforge::testing::decompose(ep);
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.error().code == code);
+    CHECK(st.error().where.node == std::optional<std::string>("pixel_shuffle"));
+    CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
+  };
+  SUBCASE("channels not divisible by r squared") {
+    refused({6, 2, 2}, 2, {1, 4, 4}, ErrorCode::INVALID_GRAPH, "divisible by the square of upscale_factor");
+  }
+  SUBCASE("rank 2") { refused({4, 4}, 2, {4, 4}, ErrorCode::INVALID_GRAPH, "at least 3 dimensions"); }
+  SUBCASE("non-positive factor") { refused({4, 2, 2}, 0, {4, 2, 2}, ErrorCode::INVALID_GRAPH, "positive"); }
+  SUBCASE("non-contiguous input") {
+    refused({4, 3, 2}, 2, {1, 4, 6}, ErrorCode::UNSUPPORTED_FEATURE, "non-contiguous", true);
+  }
+}
+
+TEST_CASE("decompose roll: one dim -> arange, add, fmod, index_select, several dims one after another") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3, 4});
+  b.output(b.call("aten.roll.default", {arg_tensor(x), arg_ints({1}), arg_ints({-1})}, {F, {3, 4}}));
+  // Two pairs: dim 0 first, then dim 1; a negative shift and one past the size.
+  b.output(b.call("aten.roll.default", {arg_tensor(x), arg_ints({-1, 6}), arg_ints({0, 1})}, {F, {3, 4}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[3, 4]):\n"
+      "  %arange: int64[4] = aten.arange.start_step(0, 4, layout=torch.strided, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %add: int64[4] = aten.add.Tensor(%arange, 3)\n"
+      "  %fmod: int64[4] = aten.fmod.Scalar(%add, 4)\n"
+      "  %index_select: float32[3, 4] = aten.index_select.default(%x, 1, %fmod)\n"
+      "  %arange_1: int64[3] = aten.arange.start_step(0, 3, layout=torch.strided, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %add_1: int64[3] = aten.add.Tensor(%arange_1, 1)\n"
+      "  %fmod_1: int64[3] = aten.fmod.Scalar(%add_1, 3)\n"
+      "  %index_select_1: float32[3, 4] = aten.index_select.default(%x, 0, %fmod_1)\n"
+      "  %arange_2: int64[4] = aten.arange.start_step(0, 4, layout=torch.strided, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %add_2: int64[4] = aten.add.Tensor(%arange_2, 2)\n"
+      "  %fmod_2: int64[4] = aten.fmod.Scalar(%add_2, 4)\n"
+      "  %index_select_2: float32[3, 4] = aten.index_select.default(%index_select_1, 1, %fmod_2)\n"
+      "  return (%index_select, %index_select_2)\n");
+}
+
+TEST_CASE("decompose roll without dims: flatten (view), roll dim 0, view back, empty input: clone") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Half, {2, 3});
+  auto e = b.input("e", F, {0, 3});
+  b.output(b.call("aten.roll.default", {arg_tensor(x), arg_ints({2})}, {ScalarType::Half, {2, 3}}));
+  b.output(b.call("aten.roll.default", {arg_tensor(e), arg_ints({1}), arg_ints({1})}, {F, {0, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float16[2, 3], %e: float32[0, 3]):\n"
+      "  %view: float16[6] = aten.view.default(%x, [6])\n"
+      "  %arange: int64[6] = aten.arange.start_step(0, 6, layout=torch.strided, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %add: int64[6] = aten.add.Tensor(%arange, 4)\n"
+      "  %fmod: int64[6] = aten.fmod.Scalar(%add, 6)\n"
+      "  %index_select: float16[6] = aten.index_select.default(%view, 0, %fmod)\n"
+      "  %view_1: float16[2, 3] = aten.view.default(%index_select, [2, 3])\n"
+      "  %clone: float32[0, 3] = aten.clone.default(%e)\n"
+      "  return (%view_1, %clone)\n");
+}
+
+TEST_CASE("decompose roll: misaligned shifts/dims and a 0-d input with dims are refused") {
+  auto refused = [](std::vector<int64_t> sizes, std::vector<int64_t> shifts, std::vector<int64_t> dims,
+                    ErrorCode code, const std::string& text) {
+    ProgramBuilder b;
+    auto x = b.input("x", F, sizes);
+    b.output(b.call("aten.roll.default", {arg_tensor(x), arg_ints(shifts), arg_ints(dims)}, {F, sizes}));
+    ExportedProgram ep = b.build();
+    Status st = pteforge::testing::decompose(ep);
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.error().code == code);
+    CHECK(st.error().where.node == std::optional<std::string>("roll"));
+    CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
+  };
+  SUBCASE("misaligned") { refused({3, 4}, {1, 2}, {0}, ErrorCode::INVALID_GRAPH, "must align"); }
+  SUBCASE("0-d with a dim") { refused({}, {1}, {0}, ErrorCode::INVALID_GRAPH, "no dimensions"); }
+}
+
+TEST_CASE("decompose var_mean.correction -> var.correction + mean.dim (float16 as it is)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3, 4});
+  auto h = b.input("h", ScalarType::Half, {2, 3});
+  auto outs = b.call_multi("aten.var_mean.correction", {arg_tensor(x), arg_ints({2})},
+                           {{F, {2, 3, 1}}, {F, {2, 3, 1}}}, {"v", "m"},
+                           {{"correction", arg_int(0)}, {"keepdim", arg_bool(true)}});
+  b.output(outs[0]);
+  b.output(outs[1]);
+  // No dim, no correction: over every dim, the default correction.
+  auto hs = b.call_multi("aten.var_mean.correction", {arg_tensor(h)},
+                         {{ScalarType::Half, {}}, {ScalarType::Half, {}}}, {"hv", "hm"});
+  b.output(hs[0]);
+  b.output(hs[1]);
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3, 4], %h: float16[2, 3]):\n"
+                    "  %var: float32[2, 3, 1] = aten.var.correction(%x, [2], correction=0, keepdim=True)\n"
+                    "  %mean: float32[2, 3, 1] = aten.mean.dim(%x, [2], True)\n"
+                    "  %var_1: float16[] = aten.var.correction(%h)\n"
+                    "  %mean_1: float16[] = aten.mean.dim(%h, None)\n"
+                    "  return (%var, %mean, %var_1, %mean_1)\n");
+}
+
+TEST_CASE("decompose linalg_vector_norm: ord 2, odd ord (abs), 0, inf") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  b.output(b.call("aten.linalg_vector_norm.default", {arg_tensor(x)}, {F, {}}));
+  b.output(b.call("aten.linalg_vector_norm.default",
+                  {arg_tensor(x), arg_float(3.0), arg_ints({1}), arg_bool(true)}, {F, {2, 1}}));
+  b.output(b.call("aten.linalg_vector_norm.default", {arg_tensor(x), arg_int(0), arg_ints({1})}, {F, {2}}));
+  b.output(b.call("aten.linalg_vector_norm.default",
+                  {arg_tensor(x), arg_float(std::numeric_limits<double>::infinity()), arg_ints({0})},
+                  {F, {3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3]):\n"
+                    "  %pow_1: float32[2, 3] = aten.pow.Tensor_Scalar(%x, 2)\n"
+                    "  %sum_1: float32[] = aten.sum.dim_IntList(%pow_1, None)\n"
+                    "  %pow_2: float32[] = aten.pow.Tensor_Scalar(%sum_1, 0.5)\n"
+                    "  %abs_1: float32[2, 3] = aten.abs.default(%x)\n"
+                    "  %pow_3: float32[2, 3] = aten.pow.Tensor_Scalar(%abs_1, 3.0)\n"
+                    "  %sum_2: float32[2, 1] = aten.sum.dim_IntList(%pow_3, [1], True)\n"
+                    "  %pow_4: float32[2, 1] = aten.pow.Tensor_Scalar(%sum_2, " +
+                        print_argument(arg_float(1.0 / 3.0)) +
+                        ")\n"
+                        "  %ne: bool[2, 3] = aten.ne.Scalar(%x, 0.0)\n"
+                        "  %sum_3: float32[2] = aten.sum.dim_IntList(%ne, [1], dtype=torch.float32)\n"
+                        "  %abs_2: float32[2, 3] = aten.abs.default(%x)\n"
+                        "  %amax: float32[3] = aten.amax.default(%abs_2, [0])\n"
+                        "  return (%pow_2, %pow_4, %sum_3, %amax)\n");
+}
+
+TEST_CASE("decompose linalg_vector_norm on float16 computes in float32, bad inputs are refused") {
+  SUBCASE("float16, result float16") {
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Half, {4});
+    b.output(b.call("aten.linalg_vector_norm.default", {arg_tensor(x)}, {ScalarType::Half, {}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%x: float16[4]):\n"
+                      "  %_to_copy: float32[4] = aten._to_copy.default(%x, dtype=torch.float32)\n"
+                      "  %pow_1: float32[4] = aten.pow.Tensor_Scalar(%_to_copy, 2)\n"
+                      "  %sum_1: float32[] = aten.sum.dim_IntList(%pow_1, None)\n"
+                      "  %pow_2: float32[] = aten.pow.Tensor_Scalar(%sum_1, 0.5)\n"
+                      "  %_to_copy_1: float16[] = aten._to_copy.default(%pow_2, dtype=torch.float16)\n"
+                      "  return (%_to_copy_1)\n");
+  }
+  SUBCASE("float16 with dtype=float32: no cast back") {
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Half, {4});
+    b.output(b.call("aten.linalg_vector_norm.default", {arg_tensor(x), arg_int(1)}, {F, {}},
+                    {{"dtype", arg_dtype(F)}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%x: float16[4]):\n"
+                      "  %_to_copy: float32[4] = aten._to_copy.default(%x, dtype=torch.float32)\n"
+                      "  %abs_1: float32[4] = aten.abs.default(%_to_copy)\n"
+                      "  %pow_1: float32[4] = aten.pow.Tensor_Scalar(%abs_1, 1)\n"
+                      "  %sum_1: float32[] = aten.sum.dim_IntList(%pow_1, None)\n"
+                      "  %pow_2: float32[] = aten.pow.Tensor_Scalar(%sum_1, 1.0)\n"
+                      "  return (%pow_2)\n");
+  }
+  auto refused = [](ScalarType in, std::vector<ir::Argument> args,
+                    std::vector<std::pair<std::string, ir::Argument>> kw, ErrorCode code,
+                    const std::string& text) {
+    ProgramBuilder b;
+    auto x = b.input("x", in, {4});
+    args.insert(args.begin(), arg_tensor(x));
+    b.output(b.call("aten.linalg_vector_norm.default", std::move(args), {F, {}}, std::move(kw)));
+    ExportedProgram ep = b.build();
+    Status st = pteforge::testing::decompose(ep);
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.error().code == code);
+    CHECK(st.error().where.node == std::optional<std::string>("linalg_vector_norm"));
+    CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
+  };
+  SUBCASE("int input") { refused(ScalarType::Long, {}, {}, ErrorCode::INVALID_GRAPH, "floating point"); }
+  SUBCASE("narrowing dtype") {
+    refused(F, {}, {{"dtype", arg_dtype(ScalarType::Half)}}, ErrorCode::INVALID_GRAPH, "without narrowing");
+  }
+  SUBCASE("inf without dim") {
+    refused(F, {arg_float(std::numeric_limits<double>::infinity())}, {}, ErrorCode::UNSUPPORTED_FEATURE,
+            "without dim");
+  }
+}
+
+TEST_CASE("decompose logit: lt, gt, where (scalar_tensor + where.self) twice, sub, div, log") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  b.output(b.call("aten.logit.default", {arg_tensor(x), arg_float(0.25)}, {F, {3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[3]):\n"
+                    "  %lt: bool[3] = aten.lt.Scalar(%x, 0.25)\n"
+                    "  %gt: bool[3] = aten.gt.Scalar(%x, 0.75)\n"
+                    "  %scalar_tensor: float32[] = aten.scalar_tensor.default(0.75, dtype=torch.float32, "
+                    "layout=torch.strided, "
+                    "device=device(type='cpu'))\n"
+                    "  %where: float32[3] = aten.where.self(%gt, %scalar_tensor, %x)\n"
+                    "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0.25, dtype=torch.float32, "
+                    "layout=torch.strided, "
+                    "device=device(type='cpu'))\n"
+                    "  %where_1: float32[3] = aten.where.self(%lt, %scalar_tensor_1, %where)\n"
+                    "  %sub: float32[3] = aten.sub.Tensor(1, %where_1)\n"
+                    "  %div: float32[3] = aten.div.Tensor(%where_1, %sub)\n"
+                    "  %log: float32[3] = aten.log.default(%div)\n"
+                    "  return (%log)\n");
+}
+
+TEST_CASE("decompose logit: eps None is -1.0, float16 computed in float32, int64 returned as float32") {
+  ProgramBuilder b;
+  auto h = b.input("h", ScalarType::Half, {2});
+  auto i = b.input("i", ScalarType::Long, {2});
+  b.output(b.call("aten.logit.default", {arg_tensor(h)}, {ScalarType::Half, {2}}));
+  b.output(b.call("aten.logit.default", {arg_tensor(i)}, {F, {2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%h: float16[2], %i: int64[2]):\n"
+                    "  %_to_copy: float32[2] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                    "  %lt: bool[2] = aten.lt.Scalar(%_to_copy, -1.0)\n"
+                    "  %gt: bool[2] = aten.gt.Scalar(%_to_copy, 2.0)\n"
+                    "  %scalar_tensor: float32[] = aten.scalar_tensor.default(2.0, dtype=torch.float32, "
+                    "layout=torch.strided, "
+                    "device=device(type='cpu'))\n"
+                    "  %where: float32[2] = aten.where.self(%gt, %scalar_tensor, %_to_copy)\n"
+                    "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(-1.0, dtype=torch.float32, "
+                    "layout=torch.strided, "
+                    "device=device(type='cpu'))\n"
+                    "  %where_1: float32[2] = aten.where.self(%lt, %scalar_tensor_1, %where)\n"
+                    "  %sub: float32[2] = aten.sub.Tensor(1, %where_1)\n"
+                    "  %div: float32[2] = aten.div.Tensor(%where_1, %sub)\n"
+                    "  %log: float32[2] = aten.log.default(%div)\n"
+                    "  %_to_copy_1: float16[2] = aten._to_copy.default(%log, dtype=torch.float16)\n"
+                    "  %_to_copy_2: float32[2] = aten._to_copy.default(%i, dtype=torch.float32)\n"
+                    "  %lt_1: bool[2] = aten.lt.Scalar(%_to_copy_2, -1.0)\n"
+                    "  %gt_1: bool[2] = aten.gt.Scalar(%_to_copy_2, 2.0)\n"
+                    "  %scalar_tensor_2: float32[] = aten.scalar_tensor.default(2.0, dtype=torch.float32, "
+                    "layout=torch.strided, "
+                    "device=device(type='cpu'))\n"
+                    "  %where_2: float32[2] = aten.where.self(%gt_1, %scalar_tensor_2, %_to_copy_2)\n"
+                    "  %scalar_tensor_3: float32[] = aten.scalar_tensor.default(-1.0, dtype=torch.float32, "
+                    "layout=torch.strided, "
+                    "device=device(type='cpu'))\n"
+                    "  %where_3: float32[2] = aten.where.self(%lt_1, %scalar_tensor_3, %where_2)\n"
+                    "  %sub_1: float32[2] = aten.sub.Tensor(1, %where_3)\n"
+                    "  %div_1: float32[2] = aten.div.Tensor(%where_3, %sub_1)\n"
+                    "  %log_1: float32[2] = aten.log.default(%div_1)\n"
+                    "  return (%_to_copy_1, %log_1)\n");
+}
+
+TEST_CASE("decompose norm.ScalarOpt_dim -> linalg.vector_norm's form (p None is the int 2)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto h = b.input("h", ScalarType::Half, {2, 3});
+  b.output(b.call("aten.norm.ScalarOpt_dim", {arg_tensor(x), arg_none(), arg_ints({1})}, {F, {2}}));
+  b.output(b.call("aten.norm.ScalarOpt_dim", {arg_tensor(h), arg_float(1.0), arg_ints({1}), arg_bool(true)},
+                  {ScalarType::Half, {2, 1}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %h: float16[2, 3]):\n"
+                    "  %pow_1: float32[2, 3] = aten.pow.Tensor_Scalar(%x, 2)\n"
+                    "  %sum_1: float32[2] = aten.sum.dim_IntList(%pow_1, [1])\n"
+                    "  %pow_2: float32[2] = aten.pow.Tensor_Scalar(%sum_1, 0.5)\n"
+                    "  %_to_copy: float32[2, 3] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                    "  %abs_1: float32[2, 3] = aten.abs.default(%_to_copy)\n"
+                    "  %pow_3: float32[2, 3] = aten.pow.Tensor_Scalar(%abs_1, 1.0)\n"
+                    "  %sum_2: float32[2, 1] = aten.sum.dim_IntList(%pow_3, [1], True)\n"
+                    "  %pow_4: float32[2, 1] = aten.pow.Tensor_Scalar(%sum_2, 1.0)\n"
+                    "  %_to_copy_1: float16[2, 1] = aten._to_copy.default(%pow_4, dtype=torch.float16)\n"
+                    "  return (%pow_2, %_to_copy_1)\n");
+}
+
+TEST_CASE("decompose round.decimals -> mul, round, mul (float16 in float32), decimals 0 -> round") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  auto h = b.input("h", ScalarType::Half, {3});
+  // Named apart from the round nodes the rule emits (a node's own name is taken while it is rewritten).
+  b.output(b.call("aten.round.decimals", {arg_tensor(x)}, {F, {3}}, {{"decimals", arg_int(2)}}, "r2"));
+  b.output(b.call("aten.round.decimals", {arg_tensor(x)}, {F, {3}}, {{"decimals", arg_int(-1)}}, "rm1"));
+  b.output(b.call("aten.round.decimals", {arg_tensor(h)}, {ScalarType::Half, {3}}, {{"decimals", arg_int(0)}},
+                  "r0"));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[3], %h: float16[3]):\n"
+                    "  %mul: float32[3] = aten.mul.Tensor(%x, 100)\n"
+                    "  %round_1: float32[3] = aten.round.default(%mul)\n"
+                    "  %mul_1: float32[3] = aten.mul.Tensor(%round_1, 0.01)\n"
+                    "  %mul_2: float32[3] = aten.mul.Tensor(%x, 0.1)\n"
+                    "  %round_2: float32[3] = aten.round.default(%mul_2)\n"
+                    "  %mul_3: float32[3] = aten.mul.Tensor(%round_2, 10)\n"
+                    "  %_to_copy: float32[3] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                    "  %round_3: float32[3] = aten.round.default(%_to_copy)\n"
+                    "  %_to_copy_1: float16[3] = aten._to_copy.default(%round_3, dtype=torch.float16)\n"
+                    "  return (%mul_1, %mul_3, %_to_copy_1)\n");
+}
+
+TEST_CASE("decompose round.decimals: an int tensor and a huge decimals are refused") {
+  auto refused = [](ScalarType t, int64_t decimals, const std::string& text) {
+    ProgramBuilder b;
+    auto x = b.input("x", t, {3});
+    b.output(
+        b.call("aten.round.decimals", {arg_tensor(x)}, {t, {3}}, {{"decimals", arg_int(decimals)}}, "r"));
+    ExportedProgram ep = b.build();
+    Status st = pteforge::testing::decompose(ep);
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.error().code == ErrorCode::UNSUPPORTED_FEATURE);
+    CHECK(st.error().where.node == std::optional<std::string>("r"));
+    CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
+  };
+  SUBCASE("int64") { refused(ScalarType::Long, 1, "floating-point"); }
+  SUBCASE("decimals 19") { refused(F, 19, "past int64"); }
 }
