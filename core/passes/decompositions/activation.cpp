@@ -243,6 +243,23 @@ void prelu_rule(Rewriter& rw) {
     rw.fail(ErrorCode::INVALID_GRAPH, "prelu: type promoting not supported (self and weight dtypes differ)");
     return;
   }
+  const SymPoly weights = wm.numel();
+  if (!(weights.is_constant() && weights.value() == 1)) {
+    // at::native::prelu: several weights are one per channel (dim 1; a 1-d input has one channel).
+    if (xm.rank() == 0) {
+      rw.fail(ErrorCode::INVALID_GRAPH, "prelu: a 0-d input takes a single weight");
+      return;
+    }
+    const SymPoly channels = xm.rank() > 1 ? xm.sizes[1] : SymPoly(1);
+    if (!(channels == weights)) {
+      auto text = [](const SymPoly& p) {
+        return p.is_constant() ? std::to_string(p.value()) : std::string("symbolic");
+      };
+      rw.fail(ErrorCode::INVALID_GRAPH, "prelu: mismatch of parameter numbers and input channel size: " +
+                                            text(weights) + " weights for " + text(channels) + " channels");
+      return;
+    }
+  }
   if (wm.rank() > 1) {
     rw.fail(ErrorCode::INVALID_GRAPH, "prelu: expected `weight` to be a scalar or 1D tensor");
     return;

@@ -142,16 +142,31 @@ TEST_CASE("decompose prelu -> weight viewed to [1, C, 1, 1], _prelu_kernel -> gt
 
 TEST_CASE("decompose prelu: a weight of the input's rank is used as it is") {
   ProgramBuilder b;
-  auto w = b.parameter("p_w", "act.weight", F, {4});
+  auto w = b.parameter("p_w", "act.weight", F, {1});
   auto x = b.input("x", F, {4});
   b.output(b.call("aten.prelu.default", {arg_tensor(x), arg_tensor(w)}, {F, {4}}));
   ExportedProgram ep = b.build();
   expect_decomposed(ep,
-                    "graph(%p_w: float32[4], %x: float32[4]):\n"
+                    "graph(%p_w: float32[1], %x: float32[4]):\n"
                     "  %gt: bool[4] = aten.gt.Scalar(%x, 0)\n"
                     "  %mul: float32[4] = aten.mul.Tensor(%p_w, %x)\n"
                     "  %where: float32[4] = aten.where.self(%gt, %x, %mul)\n"
                     "  return (%where)\n");
+}
+
+TEST_CASE("decompose prelu: several weights must match the channels (dim 1; a 1-d input has one)") {
+  auto check = [](std::vector<int64_t> x_sizes, int64_t weights, const std::string& text) {
+    ProgramBuilder b;
+    auto w = b.parameter("p_w", "act.weight", F, {weights});
+    auto x = b.input("x", F, x_sizes);
+    b.output(b.call("aten.prelu.default", {arg_tensor(x), arg_tensor(w)}, {F, x_sizes}, {}, "prelu"));
+    ExportedProgram ep = b.build();
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "prelu", text);
+  };
+  check({4}, 4, "prelu: mismatch of parameter numbers and input channel size: 4 weights for 1 channels");
+  check({2, 3, 5}, 5,
+        "prelu: mismatch of parameter numbers and input channel size: 5 weights for 3 channels");
+  check({}, 2, "prelu: a 0-d input takes a single weight");
 }
 
 // ---- reductions --------------------------------------------------------------------------------
