@@ -154,7 +154,7 @@ TEST_CASE("decompose prelu: a weight of the input's rank is used as it is") {
                     "  return (%where)\n");
 }
 
-TEST_CASE("decompose prelu: several weights must match the channels (dim 1; a 1-d input has one)") {
+TEST_CASE("decompose prelu: several weights must match the channels (dim 1, a 1-d input has one)") {
   auto check = [](std::vector<int64_t> x_sizes, int64_t weights, const std::string& text) {
     ProgramBuilder b;
     auto w = b.parameter("p_w", "act.weight", F, {weights});
