@@ -6,15 +6,38 @@
 namespace pteforge::passes::decomp {
 namespace {
 
-/// The Scalar argument `name` as the Python reference sees it: `ref_default`
-/// (the reference's own default) when the node leaves it out or passes the
-/// int schema default `schema_default` (the dispatcher drops an argument
-/// equal to its default before a decomposition runs), else the value passed.
-Number ref_scalar(Rewriter& rw, std::string_view name, Number ref_default, int64_t schema_default) {
-  if (!rw.args().passed(name)) return ref_default;
-  Number n = rw.take(rw.args().number(name));
-  if (n.kind == Number::Kind::Int && n.i == schema_default) return ref_default;
-  return n;
+/// A positional Scalar argument of the op with an int schema default, and the
+/// reference's own default for it.
+struct RefScalar {
+  std::string_view name;
+  int64_t schema_default;
+  std::optional<Number> ref_default;  ///< nullopt: the reference takes None
+};
+
+/// The Scalar arguments `args` (positional, in schema order) as the Python reference
+/// sees them: the dispatcher hands a decomposition the node's arguments after dropping
+/// the trailing ones that are left out or equal to their schema default
+/// (parseIValuesToPyArgsKwargs in torch/csrc/autograd/python_variable.cpp); a dropped
+/// one takes the reference's default, and a default followed by a non-default argument
+/// reaches the reference as passed (elu(x, 1, 2) has alpha the int 1).
+std::vector<std::optional<Number>> ref_scalars(Rewriter& rw, std::initializer_list<RefScalar> args) {
+  std::vector<std::optional<Number>> out(args.size());
+  bool trailing = true;  // every later argument was dropped
+  for (size_t k = args.size(); k-- > 0;) {
+    const RefScalar& a = *(args.begin() + k);
+    if (!rw.args().passed(a.name)) {
+      out[k] = a.ref_default;
+      continue;
+    }
+    Number n = rw.take(rw.args().number(a.name));
+    if (trailing && n.kind == Number::Kind::Int && n.i == a.schema_default) {
+      out[k] = a.ref_default;
+      continue;
+    }
+    out[k] = n;
+    trailing = false;
+  }
+  return out;
 }
 
 /// Python's a * b for two numbers: int when both are ints (or bools), else float.
@@ -68,15 +91,16 @@ void hardsigmoid_rule(Rewriter& rw) {
 /// aten.elu.default → torch._refs.nn.functional.elu (elementwise_type_promotion_wrapper,
 /// DEFAULT: float16/bfloat16 computed in float32): where(a > 0, scale * a,
 /// (alpha * scale) * expm1(a * input_scale)) — gt.Scalar, mul.Tensor, mul.Tensor, expm1,
-/// mul.Tensor, where.self. Left-out Scalars take the reference's defaults (1.0).
+/// mul.Tensor, where.self. Dropped Scalars take the reference's defaults (1.0; see ref_scalars).
 /// Non-floating inputs are refused.
 void elu_rule(Rewriter& rw) {
   std::string in = rw.tensor("self");
-  Number alpha = ref_scalar(rw, "alpha", Number::of_float(1.0), 1);
-  Number scale = ref_scalar(rw, "scale", Number::of_float(1.0), 1);
-  Number input_scale = ref_scalar(rw, "input_scale", Number::of_float(1.0), 1);
+  const Number one = Number::of_float(1.0);
+  std::vector<std::optional<Number>> scalars =
+      ref_scalars(rw, {{"alpha", 1, one}, {"scale", 1, one}, {"input_scale", 1, one}});
   Meta m = rw.meta(in);
   if (!rw.ok() || !require_floating(rw, m)) return;
+  const Number alpha = *scalars[0], scale = *scalars[1], input_scale = *scalars[2];
   Number neg_coef = times(rw, alpha, scale);
   if (!rw.ok()) return;
   OpMath om{rw};
@@ -93,16 +117,16 @@ void elu_rule(Rewriter& rw) {
 /// aten.softplus.default → torch._refs.nn.functional.softplus (DEFAULT type promotion:
 /// float16/bfloat16 computed in float32). With beta: s = a * beta, rhs =
 /// log1p(exp(s)) / beta (mul.Tensor, exp, log1p, div.Tensor); without (left out, or the
-/// int default 1, which the dispatcher drops): s = a, rhs = log1p(exp(a)). Then
+/// int default 1 when the dispatcher drops it, see ref_scalars): s = a, rhs = log1p(exp(a)). Then
 /// where(s > threshold, a, rhs) (gt.Scalar, where.self). Non-floating inputs are refused.
 void softplus_rule(Rewriter& rw) {
   std::string in = rw.tensor("self");
-  bool has_beta = rw.args().passed("beta");
-  Number beta = has_beta ? rw.take(rw.args().number("beta")) : Number::of_int(1);
-  if (beta.kind == Number::Kind::Int && beta.i == 1) has_beta = false;
-  Number threshold = ref_scalar(rw, "threshold", Number::of_int(20), 20);
+  std::vector<std::optional<Number>> scalars =
+      ref_scalars(rw, {{"beta", 1, std::nullopt}, {"threshold", 20, Number::of_int(20)}});
   Meta m = rw.meta(in);
   if (!rw.ok() || !require_floating(rw, m)) return;
+  const bool has_beta = scalars[0].has_value();
+  const Number beta = scalars[0].value_or(Number::of_int(1)), threshold = *scalars[1];
   OpMath om{rw};
   std::string a = om.up(in);
   std::string scaled = has_beta ? rw.call("aten.mul.Tensor", {ir::arg_tensor(a), number_arg(beta)}) : a;

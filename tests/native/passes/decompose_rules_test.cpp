@@ -1708,6 +1708,9 @@ TEST_CASE("decompose elu -> gt, mul, mul, expm1, mul, where (torch._refs elu)") 
   // alpha 0.5, scale 2 (int), input_scale 1.5: alpha * scale = 1.0.
   b.output(
       b.call("aten.elu.default", {arg_tensor(x), arg_float(0.5), arg_int(2), arg_float(1.5)}, {F, {2, 3}}));
+  // alpha the int default 1 before a non-default scale: the dispatcher keeps it, so
+  // alpha * scale is the int 2 (input_scale, left out, is the reference's 1.0).
+  b.output(b.call("aten.elu.default", {arg_tensor(x), arg_int(1), arg_int(2)}, {F, {2, 3}}));
   ExportedProgram ep = b.build();
   expect_decomposed(ep,
                     "graph(%x: float32[2, 3]):\n"
@@ -1723,7 +1726,13 @@ TEST_CASE("decompose elu -> gt, mul, mul, expm1, mul, where (torch._refs elu)") 
                     "  %expm1_1: float32[2, 3] = aten.expm1.default(%mul_4)\n"
                     "  %mul_5: float32[2, 3] = aten.mul.Tensor(%expm1_1, 1.0)\n"
                     "  %where_1: float32[2, 3] = aten.where.self(%gt_1, %mul_3, %mul_5)\n"
-                    "  return (%where, %where_1)\n");
+                    "  %gt_2: bool[2, 3] = aten.gt.Scalar(%x, 0)\n"
+                    "  %mul_6: float32[2, 3] = aten.mul.Tensor(%x, 2)\n"
+                    "  %mul_7: float32[2, 3] = aten.mul.Tensor(%x, 1.0)\n"
+                    "  %expm1_2: float32[2, 3] = aten.expm1.default(%mul_7)\n"
+                    "  %mul_8: float32[2, 3] = aten.mul.Tensor(%expm1_2, 2)\n"
+                    "  %where_2: float32[2, 3] = aten.where.self(%gt_2, %mul_6, %mul_8)\n"
+                    "  return (%where, %where_1, %where_2)\n");
 }
 
 TEST_CASE("decompose elu on float16 computes in float32, an int tensor is refused") {
@@ -1762,8 +1771,10 @@ TEST_CASE("decompose softplus: without beta exp, log1p, gt, where, with beta mul
   auto x = b.input("x", F, {2, 3});
   b.output(b.call("aten.softplus.default", {arg_tensor(x)}, {F, {2, 3}}));
   b.output(b.call("aten.softplus.default", {arg_tensor(x), arg_float(2.0), arg_float(10.0)}, {F, {2, 3}}));
-  // beta given as the int default 1: dropped by the dispatcher, the no-beta form.
+  // beta given as the int default 1 before a non-default threshold: the dispatcher keeps
+  // it, the beta form; alone (trailing) it is dropped, the no-beta form.
   b.output(b.call("aten.softplus.default", {arg_tensor(x), arg_int(1), arg_int(5)}, {F, {2, 3}}));
+  b.output(b.call("aten.softplus.default", {arg_tensor(x), arg_int(1)}, {F, {2, 3}}));
   ExportedProgram ep = b.build();
   expect_decomposed(ep,
                     "graph(%x: float32[2, 3]):\n"
@@ -1777,11 +1788,17 @@ TEST_CASE("decompose softplus: without beta exp, log1p, gt, where, with beta mul
                     "  %div: float32[2, 3] = aten.div.Tensor(%log1p_1, 2.0)\n"
                     "  %gt_1: bool[2, 3] = aten.gt.Scalar(%mul, 10.0)\n"
                     "  %where_1: float32[2, 3] = aten.where.self(%gt_1, %x, %div)\n"
-                    "  %exp_2: float32[2, 3] = aten.exp.default(%x)\n"
+                    "  %mul_1: float32[2, 3] = aten.mul.Tensor(%x, 1)\n"
+                    "  %exp_2: float32[2, 3] = aten.exp.default(%mul_1)\n"
                     "  %log1p_2: float32[2, 3] = aten.log1p.default(%exp_2)\n"
-                    "  %gt_2: bool[2, 3] = aten.gt.Scalar(%x, 5)\n"
-                    "  %where_2: float32[2, 3] = aten.where.self(%gt_2, %x, %log1p_2)\n"
-                    "  return (%where, %where_1, %where_2)\n");
+                    "  %div_1: float32[2, 3] = aten.div.Tensor(%log1p_2, 1)\n"
+                    "  %gt_2: bool[2, 3] = aten.gt.Scalar(%mul_1, 5)\n"
+                    "  %where_2: float32[2, 3] = aten.where.self(%gt_2, %x, %div_1)\n"
+                    "  %exp_3: float32[2, 3] = aten.exp.default(%x)\n"
+                    "  %log1p_3: float32[2, 3] = aten.log1p.default(%exp_3)\n"
+                    "  %gt_3: bool[2, 3] = aten.gt.Scalar(%x, 20)\n"
+                    "  %where_3: float32[2, 3] = aten.where.self(%gt_3, %x, %log1p_3)\n"
+                    "  return (%where, %where_1, %where_2, %where_3)\n");
 }
 
 TEST_CASE("decompose softplus on bfloat16 computes in float32") {
