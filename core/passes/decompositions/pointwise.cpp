@@ -140,6 +140,141 @@ void where_scalar_rule(Rewriter& rw) {
   rw.set_outputs({where_scalar(rw, cond, *self, *other, numbers)});
 }
 
+/// complex64/128 or complex32.
+bool is_complex_dtype(ir::ScalarType t) {
+  return t == ir::ScalarType::ComplexHalf || t == ir::ScalarType::ComplexFloat ||
+         t == ir::ScalarType::ComplexDouble;
+}
+
+/// torch.finfo(t).max for the floating dtypes torch's nan_to_num takes (nullopt for others).
+std::optional<double> finfo_max(ir::ScalarType t) {
+  switch (t) {
+    case ir::ScalarType::Half:
+      return 65504.0;
+    case ir::ScalarType::BFloat16:
+      return 3.3895313892515355e38;
+    case ir::ScalarType::Float:
+      return static_cast<double>(std::numeric_limits<float>::max());
+    case ir::ScalarType::Double:
+      return std::numeric_limits<double>::max();
+    default:
+      return std::nullopt;
+  }
+}
+
+/// aten.nan_to_num.default → torch._refs nan_to_num: integer and bool inputs are cloned;
+/// otherwise nan defaults to 0.0, posinf/neginf to ±torch.finfo(dtype).max, and
+/// where(isnan(a), nan, a), where(isneginf(a), neginf, ·), where(isposinf(a), posinf, ·)
+/// — isnan, then isneginf/isposinf as torch._refs does for a floating tensor
+/// (eq.Scalar(a, ∓inf)), each torch.where with a number being scalar_tensor + where.self.
+/// Complex and other non-standard floating dtypes are refused.
+void nan_to_num_rule(Rewriter& rw) {
+  std::string a = rw.tensor("self");
+  std::optional<double> nan = rw.opt_float("nan");
+  std::optional<double> posinf = rw.opt_float("posinf");
+  std::optional<double> neginf = rw.opt_float("neginf");
+  Meta m = rw.meta(a);
+  if (!rw.ok()) return;
+  std::optional<double> max = finfo_max(m.dtype);
+  if (!max && !is_complex_dtype(m.dtype) && !ir::is_floating(m.dtype)) {  // integer and bool
+    rw.set_outputs({clone(rw, a)});
+    return;
+  }
+  if (!max) {
+    rw.unsupported("input of dtype " + std::string(ir::scalar_type_name(m.dtype)));
+    return;
+  }
+  const double nan_v = nan.value_or(0.0), pos_v = posinf.value_or(*max), neg_v = neginf.value_or(-*max);
+  const double inf = std::numeric_limits<double>::infinity();
+  std::string is_nan = rw.call("aten.isnan.default", {ir::arg_tensor(a)});
+  std::string r =
+      where_scalar(rw, is_nan, ir::arg_float(nan_v), ir::arg_tensor(a), {Number::of_float(nan_v)});
+  std::string is_neg = rw.call("aten.eq.Scalar", {ir::arg_tensor(a), ir::arg_float(-inf)});
+  r = where_scalar(rw, is_neg, ir::arg_float(neg_v), ir::arg_tensor(r), {Number::of_float(neg_v)});
+  std::string is_pos = rw.call("aten.eq.Scalar", {ir::arg_tensor(a), ir::arg_float(inf)});
+  rw.set_outputs(
+      {where_scalar(rw, is_pos, ir::arg_float(pos_v), ir::arg_tensor(r), {Number::of_float(pos_v)})});
+}
+
+/// aten.frac.default → torch._refs frac (DEFAULT type promotion: float16/bfloat16 computed
+/// in float32): x - floor(abs(x)) * sign(x) (abs, floor, sign, mul.Tensor, sub.Tensor).
+/// Non-floating inputs are refused (ATen's frac kernel takes floating-point tensors only).
+void frac_rule(Rewriter& rw) {
+  std::string in = rw.tensor("self");
+  Meta m = rw.meta(in);
+  if (!rw.ok()) return;
+  if (!ir::is_floating(m.dtype)) {
+    rw.unsupported("input of dtype " + std::string(ir::scalar_type_name(m.dtype)) +
+                   " (the kernel takes floating-point tensors only)");
+    return;
+  }
+  OpMath om{rw};
+  std::string x = om.up(in);
+  std::string a = rw.call("aten.abs.default", {ir::arg_tensor(x)});
+  std::string f = rw.call("aten.floor.default", {ir::arg_tensor(a)});
+  std::string sg = rw.call("aten.sign.default", {ir::arg_tensor(x)});
+  std::string trunc = rw.call("aten.mul.Tensor", {ir::arg_tensor(f), ir::arg_tensor(sg)});
+  rw.set_outputs({om.down(rw.call("aten.sub.Tensor", {ir::arg_tensor(x), ir::arg_tensor(trunc)}))});
+}
+
+/// torch._refs deg2rad / rad2deg (INT_TO_FLOAT type promotion: integer and bool inputs
+/// are computed and returned in float32, float16/bfloat16 computed in float32):
+/// mul.Tensor(self, factor). Complex inputs are refused as torch refuses them.
+void angle_scale(Rewriter& rw, std::string_view op, double factor) {
+  std::string in = rw.tensor("self");
+  Meta m = rw.meta(in);
+  if (!rw.ok()) return;
+  if (is_complex_dtype(m.dtype)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, std::string(op) + " is not supported for complex tensors.");
+    return;
+  }
+  const ir::ScalarType result = ir::is_floating(m.dtype) ? m.dtype : ir::ScalarType::Float;
+  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  std::string x = to_dtype(rw, in, compute);
+  std::string y = rw.call("aten.mul.Tensor", {ir::arg_tensor(x), ir::arg_float(factor)});
+  rw.set_outputs({to_dtype(rw, y, result)});
+}
+
+/// aten.deg2rad.default → torch._refs deg2rad: self * (pi / 180) (see angle_scale).
+void deg2rad_rule(Rewriter& rw) {
+  angle_scale(rw, "deg2rad", 0.017453292519943295769236907684886127134428718885417);
+}
+
+/// aten.rad2deg.default → torch._refs rad2deg: self * (180 / pi) (see angle_scale).
+void rad2deg_rule(Rewriter& rw) {
+  angle_scale(rw, "rad2deg", 57.295779513082320876798154814105170332405472466564);
+}
+
+/// aten.xlogy.Tensor → torch._refs xlogy (INT_TO_FLOAT type promotion: both operands
+/// converted to the computation dtype — float32 for integer/bool results and for
+/// float16/bfloat16 — and the result back): rhs = where(eq(a, 0), 0, mul(a, log(b))),
+/// then where(isnan(b), nan, rhs) — eq.Scalar, log, mul.Tensor, torch.where with a number
+/// (scalar_tensor + where.self), isnan, the same where with nan. Complex operands are refused.
+void xlogy_rule(Rewriter& rw) {
+  std::string a = rw.tensor("self");
+  std::string b = rw.tensor("other");
+  Meta am = rw.meta(a);
+  Meta bm = rw.meta(b);
+  if (!rw.ok()) return;
+  if (is_complex_dtype(am.dtype) || is_complex_dtype(bm.dtype)) {
+    rw.unsupported("a complex operand");
+    return;
+  }
+  const ir::ScalarType promoted = promote_types({&am, &bm}, {});
+  const ir::ScalarType result = ir::is_floating(promoted) ? promoted : ir::ScalarType::Float;
+  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  a = to_dtype(rw, a, compute);
+  b = to_dtype(rw, b, compute);
+  std::string zero = rw.call("aten.eq.Scalar", {ir::arg_tensor(a), ir::arg_int(0)});
+  std::string lb = rw.call("aten.log.default", {ir::arg_tensor(b)});
+  std::string prod = rw.call("aten.mul.Tensor", {ir::arg_tensor(a), ir::arg_tensor(lb)});
+  std::string rhs = where_scalar(rw, zero, ir::arg_int(0), ir::arg_tensor(prod), {Number::of_int(0)});
+  std::string nan = rw.call("aten.isnan.default", {ir::arg_tensor(b)});
+  const double qnan = std::numeric_limits<double>::quiet_NaN();
+  std::string out = where_scalar(rw, nan, ir::arg_float(qnan), ir::arg_tensor(rhs), {Number::of_float(qnan)});
+  rw.set_outputs({to_dtype(rw, out, result)});
+}
+
 /// Shared dtype conversion of the aten.to overloads / type_as (at::native::to): the
 /// input itself when nothing changes, else _to_copy(self, dtype=..., memory_format=...).
 void emit_to(Rewriter& rw, const std::string& x, std::optional<ir::ScalarType> dtype, bool copy,
@@ -384,8 +519,7 @@ void logit_rule(Rewriter& rw) {
   auto eps = rw.opt_float("eps");
   Meta m = rw.meta(in);
   if (!rw.ok()) return;
-  if (m.dtype == ir::ScalarType::ComplexHalf || m.dtype == ir::ScalarType::ComplexFloat ||
-      m.dtype == ir::ScalarType::ComplexDouble) {
+  if (is_complex_dtype(m.dtype)) {
     rw.unsupported("a complex input");
     return;
   }
@@ -474,6 +608,11 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back(
       {"aten.round.decimals", round_decimals_rule, "torch._refs.round (ATen-level mul, round, mul)"});
   out.push_back({"aten.logit.default", logit_rule, "torch._refs.special.logit"});
+  out.push_back({"aten.nan_to_num.default", nan_to_num_rule, "torch._refs.nan_to_num"});
+  out.push_back({"aten.frac.default", frac_rule, "torch._refs.frac"});
+  out.push_back({"aten.deg2rad.default", deg2rad_rule, "torch._refs.deg2rad"});
+  out.push_back({"aten.rad2deg.default", rad2deg_rule, "torch._refs.rad2deg"});
+  out.push_back({"aten.xlogy.Tensor", xlogy_rule, "torch._refs.xlogy"});
   out.push_back(
       {"aten.var_mean.correction", var_mean_rule, "torch._refs.var_mean → var.correction + mean.dim"});
   out.push_back({"aten.std.correction", std_rule, "torch._decomp std_decomposition → sqrt(var.correction)"});

@@ -347,26 +347,33 @@ void repeat_interleave_rule(Rewriter& rw) {
 /// view unless r == 1), clone(memory_format=suggest_memory_format(self)). Only contiguous
 /// inputs are taken (their suggested format is always contiguous_format); other layouts,
 /// whose suggested format may be channels_last, are refused.
+/// The checks pixel_shuffle and pixel_unshuffle share: rank >= 3, a positive factor
+/// whose square fits int64, a contiguous input. Records the error and returns false.
+bool check_pixel_shuffle(Rewriter& rw, std::string_view op, std::string_view factor_name, const Meta& m,
+                         int64_t r) {
+  if (m.rank() < 3) {
+    rw.fail(ErrorCode::INVALID_GRAPH, std::string(op) +
+                                          " expects input to have at least 3 dimensions, but got " +
+                                          std::to_string(m.rank()));
+    return false;
+  }
+  if (r <= 0 || r > 3037000499) {  // r * r must fit in int64
+    rw.fail(ErrorCode::INVALID_GRAPH, std::string(op) + " expects a positive " + std::string(factor_name) +
+                                          " whose square fits int64, but got " + std::to_string(r));
+    return false;
+  }
+  if (!is_contiguous(m)) {
+    rw.unsupported("a non-contiguous input (only contiguous inputs are decomposed)");
+    return false;
+  }
+  return true;
+}
+
 void pixel_shuffle_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
   int64_t r = rw.int_("upscale_factor");
   Meta m = rw.meta(x);
-  if (!rw.ok()) return;
-  if (m.rank() < 3) {
-    rw.fail(ErrorCode::INVALID_GRAPH,
-            "pixel_shuffle expects input to have at least 3 dimensions, but got " + std::to_string(m.rank()));
-    return;
-  }
-  if (r <= 0 || r > 3037000499) {  // r * r must fit in int64
-    rw.fail(ErrorCode::INVALID_GRAPH,
-            "pixel_shuffle expects a positive upscale_factor whose square fits int64, but got " +
-                std::to_string(r));
-    return;
-  }
-  if (!is_contiguous(m)) {
-    rw.unsupported("a non-contiguous input (only contiguous inputs are decomposed)");
-    return;
-  }
+  if (!rw.ok() || !check_pixel_shuffle(rw, "pixel_shuffle", "upscale_factor", m, r)) return;
   size_t n = m.rank() - 3;
   const SymPoly& c = m.sizes[n];
   const SymPoly& h = m.sizes[n + 1];
@@ -389,6 +396,39 @@ void pixel_shuffle_rule(Rewriter& rw) {
   out.insert(out.end(), {*c_out, h * SymPoly(r), w * SymPoly(r)});
   std::string shuffled = reshape(rw, permute(rw, view(rw, x, split), order), out);
   rw.set_outputs({clone(rw, shuffled, ir::MemoryFormat::ContiguousFormat)});
+}
+
+/// aten.pixel_unshuffle.default → torch._decomp pixel_unshuffle: view(*batch, C, H / r, r,
+/// W / r, r), permute(batch dims, C, r, r, H / r, W / r), reshape(*batch, C * r², H / r,
+/// W / r) (clone + view where the layout needs it), clone(memory_format=contiguous_format).
+/// As for pixel_shuffle only contiguous inputs are taken; H and W must be divisible by r
+/// (torch's view fails otherwise).
+void pixel_unshuffle_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t r = rw.int_("downscale_factor");
+  Meta m = rw.meta(x);
+  if (!rw.ok() || !check_pixel_shuffle(rw, "pixel_unshuffle", "downscale_factor", m, r)) return;
+  size_t n = m.rank() - 3;
+  const SymPoly& c = m.sizes[n];
+  std::optional<SymPoly> h_out = m.sizes[n + 1].div_exact(r);
+  std::optional<SymPoly> w_out = m.sizes[n + 2].div_exact(r);
+  if (!h_out || !w_out) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "pixel_unshuffle expects height (" + rw.symbols().display(m.sizes[n + 1]) + ") and width (" +
+                rw.symbols().display(m.sizes[n + 2]) + ") to be divisible by downscale_factor (" +
+                std::to_string(r) + ")");
+    return;
+  }
+  std::vector<SymPoly> split(m.sizes.begin(), m.sizes.begin() + n);
+  split.insert(split.end(), {c, *h_out, SymPoly(r), *w_out, SymPoly(r)});
+  std::vector<int64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  int64_t b = static_cast<int64_t>(n);
+  order.insert(order.end(), {b, b + 2, b + 4, b + 1, b + 3});
+  std::vector<SymPoly> out(m.sizes.begin(), m.sizes.begin() + n);
+  out.insert(out.end(), {c * SymPoly(r * r), *h_out, *w_out});
+  std::string unshuffled = reshape(rw, permute(rw, view(rw, x, split), order), out);
+  rw.set_outputs({clone(rw, unshuffled, ir::MemoryFormat::ContiguousFormat)});
 }
 
 /// torch._refs roll's one-dimension case: index_select(x, dim, fmod(start + arange(size),
@@ -476,6 +516,8 @@ void add_shape_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.flatten.using_ints", flatten_rule, "at::native::flatten (TensorShape.cpp) → reshape"});
   out.push_back(
       {"aten.pixel_shuffle.default", pixel_shuffle_rule, "torch._decomp.decompositions.pixel_shuffle"});
+  out.push_back(
+      {"aten.pixel_unshuffle.default", pixel_unshuffle_rule, "torch._decomp.decompositions.pixel_unshuffle"});
   out.push_back({"aten.roll.default", roll_rule, "torch._refs.roll"});
   out.push_back({"aten.reshape.default", reshape_rule, "at::native::reshape_symint (TensorShape.cpp)"});
   out.push_back({"aten._reshape_alias.default", view_size_rule, "torch._decomp _reshape_alias → view"});

@@ -1,0 +1,301 @@
+// Decomposition rules for pixel_unshuffle, nan_to_num, frac, deg2rad, rad2deg and xlogy:
+// the exact node list after the pass (typed printer form), the float16 opmath
+// forms, and the refused cases.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/program_builder.h"
+#include "decompose_test_util.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+using pteforge::testing::expect_decomposed;
+using pteforge::testing::F;
+using pteforge::testing::ProgramBuilder;
+
+namespace {
+
+constexpr ScalarType kH = ScalarType::Half;
+
+/// Runs decompose expecting it to fail at `node` with `code` and a message containing `text`.
+void expect_tail_refused(ExportedProgram& ep, ErrorCode code, const std::string& node,
+                         const std::string& text) {
+  Status st = pteforge::testing::decompose(ep);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == code);
+  CHECK(st.error().where.node == std::optional<std::string>(node));
+  CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
+}
+
+const std::string kTailScalarF32 = "dtype=torch.float32, layout=torch.strided, device=device(type='cpu'))\n";
+
+}  // namespace
+
+// ---- pixel_unshuffle -----------------------------------------------------------------------------
+
+TEST_CASE("decompose pixel_unshuffle -> view, permute, clone + view (reshape), clone(contiguous_format)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3, 4, 6});
+  auto y = b.input("y", kH, {2, 2, 2});
+  b.output(b.call("aten.pixel_unshuffle.default", {arg_tensor(x), arg_int(2)}, {F, {2, 12, 2, 3}}));
+  // Factor 1: the permuted tensor is viewable, reshape is a view; float16 is not cast.
+  b.output(b.call("aten.pixel_unshuffle.default", {arg_tensor(y), arg_int(1)}, {kH, {2, 2, 2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3, 4, 6], %y: float16[2, 2, 2]):\n"
+      "  %view: float32[2, 3, 2, 2, 3, 2] = aten.view.default(%x, [2, 3, 2, 2, 3, 2])\n"
+      "  %permute: float32[2, 3, 2, 2, 2, 3] = aten.permute.default(%view, [0, 1, 3, 5, 2, 4])\n"
+      "  %clone: float32[2, 3, 2, 2, 2, 3] = aten.clone.default(%permute, "
+      "memory_format=torch.contiguous_format)\n"
+      "  %view_1: float32[2, 12, 2, 3] = aten.view.default(%clone, [2, 12, 2, 3])\n"
+      "  %clone_1: float32[2, 12, 2, 3] = aten.clone.default(%view_1, "
+      "memory_format=torch.contiguous_format)\n"
+      "  %view_2: float16[2, 2, 1, 2, 1] = aten.view.default(%y, [2, 2, 1, 2, 1])\n"
+      "  %permute_1: float16[2, 1, 1, 2, 2] = aten.permute.default(%view_2, [0, 2, 4, 1, 3])\n"
+      "  %view_3: float16[2, 2, 2] = aten.view.default(%permute_1, [2, 2, 2])\n"
+      "  %clone_2: float16[2, 2, 2] = aten.clone.default(%view_3, memory_format=torch.contiguous_format)\n"
+      "  return (%clone_1, %clone_2)\n");
+}
+
+TEST_CASE("decompose pixel_unshuffle: indivisible height or width, rank, factor and layout are refused") {
+  auto refused = [](std::vector<int64_t> sizes, int64_t r, std::vector<int64_t> out, ErrorCode code,
+                    const std::string& text, bool transposed = false) {
+    ProgramBuilder b;
+    auto x = b.input("x", F, sizes);
+    std::string in = x;
+    if (transposed) {
+      in = b.call("aten.transpose.int", {arg_tensor(x), arg_int(1), arg_int(2)},
+                  {F, {sizes[0], sizes[2], sizes[1]}});
+    }
+    b.output(b.call("aten.pixel_unshuffle.default", {arg_tensor(in), arg_int(r)}, {F, out}));
+    ExportedProgram ep = b.build();
+    expect_tail_refused(ep, code, "pixel_unshuffle", text);
+  };
+  SUBCASE("height not divisible") {
+    refused({1, 3, 4}, 2, {4, 1, 2}, ErrorCode::INVALID_GRAPH, "divisible by downscale_factor (2)");
+  }
+  SUBCASE("width not divisible") {
+    refused({1, 4, 5}, 2, {4, 2, 2}, ErrorCode::INVALID_GRAPH, "divisible by downscale_factor (2)");
+  }
+  SUBCASE("rank 2") { refused({4, 4}, 2, {4, 4}, ErrorCode::INVALID_GRAPH, "at least 3 dimensions"); }
+  SUBCASE("non-positive factor") {
+    refused({1, 2, 2}, 0, {1, 2, 2}, ErrorCode::INVALID_GRAPH, "positive downscale_factor");
+  }
+  SUBCASE("non-contiguous input") {
+    refused({1, 2, 4}, 2, {4, 2, 1}, ErrorCode::UNSUPPORTED_FEATURE, "non-contiguous", true);
+  }
+}
+
+// ---- nan_to_num ----------------------------------------------------------------------------------
+
+TEST_CASE(
+    "decompose nan_to_num -> isnan, eq(-inf), eq(inf), where with numbers (scalar_tensor + where.self)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  b.output(b.call("aten.nan_to_num.default", {arg_tensor(x)}, {F, {3}}));
+  b.output(b.call("aten.nan_to_num.default",
+                  {arg_tensor(x), arg_float(1.5), arg_float(100.0), arg_float(-100.0)}, {F, {3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[3]):\n"
+      "  %isnan: bool[3] = aten.isnan.default(%x)\n"
+      "  %scalar_tensor: float32[] = aten.scalar_tensor.default(0.0, " +
+          kTailScalarF32 +
+          "  %where: float32[3] = aten.where.self(%isnan, %scalar_tensor, %x)\n"
+          "  %eq: bool[3] = aten.eq.Scalar(%x, -inf)\n"
+          "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(-3.4028234663852886e+38, " +
+          kTailScalarF32 +
+          "  %where_1: float32[3] = aten.where.self(%eq, %scalar_tensor_1, %where)\n"
+          "  %eq_1: bool[3] = aten.eq.Scalar(%x, inf)\n"
+          "  %scalar_tensor_2: float32[] = aten.scalar_tensor.default(3.4028234663852886e+38, " +
+          kTailScalarF32 +
+          "  %where_2: float32[3] = aten.where.self(%eq_1, %scalar_tensor_2, %where_1)\n"
+          "  %isnan_1: bool[3] = aten.isnan.default(%x)\n"
+          "  %scalar_tensor_3: float32[] = aten.scalar_tensor.default(1.5, " +
+          kTailScalarF32 +
+          "  %where_3: float32[3] = aten.where.self(%isnan_1, %scalar_tensor_3, %x)\n"
+          "  %eq_2: bool[3] = aten.eq.Scalar(%x, -inf)\n"
+          "  %scalar_tensor_4: float32[] = aten.scalar_tensor.default(-100.0, " +
+          kTailScalarF32 +
+          "  %where_4: float32[3] = aten.where.self(%eq_2, %scalar_tensor_4, %where_3)\n"
+          "  %eq_3: bool[3] = aten.eq.Scalar(%x, inf)\n"
+          "  %scalar_tensor_5: float32[] = aten.scalar_tensor.default(100.0, " +
+          kTailScalarF32 +
+          "  %where_5: float32[3] = aten.where.self(%eq_3, %scalar_tensor_5, %where_4)\n"
+          "  return (%where_2, %where_5)\n");
+}
+
+TEST_CASE("decompose nan_to_num: float16 takes its finfo max uncast, integers are cloned, complex refused") {
+  SUBCASE("float16 and int64") {
+    ProgramBuilder b;
+    auto h = b.input("h", kH, {2});
+    auto i = b.input("i", ScalarType::Long, {2});
+    b.output(b.call("aten.nan_to_num.default", {arg_tensor(h), arg_none(), arg_float(7.0)}, {kH, {2}}));
+    b.output(b.call("aten.nan_to_num.default", {arg_tensor(i)}, {ScalarType::Long, {2}}));
+    ExportedProgram ep = b.build();
+    const std::string f16 = "dtype=torch.float16, layout=torch.strided, device=device(type='cpu'))\n";
+    expect_decomposed(ep,
+                      "graph(%h: float16[2], %i: int64[2]):\n"
+                      "  %isnan: bool[2] = aten.isnan.default(%h)\n"
+                      "  %scalar_tensor: float16[] = aten.scalar_tensor.default(0.0, " +
+                          f16 +
+                          "  %where: float16[2] = aten.where.self(%isnan, %scalar_tensor, %h)\n"
+                          "  %eq: bool[2] = aten.eq.Scalar(%h, -inf)\n"
+                          "  %scalar_tensor_1: float16[] = aten.scalar_tensor.default(-65504.0, " +
+                          f16 +
+                          "  %where_1: float16[2] = aten.where.self(%eq, %scalar_tensor_1, %where)\n"
+                          "  %eq_1: bool[2] = aten.eq.Scalar(%h, inf)\n"
+                          "  %scalar_tensor_2: float16[] = aten.scalar_tensor.default(7.0, " +
+                          f16 +
+                          "  %where_2: float16[2] = aten.where.self(%eq_1, %scalar_tensor_2, %where_1)\n"
+                          "  %clone: int64[2] = aten.clone.default(%i)\n"
+                          "  return (%where_2, %clone)\n");
+  }
+  SUBCASE("complex") {
+    ProgramBuilder b;
+    auto c = b.input("c", ScalarType::ComplexFloat, {2});
+    b.output(b.call("aten.nan_to_num.default", {arg_tensor(c)}, {ScalarType::ComplexFloat, {2}}));
+    ExportedProgram ep = b.build();
+    expect_tail_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "nan_to_num", "complex");
+  }
+}
+
+// ---- frac, deg2rad, rad2deg ----------------------------------------------------------------------
+
+TEST_CASE("decompose frac -> abs, floor, sign, mul, sub (float16 computes in float32)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  auto h = b.input("h", kH, {2});
+  b.output(b.call("aten.frac.default", {arg_tensor(x)}, {F, {3}}));
+  b.output(b.call("aten.frac.default", {arg_tensor(h)}, {kH, {2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[3], %h: float16[2]):\n"
+                    "  %abs_1: float32[3] = aten.abs.default(%x)\n"
+                    "  %floor: float32[3] = aten.floor.default(%abs_1)\n"
+                    "  %sign: float32[3] = aten.sign.default(%x)\n"
+                    "  %mul: float32[3] = aten.mul.Tensor(%floor, %sign)\n"
+                    "  %sub: float32[3] = aten.sub.Tensor(%x, %mul)\n"
+                    "  %_to_copy: float32[2] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                    "  %abs_2: float32[2] = aten.abs.default(%_to_copy)\n"
+                    "  %floor_1: float32[2] = aten.floor.default(%abs_2)\n"
+                    "  %sign_1: float32[2] = aten.sign.default(%_to_copy)\n"
+                    "  %mul_1: float32[2] = aten.mul.Tensor(%floor_1, %sign_1)\n"
+                    "  %sub_1: float32[2] = aten.sub.Tensor(%_to_copy, %mul_1)\n"
+                    "  %_to_copy_1: float16[2] = aten._to_copy.default(%sub_1, dtype=torch.float16)\n"
+                    "  return (%sub, %_to_copy_1)\n");
+}
+
+TEST_CASE("decompose frac: an integer input is refused") {
+  ProgramBuilder b;
+  auto i = b.input("i", ScalarType::Long, {2});
+  b.output(b.call("aten.frac.default", {arg_tensor(i)}, {ScalarType::Long, {2}}));
+  ExportedProgram ep = b.build();
+  expect_tail_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "frac", "floating-point tensors only");
+}
+
+TEST_CASE("decompose deg2rad and rad2deg -> mul.Tensor by the float factor (float16 and int64 in float32)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  auto h = b.input("h", kH, {2});
+  auto i = b.input("i", ScalarType::Long, {2});
+  b.output(b.call("aten.deg2rad.default", {arg_tensor(x)}, {F, {3}}));
+  b.output(b.call("aten.rad2deg.default", {arg_tensor(h)}, {kH, {2}}));
+  b.output(b.call("aten.deg2rad.default", {arg_tensor(i)}, {F, {2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[3], %h: float16[2], %i: int64[2]):\n"
+                    "  %mul: float32[3] = aten.mul.Tensor(%x, 0.017453292519943295)\n"
+                    "  %_to_copy: float32[2] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                    "  %mul_1: float32[2] = aten.mul.Tensor(%_to_copy, 57.29577951308232)\n"
+                    "  %_to_copy_1: float16[2] = aten._to_copy.default(%mul_1, dtype=torch.float16)\n"
+                    "  %_to_copy_2: float32[2] = aten._to_copy.default(%i, dtype=torch.float32)\n"
+                    "  %mul_2: float32[2] = aten.mul.Tensor(%_to_copy_2, 0.017453292519943295)\n"
+                    "  return (%mul, %_to_copy_1, %mul_2)\n");
+}
+
+TEST_CASE("decompose deg2rad and rad2deg: complex inputs are refused") {
+  for (const char* op : {"aten.deg2rad.default", "aten.rad2deg.default"}) {
+    ProgramBuilder b;
+    auto c = b.input("c", ScalarType::ComplexFloat, {2});
+    b.output(b.call(op, {arg_tensor(c)}, {ScalarType::ComplexFloat, {2}}));
+    ExportedProgram ep = b.build();
+    std::string name = std::string(op).substr(5, 7);
+    expect_tail_refused(ep, ErrorCode::INVALID_GRAPH, name, "is not supported for complex tensors");
+  }
+}
+
+// ---- xlogy ---------------------------------------------------------------------------------------
+
+TEST_CASE("decompose xlogy.Tensor -> eq, log, mul, where(0), isnan, where(nan) (float16 in float32)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  auto y = b.input("y", F, {3});
+  auto h = b.input("h", kH, {2});
+  auto i = b.input("i", ScalarType::Long, {2});
+  b.output(b.call("aten.xlogy.Tensor", {arg_tensor(x), arg_tensor(y)}, {F, {3}}));
+  // float16 with int64: the result is float16, computed in float32.
+  b.output(b.call("aten.xlogy.Tensor", {arg_tensor(h), arg_tensor(i)}, {kH, {2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[3], %y: float32[3], %h: float16[2], %i: int64[2]):\n"
+                    "  %eq: bool[3] = aten.eq.Scalar(%x, 0)\n"
+                    "  %log: float32[3] = aten.log.default(%y)\n"
+                    "  %mul: float32[3] = aten.mul.Tensor(%x, %log)\n"
+                    "  %scalar_tensor: float32[] = aten.scalar_tensor.default(0, " +
+                        kTailScalarF32 +
+                        "  %where: float32[3] = aten.where.self(%eq, %scalar_tensor, %mul)\n"
+                        "  %isnan: bool[3] = aten.isnan.default(%y)\n"
+                        "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(nan, " +
+                        kTailScalarF32 +
+                        "  %where_1: float32[3] = aten.where.self(%isnan, %scalar_tensor_1, %where)\n"
+                        "  %_to_copy: float32[2] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                        "  %_to_copy_1: float32[2] = aten._to_copy.default(%i, dtype=torch.float32)\n"
+                        "  %eq_1: bool[2] = aten.eq.Scalar(%_to_copy, 0)\n"
+                        "  %log_1: float32[2] = aten.log.default(%_to_copy_1)\n"
+                        "  %mul_1: float32[2] = aten.mul.Tensor(%_to_copy, %log_1)\n"
+                        "  %scalar_tensor_2: float32[] = aten.scalar_tensor.default(0, " +
+                        kTailScalarF32 +
+                        "  %where_2: float32[2] = aten.where.self(%eq_1, %scalar_tensor_2, %mul_1)\n"
+                        "  %isnan_1: bool[2] = aten.isnan.default(%_to_copy_1)\n"
+                        "  %scalar_tensor_3: float32[] = aten.scalar_tensor.default(nan, " +
+                        kTailScalarF32 +
+                        "  %where_3: float32[2] = aten.where.self(%isnan_1, %scalar_tensor_3, %where_2)\n"
+                        "  %_to_copy_2: float16[2] = aten._to_copy.default(%where_3, dtype=torch.float16)\n"
+                        "  return (%where_1, %_to_copy_2)\n");
+}
+
+TEST_CASE("decompose xlogy.Tensor: int64 operands compute in float32, complex is refused") {
+  SUBCASE("int64") {
+    ProgramBuilder b;
+    auto i = b.input("i", ScalarType::Long, {2});
+    b.output(b.call("aten.xlogy.Tensor", {arg_tensor(i), arg_tensor(i)}, {F, {2}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%i: int64[2]):\n"
+                      "  %_to_copy: float32[2] = aten._to_copy.default(%i, dtype=torch.float32)\n"
+                      "  %_to_copy_1: float32[2] = aten._to_copy.default(%i, dtype=torch.float32)\n"
+                      "  %eq: bool[2] = aten.eq.Scalar(%_to_copy, 0)\n"
+                      "  %log: float32[2] = aten.log.default(%_to_copy_1)\n"
+                      "  %mul: float32[2] = aten.mul.Tensor(%_to_copy, %log)\n"
+                      "  %scalar_tensor: float32[] = aten.scalar_tensor.default(0, " +
+                          kTailScalarF32 +
+                          "  %where: float32[2] = aten.where.self(%eq, %scalar_tensor, %mul)\n"
+                          "  %isnan: bool[2] = aten.isnan.default(%_to_copy_1)\n"
+                          "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(nan, " +
+                          kTailScalarF32 +
+                          "  %where_1: float32[2] = aten.where.self(%isnan, %scalar_tensor_1, %where)\n"
+                          "  return (%where_1)\n");
+  }
+  SUBCASE("complex") {
+    ProgramBuilder b;
+    auto c = b.input("c", ScalarType::ComplexFloat, {2});
+    b.output(b.call("aten.xlogy.Tensor", {arg_tensor(c), arg_tensor(c)}, {ScalarType::ComplexFloat, {2}}));
+    ExportedProgram ep = b.build();
+    expect_tail_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "xlogy", "complex");
+  }
+}
