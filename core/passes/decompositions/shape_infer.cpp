@@ -1122,12 +1122,17 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> sizes, reduce_sizes(op, s, dims, keepdim));
     return one(result(var_t, sizes, contiguous_strides(sizes), s.requires_grad));
   }
-  if ((name == "mean" || name == "sum") && (ov == "dim" || ov == "dim_IntList")) {
+  // mean.default / sum.default reduce every dimension to a 0-d result.
+  if ((name == "mean" || name == "sum") &&
+      (ov == "dim" || ov == "dim_IntList" || ov == "default" || ov.empty())) {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
-    PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, a.opt_ints("dim"));
-    PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<ir::ScalarType> dt, a.dtype("dtype"));
-    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> sizes, reduce_sizes(op, s, dims, keepdim));
+    std::vector<SymPoly> sizes;
+    if (ov == "dim" || ov == "dim_IntList") {
+      PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, a.opt_ints("dim"));
+      PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
+      PTEFORGE_ASSIGN_OR_RETURN(sizes, reduce_sizes(op, s, dims, keepdim));
+    }
     ir::ScalarType t = dt.value_or(s.dtype);
     if (name == "sum" && !dt && (is_int_type(t) || t == ir::ScalarType::Bool)) t = ir::ScalarType::Long;
     if (name == "mean" && !ir::is_floating(t) && !is_complex_type(t)) {

@@ -42,5 +42,6 @@ void add_attention_decompositions(std::vector<Decomposition>& out);
 void add_pointwise_decompositions(std::vector<Decomposition>& out);
 void add_indexing_decompositions(std::vector<Decomposition>& out);
 void add_rnn_decompositions(std::vector<Decomposition>& out);
+void add_loss_decompositions(std::vector<Decomposition>& out);
 
 }  // namespace pteforge::passes::decomp

@@ -1,4 +1,5 @@
-// Decomposition rules for pixel_unshuffle, nan_to_num, frac, deg2rad, rad2deg and xlogy:
+// Decomposition rules for pixel_unshuffle, nan_to_num, frac, deg2rad, rad2deg, xlogy and the
+// mse/smooth_l1/huber losses:
 // the exact node list after the pass (typed printer form), the float16 opmath
 // forms, and the refused cases.
 #include <doctest/doctest.h>
@@ -298,4 +299,135 @@ TEST_CASE("decompose xlogy.Tensor: int64 operands compute in float32, complex is
     ExportedProgram ep = b.build();
     expect_tail_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "xlogy", "complex");
   }
+}
+
+// ---- mse_loss ------------------------------------------------------------------------------------
+
+TEST_CASE("decompose mse_loss -> sub, pow 2, mean / sum (sum.dim_IntList) / none") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto y = b.input("y", F, {2, 3});
+  b.output(b.call("aten.mse_loss.default", {arg_tensor(x), arg_tensor(y)}, {F, {}}));
+  b.output(b.call("aten.mse_loss.default", {arg_tensor(x), arg_tensor(y), arg_int(2)}, {F, {}}));
+  b.output(b.call("aten.mse_loss.default", {arg_tensor(x), arg_tensor(y), arg_int(0)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %y: float32[2, 3]):\n"
+                    "  %sub: float32[2, 3] = aten.sub.Tensor(%x, %y)\n"
+                    "  %pow_1: float32[2, 3] = aten.pow.Tensor_Scalar(%sub, 2)\n"
+                    "  %mean: float32[] = aten.mean.default(%pow_1)\n"
+                    "  %sub_1: float32[2, 3] = aten.sub.Tensor(%x, %y)\n"
+                    "  %pow_2: float32[2, 3] = aten.pow.Tensor_Scalar(%sub_1, 2)\n"
+                    "  %sum_1: float32[] = aten.sum.dim_IntList(%pow_2, [])\n"
+                    "  %sub_2: float32[2, 3] = aten.sub.Tensor(%x, %y)\n"
+                    "  %pow_3: float32[2, 3] = aten.pow.Tensor_Scalar(%sub_2, 2)\n"
+                    "  return (%mean, %sum_1, %pow_3)\n");
+}
+
+TEST_CASE("decompose mse_loss: float16 with float16 computes in float32, mixed dtypes promote") {
+  ProgramBuilder b;
+  auto h = b.input("h", kH, {2});
+  auto g = b.input("g", kH, {2});
+  auto x = b.input("x", F, {2});
+  b.output(b.call("aten.mse_loss.default", {arg_tensor(h), arg_tensor(g)}, {kH, {}}));
+  b.output(b.call("aten.mse_loss.default", {arg_tensor(h), arg_tensor(x), arg_int(0)}, {F, {2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%h: float16[2], %g: float16[2], %x: float32[2]):\n"
+                    "  %_to_copy: float32[2] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                    "  %_to_copy_1: float32[2] = aten._to_copy.default(%g, dtype=torch.float32)\n"
+                    "  %sub: float32[2] = aten.sub.Tensor(%_to_copy, %_to_copy_1)\n"
+                    "  %pow_1: float32[2] = aten.pow.Tensor_Scalar(%sub, 2)\n"
+                    "  %mean: float32[] = aten.mean.default(%pow_1)\n"
+                    "  %_to_copy_2: float16[] = aten._to_copy.default(%mean, dtype=torch.float16)\n"
+                    "  %_to_copy_3: float32[2] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                    "  %sub_1: float32[2] = aten.sub.Tensor(%_to_copy_3, %x)\n"
+                    "  %pow_2: float32[2] = aten.pow.Tensor_Scalar(%sub_1, 2)\n"
+                    "  return (%_to_copy_2, %pow_2)\n");
+}
+
+TEST_CASE("decompose mse_loss: a bad reduction and integer operands are refused") {
+  SUBCASE("reduction 3") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {2});
+    b.output(b.call("aten.mse_loss.default", {arg_tensor(x), arg_tensor(x), arg_int(3)}, {F, {2}}));
+    ExportedProgram ep = b.build();
+    expect_tail_refused(ep, ErrorCode::INVALID_GRAPH, "mse_loss", "not a valid value for reduction");
+  }
+  SUBCASE("int64") {
+    ProgramBuilder b;
+    auto i = b.input("i", ScalarType::Long, {2});
+    b.output(b.call("aten.mse_loss.default", {arg_tensor(i), arg_tensor(i)}, {ScalarType::Long, {}}));
+    ExportedProgram ep = b.build();
+    expect_tail_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "mse_loss", "floating-point tensors only");
+  }
+}
+
+// ---- smooth_l1_loss, huber_loss ------------------------------------------------------------------
+
+TEST_CASE("decompose smooth_l1_loss -> sub, abs, lt, pow, mul, div, sub, where, mean") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  auto y = b.input("y", F, {3});
+  b.output(b.call("aten.smooth_l1_loss.default", {arg_tensor(x), arg_tensor(y)}, {F, {}}));
+  b.output(b.call("aten.smooth_l1_loss.default", {arg_tensor(x), arg_tensor(y), arg_int(0), arg_float(0.5)},
+                  {F, {3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[3], %y: float32[3]):\n"
+                    "  %sub: float32[3] = aten.sub.Tensor(%x, %y)\n"
+                    "  %abs_1: float32[3] = aten.abs.default(%sub)\n"
+                    "  %lt: bool[3] = aten.lt.Scalar(%abs_1, 1.0)\n"
+                    "  %pow_1: float32[3] = aten.pow.Tensor_Scalar(%abs_1, 2)\n"
+                    "  %mul: float32[3] = aten.mul.Tensor(%pow_1, 0.5)\n"
+                    "  %div: float32[3] = aten.div.Tensor(%mul, 1.0)\n"
+                    "  %sub_1: float32[3] = aten.sub.Tensor(%abs_1, 0.5)\n"
+                    "  %where: float32[3] = aten.where.self(%lt, %div, %sub_1)\n"
+                    "  %mean: float32[] = aten.mean.default(%where)\n"
+                    "  %sub_2: float32[3] = aten.sub.Tensor(%x, %y)\n"
+                    "  %abs_2: float32[3] = aten.abs.default(%sub_2)\n"
+                    "  %lt_1: bool[3] = aten.lt.Scalar(%abs_2, 0.5)\n"
+                    "  %pow_2: float32[3] = aten.pow.Tensor_Scalar(%abs_2, 2)\n"
+                    "  %mul_1: float32[3] = aten.mul.Tensor(%pow_2, 0.5)\n"
+                    "  %div_1: float32[3] = aten.div.Tensor(%mul_1, 0.5)\n"
+                    "  %sub_3: float32[3] = aten.sub.Tensor(%abs_2, 0.25)\n"
+                    "  %where_1: float32[3] = aten.where.self(%lt_1, %div_1, %sub_3)\n"
+                    "  return (%mean, %where_1)\n");
+}
+
+TEST_CASE("decompose huber_loss -> sub, abs, lt, mul, mul, sub, mul, where, sum (float16 in float32)") {
+  ProgramBuilder b;
+  auto h = b.input("h", kH, {2});
+  auto g = b.input("g", kH, {2});
+  b.output(b.call("aten.huber_loss.default", {arg_tensor(h), arg_tensor(g), arg_int(2), arg_float(2.0)},
+                  {kH, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%h: float16[2], %g: float16[2]):\n"
+                    "  %_to_copy: float32[2] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                    "  %_to_copy_1: float32[2] = aten._to_copy.default(%g, dtype=torch.float32)\n"
+                    "  %sub: float32[2] = aten.sub.Tensor(%_to_copy, %_to_copy_1)\n"
+                    "  %abs_1: float32[2] = aten.abs.default(%sub)\n"
+                    "  %lt: bool[2] = aten.lt.Scalar(%abs_1, 2.0)\n"
+                    "  %mul: float32[2] = aten.mul.Tensor(%abs_1, 0.5)\n"
+                    "  %mul_1: float32[2] = aten.mul.Tensor(%mul, %abs_1)\n"
+                    "  %sub_1: float32[2] = aten.sub.Tensor(%abs_1, 1.0)\n"
+                    "  %mul_2: float32[2] = aten.mul.Tensor(%sub_1, 2.0)\n"
+                    "  %where: float32[2] = aten.where.self(%lt, %mul_1, %mul_2)\n"
+                    "  %sum_1: float32[] = aten.sum.dim_IntList(%where, [])\n"
+                    "  %_to_copy_2: float16[] = aten._to_copy.default(%sum_1, dtype=torch.float16)\n"
+                    "  return (%_to_copy_2)\n");
+}
+
+TEST_CASE("decompose smooth_l1_loss and huber_loss: negative beta, non-positive delta are refused") {
+  auto refused = [](const char* op, double v, const std::string& node, const std::string& text) {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {2});
+    b.output(b.call(op, {arg_tensor(x), arg_tensor(x), arg_int(1), arg_float(v)}, {F, {}}));
+    ExportedProgram ep = b.build();
+    expect_tail_refused(ep, ErrorCode::INVALID_GRAPH, node, text);
+  };
+  refused("aten.smooth_l1_loss.default", -1.0, "smooth_l1_loss", "negative values for beta");
+  refused("aten.huber_loss.default", 0.0, "huber_loss", "non-positive values for delta");
+  refused("aten.huber_loss.default", -2.0, "huber_loss", "non-positive values for delta");
 }

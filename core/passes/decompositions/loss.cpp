@@ -1,0 +1,139 @@
+// Loss functions: mse_loss, smooth_l1_loss, huber_loss.
+#include "passes/decompositions/builders.h"
+#include "passes/decompositions/shape_infer.h"
+#include "passes/decompositions/table.h"
+
+namespace pteforge::passes::decomp {
+namespace {
+
+/// at::Reduction: the `reduction` argument of the loss ops.
+enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
+
+/// The node's `reduction`; values other than none/mean/sum are refused (ATen rejects them).
+std::optional<int64_t> loss_reduction(Rewriter& rw) {
+  int64_t r = rw.int_("reduction");
+  if (!rw.ok()) return std::nullopt;
+  if (r != kNone && r != kMean && r != kSum) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            std::string(rw.target()) + ": " + std::to_string(r) + " is not a valid value for reduction");
+    return std::nullopt;
+  }
+  return r;
+}
+
+/// torch._decomp apply_loss_reduction: mean (mean.default), sum (torch.sum's sum.default in
+/// its decomposed form sum.dim_IntList(loss, []), emitted directly so the node is named as
+/// torch names it) or the loss itself.
+std::string apply_loss_reduction(Rewriter& rw, const std::string& loss, int64_t reduction) {
+  if (reduction == kMean) return rw.call("aten.mean.default", {ir::arg_tensor(loss)});
+  if (reduction == kSum) return rw.call("aten.sum.dim_IntList", {ir::arg_tensor(loss), ir::arg_ints({})});
+  return loss;
+}
+
+/// torch._decomp pw_cast_for_opmath for the two tensor operands of a loss: the dtype
+/// both promote to (DEFAULT), computed in float32 for float16/bfloat16; each operand is
+/// converted to the computation dtype (self first) and the result back.
+struct LossOperands {
+  std::string self, target;
+  ir::ScalarType result = ir::ScalarType::Float;
+};
+
+/// Reads self and target, refusing non-floating results (the loss kernels take
+/// floating-point tensors only).
+std::optional<LossOperands> loss_operands(Rewriter& rw) {
+  std::string self = rw.tensor("self");
+  std::string target = rw.tensor("target");
+  Meta sm = rw.meta(self);
+  Meta tm = rw.meta(target);
+  if (!rw.ok()) return std::nullopt;
+  const ir::ScalarType result = promote_types({&sm, &tm}, {});
+  if (!ir::is_floating(result)) {
+    rw.unsupported("operands of dtype " + std::string(ir::scalar_type_name(result)) +
+                   " (the kernel takes floating-point tensors only)");
+    return std::nullopt;
+  }
+  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  LossOperands ops;
+  ops.self = to_dtype(rw, self, compute);
+  ops.target = to_dtype(rw, target, compute);
+  ops.result = result;
+  return ops;
+}
+
+/// aten.mse_loss.default → torch._decomp mse_loss (pw_cast_for_opmath, see LossOperands):
+/// (self - target) ** 2 (sub.Tensor, pow.Tensor_Scalar 2), then the reduction (mean.default,
+/// sum.default or none), then the cast back.
+void mse_loss_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  if (!reduction) return;
+  std::optional<LossOperands> ops = loss_operands(rw);
+  if (!ops) return;
+  std::string diff = rw.call("aten.sub.Tensor", {ir::arg_tensor(ops->self), ir::arg_tensor(ops->target)});
+  std::string sq = rw.call("aten.pow.Tensor_Scalar", {ir::arg_tensor(diff), ir::arg_int(2)});
+  rw.set_outputs({to_dtype(rw, apply_loss_reduction(rw, sq, *reduction), ops->result)});
+}
+
+/// aten.smooth_l1_loss.default → torch._decomp smooth_l1_loss (pw_cast_for_opmath, see
+/// LossOperands): loss = abs(self - target), where(loss < beta, 0.5 * loss ** 2 / beta,
+/// loss - 0.5 * beta) (sub.Tensor, abs, lt.Scalar, pow.Tensor_Scalar, mul.Tensor,
+/// div.Tensor, sub.Tensor, where.self), the reduction, the cast back. A negative beta is
+/// refused as ATen refuses it.
+void smooth_l1_loss_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  double beta = rw.float_("beta");
+  if (!reduction || !rw.ok()) return;
+  if (beta < 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "smooth_l1_loss does not support negative values for beta.");
+    return;
+  }
+  std::optional<LossOperands> ops = loss_operands(rw);
+  if (!ops) return;
+  std::string diff = rw.call("aten.sub.Tensor", {ir::arg_tensor(ops->self), ir::arg_tensor(ops->target)});
+  std::string loss = rw.call("aten.abs.default", {ir::arg_tensor(diff)});
+  std::string small = rw.call("aten.lt.Scalar", {ir::arg_tensor(loss), ir::arg_float(beta)});
+  std::string sq = rw.call("aten.pow.Tensor_Scalar", {ir::arg_tensor(loss), ir::arg_int(2)});
+  std::string half = rw.call("aten.mul.Tensor", {ir::arg_tensor(sq), ir::arg_float(0.5)});
+  std::string quad = rw.call("aten.div.Tensor", {ir::arg_tensor(half), ir::arg_float(beta)});
+  std::string lin = rw.call("aten.sub.Tensor", {ir::arg_tensor(loss), ir::arg_float(0.5 * beta)});
+  std::string w =
+      rw.call("aten.where.self", {ir::arg_tensor(small), ir::arg_tensor(quad), ir::arg_tensor(lin)});
+  rw.set_outputs({to_dtype(rw, apply_loss_reduction(rw, w, *reduction), ops->result)});
+}
+
+/// aten.huber_loss.default → torch._refs.nn.functional huber_loss (DEFAULT type promotion,
+/// the same casts as LossOperands): z = abs(input - target), where(z < delta, 0.5 * z * z,
+/// delta * (z - 0.5 * delta)) (sub.Tensor, abs, lt.Scalar, mul.Tensor, mul.Tensor,
+/// sub.Tensor, mul.Tensor, where.self), the reduction, the cast back. A non-positive delta is
+/// refused as the reference refuses it.
+void huber_loss_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  double delta = rw.float_("delta");
+  if (!reduction || !rw.ok()) return;
+  if (!(delta > 0)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "huber_loss does not support non-positive values for delta.");
+    return;
+  }
+  std::optional<LossOperands> ops = loss_operands(rw);
+  if (!ops) return;
+  std::string diff = rw.call("aten.sub.Tensor", {ir::arg_tensor(ops->self), ir::arg_tensor(ops->target)});
+  std::string z = rw.call("aten.abs.default", {ir::arg_tensor(diff)});
+  std::string small = rw.call("aten.lt.Scalar", {ir::arg_tensor(z), ir::arg_float(delta)});
+  std::string half = rw.call("aten.mul.Tensor", {ir::arg_tensor(z), ir::arg_float(0.5)});
+  std::string quad = rw.call("aten.mul.Tensor", {ir::arg_tensor(half), ir::arg_tensor(z)});
+  std::string shifted = rw.call("aten.sub.Tensor", {ir::arg_tensor(z), ir::arg_float(0.5 * delta)});
+  std::string lin = rw.call("aten.mul.Tensor", {ir::arg_tensor(shifted), ir::arg_float(delta)});
+  std::string w =
+      rw.call("aten.where.self", {ir::arg_tensor(small), ir::arg_tensor(quad), ir::arg_tensor(lin)});
+  rw.set_outputs({to_dtype(rw, apply_loss_reduction(rw, w, *reduction), ops->result)});
+}
+
+}  // namespace
+
+void add_loss_decompositions(std::vector<Decomposition>& out) {
+  out.push_back({"aten.mse_loss.default", mse_loss_rule, "torch._decomp.decompositions.mse_loss"});
+  out.push_back(
+      {"aten.smooth_l1_loss.default", smooth_l1_loss_rule, "torch._decomp.decompositions.smooth_l1_loss"});
+  out.push_back({"aten.huber_loss.default", huber_loss_rule, "torch._refs.nn.functional.huber_loss"});
+}
+
+}  // namespace pteforge::passes::decomp
