@@ -431,6 +431,52 @@ void pixel_unshuffle_rule(Rewriter& rw) {
   rw.set_outputs({clone(rw, unshuffled, ir::MemoryFormat::ContiguousFormat)});
 }
 
+/// aten.rot90.default → torch._refs rot90: dims (two, distinct after wrapping) of an input
+/// of rank >= 2; k mod 4 (Python's, non-negative) selects transpose(flip(a, [dims[1]]),
+/// dims[0], dims[1]) (flip, then transpose.int's permute), flip(a, dims),
+/// transpose(flip(a, [dims[0]]), dims[0], dims[1]), or clone(memory_format=contiguous_format).
+void rot90_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t k = rw.int_("k");
+  std::vector<int64_t> dims = rw.ints("dims");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (dims.size() != 2) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "expected total rotation dims == 2, but got dims = " + std::to_string(dims.size()));
+    return;
+  }
+  if (m.rank() < 2) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "expected total dims >= 2, but got total dims = " + std::to_string(m.rank()));
+    return;
+  }
+  const int64_t d0 = rw.take(normalize_dim(dims[0], m.rank()));
+  const int64_t d1 = rw.take(normalize_dim(dims[1], m.rank()));
+  if (!rw.ok()) return;
+  if (d0 == d1) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "expected rotation dims to be different, but got dim0 = " +
+                                          std::to_string(d0) + " and dim1 = " + std::to_string(d1));
+    return;
+  }
+  auto flip = [&](const std::vector<int64_t>& ds) {
+    return rw.call("aten.flip.default", {ir::arg_tensor(x), ir::arg_ints(ds)});
+  };
+  switch (((k % 4) + 4) % 4) {
+    case 1:
+      rw.set_outputs({transpose(rw, flip({d1}), d0, d1)});
+      return;
+    case 2:
+      rw.set_outputs({flip({d0, d1})});
+      return;
+    case 3:
+      rw.set_outputs({transpose(rw, flip({d0}), d0, d1)});
+      return;
+    default:
+      rw.set_outputs({clone(rw, x, ir::MemoryFormat::ContiguousFormat)});
+  }
+}
+
 /// torch._refs roll's one-dimension case: index_select(x, dim, fmod(start + arange(size),
 /// size)) with start = (size - shift) mod size (arange.start_step, add.Tensor, fmod.Scalar,
 /// index_select).
@@ -518,6 +564,7 @@ void add_shape_decompositions(std::vector<Decomposition>& out) {
       {"aten.pixel_shuffle.default", pixel_shuffle_rule, "torch._decomp.decompositions.pixel_shuffle"});
   out.push_back(
       {"aten.pixel_unshuffle.default", pixel_unshuffle_rule, "torch._decomp.decompositions.pixel_unshuffle"});
+  out.push_back({"aten.rot90.default", rot90_rule, "torch._refs.rot90"});
   out.push_back({"aten.roll.default", roll_rule, "torch._refs.roll"});
   out.push_back({"aten.reshape.default", reshape_rule, "at::native::reshape_symint (TensorShape.cpp)"});
   out.push_back({"aten._reshape_alias.default", view_size_rule, "torch._decomp _reshape_alias → view"});

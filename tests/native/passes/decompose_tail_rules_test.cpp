@@ -1,5 +1,5 @@
-// Decomposition rules for pixel_unshuffle, nan_to_num, frac, deg2rad, rad2deg, xlogy and the
-// mse/smooth_l1/huber losses:
+// Decomposition rules for pixel_unshuffle, rot90, nan_to_num, frac, deg2rad, rad2deg, xlogy and
+// the mse/smooth_l1/huber losses:
 // the exact node list after the pass (typed printer form), the float16 opmath
 // forms, and the refused cases.
 #include <doctest/doctest.h>
@@ -88,6 +88,45 @@ TEST_CASE("decompose pixel_unshuffle: indivisible height or width, rank, factor 
   SUBCASE("non-contiguous input") {
     refused({1, 2, 4}, 2, {4, 2, 1}, ErrorCode::UNSUPPORTED_FEATURE, "non-contiguous", true);
   }
+}
+
+// ---- rot90 ---------------------------------------------------------------------------------------
+
+TEST_CASE("decompose rot90 -> flip + transpose (permute), flip of both dims, clone, by k mod 4") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3, 4});
+  b.output(b.call("aten.rot90.default", {arg_tensor(x)}, {F, {3, 2, 4}}));
+  b.output(b.call("aten.rot90.default", {arg_tensor(x), arg_int(2), arg_ints({-1, 0})}, {F, {2, 3, 4}}));
+  b.output(b.call("aten.rot90.default", {arg_tensor(x), arg_int(-1), arg_ints({1, 2})}, {F, {2, 4, 3}}));
+  b.output(b.call("aten.rot90.default", {arg_tensor(x), arg_int(4)}, {F, {2, 3, 4}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3, 4]):\n"
+      "  %flip: float32[2, 3, 4] = aten.flip.default(%x, [1])\n"
+      "  %permute: float32[3, 2, 4] = aten.permute.default(%flip, [1, 0, 2])\n"
+      "  %flip_1: float32[2, 3, 4] = aten.flip.default(%x, [2, 0])\n"
+      "  %flip_2: float32[2, 3, 4] = aten.flip.default(%x, [1])\n"
+      "  %permute_1: float32[2, 4, 3] = aten.permute.default(%flip_2, [0, 2, 1])\n"
+      "  %clone: float32[2, 3, 4] = aten.clone.default(%x, memory_format=torch.contiguous_format)\n"
+      "  return (%permute, %flip_1, %permute_1, %clone)\n");
+}
+
+TEST_CASE("decompose rot90: dims count, rank, equal dims and out-of-range dims are refused") {
+  auto refused = [](std::vector<int64_t> sizes, std::vector<int64_t> dims, const std::string& text) {
+    ProgramBuilder b;
+    auto x = b.input("x", F, sizes);
+    b.output(b.call("aten.rot90.default", {arg_tensor(x), arg_int(1), arg_ints(dims)}, {F, sizes}));
+    ExportedProgram ep = b.build();
+    Status st = pteforge::testing::decompose(ep);
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.error().where.node == std::optional<std::string>("rot90"));
+    CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
+  };
+  refused({2, 2}, {0}, "expected total rotation dims == 2");
+  refused({2}, {0, 1}, "expected total dims >= 2");
+  refused({2, 2}, {1, -1}, "expected rotation dims to be different");
+  refused({2, 2}, {0, 2}, "out of range");
 }
 
 // ---- nan_to_num ----------------------------------------------------------------------------------
