@@ -1,4 +1,4 @@
-// Indexing: index_copy → index_put (KV-cache updates), _unsafe_index / _unsafe_index_put.
+// Indexing: index_copy / index_add → index_put (KV-cache updates), _unsafe_index / _unsafe_index_put.
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
@@ -37,6 +37,58 @@ void index_copy_rule(Rewriter& rw) {
   rw.set_outputs({out});
 }
 
+/// aten.index_add.default → torch._decomp index_add (_index_add, inplace=False): an alpha
+/// other than 1 scales source first (mul.Tensor(source, alpha); a float alpha for an integer
+/// or bool self is refused as torch refuses it), then index_put(self, [None] * dim + [index],
+/// source, accumulate=True) (a 0-d self is unsqueezed first and squeezed after; a 0-d index is
+/// passed as is), then .contiguous(). Index of rank > 1 and a source size along dim other
+/// than the index count are refused.
+void index_add_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t dim = rw.int_("dim");
+  std::string index = rw.tensor("index");
+  std::string source = rw.tensor("source");
+  Number alpha = rw.take(rw.args().number("alpha"));
+  Meta m = rw.meta(x);
+  Meta im = rw.meta(index);
+  Meta sm = rw.meta(source);
+  if (!rw.ok()) return;
+  const bool zero_dim = m.rank() == 0;
+  int64_t d = rw.take(normalize_dim(dim, zero_dim ? 1 : m.rank()));
+  if (!rw.ok()) return;
+  if (im.rank() > 1) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "index_add: Index should have dimension 1 or 0 (got " + std::to_string(im.rank()) + ")");
+    return;
+  }
+  const SymPoly index_size = im.rank() == 1 ? im.sizes[0] : SymPoly(1);
+  if (sm.rank() > 0 && static_cast<size_t>(d) >= sm.rank()) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "index_add: source has no dimension " + std::to_string(d));
+    return;
+  }
+  const SymPoly source_size = sm.rank() > 0 ? sm.sizes[static_cast<size_t>(d)] : SymPoly(1);
+  if (!(index_size == source_size)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "index_add: Number of indices (" + rw.symbols().display(index_size) +
+                                          ") should be equal to source.size(dim) (" +
+                                          rw.symbols().display(source_size) + ")");
+    return;
+  }
+  if (alpha.as_double() != 1.0) {
+    if (alpha.is_float() && !ir::is_floating(m.dtype) && m.dtype != ir::ScalarType::Bool) {
+      rw.fail(ErrorCode::INVALID_GRAPH,
+              "index_add: alpha argument of type float cannot be safely cast to type int!");
+      return;
+    }
+    source = rw.call("aten.mul.Tensor", {ir::arg_tensor(source), number_arg(alpha)});
+  }
+  std::string base = zero_dim ? unsqueeze(rw, x, 0) : x;
+  std::vector<std::optional<std::string>> idx(static_cast<size_t>(d), std::nullopt);
+  idx.push_back(index);
+  std::string out = rw.call("aten.index_put.default", {ir::arg_tensor(base), optional_tensors(idx),
+                                                       ir::arg_tensor(source), ir::arg_bool(true)});
+  rw.set_outputs({zero_dim ? squeeze_dims(rw, out, {0}) : contiguous(rw, out)});
+}
+
 /// aten._unsafe_index.Tensor → torch._decomp _unsafe_index: index.Tensor(self, indices).
 void unsafe_index_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
@@ -61,6 +113,8 @@ void unsafe_index_put_rule(Rewriter& rw) {
 
 void add_indexing_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.index_copy.default", index_copy_rule, "torch._refs index_copy → index_put"});
+  out.push_back(
+      {"aten.index_add.default", index_add_rule, "torch._decomp index_add → index_put(accumulate=True)"});
   out.push_back({"aten._unsafe_index.Tensor", unsafe_index_rule, "torch._decomp _unsafe_index → index.Tensor"});
   out.push_back({"aten._unsafe_index_put.default", unsafe_index_put_rule, "torch._decomp _unsafe_index_put → index_put"});
 }

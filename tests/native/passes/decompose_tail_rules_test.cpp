@@ -1,5 +1,5 @@
-// Decomposition rules for pixel_unshuffle, rot90, nan_to_num, frac, deg2rad, rad2deg, xlogy and
-// the mse/smooth_l1/huber losses:
+// Decomposition rules for pixel_unshuffle, rot90, index_add, nan_to_num, frac, deg2rad, rad2deg,
+// xlogy and the mse/smooth_l1/huber losses:
 // the exact node list after the pass (typed printer form), the float16 opmath
 // forms, and the refused cases.
 #include <doctest/doctest.h>
@@ -127,6 +127,51 @@ TEST_CASE("decompose rot90: dims count, rank, equal dims and out-of-range dims a
   refused({2}, {0, 1}, "expected total dims >= 2");
   refused({2, 2}, {1, -1}, "expected rotation dims to be different");
   refused({2, 2}, {0, 2}, "out of range");
+}
+
+// ---- index_add -----------------------------------------------------------------------------------
+
+TEST_CASE("decompose index_add -> index_put(accumulate=True), alpha scales source first") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {4, 3});
+  auto i = b.input("i", ScalarType::Long, {2});
+  auto s = b.input("s", F, {4, 2});
+  auto z = b.input("z", F, {});
+  auto j = b.input("j", ScalarType::Long, {});
+  b.output(b.call("aten.index_add.default", {arg_tensor(x), arg_int(1), arg_tensor(i), arg_tensor(s)},
+                  {F, {4, 3}}));
+  b.output(b.call("aten.index_add.default", {arg_tensor(x), arg_int(-1), arg_tensor(i), arg_tensor(s)},
+                  {F, {4, 3}}, {{"alpha", arg_float(0.5)}}));
+  // 0-d self: unsqueezed, then squeezed; a 0-d index is passed as is.
+  b.output(
+      b.call("aten.index_add.default", {arg_tensor(z), arg_int(0), arg_tensor(j), arg_tensor(z)}, {F, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[4, 3], %i: int64[2], %s: float32[4, 2], %z: float32[], %j: int64[]):\n"
+                    "  %index_put: float32[4, 3] = aten.index_put.default(%x, [None, %i], %s, True)\n"
+                    "  %mul: float32[4, 2] = aten.mul.Tensor(%s, 0.5)\n"
+                    "  %index_put_1: float32[4, 3] = aten.index_put.default(%x, [None, %i], %mul, True)\n"
+                    "  %unsqueeze: float32[1] = aten.unsqueeze.default(%z, 0)\n"
+                    "  %index_put_2: float32[1] = aten.index_put.default(%unsqueeze, [%j], %z, True)\n"
+                    "  %squeeze: float32[] = aten.squeeze.dims(%index_put_2, [0])\n"
+                    "  return (%index_put, %index_put_1, %squeeze)\n");
+}
+
+TEST_CASE("decompose index_add: index rank, count mismatch and a float alpha for int64 are refused") {
+  auto refused = [](std::vector<int64_t> isz, std::vector<int64_t> ssz, ScalarType t, ir::Argument alpha,
+                    const std::string& text) {
+    ProgramBuilder b;
+    auto x = b.input("x", t, {4, 3});
+    auto i = b.input("i", ScalarType::Long, isz);
+    auto s = b.input("s", t, ssz);
+    b.output(b.call("aten.index_add.default", {arg_tensor(x), arg_int(0), arg_tensor(i), arg_tensor(s)},
+                    {t, {4, 3}}, {{"alpha", alpha}}));
+    ExportedProgram ep = b.build();
+    expect_tail_refused(ep, ErrorCode::INVALID_GRAPH, "index_add", text);
+  };
+  refused({2, 1}, {2, 3}, F, arg_int(1), "Index should have dimension 1 or 0");
+  refused({3}, {2, 3}, F, arg_int(1), "Number of indices (3) should be equal to source.size(dim) (2)");
+  refused({2}, {2, 3}, ScalarType::Long, arg_float(0.5), "cannot be safely cast");
 }
 
 // ---- nan_to_num ----------------------------------------------------------------------------------
