@@ -1,4 +1,4 @@
-// Loss functions: mse_loss, smooth_l1_loss, huber_loss.
+// Loss functions: mse_loss, l1_loss, smooth_l1_loss, huber_loss.
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
@@ -73,6 +73,29 @@ void mse_loss_rule(Rewriter& rw) {
   rw.set_outputs({to_dtype(rw, apply_loss_reduction(rw, sq, *reduction), ops->result)});
 }
 
+/// aten.l1_loss.default → at::native::l1_loss (CompositeImplicitAutograd; torch._refs'
+/// l1_loss is not registered): apply_loss_reduction((input - target).abs(), reduction) —
+/// sub.Tensor, abs, then mean.default / sum (sum.dim_IntList) / none; no opmath casts
+/// (float16 stays float16). Complex operands are refused.
+void l1_loss_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  std::string self = rw.tensor("self");
+  std::string target = rw.tensor("target");
+  Meta sm = rw.meta(self);
+  Meta tm = rw.meta(target);
+  if (!reduction || !rw.ok()) return;
+  for (ir::ScalarType t : {sm.dtype, tm.dtype}) {
+    if (t == ir::ScalarType::ComplexHalf || t == ir::ScalarType::ComplexFloat ||
+        t == ir::ScalarType::ComplexDouble) {
+      rw.unsupported("a complex operand");
+      return;
+    }
+  }
+  std::string diff = rw.call("aten.sub.Tensor", {ir::arg_tensor(self), ir::arg_tensor(target)});
+  std::string loss = rw.call("aten.abs.default", {ir::arg_tensor(diff)});
+  rw.set_outputs({apply_loss_reduction(rw, loss, *reduction)});
+}
+
 /// aten.smooth_l1_loss.default → torch._decomp smooth_l1_loss (pw_cast_for_opmath, see
 /// LossOperands): loss = abs(self - target), where(loss < beta, 0.5 * loss ** 2 / beta,
 /// loss - 0.5 * beta) (sub.Tensor, abs, lt.Scalar, pow.Tensor_Scalar, mul.Tensor,
@@ -131,6 +154,7 @@ void huber_loss_rule(Rewriter& rw) {
 
 void add_loss_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.mse_loss.default", mse_loss_rule, "torch._decomp.decompositions.mse_loss"});
+  out.push_back({"aten.l1_loss.default", l1_loss_rule, "at::native::l1_loss (Loss.cpp)"});
   out.push_back(
       {"aten.smooth_l1_loss.default", smooth_l1_loss_rule, "torch._decomp.decompositions.smooth_l1_loss"});
   out.push_back({"aten.huber_loss.default", huber_loss_rule, "torch._refs.nn.functional.huber_loss"});

@@ -1,5 +1,5 @@
 // Decomposition rules for pixel_unshuffle, rot90, index_add, nan_to_num, frac, deg2rad, rad2deg,
-// xlogy and the mse/smooth_l1/huber losses:
+// xlogy and the mse/l1/smooth_l1/huber losses:
 // the exact node list after the pass (typed printer form), the float16 opmath
 // forms, and the refused cases.
 #include <doctest/doctest.h>
@@ -444,6 +444,48 @@ TEST_CASE("decompose mse_loss: a bad reduction and integer operands are refused"
     b.output(b.call("aten.mse_loss.default", {arg_tensor(i), arg_tensor(i)}, {ScalarType::Long, {}}));
     ExportedProgram ep = b.build();
     expect_tail_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "mse_loss", "floating-point tensors only");
+  }
+}
+
+// ---- l1_loss -------------------------------------------------------------------------------------
+
+TEST_CASE("decompose l1_loss -> sub, abs, mean / sum / none with no opmath cast (C++ composite)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  auto y = b.input("y", F, {3});
+  auto h = b.input("h", kH, {2});
+  auto g = b.input("g", kH, {2});
+  b.output(b.call("aten.l1_loss.default", {arg_tensor(x), arg_tensor(y)}, {F, {}}));
+  b.output(b.call("aten.l1_loss.default", {arg_tensor(x), arg_tensor(y), arg_int(0)}, {F, {3}}));
+  b.output(b.call("aten.l1_loss.default", {arg_tensor(h), arg_tensor(g), arg_int(2)}, {kH, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[3], %y: float32[3], %h: float16[2], %g: float16[2]):\n"
+                    "  %sub: float32[3] = aten.sub.Tensor(%x, %y)\n"
+                    "  %abs_1: float32[3] = aten.abs.default(%sub)\n"
+                    "  %mean: float32[] = aten.mean.default(%abs_1)\n"
+                    "  %sub_1: float32[3] = aten.sub.Tensor(%x, %y)\n"
+                    "  %abs_2: float32[3] = aten.abs.default(%sub_1)\n"
+                    "  %sub_2: float16[2] = aten.sub.Tensor(%h, %g)\n"
+                    "  %abs_3: float16[2] = aten.abs.default(%sub_2)\n"
+                    "  %sum_1: float16[] = aten.sum.dim_IntList(%abs_3, [])\n"
+                    "  return (%mean, %abs_2, %sum_1)\n");
+}
+
+TEST_CASE("decompose l1_loss: a bad reduction and complex operands are refused") {
+  SUBCASE("reduction -1") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {2});
+    b.output(b.call("aten.l1_loss.default", {arg_tensor(x), arg_tensor(x), arg_int(-1)}, {F, {2}}));
+    ExportedProgram ep = b.build();
+    expect_tail_refused(ep, ErrorCode::INVALID_GRAPH, "l1_loss", "not a valid value for reduction");
+  }
+  SUBCASE("complex") {
+    ProgramBuilder b;
+    auto c = b.input("c", ScalarType::ComplexFloat, {2});
+    b.output(b.call("aten.l1_loss.default", {arg_tensor(c), arg_tensor(c)}, {F, {}}));
+    ExportedProgram ep = b.build();
+    expect_tail_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "l1_loss", "complex");
   }
 }
 
