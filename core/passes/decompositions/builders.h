@@ -40,6 +40,12 @@ inline bool is_low_float(ir::ScalarType t) {
   return t == ir::ScalarType::Half || t == ir::ScalarType::BFloat16;
 }
 
+/// complex32, complex64 or complex128.
+inline bool is_complex_dtype(ir::ScalarType t) {
+  return t == ir::ScalarType::ComplexHalf || t == ir::ScalarType::ComplexFloat ||
+         t == ir::ScalarType::ComplexDouble;
+}
+
 /// torch's pw_cast_for_opmath for one dtype: inputs of a half/bfloat16 dtype
 /// (the first up() sees) are computed in float32 (up() casts each input) and
 /// the result is cast back (down()); other dtypes pass through.

@@ -85,8 +85,7 @@ void l1_loss_rule(Rewriter& rw) {
   Meta tm = rw.meta(target);
   if (!reduction || !rw.ok()) return;
   for (ir::ScalarType t : {sm.dtype, tm.dtype}) {
-    if (t == ir::ScalarType::ComplexHalf || t == ir::ScalarType::ComplexFloat ||
-        t == ir::ScalarType::ComplexDouble) {
+    if (is_complex_dtype(t)) {
       rw.unsupported("a complex operand");
       return;
     }

@@ -140,12 +140,6 @@ void where_scalar_rule(Rewriter& rw) {
   rw.set_outputs({where_scalar(rw, cond, *self, *other, numbers)});
 }
 
-/// complex64/128 or complex32.
-bool is_complex_dtype(ir::ScalarType t) {
-  return t == ir::ScalarType::ComplexHalf || t == ir::ScalarType::ComplexFloat ||
-         t == ir::ScalarType::ComplexDouble;
-}
-
 /// torch.finfo(t).max for the floating dtypes torch's nan_to_num takes (nullopt for others).
 std::optional<double> finfo_max(ir::ScalarType t) {
   switch (t) {
