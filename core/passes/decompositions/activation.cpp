@@ -48,15 +48,6 @@ Number times(Rewriter& rw, const Number& a, const Number& b) {
   return Number::of_int(r);
 }
 
-/// Refuses a non-floating input: ATen's kernels for these activations take
-/// floating-point tensors only.
-bool require_floating(Rewriter& rw, const Meta& m) {
-  if (ir::is_floating(m.dtype)) return true;
-  rw.unsupported(std::string("input of dtype ") + std::string(ir::scalar_type_name(m.dtype)) +
-                 " (the kernel takes floating-point tensors only)");
-  return false;
-}
-
 /// aten.silu.default → torch._decomp silu: self * sigmoid(self) (sigmoid + mul.Tensor).
 void silu_rule(Rewriter& rw) {
   OpMath om{rw};
@@ -99,7 +90,7 @@ void elu_rule(Rewriter& rw) {
   std::vector<std::optional<Number>> scalars =
       ref_scalars(rw, {{"alpha", 1, one}, {"scale", 1, one}, {"input_scale", 1, one}});
   Meta m = rw.meta(in);
-  if (!rw.ok() || !require_floating(rw, m)) return;
+  if (!rw.ok() || !require_floating(rw, m.dtype)) return;
   const Number alpha = *scalars[0], scale = *scalars[1], input_scale = *scalars[2];
   Number neg_coef = times(rw, alpha, scale);
   if (!rw.ok()) return;
@@ -124,7 +115,7 @@ void softplus_rule(Rewriter& rw) {
   std::vector<std::optional<Number>> scalars =
       ref_scalars(rw, {{"beta", 1, std::nullopt}, {"threshold", 20, Number::of_int(20)}});
   Meta m = rw.meta(in);
-  if (!rw.ok() || !require_floating(rw, m)) return;
+  if (!rw.ok() || !require_floating(rw, m.dtype)) return;
   const bool has_beta = scalars[0].has_value();
   const Number beta = scalars[0].value_or(Number::of_int(1)), threshold = *scalars[1];
   OpMath om{rw};

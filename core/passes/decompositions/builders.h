@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "passes/decompositions/rewriter.h"
@@ -38,6 +39,16 @@ std::string to_dtype(Rewriter& rw, const std::string& x, ir::ScalarType dtype);
 /// float16 or bfloat16: the dtypes torch's opmath computes in float32.
 inline bool is_low_float(ir::ScalarType t) {
   return t == ir::ScalarType::Half || t == ir::ScalarType::BFloat16;
+}
+
+/// Refuses (UNSUPPORTED) a non-floating `dtype` of the rule's `what` ("input",
+/// "operands"): the ATen kernels of these ops take floating-point tensors only.
+/// Returns whether `dtype` is floating.
+inline bool require_floating(Rewriter& rw, ir::ScalarType dtype, std::string_view what = "input") {
+  if (ir::is_floating(dtype)) return true;
+  rw.unsupported(std::string(what) + " of dtype " + std::string(ir::scalar_type_name(dtype)) +
+                 " (the kernel takes floating-point tensors only)");
+  return false;
 }
 
 /// complex32, complex64 or complex128.

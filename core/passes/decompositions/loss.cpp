@@ -47,11 +47,7 @@ std::optional<LossOperands> loss_operands(Rewriter& rw) {
   Meta tm = rw.meta(target);
   if (!rw.ok()) return std::nullopt;
   const ir::ScalarType result = promote_types({&sm, &tm}, {});
-  if (!ir::is_floating(result)) {
-    rw.unsupported("operands of dtype " + std::string(ir::scalar_type_name(result)) +
-                   " (the kernel takes floating-point tensors only)");
-    return std::nullopt;
-  }
+  if (!require_floating(rw, result, "operands")) return std::nullopt;
   const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
   LossOperands ops;
   ops.self = to_dtype(rw, self, compute);

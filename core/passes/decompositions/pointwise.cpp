@@ -197,11 +197,7 @@ void frac_rule(Rewriter& rw) {
   std::string in = rw.tensor("self");
   Meta m = rw.meta(in);
   if (!rw.ok()) return;
-  if (!ir::is_floating(m.dtype)) {
-    rw.unsupported("input of dtype " + std::string(ir::scalar_type_name(m.dtype)) +
-                   " (the kernel takes floating-point tensors only)");
-    return;
-  }
+  if (!require_floating(rw, m.dtype)) return;
   OpMath om{rw};
   std::string x = om.up(in);
   std::string a = rw.call("aten.abs.default", {ir::arg_tensor(x)});
@@ -544,11 +540,7 @@ void round_decimals_rule(Rewriter& rw) {
   int64_t decimals = rw.int_("decimals");
   Meta m = rw.meta(in);
   if (!rw.ok()) return;
-  if (!ir::is_floating(m.dtype)) {
-    rw.unsupported("input of dtype " + std::string(ir::scalar_type_name(m.dtype)) +
-                   " (the kernel takes floating-point tensors only)");
-    return;
-  }
+  if (!require_floating(rw, m.dtype)) return;
   if (decimals > 18 || decimals < -18) {
     rw.unsupported("decimals=" + std::to_string(decimals) + " (10**decimals past int64)");
     return;
