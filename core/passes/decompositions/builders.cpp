@@ -119,6 +119,13 @@ std::string squeeze_dims(Rewriter& rw, const std::string& x, const std::vector<i
   return rw.call("aten.squeeze.dims", {ir::arg_tensor(x), ir::arg_ints(dims)});
 }
 
+std::string arange(Rewriter& rw, ir::Argument end, const ir::Device& device) {
+  return rw.call("aten.arange.start_step", {ir::arg_int(0), std::move(end), ir::arg_int(1)},
+                 {{"layout", ir::arg_layout(ir::Layout::Strided)},
+                  {"device", ir::arg_device(device)},
+                  {"pin_memory", ir::arg_bool(false)}});
+}
+
 std::string clone(Rewriter& rw, const std::string& x, std::optional<ir::MemoryFormat> mf) {
   KwArgs kw;
   if (mf) kw.emplace_back("memory_format", ir::arg_memory_format(*mf));

@@ -31,6 +31,9 @@ std::string unsqueeze(Rewriter& rw, const std::string& x, int64_t dim);
 std::string squeeze_dims(Rewriter& rw, const std::string& x, const std::vector<int64_t>& dims);
 /// x.contiguous(): x itself when already contiguous, else clone(memory_format=contiguous_format).
 std::string contiguous(Rewriter& rw, const std::string& x);
+/// torch.arange(end, device=device) as a decomposition's trace records it (torch._decomp
+/// arange_default): arange.start_step(0, end, 1, layout=strided, device, pin_memory=False).
+std::string arange(Rewriter& rw, ir::Argument end, const ir::Device& device);
 /// aten.clone(x) with an optional memory format.
 std::string clone(Rewriter& rw, const std::string& x, std::optional<ir::MemoryFormat> mf = std::nullopt);
 /// x.to(dtype): x itself when the dtype already matches, else _to_copy(x, dtype=...).
@@ -40,6 +43,9 @@ std::string to_dtype(Rewriter& rw, const std::string& x, ir::ScalarType dtype);
 inline bool is_low_float(ir::ScalarType t) {
   return t == ir::ScalarType::Half || t == ir::ScalarType::BFloat16;
 }
+
+/// The dtype torch's opmath computes `t` in: float32 for float16/bfloat16, else `t`.
+inline ir::ScalarType opmath_dtype(ir::ScalarType t) { return is_low_float(t) ? ir::ScalarType::Float : t; }
 
 /// Refuses (UNSUPPORTED) a non-floating `dtype` of the rule's `what` ("input",
 /// "operands"): the ATen kernels of these ops take floating-point tensors only.

@@ -105,12 +105,9 @@ void triangle(Rewriter& rw, bool lower) {
   }
   SymPoly h = m.sizes[m.rank() - 2];
   SymPoly w = m.sizes[m.rank() - 1];
-  KwArgs kw{{"layout", ir::arg_layout(ir::Layout::Strided)},
-            {"device", ir::arg_device(m.device)},
-            {"pin_memory", ir::arg_bool(false)}};
-  std::string aw = rw.call("aten.arange.start_step", {ir::arg_int(0), rw.size(w), ir::arg_int(1)}, kw);
+  std::string aw = arange(rw, rw.size(w), m.device);
   std::string uw = unsqueeze(rw, aw, -2);
-  std::string ah = rw.call("aten.arange.start_step", {ir::arg_int(0), rw.size(h), ir::arg_int(1)}, kw);
+  std::string ah = arange(rw, rw.size(h), m.device);
   std::string uh = unsqueeze(rw, ah, -1);
   std::string d = rw.call("aten.sub.Tensor", {ir::arg_tensor(uw), ir::arg_tensor(uh)});
   std::string mask = rw.call(lower ? "aten.le.Scalar" : "aten.ge.Scalar", {ir::arg_tensor(d), ir::arg_int(diagonal)});

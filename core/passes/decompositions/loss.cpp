@@ -48,7 +48,7 @@ std::optional<LossOperands> loss_operands(Rewriter& rw) {
   if (!rw.ok()) return std::nullopt;
   const ir::ScalarType result = promote_types({&sm, &tm}, {});
   if (!require_floating(rw, result, "operands")) return std::nullopt;
-  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  const ir::ScalarType compute = opmath_dtype(result);
   LossOperands ops;
   ops.self = to_dtype(rw, self, compute);
   ops.target = to_dtype(rw, target, compute);

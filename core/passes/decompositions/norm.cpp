@@ -252,7 +252,7 @@ std::string vector_norm(Rewriter& rw, const std::string& x, const Number& ord, c
   }
   if (dt && !check_norm_dtype(rw, *dt, m.dtype)) return {};
   const ir::ScalarType result = dt.value_or(m.dtype);
-  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  const ir::ScalarType compute = opmath_dtype(result);
   const double o = ord.as_double();
   if (o == 0.0) {
     std::string nz = rw.call("aten.ne.Scalar", {ir::arg_tensor(x), ir::arg_float(0.0)});

@@ -219,7 +219,7 @@ void angle_scale(Rewriter& rw, std::string_view op, double factor) {
     return;
   }
   const ir::ScalarType result = ir::is_floating(m.dtype) ? m.dtype : ir::ScalarType::Float;
-  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  const ir::ScalarType compute = opmath_dtype(result);
   std::string x = to_dtype(rw, in, compute);
   std::string y = rw.call("aten.mul.Tensor", {ir::arg_tensor(x), ir::arg_float(factor)});
   rw.set_outputs({to_dtype(rw, y, result)});
@@ -252,7 +252,7 @@ void xlogy_rule(Rewriter& rw) {
   }
   const ir::ScalarType promoted = promote_types({&am, &bm}, {});
   const ir::ScalarType result = ir::is_floating(promoted) ? promoted : ir::ScalarType::Float;
-  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  const ir::ScalarType compute = opmath_dtype(result);
   a = to_dtype(rw, a, compute);
   b = to_dtype(rw, b, compute);
   std::string zero = rw.call("aten.eq.Scalar", {ir::arg_tensor(a), ir::arg_int(0)});
@@ -345,12 +345,12 @@ void logsumexp_rule(Rewriter& rw) {
   bool keepdim = rw.bool_("keepdim");
   Meta m = rw.meta(self);
   if (!rw.ok()) return;
-  if (ir::scalar_type_name(m.dtype).rfind("complex", 0) == 0) {
+  if (is_complex_dtype(m.dtype)) {
     rw.unsupported("complex input");
     return;
   }
   const ir::ScalarType result = ir::is_floating(m.dtype) ? m.dtype : ir::ScalarType::Float;
-  std::string x = to_dtype(rw, self, is_low_float(result) ? ir::ScalarType::Float : result);
+  std::string x = to_dtype(rw, self, opmath_dtype(result));
   auto sum_of_exp = [&](const std::string& t) {
     std::string e = rw.call("aten.exp.default", {ir::arg_tensor(t)});
     std::string sum =
@@ -390,7 +390,7 @@ void std_mean_rule(Rewriter& rw) {
     rw.unsupported("std_mean of a " + std::string(ir::scalar_type_name(m.dtype)) + " tensor");
     return;
   }
-  std::string x = to_dtype(rw, self, is_low_float(m.dtype) ? ir::ScalarType::Float : m.dtype);
+  std::string x = to_dtype(rw, self, opmath_dtype(m.dtype));
   ir::Argument dim = rw.raw("dim");
   ir::Argument keepdim = rw.raw("keepdim");
   std::string var =
@@ -415,7 +415,7 @@ void addc_rule(Rewriter& rw, bool divide) {
   if (!rw.ok()) return;
   ir::ScalarType result = promote_types({&ms[0], &ms[1], &ms[2]}, {});
   if (divide && !ir::is_floating(result)) result = ir::ScalarType::Float;
-  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  const ir::ScalarType compute = opmath_dtype(result);
   for (auto& x : xs) x = to_dtype(rw, x, compute);
   std::string scaled = rw.call("aten.mul.Tensor", {ir::arg_tensor(xs[1]), number_arg(value)});
   std::string prod = rw.call(divide ? "aten.div.Tensor" : "aten.mul.Tensor",
@@ -459,7 +459,7 @@ void lerp_rule(Rewriter& rw) {
     ptrs.push_back(&m);
   }
   const ir::ScalarType result = promote_types(ptrs, numbers);
-  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  const ir::ScalarType compute = opmath_dtype(result);
   start = to_dtype(rw, start, compute);
   end = to_dtype(rw, end, compute);
   std::string w;
@@ -514,7 +514,7 @@ void logit_rule(Rewriter& rw) {
     return;
   }
   const ir::ScalarType result = ir::is_floating(m.dtype) ? m.dtype : ir::ScalarType::Float;
-  const ir::ScalarType compute = is_low_float(result) ? ir::ScalarType::Float : result;
+  const ir::ScalarType compute = opmath_dtype(result);
   const double lo = eps.value_or(-1.0);
   const double hi = 1 - lo;
   std::string x = to_dtype(rw, in, compute);

@@ -494,10 +494,7 @@ std::string roll_one(Rewriter& rw, const std::string& x, int64_t shift, int64_t 
     return {};
   }
   int64_t start = ((n - shift % n) % n + n) % n;  // Python's (n - shift) % n, without overflow
-  std::string idx = rw.call("aten.arange.start_step", {ir::arg_int(0), ir::arg_int(n), ir::arg_int(1)},
-                            {{"layout", ir::arg_layout(ir::Layout::Strided)},
-                             {"device", ir::arg_device(m.device)},
-                             {"pin_memory", ir::arg_bool(false)}});
+  std::string idx = arange(rw, ir::arg_int(n), m.device);
   std::string shifted = rw.call("aten.add.Tensor", {ir::arg_tensor(idx), ir::arg_int(start)});
   std::string wrapped = rw.call("aten.fmod.Scalar", {ir::arg_tensor(shifted), ir::arg_int(n)});
   return rw.call("aten.index_select.default", {ir::arg_tensor(x), ir::arg_int(dim), ir::arg_tensor(wrapped)});
