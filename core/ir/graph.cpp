@@ -2,6 +2,7 @@
 #include "ir/graph.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <charconv>
 
@@ -32,6 +33,12 @@ ValueKind kind_of(const ValueMeta& m) {
     case 5: return ValueKind::CustomObj;
     default: return ValueKind::Unknown;
   }
+}
+
+/// A process-wide fresh revision number (Graph::revision).
+uint64_t fresh_revision() {
+  static std::atomic<uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
 }  // namespace
@@ -94,6 +101,11 @@ struct GraphData {
   /// form stem_k is freed, so unique_name's result does not change; it only
   /// avoids rescanning from 1, which made n calls cost O(n^2).
   NameMap<size_t, std::string> name_hints;
+  /// Graph::revision(): `revision` names the structure as it was when
+  /// `changed` was last cleared; a mutator only sets `changed` (the fresh
+  /// number is drawn when revision() is next asked for).
+  mutable uint64_t revision = fresh_revision();
+  mutable bool changed = false;
 
   void name_freed(std::string_view name) {
     if (name_hints.empty()) return;
@@ -175,6 +187,7 @@ struct GraphData {
   }
 
   void register_uses(Node& node) {
+    changed = true;
     for (const NamedArgument& in : node.inputs_) graph_args += in.arg.is<ArgTag::Graph>() ? 1 : 0;
     for_each_input_name(node.inputs_, [&](const std::string& name, ValueKind kind) {
       Value& v = get_or_create(name, kind);
@@ -184,6 +197,7 @@ struct GraphData {
   }
 
   void unregister_uses(Node& node) {
+    changed = true;
     for (const NamedArgument& in : node.inputs_) graph_args -= in.arg.is<ArgTag::Graph>() ? 1 : 0;
     for_each_input_name(node.inputs_, [&](const std::string& name, ValueKind kind) {
       Value* v = lookup(name);
@@ -196,6 +210,7 @@ struct GraphData {
   }
 
   void register_defs(Node& node) {
+    changed = true;
     for_each_output_name(node.outputs_, [&](const std::string& name, ValueKind kind) {
       Value& v = get_or_create(name, kind);
       ++v.def_count;
@@ -205,6 +220,7 @@ struct GraphData {
   }
 
   void unregister_defs(Node& node, bool drop_meta) {
+    changed = true;
     for_each_output_name(node.outputs_, [&](const std::string& name, ValueKind kind) {
       Value* v = lookup(name);
       if (!v) return;
@@ -216,6 +232,7 @@ struct GraphData {
   }
 
   void register_inputs() {
+    changed = true;
     for (size_t i = 0; i < inputs.size(); ++i) {
       for_each_value_name(inputs[i], [&](const std::string& name, ValueKind kind) {
         Value& v = get_or_create(name, kind);
@@ -227,6 +244,7 @@ struct GraphData {
   }
 
   void unregister_inputs() {
+    changed = true;
     for (const Argument& a : inputs) {
       for_each_value_name(a, [&](const std::string& name, ValueKind kind) {
         Value* v = lookup(name);
@@ -239,6 +257,7 @@ struct GraphData {
   }
 
   void register_outputs() {
+    changed = true;
     for (const Argument& a : outputs) {
       for_each_value_name(a, [&](const std::string& name, ValueKind kind) {
         Value& v = get_or_create(name, kind);
@@ -249,6 +268,7 @@ struct GraphData {
   }
 
   void unregister_outputs() {
+    changed = true;
     for (const Argument& a : outputs) {
       for_each_value_name(a, [&](const std::string& name, ValueKind kind) {
         if (Value* v = lookup(name)) {
@@ -297,6 +317,7 @@ struct GraphData {
 
   /// A new detached node at the end of the list (GraphLoader::place).
   Node& place() {
+    changed = true;
     snapshot_valid = false;
     auto it = nodes.emplace(nodes.end());
     it->self_ = it;
@@ -323,6 +344,7 @@ struct GraphData {
   }
 
   void rename_node(Node& node, std::string name) {
+    changed = true;
     name_freed(node.name_);
     if (node_index_built) {
       auto idx = node_index.find(std::string_view(node.name_));
@@ -355,6 +377,11 @@ Node::Node(Node&& o) noexcept
       hop_single_(o.hop_single_),
       name_(std::move(o.name_)),
       origin_(std::move(o.origin_)) {}
+
+void Node::set_target(OpTarget t) {
+  target_ = t;
+  if (owner_) owner_->changed = true;
+}
 
 void Node::set_name(std::string name) {
   if (owner_) {
@@ -658,6 +685,7 @@ void Graph::set_inputs(std::vector<Argument> inputs) {
 // inputs after `pos` move), so passes that add or remove one placeholder at a
 // time near the end of a long input list stay linear.
 void Graph::insert_input(size_t pos, Argument arg) {
+  d_->changed = true;
   auto& inputs = d_->inputs;
   pos = std::min(pos, inputs.size());
   // Later inputs move up by one; walk backwards so a value defined twice moves once.
@@ -677,6 +705,7 @@ void Graph::insert_input(size_t pos, Argument arg) {
 }
 
 void Graph::erase_input(size_t pos) {
+  d_->changed = true;
   auto& inputs = d_->inputs;
   if (pos >= inputs.size()) return;
   Argument removed = std::move(inputs[pos]);
@@ -735,6 +764,13 @@ size_t Graph::num_nodes() const { return d_->nodes.size(); }
 bool Graph::empty() const { return d_->nodes.empty(); }
 bool Graph::has_nested_graphs() const { return d_->graph_args > 0; }
 NodeId Graph::node_id_bound() const { return d_->next_id; }
+uint64_t Graph::revision() const {
+  if (d_->changed) {
+    d_->revision = fresh_revision();
+    d_->changed = false;
+  }
+  return d_->revision;
+}
 Node* Graph::first_node() { return d_->nodes.empty() ? nullptr : &d_->nodes.front(); }
 Node* Graph::last_node() { return d_->nodes.empty() ? nullptr : &d_->nodes.back(); }
 const Node* Graph::first_node() const { return d_->nodes.empty() ? nullptr : &d_->nodes.front(); }
@@ -797,6 +833,7 @@ Node& Graph::insert_after(Node& pos, Node node) {
 
 void Graph::move_before(Node& node, Node& pos) {
   if (&node == &pos) return;
+  d_->changed = true;
   d_->snapshot_valid = false;
   d_->nodes.splice(pos.self_, d_->nodes, node.self_);
   d_->assign_order(node);
@@ -804,6 +841,7 @@ void Graph::move_before(Node& node, Node& pos) {
 
 void Graph::move_after(Node& node, Node& pos) {
   if (&node == &pos) return;
+  d_->changed = true;
   d_->snapshot_valid = false;
   d_->nodes.splice(std::next(pos.self_), d_->nodes, node.self_);
   d_->assign_order(node);

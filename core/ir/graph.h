@@ -114,6 +114,13 @@ class Graph {
   /// One past the largest NodeId given out so far: every node's id() is
   /// below it, so passes can index per-node tables by id.
   NodeId node_id_bound() const;
+  /// A number naming the graph's current structure: it changes whenever a
+  /// node is added, erased, moved or renamed, a node's inputs, outputs or
+  /// target change, or the graph's inputs or outputs change (not when value
+  /// metadata changes). Unique across all graphs of the process, so a pass can
+  /// remember a result for one state of a graph (eliminate_dead_code skips a
+  /// graph it already found free of dead code).
+  uint64_t revision() const;
   /// Pointers to every node in order (safe to iterate while mutating). A copy
   /// of the last snapshot while no node was inserted, moved or erased since.
   std::vector<Node*> node_snapshot();

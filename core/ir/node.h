@@ -66,7 +66,7 @@ class Node {
 
   // ---- target ----
   const OpTarget& target() const { return target_; }
-  void set_target(OpTarget t) { target_ = t; }
+  void set_target(OpTarget t);
 
   // ---- inputs ----
   const std::vector<NamedArgument>& inputs() const { return inputs_; }

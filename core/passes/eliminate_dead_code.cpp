@@ -70,6 +70,10 @@ class EliminateDeadCode final : public Pass {
 
   Result<bool> run(ir::ExportedProgram& ep, PassContext& ctx) override {
     ir::Graph& graph = ep.graph();
+    // A graph still in the state an earlier run left it has no dead node (a
+    // run removes dead nodes in reverse order, so chains go too): skip the walk.
+    uint64_t& clean = ctx.state().dead_code_free_revision;
+    if (clean != 0 && graph.revision() == clean) return false;
     std::vector<ir::Node*> nodes = graph.node_snapshot();
     const std::vector<const ir::Value*> results = single_results(graph, nodes);
     int64_t removed = 0;
@@ -80,6 +84,7 @@ class EliminateDeadCode final : public Pass {
       ++removed;
     }
     if (removed) ctx.stat("nodes_removed", removed);
+    clean = graph.revision();
     return removed > 0;
   }
 

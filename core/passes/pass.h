@@ -53,6 +53,10 @@ struct MethodState {
   /// in placeholder order; set by weights_to_outputs, copied into
   /// TensorSpec::weight_has_gradient by spec_prop (seed 000, §6.1.3).
   std::vector<std::string> weights_with_gradient;
+  /// ir::Graph::revision() of the method's graph when eliminate_dead_code
+  /// last left it with no dead node (0: never); it skips the walk while the
+  /// graph still has that revision (most passes that end with a DCE change nothing).
+  uint64_t dead_code_free_revision = 0;
 };
 
 /// What a pass sees besides the program: options, state, diagnostics, stats.

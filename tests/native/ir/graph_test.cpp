@@ -1,7 +1,10 @@
 // Graph operations: value table, insertion, erasure, replace-all-uses, copies.
+#include "ir/graph.h"
+
 #include <doctest/doctest.h>
 
-#include "ir/graph.h"
+#include <algorithm>
+
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "ir_builders.h"
@@ -258,6 +261,43 @@ TEST_CASE("graph: node_snapshot follows every insertion, move and erasure after 
   // A rename changes no order; the snapshot's pointers see the new name.
   g.find_node("relu")->set_name("relu_renamed");
   CHECK(names(g.node_snapshot()) == std::vector<std::string>{"mm", "relu_renamed", "add"});
+}
+
+TEST_CASE("graph: revision changes with the structure, not with value metadata") {
+  Graph g = test::make_chain();
+  const uint64_t r0 = g.revision();
+  CHECK(g.revision() == r0);  // asking draws no new number
+  g.set_tensor_meta("relu", make_tensor_meta(ScalarType::Float, {2, 3}));
+  CHECK(g.revision() == r0);
+  Graph copy = g;
+  CHECK(copy.revision() != r0);  // another graph: another number
+  CHECK(g.revision() == r0);
+  std::vector<uint64_t> seen{r0};
+  // Each structural change gives a number no state of this graph had before.
+  auto changed = [&](const char* what) {
+    CAPTURE(what);
+    const uint64_t r = g.revision();
+    CHECK(std::find(seen.begin(), seen.end(), r) == seen.end());
+    seen.push_back(r);
+  };
+  Node* relu = g.find_node("relu");
+  Node& neg = g.insert_after(
+      *relu, test::call("torch.ops.aten.neg.default", {positional("self", arg_tensor("relu"))}, "neg"));
+  changed("insert");
+  neg.set_input(0, arg_tensor("mm"));
+  changed("set_input");
+  neg.set_target(OpTarget("torch.ops.aten.abs.default"));
+  changed("set_target");
+  g.move_before(neg, *relu);
+  changed("move");
+  neg.set_name("abs");
+  changed("rename");
+  g.set_outputs({arg_tensor("abs")});
+  changed("graph outputs");
+  g.insert_input(2, arg_tensor("z"));
+  changed("graph inputs");
+  REQUIRE(g.erase(*g.find_node("add")).ok());
+  changed("erase");
 }
 
 TEST_CASE("exported program: replace_all_uses also updates output specs and call signatures") {

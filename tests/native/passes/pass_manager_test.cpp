@@ -75,6 +75,42 @@ TEST_CASE("eliminate_dead_code: removes unused pure chains, keeps used nodes") {
         R"("nodes_before":3,"nodes_after":1,"stats":{"nodes_removed":2}}],"diagnostics":[]})");
 }
 
+TEST_CASE("eliminate_dead_code: skips a graph it left clean, and sees every later change") {
+  ExportedProgram ep = relu_with_dead_neg();
+  passes::PipelineOptions options;
+  options.passes = {"eliminate_dead_code"};
+  auto pm = passes::PassManager::create(options);
+  REQUIRE(pm.ok());
+  passes::MethodState state;
+  state.method = "forward";
+  passes::PassReport report;
+  REQUIRE(pm->run(ep, state, report).ok());
+  CHECK(state.dead_code_free_revision == ep.graph().revision());
+  CHECK(ep.graph().num_nodes() == 1);
+  // A new node nothing uses: the graph's revision moved on, so the next run walks and removes it.
+  ep.graph().append(Node(OpTarget("torch.ops.aten.neg.default"), {positional("self", arg_tensor("x"))},
+                         {arg_tensor("neg_1")}, "neg_1"));
+  CHECK(state.dead_code_free_revision != ep.graph().revision());
+  passes::PassReport again;
+  REQUIRE(pm->run(ep, state, again).ok());
+  CHECK(ep.graph().num_nodes() == 1);
+  REQUIRE(again.passes.size() == 1);
+  CHECK(again.passes[0].changed);
+  CHECK(again.passes[0].stats.at("nodes_removed") == 1);
+  // relu made dead by moving the graph output to a new node.
+  ep.graph().append(Node(OpTarget("torch.ops.aten.exp.default"), {positional("self", arg_tensor("x"))},
+                         {arg_tensor("exp_1")}, "exp_1"));
+  ep.graph().set_tensor_meta("exp_1", make_tensor_meta(ScalarType::Float, {2, 3}));
+  CHECK(ep.replace_all_uses("relu", "exp_1") == 2);  // the graph output and its output spec
+  passes::PassReport last;
+  REQUIRE(pm->run(ep, state, last).ok());
+  CHECK(print_graph(ep.graph()) ==
+        "graph(%x):\n"
+        "  %exp_1 = aten.exp.default(%x)\n"
+        "  return (%exp_1)\n");
+  CHECK(last.passes[0].stats.at("nodes_removed") == 1);  // relu, once the graph output moved
+}
+
 TEST_CASE("eliminate_dead_code: keeps in-place writes whose result is unused") {
   ProgramBuilder b;
   auto buf = b.buffer("b_total", "total", ScalarType::Float, {3});
