@@ -562,6 +562,86 @@ void round_decimals_rule(Rewriter& rw) {
   rw.set_outputs({om.down(rw.call("aten.mul.Tensor", {ir::arg_tensor(rounded), power_of_ten(-decimals)}))});
 }
 
+/// aten.sinc.default → torch._refs sinc (INT_TO_FLOAT type promotion: integer and bool
+/// inputs are computed and returned in float32, float16/bfloat16 computed in float32):
+/// a = pi * x (mul.Tensor(x, pi)), then where(a == 0, 1, sin(a) / a) — eq.Scalar(a, 0),
+/// sin, div.Tensor, torch.where with a number (scalar_tensor + where.self, see
+/// where_scalar). Complex inputs are refused.
+void sinc_rule(Rewriter& rw) {
+  std::string in = rw.tensor("self");
+  Meta m = rw.meta(in);
+  if (!rw.ok()) return;
+  if (is_complex_dtype(m.dtype)) {
+    rw.unsupported("a complex input");
+    return;
+  }
+  const ir::ScalarType result = ir::is_floating(m.dtype) ? m.dtype : ir::ScalarType::Float;
+  std::string x = to_dtype(rw, in, opmath_dtype(result));
+  std::string a = rw.call("aten.mul.Tensor", {ir::arg_tensor(x), ir::arg_float(3.141592653589793)});
+  std::string zero = rw.call("aten.eq.Scalar", {ir::arg_tensor(a), ir::arg_int(0)});
+  std::string s = rw.call("aten.sin.default", {ir::arg_tensor(a)});
+  std::string q = rw.call("aten.div.Tensor", {ir::arg_tensor(s), ir::arg_tensor(a)});
+  std::string out = where_scalar(rw, zero, ir::arg_int(1), ir::arg_tensor(q), {Number::of_int(1)});
+  rw.set_outputs({to_dtype(rw, out, result)});
+}
+
+/// torch._refs _maybe_broadcast for two tensor operands (the elementwise binary
+/// references): an operand whose sizes differ from the broadcast shape is expanded to it
+/// (expand.default), except a 0-d tensor on the CPU, which is kept as is.
+std::pair<std::string, std::string> maybe_broadcast(Rewriter& rw, const std::string& a,
+                                                    const std::string& b) {
+  Meta am = rw.meta(a);
+  Meta bm = rw.meta(b);
+  if (!rw.ok()) return {};
+  std::vector<SymPoly> common = rw.take(broadcast_shapes({am.sizes, bm.sizes}));
+  if (!rw.ok()) return {};
+  auto one = [&](const std::string& x, const Meta& m) {
+    if (m.rank() == 0 && m.device.type == "cpu") return x;
+    if (same_sizes(m.sizes, common, rw.symbols())) return x;
+    return expand(rw, x, common);
+  };
+  std::string ea = one(a, am);
+  std::string eb = one(b, bm);
+  return {ea, eb};
+}
+
+/// aten.heaviside.default → torch._refs heaviside (an elementwise binary reference,
+/// DEFAULT type promotion: float16/bfloat16 computed in float32 and cast back; operands
+/// broadcast with expand, see maybe_broadcast): where(x == 0, values, where(x < 0 or
+/// isnan(x), 0, 1)) — eq.Scalar(x, 0), lt.Scalar(x, 0), isnan, logical_or, torch.where
+/// with two numbers (int64 scalar_tensor 1, scalar_tensor 0, where.self), where.self.
+/// Refused as ATen refuses them: operands of different dtypes and complex operands.
+void heaviside_rule(Rewriter& rw) {
+  std::string in = rw.tensor("self");
+  std::string values = rw.tensor("values");
+  Meta im = rw.meta(in);
+  Meta vm = rw.meta(values);
+  if (!rw.ok()) return;
+  if (is_complex_dtype(im.dtype) || is_complex_dtype(vm.dtype)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "heaviside is not yet implemented for complex tensors.");
+    return;
+  }
+  if (im.dtype != vm.dtype) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "heaviside is not yet implemented for tensors with different dtypes.");
+    return;
+  }
+  const ir::ScalarType result = im.dtype;
+  const ir::ScalarType compute = opmath_dtype(result);
+  std::string x = to_dtype(rw, in, compute);
+  std::string v = to_dtype(rw, values, compute);
+  auto [bx, bv] = maybe_broadcast(rw, x, v);
+  if (!rw.ok()) return;
+  std::string eq0 = rw.call("aten.eq.Scalar", {ir::arg_tensor(bx), ir::arg_int(0)});
+  std::string lt0 = rw.call("aten.lt.Scalar", {ir::arg_tensor(bx), ir::arg_int(0)});
+  std::string nan = rw.call("aten.isnan.default", {ir::arg_tensor(bx)});
+  std::string neg = rw.call("aten.logical_or.default", {ir::arg_tensor(lt0), ir::arg_tensor(nan)});
+  std::string step =
+      where_scalar(rw, neg, ir::arg_int(0), ir::arg_int(1), {Number::of_int(0), Number::of_int(1)});
+  std::string out =
+      rw.call("aten.where.self", {ir::arg_tensor(eq0), ir::arg_tensor(bv), ir::arg_tensor(step)});
+  rw.set_outputs({to_dtype(rw, out, result)});
+}
+
 }  // namespace
 
 void add_pointwise_decompositions(std::vector<Decomposition>& out) {
@@ -602,6 +682,8 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back(
       {"aten.var_mean.correction", var_mean_rule, "torch._refs.var_mean → var.correction + mean.dim"});
   out.push_back({"aten.std.correction", std_rule, "torch._decomp std_decomposition → sqrt(var.correction)"});
+  out.push_back({"aten.sinc.default", sinc_rule, "torch._refs.sinc"});
+  out.push_back({"aten.heaviside.default", heaviside_rule, "torch._refs.heaviside"});
 }
 
 }  // namespace pteforge::passes::decomp

@@ -1,0 +1,142 @@
+// Decomposition rules for sinc and heaviside: the exact node list after the pass (typed
+// printer form), the float16 opmath forms, and the refused cases.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/program_builder.h"
+#include "decompose_test_util.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+using pteforge::testing::expect_decomposed;
+using pteforge::testing::F;
+using pteforge::testing::ProgramBuilder;
+
+namespace {
+
+constexpr ScalarType kB4Half = ScalarType::Half;
+constexpr ScalarType kB4Long = ScalarType::Long;
+
+/// Runs decompose expecting it to fail at `node` with `code` and a message containing `text`.
+void expect_batch4_refused(ExportedProgram& ep, ErrorCode code, const std::string& node,
+                           const std::string& text) {
+  Status st = pteforge::testing::decompose(ep);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == code);
+  CHECK(st.error().where.node == std::optional<std::string>(node));
+  CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
+}
+
+const std::string kB4Cpu = "layout=torch.strided, device=device(type='cpu'))\n";
+
+}  // namespace
+
+// ---- sinc ----------------------------------------------------------------------------------------
+
+TEST_CASE("decompose sinc -> mul(pi), eq, sin, div, where(1) (float16 and int64 in float32)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  auto h = b.input("h", kB4Half, {2});
+  auto i = b.input("i", kB4Long, {2});
+  b.output(b.call("aten.sinc.default", {arg_tensor(x)}, {F, {3}}));
+  b.output(b.call("aten.sinc.default", {arg_tensor(h)}, {kB4Half, {2}}));
+  b.output(b.call("aten.sinc.default", {arg_tensor(i)}, {F, {2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[3], %h: float16[2], %i: int64[2]):\n"
+      "  %mul: float32[3] = aten.mul.Tensor(%x, 3.141592653589793)\n"
+      "  %eq: bool[3] = aten.eq.Scalar(%mul, 0)\n"
+      "  %sin: float32[3] = aten.sin.default(%mul)\n"
+      "  %div: float32[3] = aten.div.Tensor(%sin, %mul)\n"
+      "  %scalar_tensor: float32[] = aten.scalar_tensor.default(1, dtype=torch.float32, " +
+          kB4Cpu +
+          "  %where: float32[3] = aten.where.self(%eq, %scalar_tensor, %div)\n"
+          "  %_to_copy: float32[2] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+          "  %mul_1: float32[2] = aten.mul.Tensor(%_to_copy, 3.141592653589793)\n"
+          "  %eq_1: bool[2] = aten.eq.Scalar(%mul_1, 0)\n"
+          "  %sin_1: float32[2] = aten.sin.default(%mul_1)\n"
+          "  %div_1: float32[2] = aten.div.Tensor(%sin_1, %mul_1)\n"
+          "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(1, dtype=torch.float32, " +
+          kB4Cpu +
+          "  %where_1: float32[2] = aten.where.self(%eq_1, %scalar_tensor_1, %div_1)\n"
+          "  %_to_copy_1: float16[2] = aten._to_copy.default(%where_1, dtype=torch.float16)\n"
+          "  %_to_copy_2: float32[2] = aten._to_copy.default(%i, dtype=torch.float32)\n"
+          "  %mul_2: float32[2] = aten.mul.Tensor(%_to_copy_2, 3.141592653589793)\n"
+          "  %eq_2: bool[2] = aten.eq.Scalar(%mul_2, 0)\n"
+          "  %sin_2: float32[2] = aten.sin.default(%mul_2)\n"
+          "  %div_2: float32[2] = aten.div.Tensor(%sin_2, %mul_2)\n"
+          "  %scalar_tensor_2: float32[] = aten.scalar_tensor.default(1, dtype=torch.float32, " +
+          kB4Cpu +
+          "  %where_2: float32[2] = aten.where.self(%eq_2, %scalar_tensor_2, %div_2)\n"
+          "  return (%where, %_to_copy_1, %where_2)\n");
+}
+
+TEST_CASE("decompose sinc: a complex input is refused") {
+  ProgramBuilder b;
+  auto c = b.input("c", ScalarType::ComplexFloat, {2});
+  b.output(b.call("aten.sinc.default", {arg_tensor(c)}, {ScalarType::ComplexFloat, {2}}));
+  ExportedProgram ep = b.build();
+  expect_batch4_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "sinc", "complex");
+}
+
+// ---- heaviside -----------------------------------------------------------------------------------
+
+TEST_CASE("decompose heaviside -> eq, lt, isnan, logical_or, where(0, 1), where (broadcast by expand)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto v = b.input("v", F, {3});
+  auto h = b.input("h", kB4Half, {2});
+  auto g = b.input("g", kB4Half, {});
+  b.output(b.call("aten.heaviside.default", {arg_tensor(x), arg_tensor(v)}, {F, {2, 3}}));
+  // A 0-d CPU values tensor is not expanded; float16 is computed in float32.
+  b.output(b.call("aten.heaviside.default", {arg_tensor(h), arg_tensor(g)}, {kB4Half, {2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3], %v: float32[3], %h: float16[2], %g: float16[]):\n"
+      "  %expand: float32[2, 3] = aten.expand.default(%v, [2, 3])\n"
+      "  %eq: bool[2, 3] = aten.eq.Scalar(%x, 0)\n"
+      "  %lt: bool[2, 3] = aten.lt.Scalar(%x, 0)\n"
+      "  %isnan: bool[2, 3] = aten.isnan.default(%x)\n"
+      "  %logical_or: bool[2, 3] = aten.logical_or.default(%lt, %isnan)\n"
+      "  %scalar_tensor: int64[] = aten.scalar_tensor.default(1, dtype=torch.int64, " +
+          kB4Cpu + "  %scalar_tensor_1: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, " +
+          kB4Cpu +
+          "  %where: int64[2, 3] = aten.where.self(%logical_or, %scalar_tensor_1, %scalar_tensor)\n"
+          "  %where_1: float32[2, 3] = aten.where.self(%eq, %expand, %where)\n"
+          "  %_to_copy: float32[2] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+          "  %_to_copy_1: float32[] = aten._to_copy.default(%g, dtype=torch.float32)\n"
+          "  %eq_1: bool[2] = aten.eq.Scalar(%_to_copy, 0)\n"
+          "  %lt_1: bool[2] = aten.lt.Scalar(%_to_copy, 0)\n"
+          "  %isnan_1: bool[2] = aten.isnan.default(%_to_copy)\n"
+          "  %logical_or_1: bool[2] = aten.logical_or.default(%lt_1, %isnan_1)\n"
+          "  %scalar_tensor_2: int64[] = aten.scalar_tensor.default(1, dtype=torch.int64, " +
+          kB4Cpu + "  %scalar_tensor_3: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, " +
+          kB4Cpu +
+          "  %where_2: int64[2] = aten.where.self(%logical_or_1, %scalar_tensor_3, %scalar_tensor_2)\n"
+          "  %where_3: float32[2] = aten.where.self(%eq_1, %_to_copy_1, %where_2)\n"
+          "  %_to_copy_2: float16[2] = aten._to_copy.default(%where_3, dtype=torch.float16)\n"
+          "  return (%where_1, %_to_copy_2)\n");
+}
+
+TEST_CASE("decompose heaviside: different dtypes and complex operands are refused") {
+  SUBCASE("different dtypes") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {2});
+    auto v = b.input("v", kB4Long, {2});
+    b.output(b.call("aten.heaviside.default", {arg_tensor(x), arg_tensor(v)}, {F, {2}}));
+    ExportedProgram ep = b.build();
+    expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "heaviside", "different dtypes");
+  }
+  SUBCASE("complex") {
+    ProgramBuilder b;
+    auto c = b.input("c", ScalarType::ComplexFloat, {2});
+    b.output(
+        b.call("aten.heaviside.default", {arg_tensor(c), arg_tensor(c)}, {ScalarType::ComplexFloat, {2}}));
+    ExportedProgram ep = b.build();
+    expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "heaviside", "complex");
+  }
+}
