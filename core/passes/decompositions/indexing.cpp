@@ -1,4 +1,5 @@
-// Indexing: index_copy / index_add → index_put (KV-cache updates), _unsafe_index / _unsafe_index_put.
+// Indexing: index_copy / index_add → index_put, index_fill → index_copy (KV-cache updates), _unsafe_index /
+// _unsafe_index_put.
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
@@ -89,6 +90,69 @@ void index_add_rule(Rewriter& rw) {
   rw.set_outputs({zero_dim ? squeeze_dims(rw, out, {0}) : contiguous(rw, out)});
 }
 
+/// aten.index_fill.int_Scalar / int_Tensor → torch._refs index_fill (_index_fill,
+/// inplace=False): a number value becomes scalar_tensor(value, dtype=self.dtype,
+/// layout=strided, device); the 0-d value is expanded to self's sizes with index.numel()
+/// along dim (expand.default) and index_copy(self, dim, index, value) follows (decomposed
+/// in turn); a 0-d self is unsqueezed first and the result squeeze.dims [0] + clone.
+/// Refused: an index of rank > 1 and a value tensor that is not 0-d (as torch refuses
+/// them), a value tensor of another dtype than self (index_copy then refuses it), and a
+/// non-contiguous self (the reference then restrides its result).
+void index_fill_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t dim = rw.int_("dim");
+  std::string index = rw.tensor("index");
+  const ir::Argument* va = rw.args().find("value");
+  Meta m = rw.meta(x);
+  Meta im = rw.meta(index);
+  if (!rw.ok()) return;
+  if (!va) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "index_fill: missing value");
+    return;
+  }
+  if (im.rank() > 1) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "index_fill: Index should have dimension 1 or 0 (got " + std::to_string(im.rank()) + ")");
+    return;
+  }
+  const bool zero_dim = m.rank() == 0;
+  int64_t d = rw.take(normalize_dim(dim, zero_dim ? 1 : m.rank()));
+  if (!rw.ok()) return;
+  if (va->is_tensor()) {
+    Meta vm = rw.meta(va->tensor_name());
+    if (!rw.ok()) return;
+    if (vm.rank() != 0) {
+      rw.fail(ErrorCode::INVALID_GRAPH,
+              "index_fill: Only supports 0-dimensional value tensor. Got a tensor with " +
+                  std::to_string(vm.rank()) + " dimensions.");
+      return;
+    }
+    if (vm.dtype != m.dtype) {
+      rw.unsupported("a value tensor of dtype " + std::string(ir::scalar_type_name(vm.dtype)) + " for a " +
+                     std::string(ir::scalar_type_name(m.dtype)) +
+                     " self (the decomposition's index_copy takes one dtype)");
+      return;
+    }
+  }
+  if (!zero_dim && !is_contiguous(m)) {
+    rw.unsupported("a non-contiguous self (the reference restrides its result)");
+    return;
+  }
+  std::string value = va->is_tensor() ? va->tensor_name()
+                                      : rw.call("aten.scalar_tensor.default", {*va},
+                                                {{"dtype", ir::arg_dtype(m.dtype)},
+                                                 {"layout", ir::arg_layout(ir::Layout::Strided)},
+                                                 {"device", ir::arg_device(m.device)}});
+  std::string y = zero_dim ? unsqueeze(rw, x, 0) : x;
+  std::vector<SymPoly> shape = zero_dim ? std::vector<SymPoly>{SymPoly(1)} : m.sizes;
+  shape[static_cast<size_t>(d)] = im.rank() == 1 ? im.sizes[0] : SymPoly(1);
+  value = expand(rw, value, shape);
+  std::string out = rw.call("aten.index_copy.default", {ir::arg_tensor(y), ir::arg_int(dim),
+                                                        ir::arg_tensor(index), ir::arg_tensor(value)});
+  if (zero_dim) out = clone(rw, squeeze_dims(rw, out, {0}));
+  rw.set_outputs({out});
+}
+
 /// aten._unsafe_index.Tensor → torch._decomp _unsafe_index: index.Tensor(self, indices).
 void unsafe_index_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
@@ -115,6 +179,8 @@ void add_indexing_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.index_copy.default", index_copy_rule, "torch._refs index_copy → index_put"});
   out.push_back(
       {"aten.index_add.default", index_add_rule, "torch._decomp index_add → index_put(accumulate=True)"});
+  out.push_back({"aten.index_fill.int_Scalar", index_fill_rule, "torch._refs index_fill → index_copy"});
+  out.push_back({"aten.index_fill.int_Tensor", index_fill_rule, "torch._refs index_fill → index_copy"});
   out.push_back({"aten._unsafe_index.Tensor", unsafe_index_rule, "torch._decomp _unsafe_index → index.Tensor"});
   out.push_back({"aten._unsafe_index_put.default", unsafe_index_put_rule, "torch._decomp _unsafe_index_put → index_put"});
 }

@@ -1606,6 +1606,13 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     }
     return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad || v.requires_grad));
   }
+  if (name == "index_copy") {
+    // Emitted by index_fill and decomposed in turn into index_put: self's metadata, as
+    // index_put gives it.
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta src, a.meta("source"));
+    return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad || src.requires_grad));
+  }
   if (name == "index_select") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));

@@ -1,5 +1,5 @@
-// Decomposition rules for sinc and heaviside: the exact node list after the pass (typed
-// printer form), the float16 opmath forms, and the refused cases.
+// Decomposition rules for sinc, heaviside and index_fill: the exact node list after the pass
+// (typed printer form), the float16 opmath forms, and the refused cases.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -138,5 +138,72 @@ TEST_CASE("decompose heaviside: different dtypes and complex operands are refuse
         b.call("aten.heaviside.default", {arg_tensor(c), arg_tensor(c)}, {ScalarType::ComplexFloat, {2}}));
     ExportedProgram ep = b.build();
     expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "heaviside", "complex");
+  }
+}
+
+// ---- index_fill ----------------------------------------------------------------------------------
+
+TEST_CASE("decompose index_fill.int_Scalar / int_Tensor -> scalar_tensor, expand, index_copy -> index_put") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {4, 3});
+  auto i = b.input("i", kB4Long, {2});
+  auto v = b.input("v", F, {});
+  auto z = b.input("z", F, {});
+  auto j = b.input("j", kB4Long, {});
+  b.output(b.call("aten.index_fill.int_Scalar", {arg_tensor(x), arg_int(1), arg_tensor(i), arg_float(2.5)},
+                  {F, {4, 3}}));
+  b.output(b.call("aten.index_fill.int_Tensor", {arg_tensor(x), arg_int(-2), arg_tensor(i), arg_tensor(v)},
+                  {F, {4, 3}}));
+  // 0-d self and 0-d index: unsqueeze, then squeeze.dims [0] and clone.
+  b.output(
+      b.call("aten.index_fill.int_Scalar", {arg_tensor(z), arg_int(0), arg_tensor(j), arg_int(7)}, {F, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[4, 3], %i: int64[2], %v: float32[], %z: float32[], %j: int64[]):\n"
+      "  %scalar_tensor: float32[] = aten.scalar_tensor.default(2.5, dtype=torch.float32, " +
+          kB4Cpu +
+          "  %expand: float32[4, 2] = aten.expand.default(%scalar_tensor, [4, 2])\n"
+          "  %index_put: float32[4, 3] = aten.index_put.default(%x, [None, %i], %expand)\n"
+          "  %expand_1: float32[2, 3] = aten.expand.default(%v, [2, 3])\n"
+          "  %index_put_1: float32[4, 3] = aten.index_put.default(%x, [%i], %expand_1)\n"
+          "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(7, dtype=torch.float32, " +
+          kB4Cpu +
+          "  %unsqueeze: float32[1] = aten.unsqueeze.default(%z, 0)\n"
+          "  %expand_2: float32[1] = aten.expand.default(%scalar_tensor_1, [1])\n"
+          "  %unsqueeze_1: int64[1] = aten.unsqueeze.default(%j, 0)\n"
+          "  %index_put_2: float32[1] = aten.index_put.default(%unsqueeze, [%unsqueeze_1], %expand_2)\n"
+          "  %squeeze: float32[] = aten.squeeze.dims(%index_put_2, [0])\n"
+          "  %clone: float32[] = aten.clone.default(%squeeze)\n"
+          "  return (%index_put, %index_put_1, %clone)\n");
+}
+
+TEST_CASE("decompose index_fill: index rank, value rank and dtype, dim and layout are refused") {
+  auto refused = [](std::vector<int64_t> index_sizes, std::vector<int64_t> value_sizes,
+                    ScalarType value_dtype, int64_t dim, ErrorCode code, const std::string& text,
+                    bool transposed = false) {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {3, 3});
+    auto i = b.input("i", kB4Long, index_sizes);
+    auto v = b.input("v", value_dtype, value_sizes);
+    std::string in = x;
+    if (transposed) in = b.call("aten.transpose.int", {arg_tensor(x), arg_int(0), arg_int(1)}, {F, {3, 3}});
+    b.output(b.call("aten.index_fill.int_Tensor",
+                    {arg_tensor(in), arg_int(dim), arg_tensor(i), arg_tensor(v)}, {F, {3, 3}}));
+    ExportedProgram ep = b.build();
+    expect_batch4_refused(ep, code, "index_fill", text);
+  };
+  SUBCASE("2-d index") {
+    refused({1, 2}, {}, F, 0, ErrorCode::INVALID_GRAPH, "Index should have dimension 1 or 0 (got 2)");
+  }
+  SUBCASE("1-d value") {
+    refused({2}, {1}, F, 0, ErrorCode::INVALID_GRAPH, "Only supports 0-dimensional value tensor");
+  }
+  SUBCASE("value of another dtype") {
+    refused({2}, {}, kB4Long, 0, ErrorCode::UNSUPPORTED_FEATURE, "dtype int64");
+  }
+  SUBCASE("dim out of range") { refused({2}, {}, F, 2, ErrorCode::INVALID_GRAPH, "out of range"); }
+  SUBCASE("non-contiguous self") {
+    refused({2}, {}, F, 0, ErrorCode::UNSUPPORTED_FEATURE, "non-contiguous", true);
   }
 }
