@@ -1,4 +1,4 @@
-// Loss functions: mse_loss, l1_loss, smooth_l1_loss, huber_loss.
+// Loss functions: mse_loss, l1_loss, binary_cross_entropy, smooth_l1_loss, huber_loss.
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
@@ -91,6 +91,57 @@ void l1_loss_rule(Rewriter& rw) {
   rw.set_outputs({apply_loss_reduction(rw, loss, *reduction)});
 }
 
+/// aten.binary_cross_entropy.default → torch._decomp binary_cross_entropy (pw_cast_for_opmath
+/// over self, target and weight: their promoted dtype, computed in float32 for
+/// float16/bfloat16; each converted in that order and the result back):
+/// (target - 1) * maximum(log1p(-self), self.new_full((), -100))
+///   - target * maximum(log(self), self.new_full((), -100)), times weight when given, then
+/// the reduction — sub.Tensor(target, 1), neg, log1p, new_full, maximum, mul.Tensor, log,
+/// new_full, maximum, mul.Tensor, sub.Tensor, [mul.Tensor(loss, weight)], then mean.default /
+/// sum (sum.dim_IntList) / none. Non-floating operands are refused (the kernel takes floating
+/// point only), and so is a target whose sizes differ from self's (ATen refuses it).
+void binary_cross_entropy_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  std::string self = rw.tensor("self");
+  std::string target = rw.tensor("target");
+  std::optional<std::string> weight = rw.opt_tensor("weight");
+  Meta sm = rw.meta(self);
+  Meta tm = rw.meta(target);
+  Meta wm = weight ? rw.meta(*weight) : Meta{};
+  if (!reduction || !rw.ok()) return;
+  if (!same_sizes(sm.sizes, tm.sizes, rw.symbols())) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "binary_cross_entropy: Using a target size (" +
+                                          describe_meta(tm, rw.symbols()) +
+                                          ") that is different to the input size (" +
+                                          describe_meta(sm, rw.symbols()) + ") is deprecated.");
+    return;
+  }
+  std::vector<const Meta*> metas{&sm, &tm};
+  if (weight) metas.push_back(&wm);
+  const ir::ScalarType result = promote_types(metas, {});
+  if (!require_floating(rw, result, "operands")) return;
+  const ir::ScalarType compute = opmath_dtype(result);
+  self = to_dtype(rw, self, compute);
+  target = to_dtype(rw, target, compute);
+  if (weight) weight = to_dtype(rw, *weight, compute);
+  auto floor_at_minus_100 = [&](const std::string& lg) {
+    std::string full =
+        rw.call("aten.new_full.default", {ir::arg_tensor(self), ir::arg_ints({}), ir::arg_int(-100)});
+    return rw.call("aten.maximum.default", {ir::arg_tensor(lg), ir::arg_tensor(full)});
+  };
+  std::string tm1 = rw.call("aten.sub.Tensor", {ir::arg_tensor(target), ir::arg_int(1)});
+  std::string neg = rw.call("aten.neg.default", {ir::arg_tensor(self)});
+  std::string l1p = rw.call("aten.log1p.default", {ir::arg_tensor(neg)});
+  std::string left =
+      rw.call("aten.mul.Tensor", {ir::arg_tensor(tm1), ir::arg_tensor(floor_at_minus_100(l1p))});
+  std::string lg = rw.call("aten.log.default", {ir::arg_tensor(self)});
+  std::string right =
+      rw.call("aten.mul.Tensor", {ir::arg_tensor(target), ir::arg_tensor(floor_at_minus_100(lg))});
+  std::string loss = rw.call("aten.sub.Tensor", {ir::arg_tensor(left), ir::arg_tensor(right)});
+  if (weight) loss = rw.call("aten.mul.Tensor", {ir::arg_tensor(loss), ir::arg_tensor(*weight)});
+  rw.set_outputs({to_dtype(rw, apply_loss_reduction(rw, loss, *reduction), result)});
+}
+
 /// aten.smooth_l1_loss.default → torch._decomp smooth_l1_loss (pw_cast_for_opmath, see
 /// LossOperands): loss = abs(self - target), where(loss < beta, 0.5 * loss ** 2 / beta,
 /// loss - 0.5 * beta) (sub.Tensor, abs, lt.Scalar, pow.Tensor_Scalar, mul.Tensor,
@@ -149,6 +200,8 @@ void huber_loss_rule(Rewriter& rw) {
 
 void add_loss_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.mse_loss.default", mse_loss_rule, "torch._decomp.decompositions.mse_loss"});
+  out.push_back({"aten.binary_cross_entropy.default", binary_cross_entropy_rule,
+                 "torch._decomp.decompositions.binary_cross_entropy"});
   out.push_back({"aten.l1_loss.default", l1_loss_rule, "at::native::l1_loss (Loss.cpp)"});
   out.push_back(
       {"aten.smooth_l1_loss.default", smooth_l1_loss_rule, "torch._decomp.decompositions.smooth_l1_loss"});

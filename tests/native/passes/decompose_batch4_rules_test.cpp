@@ -1,5 +1,6 @@
-// Decomposition rules for sinc, heaviside and index_fill: the exact node list after the pass
-// (typed printer form), the float16 opmath forms, and the refused cases.
+// Decomposition rules for sinc, heaviside, index_fill and binary_cross_entropy: the exact
+// node list after the pass (typed printer form), the float16 opmath forms, and the
+// refused cases.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -30,6 +31,9 @@ void expect_batch4_refused(ExportedProgram& ep, ErrorCode code, const std::strin
 }
 
 const std::string kB4Cpu = "layout=torch.strided, device=device(type='cpu'))\n";
+const std::string kB4Full =
+    "aten.full.default([], -100, dtype=torch.float32, layout=torch.strided, device=device(type='cpu'), "
+    "pin_memory=False)\n";
 
 }  // namespace
 
@@ -205,5 +209,99 @@ TEST_CASE("decompose index_fill: index rank, value rank and dtype, dim and layou
   SUBCASE("dim out of range") { refused({2}, {}, F, 2, ErrorCode::INVALID_GRAPH, "out of range"); }
   SUBCASE("non-contiguous self") {
     refused({2}, {}, F, 0, ErrorCode::UNSUPPORTED_FEATURE, "non-contiguous", true);
+  }
+}
+
+// ---- binary_cross_entropy ------------------------------------------------------------------------
+
+TEST_CASE("decompose binary_cross_entropy -> log1p / log clamped at -100 by maximum, weight, reduction") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  auto y = b.input("y", F, {3});
+  auto w = b.input("w", F, {3});
+  auto h = b.input("h", kB4Half, {2});
+  auto g = b.input("g", kB4Half, {2});
+  b.output(b.call("aten.binary_cross_entropy.default", {arg_tensor(x), arg_tensor(y)}, {F, {}}));
+  b.output(b.call("aten.binary_cross_entropy.default",
+                  {arg_tensor(x), arg_tensor(y), arg_tensor(w), arg_int(0)}, {F, {3}}));
+  b.output(b.call("aten.binary_cross_entropy.default", {arg_tensor(h), arg_tensor(g), arg_none(), arg_int(2)},
+                  {kB4Half, {}}));
+  ExportedProgram ep = b.build();
+  // new_full((), -100) is decomposed in turn into full.default.
+  expect_decomposed(ep,
+                    "graph(%x: float32[3], %y: float32[3], %w: float32[3], %h: float16[2], %g: float16[2]):\n"
+                    "  %sub: float32[3] = aten.sub.Tensor(%y, 1)\n"
+                    "  %neg: float32[3] = aten.neg.default(%x)\n"
+                    "  %log1p: float32[3] = aten.log1p.default(%neg)\n"
+                    "  %full: float32[] = " +
+                        kB4Full +
+                        "  %maximum: float32[3] = aten.maximum.default(%log1p, %full)\n"
+                        "  %mul: float32[3] = aten.mul.Tensor(%sub, %maximum)\n"
+                        "  %log: float32[3] = aten.log.default(%x)\n"
+                        "  %full_1: float32[] = " +
+                        kB4Full +
+                        "  %maximum_1: float32[3] = aten.maximum.default(%log, %full_1)\n"
+                        "  %mul_1: float32[3] = aten.mul.Tensor(%y, %maximum_1)\n"
+                        "  %sub_1: float32[3] = aten.sub.Tensor(%mul, %mul_1)\n"
+                        "  %mean: float32[] = aten.mean.default(%sub_1)\n"
+                        "  %sub_2: float32[3] = aten.sub.Tensor(%y, 1)\n"
+                        "  %neg_1: float32[3] = aten.neg.default(%x)\n"
+                        "  %log1p_1: float32[3] = aten.log1p.default(%neg_1)\n"
+                        "  %full_2: float32[] = " +
+                        kB4Full +
+                        "  %maximum_2: float32[3] = aten.maximum.default(%log1p_1, %full_2)\n"
+                        "  %mul_2: float32[3] = aten.mul.Tensor(%sub_2, %maximum_2)\n"
+                        "  %log_1: float32[3] = aten.log.default(%x)\n"
+                        "  %full_3: float32[] = " +
+                        kB4Full +
+                        "  %maximum_3: float32[3] = aten.maximum.default(%log_1, %full_3)\n"
+                        "  %mul_3: float32[3] = aten.mul.Tensor(%y, %maximum_3)\n"
+                        "  %sub_3: float32[3] = aten.sub.Tensor(%mul_2, %mul_3)\n"
+                        "  %mul_4: float32[3] = aten.mul.Tensor(%sub_3, %w)\n"
+                        "  %_to_copy: float32[2] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                        "  %_to_copy_1: float32[2] = aten._to_copy.default(%g, dtype=torch.float32)\n"
+                        "  %sub_4: float32[2] = aten.sub.Tensor(%_to_copy_1, 1)\n"
+                        "  %neg_2: float32[2] = aten.neg.default(%_to_copy)\n"
+                        "  %log1p_2: float32[2] = aten.log1p.default(%neg_2)\n"
+                        "  %full_4: float32[] = " +
+                        kB4Full +
+                        "  %maximum_4: float32[2] = aten.maximum.default(%log1p_2, %full_4)\n"
+                        "  %mul_5: float32[2] = aten.mul.Tensor(%sub_4, %maximum_4)\n"
+                        "  %log_2: float32[2] = aten.log.default(%_to_copy)\n"
+                        "  %full_5: float32[] = " +
+                        kB4Full +
+                        "  %maximum_5: float32[2] = aten.maximum.default(%log_2, %full_5)\n"
+                        "  %mul_6: float32[2] = aten.mul.Tensor(%_to_copy_1, %maximum_5)\n"
+                        "  %sub_5: float32[2] = aten.sub.Tensor(%mul_5, %mul_6)\n"
+                        "  %sum_1: float32[] = aten.sum.dim_IntList(%sub_5, [])\n"
+                        "  %_to_copy_2: float16[] = aten._to_copy.default(%sum_1, dtype=torch.float16)\n"
+                        "  return (%mean, %mul_4, %_to_copy_2)\n");
+}
+
+TEST_CASE("decompose binary_cross_entropy: bad reduction, integer operands and a size mismatch are refused") {
+  SUBCASE("reduction 3") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {2});
+    b.output(b.call("aten.binary_cross_entropy.default",
+                    {arg_tensor(x), arg_tensor(x), arg_none(), arg_int(3)}, {F, {2}}));
+    ExportedProgram ep = b.build();
+    expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "binary_cross_entropy",
+                          "not a valid value for reduction");
+  }
+  SUBCASE("int64") {
+    ProgramBuilder b;
+    auto i = b.input("i", kB4Long, {2});
+    b.output(b.call("aten.binary_cross_entropy.default", {arg_tensor(i), arg_tensor(i)}, {kB4Long, {}}));
+    ExportedProgram ep = b.build();
+    expect_batch4_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "binary_cross_entropy", "floating-point");
+  }
+  SUBCASE("target size") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {2});
+    auto y = b.input("y", F, {3});
+    b.output(b.call("aten.binary_cross_entropy.default", {arg_tensor(x), arg_tensor(y)}, {F, {}}));
+    ExportedProgram ep = b.build();
+    expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "binary_cross_entropy",
+                          "different to the input size");
   }
 }
