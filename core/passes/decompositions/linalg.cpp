@@ -1,5 +1,5 @@
 // Linear algebra: linear, matmul and the ops their decompositions reach
-// (dot, mv, t, transpose), plus baddbmm.
+// (dot, mv, t, transpose), plus baddbmm and trace.
 #include <cmath>
 
 #include "passes/decompositions/builders.h"
@@ -100,6 +100,25 @@ void baddbmm_rule(Rewriter& rw) {
   rw.set_outputs({om.down(rw.call("aten.add.Tensor", {ir::arg_tensor(self), ir::arg_tensor(r)}))});
 }
 
+/// aten.trace.default → torch._refs trace: torch.sum(torch.diag(self, 0)) — diag is
+/// CompositeImplicitAutograd (at::native::diag: diagonal_copy(self, offset) for a 2-d
+/// self; the tracer drops offset 0 and the default dims), torch.sum is sum.default in its
+/// decomposed form sum.dim_IntList(·, []) (emitted directly so the node is named as torch
+/// names it; integer inputs sum to int64). diagonal_copy is view_copy-tagged, kept as
+/// ExecuTorch keeps it. A self that is not 2-d is refused as torch refuses it.
+void trace_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (m.rank() != 2) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "trace: expected a matrix, but got tensor with dim " + std::to_string(m.rank()));
+    return;
+  }
+  std::string d = rw.call("aten.diagonal_copy.default", {ir::arg_tensor(x), ir::arg_int(0)});
+  rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(d), ir::arg_ints({})})});
+}
+
 }  // namespace
 
 void add_linalg_decompositions(std::vector<Decomposition>& out) {
@@ -110,6 +129,7 @@ void add_linalg_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.t.default", t_rule, "torch._decomp.decompositions.t"});
   out.push_back({"aten.transpose.int", transpose_rule, "torch._decomp.decompositions.transpose_int"});
   out.push_back({"aten.baddbmm.default", baddbmm_rule, "torch._decomp.decompositions.baddbmm"});
+  out.push_back({"aten.trace.default", trace_rule, "torch._refs.trace → diagonal_copy + sum"});
 }
 
 }  // namespace pteforge::passes::decomp

@@ -1606,6 +1606,37 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     }
     return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad || v.requires_grad));
   }
+  if (name == "diagonal_copy") {
+    // Emitted by trace (at::native::diag): the dims other than dim1 and dim2, then the
+    // diagonal's length. Symbolic sizes only where the length is known (offset 0, equal sizes).
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t offset, a.int_("offset"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim1, a.int_("dim1"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim2, a.int_("dim2"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t d1, normalize_dim(dim1, s.rank()));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t d2, normalize_dim(dim2, s.rank()));
+    if (s.rank() < 2 || d1 == d2)
+      return shape_error(op, "diagonal dimensions cannot be identical or missing");
+    const SymPoly& n1 = s.sizes[static_cast<size_t>(d1)];
+    const SymPoly& n2 = s.sizes[static_cast<size_t>(d2)];
+    SymPoly length(0);
+    if (n1.is_constant() && n2.is_constant()) {
+      int64_t rows = n1.value() - (offset < 0 ? -offset : 0);
+      int64_t cols = n2.value() - (offset > 0 ? offset : 0);
+      length = SymPoly(std::max<int64_t>(0, std::min(rows, cols)));
+    } else if (offset == 0 && n1 == n2) {
+      length = n1;
+    } else {
+      return make_error(ErrorCode::UNSUPPORTED_FEATURE,
+                        op.full_name() + ": the diagonal of symbolic sizes " + shape_text(s.sizes, st));
+    }
+    std::vector<SymPoly> sizes;
+    for (size_t i = 0; i < s.rank(); ++i) {
+      if (static_cast<int64_t>(i) != d1 && static_cast<int64_t>(i) != d2) sizes.push_back(s.sizes[i]);
+    }
+    sizes.push_back(length);
+    return one(result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad));
+  }
   if (name == "index_copy") {
     // Emitted by index_fill and decomposed in turn into index_put: self's metadata, as
     // index_put gives it.

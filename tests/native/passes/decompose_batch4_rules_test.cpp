@@ -1,4 +1,4 @@
-// Decomposition rules for sinc, heaviside, index_fill and binary_cross_entropy: the exact
+// Decomposition rules for sinc, heaviside, index_fill, binary_cross_entropy and trace: the exact
 // node list after the pass (typed printer form), the float16 opmath forms, and the
 // refused cases.
 #include <doctest/doctest.h>
@@ -304,4 +304,31 @@ TEST_CASE("decompose binary_cross_entropy: bad reduction, integer operands and a
     expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "binary_cross_entropy",
                           "different to the input size");
   }
+}
+
+// ---- trace ---------------------------------------------------------------------------------------
+
+TEST_CASE("decompose trace -> diagonal_copy, sum.dim_IntList (int64 sums to int64)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3, 4});
+  auto i = b.input("i", kB4Long, {2, 2});
+  b.output(b.call("aten.trace.default", {arg_tensor(x)}, {F, {}}));
+  b.output(b.call("aten.trace.default", {arg_tensor(i)}, {kB4Long, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[3, 4], %i: int64[2, 2]):\n"
+                    "  %diagonal_copy: float32[3] = aten.diagonal_copy.default(%x)\n"
+                    "  %sum_1: float32[] = aten.sum.dim_IntList(%diagonal_copy, [])\n"
+                    "  %diagonal_copy_1: int64[2] = aten.diagonal_copy.default(%i)\n"
+                    "  %sum_2: int64[] = aten.sum.dim_IntList(%diagonal_copy_1, [])\n"
+                    "  return (%sum_1, %sum_2)\n");
+}
+
+TEST_CASE("decompose trace: a self that is not 2-d is refused") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  b.output(b.call("aten.trace.default", {arg_tensor(x)}, {F, {}}));
+  ExportedProgram ep = b.build();
+  expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "trace",
+                        "expected a matrix, but got tensor with dim 1");
 }

@@ -1245,11 +1245,12 @@ TEST_CASE("decomposition table: the supported set (README list), every entry a k
       "aten.square.default", "aten.squeeze.default", "aten.stack.default", "aten.std.correction",
       "aten.std_mean.correction", "aten.sum.default", "aten.swapaxes.default", "aten.swapdims.default",
       "aten.t.default", "aten.to.device", "aten.to.dtype", "aten.to.dtype_layout", "aten.to.other",
-      "aten.transpose.int", "aten.tril.default", "aten.triu.default", "aten.true_divide.Scalar",
-      "aten.true_divide.Tensor", "aten.type_as.default", "aten.unbind.int", "aten.unflatten.int",
-      "aten.unsafe_chunk.default", "aten.unsafe_split.Tensor", "aten.unsafe_split_with_sizes.default",
-      "aten.var_mean.correction", "aten.view_as.default", "aten.where.Scalar", "aten.where.ScalarOther",
-      "aten.where.ScalarSelf", "aten.xlogy.Tensor", "aten.zeros.default", "aten.zeros_like.default"});
+      "aten.trace.default", "aten.transpose.int", "aten.tril.default", "aten.triu.default",
+      "aten.true_divide.Scalar", "aten.true_divide.Tensor", "aten.type_as.default", "aten.unbind.int",
+      "aten.unflatten.int", "aten.unsafe_chunk.default", "aten.unsafe_split.Tensor",
+      "aten.unsafe_split_with_sizes.default", "aten.var_mean.correction", "aten.view_as.default",
+      "aten.where.Scalar", "aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.xlogy.Tensor",
+      "aten.zeros.default", "aten.zeros_like.default"});
   // clang-format on
   for (const auto& d : passes::decomp::decompositions()) {
     CAPTURE(std::string(d.target));
