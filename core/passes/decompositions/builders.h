@@ -101,6 +101,12 @@ std::string stack(Rewriter& rw, const std::vector<std::string>& ts, int64_t dim)
 /// aten.cat(ts, dim).
 std::string cat(Rewriter& rw, const std::vector<std::string>& ts, int64_t dim);
 
+/// at::native::where with a Python number for `self` and/or `other` (`numbers`: their
+/// values, self's first): scalar_tensor(value, dtype=result type, layout, device) and
+/// where.self (pointwise.cpp).
+std::string where_scalar(Rewriter& rw, const std::string& cond, const ir::Argument& self,
+                         const ir::Argument& other, const std::vector<Number>& numbers);
+
 /// A Python-number argument.
 ir::Argument number_arg(const Number& n);
 /// full_like(x, value, pin_memory=False, memory_format=preserve_format): zeros_like/ones_like's core form.

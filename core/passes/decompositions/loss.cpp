@@ -1,4 +1,4 @@
-// Loss functions: mse_loss, l1_loss, binary_cross_entropy, smooth_l1_loss, huber_loss.
+// Loss functions: mse_loss, l1_loss, binary_cross_entropy, nll_loss_forward, smooth_l1_loss, huber_loss.
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
@@ -142,6 +142,93 @@ void binary_cross_entropy_rule(Rewriter& rw) {
   rw.set_outputs({to_dtype(rw, apply_loss_reduction(rw, loss, *reduction), result)});
 }
 
+/// aten.nll_loss_forward.default → torch._decomp nll_loss_forward (_nll_loss_forward; no
+/// opmath casts), self [N, C] or [C], target [N] or [], channel dim c (1, or 0 for a 1-d self):
+/// with weight, self * weight.view([1, C]) (weight itself for a 1-d self); safe_target =
+/// where(target != ignore_index, target, 0); result = where(target != ignore_index,
+/// -gather(self, c, safe_target.unsqueeze(c)).squeeze(c), 0) — each torch.where with a number is
+/// scalar_tensor + where.self and each target != ignore_index a new ne.Scalar. Reduction none
+/// of a 2-d self: total_weight = self.new_full((), 0.0). Otherwise total_weight is, with
+/// weight, where(ne, gather(w.expand(self.shape), c, safe_target_).squeeze(c), 0).sum(), else
+/// (target != ignore_index).sum().to(self) (to.other: _to_copy with dtype, layout, device and
+/// pin_memory=False); then sum: result.sum(), mean: result.sum() / total_weight (sum.default
+/// as sum.dim_IntList(·, [])). Refused as the decomposition's asserts refuse them: self not
+/// 1-d or 2-d, target of rank > 1, batch sizes that differ, a weight that is not [C]; also a
+/// bad reduction.
+void nll_loss_forward_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  std::string self = rw.tensor("self");
+  std::string target = rw.tensor("target");
+  std::optional<std::string> weight = rw.opt_tensor("weight");
+  ir::Argument ignore_index = rw.raw("ignore_index");
+  Meta sm = rw.meta(self);
+  Meta tm = rw.meta(target);
+  Meta wm = weight ? rw.meta(*weight) : Meta{};
+  if (!reduction || !rw.ok()) return;
+  auto refuse = [&](const std::string& what) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "nll_loss_forward: " + what);
+  };
+  if (sm.rank() < 1 || sm.rank() > 2) return refuse("input tensor should be 1D or 2D");
+  if (tm.rank() > 1) return refuse("0D or 1D target tensor expected, multi-target not supported");
+  const bool no_batch_dim = sm.rank() == 1 && tm.rank() == 0;
+  if (!no_batch_dim && (tm.rank() == 0 || !(sm.sizes[0] == tm.sizes[0]))) {
+    return refuse("size mismatch (got input: " + describe_meta(sm, rw.symbols()) +
+                  ", target: " + describe_meta(tm, rw.symbols()) + ")");
+  }
+  const SymPoly n_classes = sm.sizes.back();
+  if (weight && (wm.rank() != 1 || !(wm.sizes[0] == n_classes))) {
+    return refuse(
+        "weight tensor should be defined either for all " + rw.symbols().display(n_classes) +
+        " classes or no classes but got weight tensor of shape: " + describe_meta(wm, rw.symbols()));
+  }
+  const int64_t c = sm.rank() < 2 ? 0 : 1;
+  std::string w;
+  if (weight) {
+    w = sm.rank() > 1 ? view(rw, *weight, {SymPoly(1), wm.sizes[0]}) : *weight;
+    self = rw.call("aten.mul.Tensor", {ir::arg_tensor(self), ir::arg_tensor(w)});
+  }
+  auto kept = [&]() { return rw.call("aten.ne.Scalar", {ir::arg_tensor(target), ignore_index}); };
+  auto zero_where_ignored = [&](const std::string& x) {
+    return where_scalar(rw, kept(), ir::arg_tensor(x), ir::arg_int(0), {Number::of_int(0)});
+  };
+  std::string safe_target = zero_where_ignored(target);
+  std::string safe_target_ = unsqueeze(rw, safe_target, c);
+  auto pick = [&](const std::string& x) {
+    std::string g =
+        rw.call("aten.gather.default", {ir::arg_tensor(x), ir::arg_int(c), ir::arg_tensor(safe_target_)});
+    return squeeze_dims(rw, g, {c});
+  };
+  std::string picked = pick(self);
+  std::string result = zero_where_ignored(rw.call("aten.neg.default", {ir::arg_tensor(picked)}));
+  if (*reduction == kNone && sm.rank() > 1) {
+    std::string total =
+        rw.call("aten.new_full.default", {ir::arg_tensor(self), ir::arg_ints({}), ir::arg_float(0.0)});
+    rw.set_outputs({result, total});
+    return;
+  }
+  auto sum = [&](const std::string& x) {
+    return rw.call("aten.sum.dim_IntList", {ir::arg_tensor(x), ir::arg_ints({})});
+  };
+  std::string total;
+  if (weight) {
+    std::string we = expand(rw, w, sm.sizes);
+    total = sum(zero_where_ignored(pick(we)));
+  } else {
+    std::string count = sum(kept());
+    total = rw.call("aten._to_copy.default", {ir::arg_tensor(count)},
+                    {{"dtype", ir::arg_dtype(sm.dtype)},
+                     {"layout", ir::arg_layout(ir::Layout::Strided)},
+                     {"device", ir::arg_device(sm.device)},
+                     {"pin_memory", ir::arg_bool(false)}});
+  }
+  if (*reduction == kSum) {
+    result = sum(result);
+  } else if (*reduction == kMean) {
+    result = rw.call("aten.div.Tensor", {ir::arg_tensor(sum(result)), ir::arg_tensor(total)});
+  }
+  rw.set_outputs({result, total});
+}
+
 /// aten.smooth_l1_loss.default → torch._decomp smooth_l1_loss (pw_cast_for_opmath, see
 /// LossOperands): loss = abs(self - target), where(loss < beta, 0.5 * loss ** 2 / beta,
 /// loss - 0.5 * beta) (sub.Tensor, abs, lt.Scalar, pow.Tensor_Scalar, mul.Tensor,
@@ -202,6 +289,8 @@ void add_loss_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.mse_loss.default", mse_loss_rule, "torch._decomp.decompositions.mse_loss"});
   out.push_back({"aten.binary_cross_entropy.default", binary_cross_entropy_rule,
                  "torch._decomp.decompositions.binary_cross_entropy"});
+  out.push_back({"aten.nll_loss_forward.default", nll_loss_forward_rule,
+                 "torch._decomp.decompositions.nll_loss_forward"});
   out.push_back({"aten.l1_loss.default", l1_loss_rule, "at::native::l1_loss (Loss.cpp)"});
   out.push_back(
       {"aten.smooth_l1_loss.default", smooth_l1_loss_rule, "torch._decomp.decompositions.smooth_l1_loss"});

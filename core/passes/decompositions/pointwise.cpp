@@ -85,6 +85,8 @@ void true_divide_rule(Rewriter& rw) {
   rw.set_outputs({rw.call("aten.div.Tensor", {ir::arg_tensor(x), other})});
 }
 
+}  // namespace
+
 /// at::native::where with a Python number for `self` and/or `other` (`numbers`: their
 /// values, self's first): the number becomes scalar_tensor(value, dtype=result type,
 /// layout=strided, device) and where.self follows (a tensor operand of another dtype is
@@ -123,6 +125,8 @@ std::string where_scalar(Rewriter& rw, const std::string& cond, const ir::Argume
   }
   return rw.call("aten.where.self", {ir::arg_tensor(cond), ir::arg_tensor(s), ir::arg_tensor(o)});
 }
+
+namespace {
 
 /// aten.where.ScalarOther / ScalarSelf / Scalar → at::native::where (see where_scalar()).
 void where_scalar_rule(Rewriter& rw) {

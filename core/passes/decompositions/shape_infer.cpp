@@ -1606,6 +1606,20 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     }
     return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad || v.requires_grad));
   }
+  if (name == "gather") {
+    // Emitted by nll_loss_forward: index's sizes in self's dtype.
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta idx, a.meta("index"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
+    (void)d;
+    PTEFORGE_TRY(require_index_dtype(op, idx, "index"));
+    if (idx.rank() != s.rank() && !(s.rank() == 0 && idx.rank() <= 1)) {
+      return shape_error(
+          op, "index must have as many dimensions as self, but it is " + shape_text(idx.sizes, st));
+    }
+    return one(result(s.dtype, idx.sizes, contiguous_strides(idx.sizes), s.requires_grad));
+  }
   if (name == "diagonal_copy") {
     // Emitted by trace (at::native::diag): the dims other than dim1 and dim2, then the
     // diagonal's length. Symbolic sizes only where the length is known (offset 0, equal sizes).

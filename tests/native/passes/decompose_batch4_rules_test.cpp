@@ -1,6 +1,5 @@
-// Decomposition rules for sinc, heaviside, index_fill, binary_cross_entropy and trace: the exact
-// node list after the pass (typed printer form), the float16 opmath forms, and the
-// refused cases.
+// Decomposition rules for sinc, heaviside, index_fill, binary_cross_entropy, trace and nll_loss_forward: the
+// exact node list after the pass (typed printer form), the float16 opmath forms, and the refused cases.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -331,4 +330,152 @@ TEST_CASE("decompose trace: a self that is not 2-d is refused") {
   ExportedProgram ep = b.build();
   expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "trace",
                         "expected a matrix, but got tensor with dim 1");
+}
+
+// ---- nll_loss_forward ----------------------------------------------------------------------------
+
+namespace {
+
+/// A program of one nll_loss_forward call (outputs `out` and a 0-d total_weight) returning both.
+ExportedProgram nll_program(std::vector<int64_t> self_sizes, std::vector<int64_t> target_sizes, bool weight,
+                            int64_t reduction, std::vector<int64_t> out) {
+  ProgramBuilder b;
+  auto x = b.input("x", F, self_sizes);
+  auto t = b.input("t", kB4Long, target_sizes);
+  Argument w = arg_none();
+  if (weight) w = arg_tensor(b.input("w", F, {self_sizes.back()}));
+  auto r = b.call_multi("aten.nll_loss_forward.default",
+                        {arg_tensor(x), arg_tensor(t), w, arg_int(reduction), arg_int(-100)},
+                        {{F, out}, {F, {}}}, {"getitem", "getitem_1"});
+  b.output(r[0]);
+  b.output(r[1]);
+  return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("decompose nll_loss_forward, mean without weight -> ne, where, gather, neg, sum, _to_copy, div") {
+  ExportedProgram ep = nll_program({2, 3}, {2}, false, 1, {});
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3], %t: int64[2]):\n"
+      "  %ne: bool[2] = aten.ne.Scalar(%t, -100)\n"
+      "  %scalar_tensor: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, " +
+          kB4Cpu +
+          "  %where: int64[2] = aten.where.self(%ne, %t, %scalar_tensor)\n"
+          "  %unsqueeze: int64[2, 1] = aten.unsqueeze.default(%where, 1)\n"
+          "  %gather: float32[2, 1] = aten.gather.default(%x, 1, %unsqueeze)\n"
+          "  %squeeze: float32[2] = aten.squeeze.dims(%gather, [1])\n"
+          "  %neg: float32[2] = aten.neg.default(%squeeze)\n"
+          "  %ne_1: bool[2] = aten.ne.Scalar(%t, -100)\n"
+          "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, " +
+          kB4Cpu +
+          "  %where_1: float32[2] = aten.where.self(%ne_1, %neg, %scalar_tensor_1)\n"
+          "  %ne_2: bool[2] = aten.ne.Scalar(%t, -100)\n"
+          "  %sum_1: int64[] = aten.sum.dim_IntList(%ne_2, [])\n"
+          "  %_to_copy: float32[] = aten._to_copy.default(%sum_1, dtype=torch.float32, layout=torch.strided, "
+          "device=device(type='cpu'), pin_memory=False)\n"
+          "  %sum_2: float32[] = aten.sum.dim_IntList(%where_1, [])\n"
+          "  %div: float32[] = aten.div.Tensor(%sum_2, %_to_copy)\n"
+          "  return (%div, %_to_copy)\n");
+}
+
+TEST_CASE("decompose nll_loss_forward, sum with weight -> view, mul, expand, gather of the weights") {
+  ExportedProgram ep = nll_program({2, 3}, {2}, true, 2, {});
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3], %t: int64[2], %w: float32[3]):\n"
+      "  %view: float32[1, 3] = aten.view.default(%w, [1, 3])\n"
+      "  %mul: float32[2, 3] = aten.mul.Tensor(%x, %view)\n"
+      "  %ne: bool[2] = aten.ne.Scalar(%t, -100)\n"
+      "  %scalar_tensor: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, " +
+          kB4Cpu +
+          "  %where: int64[2] = aten.where.self(%ne, %t, %scalar_tensor)\n"
+          "  %unsqueeze: int64[2, 1] = aten.unsqueeze.default(%where, 1)\n"
+          "  %gather: float32[2, 1] = aten.gather.default(%mul, 1, %unsqueeze)\n"
+          "  %squeeze: float32[2] = aten.squeeze.dims(%gather, [1])\n"
+          "  %neg: float32[2] = aten.neg.default(%squeeze)\n"
+          "  %ne_1: bool[2] = aten.ne.Scalar(%t, -100)\n"
+          "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, " +
+          kB4Cpu +
+          "  %where_1: float32[2] = aten.where.self(%ne_1, %neg, %scalar_tensor_1)\n"
+          "  %expand: float32[2, 3] = aten.expand.default(%view, [2, 3])\n"
+          "  %gather_1: float32[2, 1] = aten.gather.default(%expand, 1, %unsqueeze)\n"
+          "  %squeeze_1: float32[2] = aten.squeeze.dims(%gather_1, [1])\n"
+          "  %ne_2: bool[2] = aten.ne.Scalar(%t, -100)\n"
+          "  %scalar_tensor_2: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, " +
+          kB4Cpu +
+          "  %where_2: float32[2] = aten.where.self(%ne_2, %squeeze_1, %scalar_tensor_2)\n"
+          "  %sum_1: float32[] = aten.sum.dim_IntList(%where_2, [])\n"
+          "  %sum_2: float32[] = aten.sum.dim_IntList(%where_1, [])\n"
+          "  return (%sum_2, %sum_1)\n");
+}
+
+TEST_CASE("decompose nll_loss_forward, none -> total_weight new_full(0.0) for a 2-d self") {
+  ExportedProgram ep = nll_program({2, 3}, {2}, false, 0, {2});
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3], %t: int64[2]):\n"
+      "  %ne: bool[2] = aten.ne.Scalar(%t, -100)\n"
+      "  %scalar_tensor: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, " +
+          kB4Cpu +
+          "  %where: int64[2] = aten.where.self(%ne, %t, %scalar_tensor)\n"
+          "  %unsqueeze: int64[2, 1] = aten.unsqueeze.default(%where, 1)\n"
+          "  %gather: float32[2, 1] = aten.gather.default(%x, 1, %unsqueeze)\n"
+          "  %squeeze: float32[2] = aten.squeeze.dims(%gather, [1])\n"
+          "  %neg: float32[2] = aten.neg.default(%squeeze)\n"
+          "  %ne_1: bool[2] = aten.ne.Scalar(%t, -100)\n"
+          "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, " +
+          kB4Cpu +
+          "  %where_1: float32[2] = aten.where.self(%ne_1, %neg, %scalar_tensor_1)\n"
+          "  %full: float32[] = aten.full.default([], 0.0, dtype=torch.float32, layout=torch.strided, "
+          "device=device(type='cpu'), pin_memory=False)\n"
+          "  return (%where_1, %full)\n");
+}
+
+TEST_CASE("decompose nll_loss_forward, none with a 1-d self and 0-d target still computes total_weight") {
+  ExportedProgram ep = nll_program({3}, {}, false, 0, {});
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[3], %t: int64[]):\n"
+      "  %ne: bool[] = aten.ne.Scalar(%t, -100)\n"
+      "  %scalar_tensor: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, " +
+          kB4Cpu +
+          "  %where: int64[] = aten.where.self(%ne, %t, %scalar_tensor)\n"
+          "  %unsqueeze: int64[1] = aten.unsqueeze.default(%where, 0)\n"
+          "  %gather: float32[1] = aten.gather.default(%x, 0, %unsqueeze)\n"
+          "  %squeeze: float32[] = aten.squeeze.dims(%gather, [0])\n"
+          "  %neg: float32[] = aten.neg.default(%squeeze)\n"
+          "  %ne_1: bool[] = aten.ne.Scalar(%t, -100)\n"
+          "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, " +
+          kB4Cpu +
+          "  %where_1: float32[] = aten.where.self(%ne_1, %neg, %scalar_tensor_1)\n"
+          "  %ne_2: bool[] = aten.ne.Scalar(%t, -100)\n"
+          "  %sum_1: int64[] = aten.sum.dim_IntList(%ne_2, [])\n"
+          "  %_to_copy: float32[] = aten._to_copy.default(%sum_1, dtype=torch.float32, layout=torch.strided, "
+          "device=device(type='cpu'), pin_memory=False)\n"
+          "  return (%where_1, %_to_copy)\n");
+}
+
+TEST_CASE("decompose nll_loss_forward: ranks, batch size, weight size and reduction are refused") {
+  auto refused = [](std::vector<int64_t> self_sizes, std::vector<int64_t> target_sizes,
+                    std::vector<int64_t> weight_sizes, int64_t reduction, const std::string& text) {
+    ProgramBuilder b;
+    auto x = b.input("x", F, self_sizes);
+    auto t = b.input("t", kB4Long, target_sizes);
+    Argument w = weight_sizes.empty() ? arg_none() : arg_tensor(b.input("w", F, weight_sizes));
+    auto r = b.call_multi("aten.nll_loss_forward.default",
+                          {arg_tensor(x), arg_tensor(t), w, arg_int(reduction), arg_int(-100)},
+                          {{F, {}}, {F, {}}}, {"getitem", "getitem_1"});
+    b.output(r[0]);
+    ExportedProgram ep = b.build();
+    expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "nll_loss_forward", text);
+  };
+  SUBCASE("3-d self") { refused({2, 3, 4}, {2}, {}, 1, "input tensor should be 1D or 2D"); }
+  SUBCASE("2-d target") { refused({2, 3}, {2, 1}, {}, 1, "multi-target not supported"); }
+  SUBCASE("batch size") { refused({2, 3}, {3}, {}, 1, "size mismatch"); }
+  SUBCASE("weight size") {
+    refused({2, 3}, {2}, {4}, 1, "weight tensor should be defined either for all 3 classes");
+  }
+  SUBCASE("reduction") { refused({2, 3}, {2}, {}, 5, "not a valid value for reduction"); }
 }
