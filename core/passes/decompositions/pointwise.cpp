@@ -269,44 +269,79 @@ void xlogy_rule(Rewriter& rw) {
   rw.set_outputs({to_dtype(rw, out, result)});
 }
 
-/// Shared dtype conversion of the aten.to overloads / type_as (at::native::to): the
-/// input itself when nothing changes, else _to_copy(self, dtype=..., memory_format=...).
-void emit_to(Rewriter& rw, const std::string& x, std::optional<ir::ScalarType> dtype, bool copy,
-             std::optional<ir::MemoryFormat> mf) {
+/// What at::native::to_impl passes on to _to_copy besides dtype and memory
+/// format: layout, device and pin_memory, each None where the overload
+/// leaves it out (the tracer then drops it).
+struct ToOptions {
+  ir::Argument layout;
+  ir::Argument device;
+  ir::Argument pin_memory;
+};
+
+/// Shared conversion of the aten.to overloads / type_as (at::native::to_impl):
+/// the input itself when to_will_alias holds (dtype, layout and device absent or
+/// equal to the input's, no copy, memory format preserved or already the
+/// input's), else _to_copy(self, dtype=, layout=, device=, pin_memory=, memory_format=).
+void emit_to(Rewriter& rw, const std::string& x, std::optional<ir::ScalarType> dtype, const ToOptions& to,
+             bool copy, std::optional<ir::MemoryFormat> mf) {
   Meta m = rw.meta(x);
   if (!rw.ok()) return;
-  bool same_dtype = !dtype || *dtype == m.dtype;
-  bool same_format = !mf || *mf == ir::MemoryFormat::PreserveFormat ||
-                     (*mf == ir::MemoryFormat::ContiguousFormat && is_contiguous(m));
-  if (same_dtype && same_format && !copy) {
+  const bool same_dtype = !dtype || *dtype == m.dtype;
+  const auto* layout = to.layout.get_if<ir::ArgTag::Layout>();
+  const bool same_layout = !layout || *layout == ir::Layout::Strided;
+  const auto* device = to.device.get_if<ir::ArgTag::Device>();
+  const bool same_device = !device || *device == m.device;
+  const bool same_format = !mf || *mf == ir::MemoryFormat::PreserveFormat ||
+                           (*mf == ir::MemoryFormat::ContiguousFormat && is_contiguous(m));
+  if (same_dtype && same_layout && same_device && same_format && !copy) {
     rw.set_outputs({x});
     return;
   }
   KwArgs kw;
   if (dtype) kw.emplace_back("dtype", ir::arg_dtype(*dtype));
+  kw.emplace_back("layout", to.layout);
+  kw.emplace_back("device", to.device);
+  kw.emplace_back("pin_memory", to.pin_memory);
   if (mf) kw.emplace_back("memory_format", ir::arg_memory_format(*mf));
   rw.set_outputs({rw.call("aten._to_copy.default", {ir::arg_tensor(x)}, std::move(kw))});
 }
 
-/// aten.to.dtype / to.dtype_layout / to.device → _to_copy when the dtype (or memory
-/// format) changes or copy=True; the input itself otherwise.
+/// aten.to.dtype / to.dtype_layout / to.device (at::native::to): to.dtype passes
+/// only the dtype on, to.device also the device, to.dtype_layout its layout,
+/// device and pin_memory as given; _to_copy when they change something or copy=True.
 void to_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
   auto dt = rw.dtype("dtype");
   bool copy = rw.args().find("copy") ? rw.bool_("copy") : false;
   auto mf = rw.memory_format("memory_format");
+  ToOptions to;
+  to.layout = rw.raw("layout");
+  to.device = rw.raw("device");
+  to.pin_memory = rw.raw("pin_memory");
   if (!rw.ok()) return;
-  emit_to(rw, x, dt, copy, mf);
+  emit_to(rw, x, dt, to, copy, mf);
 }
 
-/// aten.to.other / type_as → to(other.dtype).
+/// aten.to.other → to_impl with other's dtype, layout, device and
+/// pin_memory=False (TensorOptions::pinned_memory() of other.options()).
 void to_other_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
   Meta o = rw.meta(rw.tensor("other"));
   bool copy = rw.args().find("copy") ? rw.bool_("copy") : false;
   auto mf = rw.args().find("memory_format") ? rw.memory_format("memory_format") : std::nullopt;
   if (!rw.ok()) return;
-  emit_to(rw, x, o.dtype, copy, mf);
+  emit_to(rw, x, o.dtype,
+          {ir::arg_layout(ir::Layout::Strided), ir::arg_device(o.device), ir::arg_bool(false)}, copy, mf);
+}
+
+/// aten.type_as → self.to(other.options()), i.e. to.dtype_layout with other's
+/// dtype, layout and device (Tensor::options() sets no pinned memory).
+void type_as_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  Meta o = rw.meta(rw.tensor("other"));
+  if (!rw.ok()) return;
+  emit_to(rw, x, o.dtype, {ir::arg_layout(ir::Layout::Strided), ir::arg_device(o.device), ir::Argument()},
+          false, std::nullopt);
 }
 
 /// aten.sum.default → torch._decomp sum_default: sum.dim_IntList(self, [], dtype=dtype).
@@ -667,7 +702,7 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.to.dtype_layout", to_rule, "at::native::to → _to_copy"});
   out.push_back({"aten.to.device", to_rule, "at::native::to → _to_copy"});
   out.push_back({"aten.to.other", to_other_rule, "at::native::to → _to_copy"});
-  out.push_back({"aten.type_as.default", to_other_rule, "at::native::type_as → to → _to_copy"});
+  out.push_back({"aten.type_as.default", type_as_rule, "at::native::type_as → to → _to_copy"});
   out.push_back({"aten.sum.default", sum_rule, "torch._decomp sum_default → sum.dim_IntList(x, [])"});
   out.push_back({"aten.addcmul.default", addcmul_rule, "torch._refs.addcmul"});
   out.push_back({"aten.addcdiv.default", addcdiv_rule, "torch._refs.addcdiv"});

@@ -859,7 +859,8 @@ TEST_CASE("decompose to.dtype / type_as: _to_copy when the dtype changes, the in
   expect_decomposed(ep,
                     "graph(%x: float32[3], %i: int64[3]):\n"
                     "  %_to_copy: float16[3] = aten._to_copy.default(%x, dtype=torch.float16)\n"
-                    "  %_to_copy_1: float32[3] = aten._to_copy.default(%i, dtype=torch.float32)\n"
+                    "  %_to_copy_1: float32[3] = aten._to_copy.default(%i, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"  // other.options(): no pin_memory
                     "  return (%x, %_to_copy, %_to_copy_1)\n");
 }
 
@@ -1539,10 +1540,39 @@ TEST_CASE("decompose to.dtype_layout / to.other / new_full") {
   expect_decomposed(ep,
                     "graph(%x: float32[3], %h: float16[2], %f: float32[2]):\n"
                     "  %_to_copy: float16[3] = aten._to_copy.default(%x, dtype=torch.float16)\n"
-                    "  %_to_copy_1: float16[3] = aten._to_copy.default(%x, dtype=torch.float16)\n"
+                    "  %_to_copy_1: float16[3] = aten._to_copy.default(%x, dtype=torch.float16, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
                     "  %full: float16[2, 2] = aten.full.default([2, 2], 7.0, dtype=torch.float16, "
                     "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
                     "  return (%_to_copy, %x, %_to_copy_1, %x, %full)\n");
+}
+
+TEST_CASE("decompose to.device / to.dtype_layout pass the device, layout and pin_memory they are given") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3});
+  const Device cpu;
+  // to.device(x, cpu, float16): the device goes on; to.device(x, cpu) alone aliases x.
+  b.output(b.call("aten.to.device", {arg_tensor(x), arg_device(cpu), arg_dtype(ScalarType::Half)},
+                  {ScalarType::Half, {3}}));
+  b.output(b.call("aten.to.device", {arg_tensor(x), arg_device(cpu), arg_dtype(F)}, {F, {3}}));
+  b.output(b.call("aten.to.dtype_layout", {arg_tensor(x)}, {ScalarType::Half, {3}},
+                  {{"dtype", arg_dtype(ScalarType::Half)},
+                   {"layout", arg_layout(Layout::Strided)},
+                   {"device", arg_device(cpu)},
+                   {"pin_memory", arg_bool(false)}}));
+  // Another device never aliases.
+  Device other;
+  other.type = "meta";
+  b.output(b.call("aten.to.dtype_layout", {arg_tensor(x)}, {F, {3}}, {{"device", arg_device(other)}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[3]):\n"
+                    "  %_to_copy: float16[3] = aten._to_copy.default(%x, dtype=torch.float16, "
+                    "device=device(type='cpu'))\n"
+                    "  %_to_copy_1: float16[3] = aten._to_copy.default(%x, dtype=torch.float16, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %_to_copy_2: float32[3] = aten._to_copy.default(%x, device=device(type='meta'))\n"
+                    "  return (%_to_copy, %x, %_to_copy_1, %_to_copy_2)\n");
 }
 
 TEST_CASE("decompose dot / mv -> mul.Tensor + sum.dim_IntList") {
