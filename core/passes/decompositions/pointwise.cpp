@@ -90,7 +90,7 @@ void true_divide_rule(Rewriter& rw) {
 /// at::native::where with a Python number for `self` and/or `other` (`numbers`: their
 /// values, self's first): the number becomes scalar_tensor(value, dtype=result type,
 /// layout=strided, device) and where.self follows (a tensor operand of another dtype is
-/// converted first).
+/// converted after the scalar tensor is built).
 std::string where_scalar(Rewriter& rw, const std::string& cond, const ir::Argument& self,
                          const ir::Argument& other, const std::vector<Number>& numbers) {
   Meta cm = rw.meta(cond);
@@ -114,9 +114,13 @@ std::string where_scalar(Rewriter& rw, const std::string& cond, const ir::Argume
                     {"layout", ir::arg_layout(ir::Layout::Strided)},
                     {"device", ir::arg_device(cm.device)}});
   };
-  // C++ evaluates the converted tensor first, then builds the scalar tensor.
+  // at::native::where builds the scalar tensor(s) first (other's before
+  // self's when both are numbers), then converts the tensor operand.
   std::string s, o;
   if (self.is_tensor()) {
+    o = operand(other);
+    s = operand(self);
+  } else if (other.is_tensor()) {
     s = operand(self);
     o = operand(other);
   } else {

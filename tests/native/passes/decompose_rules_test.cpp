@@ -1504,24 +1504,43 @@ TEST_CASE("decompose masked_fill.Tensor / rsub.Tensor / where.Scalar / where.Sca
   b.output(b.call("aten.clamp_max.default", {arg_tensor(x), arg_float(6.0)}, {F, {2, 3}}));
   b.output(b.call("aten.floor_divide.Scalar", {arg_tensor(i), arg_int(4)}, {ScalarType::Long, {2, 3}}));
   ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3], %y: float32[2, 3], %m: bool[2, 3], %v: float64[], %i: int64[2, 3]):\n"
+      "  %_to_copy: float32[] = aten._to_copy.default(%v, dtype=torch.float32)\n"
+      "  %where_2: float32[2, 3] = aten.where.self(%m, %_to_copy, %x)\n"
+      "  %sub: float32[2, 3] = aten.sub.Tensor(%y, %x, alpha=2)\n"
+      "  %scalar_tensor: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+      "layout=torch.strided, device=device(type='cpu'))\n"
+      "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(1.5, dtype=torch.float32, "
+      "layout=torch.strided, device=device(type='cpu'))\n"
+      "  %where_3: float32[2, 3] = aten.where.self(%m, %scalar_tensor_1, %scalar_tensor)\n"
+      // at::native::where: the scalar tensor first, then other.to(result_type).
+      "  %scalar_tensor_2: float32[] = aten.scalar_tensor.default(0.5, dtype=torch.float32, "
+      "layout=torch.strided, device=device(type='cpu'))\n"
+      "  %_to_copy_1: float32[2, 3] = aten._to_copy.default(%i, dtype=torch.float32)\n"
+      "  %where: float32[2, 3] = aten.where.self(%m, %scalar_tensor_2, %_to_copy_1)\n"
+      "  %div: float32[2, 3] = aten.div.Tensor(%x, %y)\n"
+      "  %clamp: float32[2, 3] = aten.clamp.default(%x, None, 6.0)\n"
+      "  %div_1: int64[2, 3] = aten.div.Tensor_mode(%i, 4, rounding_mode='floor')\n"
+      "  return (%where_2, %sub, %where_3, %where, %div, %clamp, %div_1)\n");
+}
+
+TEST_CASE(
+    "decompose where.ScalarOther with a tensor to convert: the scalar tensor first, as at::native::where") {
+  ProgramBuilder b;
+  auto m = b.input("m", ScalarType::Bool, {2});
+  auto i = b.input("i", ScalarType::Long, {2});
+  b.output(b.call("aten.where.ScalarOther", {arg_tensor(m), arg_tensor(i), arg_float(0.5)}, {F, {2}}));
+  ExportedProgram ep = b.build();
   expect_decomposed(ep,
-                    "graph(%x: float32[2, 3], %y: float32[2, 3], %m: bool[2, 3], %v: float64[], %i: int64[2, 3]):\n"
-                    "  %_to_copy: float32[] = aten._to_copy.default(%v, dtype=torch.float32)\n"
-                    "  %where_2: float32[2, 3] = aten.where.self(%m, %_to_copy, %x)\n"
-                    "  %sub: float32[2, 3] = aten.sub.Tensor(%y, %x, alpha=2)\n"
-                    "  %scalar_tensor: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+                    "graph(%m: bool[2], %i: int64[2]):\n"
+                    "  %scalar_tensor: float32[] = aten.scalar_tensor.default(0.5, dtype=torch.float32, "
                     "layout=torch.strided, device=device(type='cpu'))\n"
-                    "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(1.5, dtype=torch.float32, "
-                    "layout=torch.strided, device=device(type='cpu'))\n"
-                    "  %where_3: float32[2, 3] = aten.where.self(%m, %scalar_tensor_1, %scalar_tensor)\n"
-                    "  %_to_copy_1: float32[2, 3] = aten._to_copy.default(%i, dtype=torch.float32)\n"
-                    "  %scalar_tensor_2: float32[] = aten.scalar_tensor.default(0.5, dtype=torch.float32, "
-                    "layout=torch.strided, device=device(type='cpu'))\n"
-                    "  %where: float32[2, 3] = aten.where.self(%m, %scalar_tensor_2, %_to_copy_1)\n"
-                    "  %div: float32[2, 3] = aten.div.Tensor(%x, %y)\n"
-                    "  %clamp: float32[2, 3] = aten.clamp.default(%x, None, 6.0)\n"
-                    "  %div_1: int64[2, 3] = aten.div.Tensor_mode(%i, 4, rounding_mode='floor')\n"
-                    "  return (%where_2, %sub, %where_3, %where, %div, %clamp, %div_1)\n");
+                    "  %_to_copy: float32[2] = aten._to_copy.default(%i, dtype=torch.float32)\n"
+                    // where_1: named while the node it replaces is still called where
+                    "  %where_1: float32[2] = aten.where.self(%m, %_to_copy, %scalar_tensor)\n"
+                    "  return (%where_1)\n");
 }
 
 TEST_CASE("decompose to.dtype_layout / to.other / new_full") {
