@@ -63,6 +63,22 @@ inline bool is_complex_dtype(ir::ScalarType t) {
          t == ir::ScalarType::ComplexDouble;
 }
 
+/// The operand of a unary INT_TO_FLOAT reference (torch._refs'
+/// elementwise_type_promotion_wrapper): `in` converted to the computation dtype
+/// (opmath_dtype of the result), with `result` set to the dtype the op returns: the
+/// input's when floating, else float32 (integer and bool inputs). A complex input is
+/// refused (UNSUPPORTED, "" returned).
+inline std::string int_to_float_operand(Rewriter& rw, const std::string& in, ir::ScalarType& result) {
+  Meta m = rw.meta(in);
+  if (!rw.ok()) return {};
+  if (is_complex_dtype(m.dtype)) {
+    rw.unsupported("a complex input");
+    return {};
+  }
+  result = ir::is_floating(m.dtype) ? m.dtype : ir::ScalarType::Float;
+  return to_dtype(rw, in, opmath_dtype(result));
+}
+
 /// torch's pw_cast_for_opmath for one dtype: inputs of a half/bfloat16 dtype
 /// (the first up() sees) are computed in float32 (up() casts each input) and
 /// the result is cast back (down()); other dtypes pass through.

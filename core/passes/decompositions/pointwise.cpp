@@ -386,21 +386,16 @@ void logsumexp_rule(Rewriter& rw) {
   std::string self = rw.tensor("self");
   std::vector<int64_t> dims = rw.ints("dim");
   bool keepdim = rw.bool_("keepdim");
-  Meta m = rw.meta(self);
+  ir::ScalarType result = ir::ScalarType::Float;
+  std::string x = int_to_float_operand(rw, self, result);
   if (!rw.ok()) return;
-  if (is_complex_dtype(m.dtype)) {
-    rw.unsupported("complex input");
-    return;
-  }
-  const ir::ScalarType result = ir::is_floating(m.dtype) ? m.dtype : ir::ScalarType::Float;
-  std::string x = to_dtype(rw, self, opmath_dtype(result));
   auto sum_of_exp = [&](const std::string& t) {
     std::string e = rw.call("aten.exp.default", {ir::arg_tensor(t)});
     std::string sum =
         rw.call("aten.sum.dim_IntList", {ir::arg_tensor(e), ir::arg_ints(dims), ir::arg_bool(keepdim)});
     return rw.call("aten.log.default", {ir::arg_tensor(sum)});
   };
-  SymPoly numel = m.numel();
+  SymPoly numel = rw.meta(self).numel();
   if (numel.is_constant() && numel.value() == 0) {
     rw.set_outputs({to_dtype(rw, sum_of_exp(x), result)});
     return;
@@ -550,17 +545,11 @@ void var_mean_rule(Rewriter& rw) {
 void logit_rule(Rewriter& rw) {
   std::string in = rw.tensor("self");
   auto eps = rw.opt_float("eps");
-  Meta m = rw.meta(in);
+  ir::ScalarType result = ir::ScalarType::Float;
+  std::string x = int_to_float_operand(rw, in, result);
   if (!rw.ok()) return;
-  if (is_complex_dtype(m.dtype)) {
-    rw.unsupported("a complex input");
-    return;
-  }
-  const ir::ScalarType result = ir::is_floating(m.dtype) ? m.dtype : ir::ScalarType::Float;
-  const ir::ScalarType compute = opmath_dtype(result);
   const double lo = eps.value_or(-1.0);
   const double hi = 1 - lo;
-  std::string x = to_dtype(rw, in, compute);
   std::string below = rw.call("aten.lt.Scalar", {ir::arg_tensor(x), ir::arg_float(lo)});
   std::string above = rw.call("aten.gt.Scalar", {ir::arg_tensor(x), ir::arg_float(hi)});
   std::string upper = where_scalar(rw, above, ir::arg_float(hi), ir::arg_tensor(x), {Number::of_float(hi)});
@@ -612,14 +601,9 @@ void round_decimals_rule(Rewriter& rw) {
 /// where_scalar). Complex inputs are refused.
 void sinc_rule(Rewriter& rw) {
   std::string in = rw.tensor("self");
-  Meta m = rw.meta(in);
+  ir::ScalarType result = ir::ScalarType::Float;
+  std::string x = int_to_float_operand(rw, in, result);
   if (!rw.ok()) return;
-  if (is_complex_dtype(m.dtype)) {
-    rw.unsupported("a complex input");
-    return;
-  }
-  const ir::ScalarType result = ir::is_floating(m.dtype) ? m.dtype : ir::ScalarType::Float;
-  std::string x = to_dtype(rw, in, opmath_dtype(result));
   std::string a = rw.call("aten.mul.Tensor", {ir::arg_tensor(x), ir::arg_float(3.141592653589793)});
   std::string zero = rw.call("aten.eq.Scalar", {ir::arg_tensor(a), ir::arg_int(0)});
   std::string s = rw.call("aten.sin.default", {ir::arg_tensor(a)});

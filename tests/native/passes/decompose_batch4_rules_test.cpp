@@ -11,6 +11,7 @@
 using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::expect_decomposed;
+using pteforge::testing::expect_refused;
 using pteforge::testing::F;
 using pteforge::testing::ProgramBuilder;
 
@@ -18,16 +19,6 @@ namespace {
 
 constexpr ScalarType kB4Half = ScalarType::Half;
 constexpr ScalarType kB4Long = ScalarType::Long;
-
-/// Runs decompose expecting it to fail at `node` with `code` and a message containing `text`.
-void expect_batch4_refused(ExportedProgram& ep, ErrorCode code, const std::string& node,
-                           const std::string& text) {
-  Status st = pteforge::testing::decompose(ep);
-  REQUIRE_FALSE(st.ok());
-  CHECK(st.error().code == code);
-  CHECK(st.error().where.node == std::optional<std::string>(node));
-  CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
-}
 
 const std::string kB4Cpu = "layout=torch.strided, device=device(type='cpu'))\n";
 const std::string kB4Full =
@@ -82,7 +73,7 @@ TEST_CASE("decompose sinc: a complex input is refused") {
   auto c = b.input("c", ScalarType::ComplexFloat, {2});
   b.output(b.call("aten.sinc.default", {arg_tensor(c)}, {ScalarType::ComplexFloat, {2}}));
   ExportedProgram ep = b.build();
-  expect_batch4_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "sinc", "complex");
+  expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "sinc", "complex");
 }
 
 // ---- heaviside -----------------------------------------------------------------------------------
@@ -132,7 +123,7 @@ TEST_CASE("decompose heaviside: different dtypes and complex operands are refuse
     auto v = b.input("v", kB4Long, {2});
     b.output(b.call("aten.heaviside.default", {arg_tensor(x), arg_tensor(v)}, {F, {2}}));
     ExportedProgram ep = b.build();
-    expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "heaviside", "different dtypes");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "heaviside", "different dtypes");
   }
   SUBCASE("complex") {
     ProgramBuilder b;
@@ -140,7 +131,7 @@ TEST_CASE("decompose heaviside: different dtypes and complex operands are refuse
     b.output(
         b.call("aten.heaviside.default", {arg_tensor(c), arg_tensor(c)}, {ScalarType::ComplexFloat, {2}}));
     ExportedProgram ep = b.build();
-    expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "heaviside", "complex");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "heaviside", "complex");
   }
 }
 
@@ -194,7 +185,7 @@ TEST_CASE("decompose index_fill: index rank, value rank and dtype, dim and layou
     b.output(b.call("aten.index_fill.int_Tensor",
                     {arg_tensor(in), arg_int(dim), arg_tensor(i), arg_tensor(v)}, {F, {3, 3}}));
     ExportedProgram ep = b.build();
-    expect_batch4_refused(ep, code, "index_fill", text);
+    expect_refused(ep, code, "index_fill", text);
   };
   SUBCASE("2-d index") {
     refused({1, 2}, {}, F, 0, ErrorCode::INVALID_GRAPH, "Index should have dimension 1 or 0 (got 2)");
@@ -284,15 +275,14 @@ TEST_CASE("decompose binary_cross_entropy: bad reduction, integer operands and a
     b.output(b.call("aten.binary_cross_entropy.default",
                     {arg_tensor(x), arg_tensor(x), arg_none(), arg_int(3)}, {F, {2}}));
     ExportedProgram ep = b.build();
-    expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "binary_cross_entropy",
-                          "not a valid value for reduction");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "binary_cross_entropy", "not a valid value for reduction");
   }
   SUBCASE("int64") {
     ProgramBuilder b;
     auto i = b.input("i", kB4Long, {2});
     b.output(b.call("aten.binary_cross_entropy.default", {arg_tensor(i), arg_tensor(i)}, {kB4Long, {}}));
     ExportedProgram ep = b.build();
-    expect_batch4_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "binary_cross_entropy", "floating-point");
+    expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "binary_cross_entropy", "floating-point");
   }
   SUBCASE("target size") {
     ProgramBuilder b;
@@ -300,8 +290,7 @@ TEST_CASE("decompose binary_cross_entropy: bad reduction, integer operands and a
     auto y = b.input("y", F, {3});
     b.output(b.call("aten.binary_cross_entropy.default", {arg_tensor(x), arg_tensor(y)}, {F, {}}));
     ExportedProgram ep = b.build();
-    expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "binary_cross_entropy",
-                          "different to the input size");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "binary_cross_entropy", "different to the input size");
   }
 }
 
@@ -328,8 +317,7 @@ TEST_CASE("decompose trace: a self that is not 2-d is refused") {
   auto x = b.input("x", F, {3});
   b.output(b.call("aten.trace.default", {arg_tensor(x)}, {F, {}}));
   ExportedProgram ep = b.build();
-  expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "trace",
-                        "expected a matrix, but got tensor with dim 1");
+  expect_refused(ep, ErrorCode::INVALID_GRAPH, "trace", "expected a matrix, but got tensor with dim 1");
 }
 
 // ---- nll_loss_forward ----------------------------------------------------------------------------
@@ -469,7 +457,7 @@ TEST_CASE("decompose nll_loss_forward: ranks, batch size, weight size and reduct
                           {{F, {}}, {F, {}}}, {"getitem", "getitem_1"});
     b.output(r[0]);
     ExportedProgram ep = b.build();
-    expect_batch4_refused(ep, ErrorCode::INVALID_GRAPH, "nll_loss_forward", text);
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "nll_loss_forward", text);
   };
   SUBCASE("3-d self") { refused({2, 3, 4}, {2}, {}, 1, "input tensor should be 1D or 2D"); }
   SUBCASE("2-d target") { refused({2, 3}, {2, 1}, {}, 1, "multi-target not supported"); }

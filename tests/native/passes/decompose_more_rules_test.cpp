@@ -13,6 +13,7 @@
 using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::expect_decomposed;
+using pteforge::testing::expect_refused;
 using pteforge::testing::F;
 using pteforge::testing::ProgramBuilder;
 
@@ -44,15 +45,6 @@ void expect_decomposed_keeping(ExportedProgram& ep, const std::string& preserve,
   Status st = pteforge::testing::decompose(ep, {"torch.ops." + preserve});
   if (!st.ok()) FAIL(st.error().to_string());
   CHECK(pteforge::testing::typed(ep.graph()) == want);
-}
-
-/// Runs decompose expecting it to fail at `node` with `code` and a message containing `text`.
-void expect_refused(ExportedProgram& ep, ErrorCode code, const std::string& node, const std::string& text) {
-  Status st = pteforge::testing::decompose(ep);
-  REQUIRE_FALSE(st.ok());
-  CHECK(st.error().code == code);
-  CHECK(st.error().where.node == std::optional<std::string>(node));
-  CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
 }
 
 }  // namespace

@@ -13,22 +13,13 @@
 using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::expect_decomposed;
+using pteforge::testing::expect_refused;
 using pteforge::testing::F;
 using pteforge::testing::ProgramBuilder;
 
 namespace {
 
 constexpr ScalarType kH = ScalarType::Half;
-
-/// Runs decompose expecting it to fail at `node` with `code` and a message containing `text`.
-void expect_tail_refused(ExportedProgram& ep, ErrorCode code, const std::string& node,
-                         const std::string& text) {
-  Status st = pteforge::testing::decompose(ep);
-  REQUIRE_FALSE(st.ok());
-  CHECK(st.error().code == code);
-  CHECK(st.error().where.node == std::optional<std::string>(node));
-  CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
-}
 
 const std::string kTailScalarF32 = "dtype=torch.float32, layout=torch.strided, device=device(type='cpu'))\n";
 
@@ -73,7 +64,7 @@ TEST_CASE("decompose pixel_unshuffle: indivisible height or width, rank, factor 
     }
     b.output(b.call("aten.pixel_unshuffle.default", {arg_tensor(in), arg_int(r)}, {F, out}));
     ExportedProgram ep = b.build();
-    expect_tail_refused(ep, code, "pixel_unshuffle", text);
+    expect_refused(ep, code, "pixel_unshuffle", text);
   };
   SUBCASE("height not divisible") {
     refused({1, 3, 4}, 2, {4, 1, 2}, ErrorCode::INVALID_GRAPH, "divisible by downscale_factor (2)");
@@ -167,7 +158,7 @@ TEST_CASE("decompose index_add: index rank, count mismatch and a float alpha for
     b.output(b.call("aten.index_add.default", {arg_tensor(x), arg_int(0), arg_tensor(i), arg_tensor(s)},
                     {t, {4, 3}}, {{"alpha", alpha}}));
     ExportedProgram ep = b.build();
-    expect_tail_refused(ep, ErrorCode::INVALID_GRAPH, "index_add", text);
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "index_add", text);
   };
   refused({2, 1}, {2, 3}, F, arg_int(1), "Index should have dimension 1 or 0");
   refused({3}, {2, 3}, F, arg_int(1), "Number of indices (3) should be equal to source.size(dim) (2)");
@@ -245,7 +236,7 @@ TEST_CASE("decompose nan_to_num: float16 takes its finfo max uncast, integers ar
     auto c = b.input("c", ScalarType::ComplexFloat, {2});
     b.output(b.call("aten.nan_to_num.default", {arg_tensor(c)}, {ScalarType::ComplexFloat, {2}}));
     ExportedProgram ep = b.build();
-    expect_tail_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "nan_to_num", "complex");
+    expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "nan_to_num", "complex");
   }
 }
 
@@ -280,7 +271,7 @@ TEST_CASE("decompose frac: an integer input is refused") {
   auto i = b.input("i", ScalarType::Long, {2});
   b.output(b.call("aten.frac.default", {arg_tensor(i)}, {ScalarType::Long, {2}}));
   ExportedProgram ep = b.build();
-  expect_tail_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "frac", "floating-point tensors only");
+  expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "frac", "floating-point tensors only");
 }
 
 TEST_CASE("decompose deg2rad and rad2deg -> mul.Tensor by the float factor (float16 and int64 in float32)") {
@@ -310,7 +301,7 @@ TEST_CASE("decompose deg2rad and rad2deg: complex inputs are refused") {
     b.output(b.call(op, {arg_tensor(c)}, {ScalarType::ComplexFloat, {2}}));
     ExportedProgram ep = b.build();
     std::string name = std::string(op).substr(5, 7);
-    expect_tail_refused(ep, ErrorCode::INVALID_GRAPH, name, "is not supported for complex tensors");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, name, "is not supported for complex tensors");
   }
 }
 
@@ -381,7 +372,7 @@ TEST_CASE("decompose xlogy.Tensor: int64 operands compute in float32, complex is
     auto c = b.input("c", ScalarType::ComplexFloat, {2});
     b.output(b.call("aten.xlogy.Tensor", {arg_tensor(c), arg_tensor(c)}, {ScalarType::ComplexFloat, {2}}));
     ExportedProgram ep = b.build();
-    expect_tail_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "xlogy", "complex");
+    expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "xlogy", "complex");
   }
 }
 
@@ -436,14 +427,14 @@ TEST_CASE("decompose mse_loss: a bad reduction and integer operands are refused"
     auto x = b.input("x", F, {2});
     b.output(b.call("aten.mse_loss.default", {arg_tensor(x), arg_tensor(x), arg_int(3)}, {F, {2}}));
     ExportedProgram ep = b.build();
-    expect_tail_refused(ep, ErrorCode::INVALID_GRAPH, "mse_loss", "not a valid value for reduction");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "mse_loss", "not a valid value for reduction");
   }
   SUBCASE("int64") {
     ProgramBuilder b;
     auto i = b.input("i", ScalarType::Long, {2});
     b.output(b.call("aten.mse_loss.default", {arg_tensor(i), arg_tensor(i)}, {ScalarType::Long, {}}));
     ExportedProgram ep = b.build();
-    expect_tail_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "mse_loss", "floating-point tensors only");
+    expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "mse_loss", "floating-point tensors only");
   }
 }
 
@@ -478,14 +469,14 @@ TEST_CASE("decompose l1_loss: a bad reduction and complex operands are refused")
     auto x = b.input("x", F, {2});
     b.output(b.call("aten.l1_loss.default", {arg_tensor(x), arg_tensor(x), arg_int(-1)}, {F, {2}}));
     ExportedProgram ep = b.build();
-    expect_tail_refused(ep, ErrorCode::INVALID_GRAPH, "l1_loss", "not a valid value for reduction");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "l1_loss", "not a valid value for reduction");
   }
   SUBCASE("complex") {
     ProgramBuilder b;
     auto c = b.input("c", ScalarType::ComplexFloat, {2});
     b.output(b.call("aten.l1_loss.default", {arg_tensor(c), arg_tensor(c)}, {F, {}}));
     ExportedProgram ep = b.build();
-    expect_tail_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "l1_loss", "complex");
+    expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "l1_loss", "complex");
   }
 }
 
@@ -551,7 +542,7 @@ TEST_CASE("decompose smooth_l1_loss and huber_loss: negative beta, non-positive 
     auto x = b.input("x", F, {2});
     b.output(b.call(op, {arg_tensor(x), arg_tensor(x), arg_int(1), arg_float(v)}, {F, {}}));
     ExportedProgram ep = b.build();
-    expect_tail_refused(ep, ErrorCode::INVALID_GRAPH, node, text);
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, node, text);
   };
   refused("aten.smooth_l1_loss.default", -1.0, "smooth_l1_loss", "negative values for beta");
   refused("aten.huber_loss.default", 0.0, "huber_loss", "non-positive values for delta");

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -97,6 +98,16 @@ inline void expect_decomposed(ir::ExportedProgram& ep, const std::string& want) 
   CHECK(typed(ep.graph()) == want);
   Status v = ir::verify_program(ep);
   if (!v.ok()) FAIL(v.error().to_string());
+}
+
+/// Runs decompose expecting it to fail at node `node` with `code` and a message containing `text`.
+inline void expect_refused(ir::ExportedProgram& ep, ErrorCode code, const std::string& node,
+                           const std::string& text) {
+  Status st = decompose(ep);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == code);
+  CHECK(st.error().where.node == std::optional<std::string>(node));
+  CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
 }
 
 }  // namespace pteforge::testing
