@@ -241,11 +241,176 @@ void gru_rule(Rewriter& rw) {
   rw.set_outputs({out, stack(rw, final_h, 0)});
 }
 
+// ---- single-step cells (at::native, RNN.cpp) ----------------------------------------------------
+
+/// The operands of an RNN cell op, read and checked as at::native's cells check them.
+struct CellArgs {
+  std::string input;
+  std::vector<std::string> hx;  // one hidden state, two for lstm_cell
+  Layer params;
+};
+
+std::string size_text(Rewriter& rw, const SymPoly& p) { return rw.symbols().display(p); }
+
+/// Sizes that differ for sure (both concrete); symbolic ones are left to the runtime.
+bool differ(const SymPoly& a, const SymPoly& b) { return a.is_constant() && b.is_constant() && !(a == b); }
+
+/// check_rnn_cell_forward_input, check_rnn_cell_forward_hidden and
+/// check_rnn_cell_forward_weights<gates> in the order `order` gives ('i', 'h', 'w'),
+/// with torch's messages. Operands other than 2-d are refused first (torch's checks
+/// index dims 0 and 1; nn.RNNCell passes 2-d tensors).
+bool check_cell(Rewriter& rw, const CellArgs& a, int64_t gates, const std::string& order) {
+  std::string op(rw.target());
+  std::vector<std::pair<std::string, std::string>> named{{"input", a.input}};
+  for (size_t k = 0; k < a.hx.size(); ++k) named.emplace_back("hx[" + std::to_string(k) + "]", a.hx[k]);
+  named.emplace_back("w_ih", a.params.ih_w);
+  named.emplace_back("w_hh", a.params.hh_w);
+  std::vector<Meta> m;
+  for (const auto& [name, value] : named) {
+    m.push_back(rw.meta(value));
+    if (!rw.ok()) return false;
+    if (m.back().rank() != 2) {
+      rw.unsupported(name + " of rank " + std::to_string(m.back().rank()) +
+                     " (the cell takes 2-d input, hidden states and weights)");
+      return false;
+    }
+  }
+  const Meta& in = m[0];
+  const Meta& w_ih = m[m.size() - 2];
+  const Meta& w_hh = m[m.size() - 1];
+  const SymPoly& hidden = w_hh.sizes[1];
+  auto bad = [&](const std::string& what) {
+    rw.fail(ErrorCode::INVALID_GRAPH, op + ": " + what);
+    return false;
+  };
+  for (char c : order) {
+    if (c == 'i' && differ(in.sizes[1], w_ih.sizes[1])) {
+      return bad("input has inconsistent input_size: got " + size_text(rw, in.sizes[1]) + " expected " +
+                 size_text(rw, w_ih.sizes[1]));
+    }
+    if (c == 'w') {
+      SymPoly want = hidden * SymPoly(gates);
+      for (const auto& [w, name] :
+           {std::pair<const Meta*, const char*>{&w_ih, "weight_ih"}, {&w_hh, "weight_hh"}}) {
+        if (differ(w->sizes[0], want)) {
+          return bad(std::string(name) + " first dim must be " + std::to_string(gates) +
+                     " * hidden_size = " + size_text(rw, want) + ", but got " + size_text(rw, w->sizes[0]));
+        }
+      }
+    }
+    if (c == 'h') {
+      for (size_t k = 0; k < a.hx.size(); ++k) {
+        const Meta& h = m[1 + k];
+        if (differ(in.sizes[0], h.sizes[0])) {
+          return bad("Input batch size " + size_text(rw, in.sizes[0]) + " doesn't match hidden" +
+                     std::to_string(k) + " batch size " + size_text(rw, h.sizes[0]));
+        }
+        if (differ(h.sizes[1], hidden)) {
+          return bad("hidden" + std::to_string(k) + " has inconsistent hidden_size: got " +
+                     size_text(rw, h.sizes[1]) + ", expected " + size_text(rw, hidden));
+        }
+      }
+    }
+  }
+  return true;
+}
+
+CellArgs read_cell_args(Rewriter& rw, bool lstm) {
+  CellArgs a;
+  a.input = rw.tensor("input");
+  if (lstm) {
+    a.hx = rw.tensors("hx");
+  } else {
+    a.hx = {rw.tensor("hx")};
+  }
+  a.params.ih_w = rw.tensor("w_ih");
+  a.params.hh_w = rw.tensor("w_hh");
+  a.params.ih_b = rw.opt_tensor("b_ih");
+  a.params.hh_b = rw.opt_tensor("b_hh");
+  return a;
+}
+
+/// aten.rnn_tanh_cell / aten.rnn_relu_cell → at::native::rnn_tanh_cell / rnn_relu_cell
+/// (SimpleCell): nonlinearity(linear(hx, w_hh, b_hh) + linear(input, w_ih, b_ih)); the
+/// hidden projection is evaluated first (the object of add_ before its argument), add_
+/// recorded as add.Tensor, then tanh.default / relu.default. input [B, I], hx [B, H],
+/// w_ih [H, I], w_hh [H, H] → [B, H]. torch's size checks (weights, input, hidden) refused
+/// with its messages; operands other than 2-d refused.
+void simple_cell_rule(Rewriter& rw, const char* nonlinearity) {
+  CellArgs a = read_cell_args(rw, false);
+  if (!rw.ok() || !check_cell(rw, a, 1, "wih")) return;
+  std::string hh = linear(rw, a.hx[0], a.params.hh_w, a.params.hh_b);
+  std::string ih = linear(rw, a.input, a.params.ih_w, a.params.ih_b);
+  rw.set_outputs({unary(rw, nonlinearity, add(rw, hh, ih))});
+}
+void rnn_tanh_cell_rule(Rewriter& rw) { simple_cell_rule(rw, "aten.tanh.default"); }
+void rnn_relu_cell_rule(Rewriter& rw) { simple_cell_rule(rw, "aten.relu.default"); }
+
+/// aten.gru_cell → at::native::gru_cell (GRUCell): linear(input, w_ih, b_ih).unsafe_chunk(3, 1),
+/// then linear(hx, w_hh, b_hh).unsafe_chunk(3, 1) (each split_with_sizes along dim 1, as
+/// torch._decomp's unsafe_split / split.Tensor record it); r = sigmoid(h0 + i0),
+/// z = sigmoid(h1 + i1), n = tanh(i2 + h2 * r), result (hx - n) * z + n (in-place steps
+/// recorded as their functional forms). Shapes and checks as for rnn_tanh_cell, with 3 * H gates.
+void gru_cell_rule(Rewriter& rw) {
+  CellArgs a = read_cell_args(rw, false);
+  if (!rw.ok() || !check_cell(rw, a, 3, "ihw")) return;
+  auto ig = chunk(rw, linear(rw, a.input, a.params.ih_w, a.params.ih_b), 3, 1);
+  auto hg = chunk(rw, linear(rw, a.hx[0], a.params.hh_w, a.params.hh_b), 3, 1);
+  if (!rw.ok()) return;
+  if (ig.size() != 3 || hg.size() != 3) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "gru_cell: gates do not split into 3 chunks");
+    return;
+  }
+  std::string r = unary(rw, "aten.sigmoid.default", add(rw, hg[0], ig[0]));
+  std::string z = unary(rw, "aten.sigmoid.default", add(rw, hg[1], ig[1]));
+  std::string n = unary(rw, "aten.tanh.default", add(rw, ig[2], mul(rw, hg[2], r)));
+  std::string d = rw.call("aten.sub.Tensor", {ir::arg_tensor(a.hx[0]), ir::arg_tensor(n)});
+  rw.set_outputs({add(rw, mul(rw, d, z), n)});
+}
+
+/// aten.lstm_cell → at::native::lstm_cell (LSTMCell, CPU path): gates = linear(hx[0], w_hh, b_hh)
+/// + linear(input, w_ih, b_ih) (hidden projection first), unsafe_chunk(4, 1); sigmoid, sigmoid,
+/// tanh, sigmoid for the input, forget, cell and output gates; cy = f * cx + i * g (f * cx
+/// first); hy = o * tanh(cy). Returns (hy, cy), each [B, H]. hx must hold two tensors ("lstm_cell
+/// expects two hidden states"); checks input, weights (4 * H), then both hidden states.
+void lstm_cell_rule(Rewriter& rw) {
+  CellArgs a = read_cell_args(rw, true);
+  if (!rw.ok()) return;
+  if (a.hx.size() != 2) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "lstm_cell: lstm_cell expects two hidden states");
+    return;
+  }
+  if (!check_cell(rw, a, 4, "iwh")) return;
+  std::string hh = linear(rw, a.hx[0], a.params.hh_w, a.params.hh_b);
+  std::string ih = linear(rw, a.input, a.params.ih_w, a.params.ih_b);
+  auto c = chunk(rw, add(rw, hh, ih), 4, 1);
+  if (!rw.ok()) return;
+  if (c.size() != 4) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "lstm_cell: gates do not split into 4 chunks");
+    return;
+  }
+  std::string in_gate = unary(rw, "aten.sigmoid.default", c[0]);
+  std::string forget_gate = unary(rw, "aten.sigmoid.default", c[1]);
+  std::string cell_gate = unary(rw, "aten.tanh.default", c[2]);
+  std::string out_gate = unary(rw, "aten.sigmoid.default", c[3]);
+  std::string fc = mul(rw, forget_gate, a.hx[1]);
+  std::string ic = mul(rw, in_gate, cell_gate);
+  std::string cy = add(rw, fc, ic);
+  std::string hy = mul(rw, out_gate, unary(rw, "aten.tanh.default", cy));
+  rw.set_outputs({hy, cy});
+}
+
 }  // namespace
 
 void add_rnn_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.lstm.input", lstm_rule, "torch._decomp.decompositions.lstm_impl (one_layer_lstm, lstm_cell)"});
   out.push_back({"aten.gru.input", gru_rule, "torch._decomp.decompositions.gru_impl (one_layer_rnn, gru_cell)"});
+  out.push_back(
+      {"aten.rnn_tanh_cell.default", rnn_tanh_cell_rule, "at::native::rnn_tanh_cell (RNN.cpp, SimpleCell)"});
+  out.push_back(
+      {"aten.rnn_relu_cell.default", rnn_relu_cell_rule, "at::native::rnn_relu_cell (RNN.cpp, SimpleCell)"});
+  out.push_back({"aten.gru_cell.default", gru_cell_rule, "at::native::gru_cell (RNN.cpp, GRUCell)"});
+  out.push_back({"aten.lstm_cell.default", lstm_cell_rule, "at::native::lstm_cell (RNN.cpp, LSTMCell)"});
 }
 
 }  // namespace pteforge::passes::decomp

@@ -1,0 +1,229 @@
+// Decomposition rules for the single-step RNN cells (rnn_tanh_cell, rnn_relu_cell, gru_cell, lstm_cell): the
+// exact node list after the pass (typed printer form) and the refused cases.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/program_builder.h"
+#include "decompose_test_util.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+using pteforge::testing::expect_decomposed;
+using pteforge::testing::F;
+using pteforge::testing::ProgramBuilder;
+
+namespace {
+
+/// Runs decompose expecting it to fail at `node` with `code` and a message containing `text`.
+void expect_batch5_refused(ExportedProgram& ep, ErrorCode code, const std::string& node,
+                           const std::string& text) {
+  Status st = pteforge::testing::decompose(ep);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == code);
+  CHECK(st.error().where.node == std::optional<std::string>(node));
+  CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
+}
+
+/// A cell program: input [3, 4], hx [3, 2], w_ih [gates * 2, 4], w_hh [gates * 2, 2] and,
+/// when `biases`, b_ih / b_hh [gates * 2].
+struct CellOperands {
+  std::string x, h, wih, whh;
+  Argument bih = arg_none(), bhh = arg_none();
+};
+CellOperands cell_operands(ProgramBuilder& b, int64_t gates, bool bih, bool bhh) {
+  CellOperands o;
+  o.wih = b.parameter("p_wih", "cell.weight_ih", F, {gates * 2, 4});
+  o.whh = b.parameter("p_whh", "cell.weight_hh", F, {gates * 2, 2});
+  if (bih) o.bih = arg_tensor(b.parameter("p_bih", "cell.bias_ih", F, {gates * 2}));
+  if (bhh) o.bhh = arg_tensor(b.parameter("p_bhh", "cell.bias_hh", F, {gates * 2}));
+  o.x = b.input("x", F, {3, 4});
+  o.h = b.input("h", F, {3, 2});
+  return o;
+}
+
+}  // namespace
+
+// ---- rnn_tanh_cell / rnn_relu_cell ---------------------------------------------------------------
+
+TEST_CASE("decompose rnn_tanh_cell -> linear(hx) first, linear(input), add, tanh") {
+  ProgramBuilder b;
+  CellOperands o = cell_operands(b, 1, true, true);
+  b.output(b.call("aten.rnn_tanh_cell.default",
+                  {arg_tensor(o.x), arg_tensor(o.h), arg_tensor(o.wih), arg_tensor(o.whh), o.bih, o.bhh},
+                  {F, {3, 2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%p_wih: float32[2, 4], %p_whh: float32[2, 2], %p_bih: float32[2], %p_bhh: "
+                    "float32[2], %x: float32[3, 4], %h: float32[3, 2]):\n"
+                    "  %permute: float32[2, 2] = aten.permute.default(%p_whh, [1, 0])\n"
+                    "  %addmm: float32[3, 2] = aten.addmm.default(%p_bhh, %h, %permute)\n"
+                    "  %permute_1: float32[4, 2] = aten.permute.default(%p_wih, [1, 0])\n"
+                    "  %addmm_1: float32[3, 2] = aten.addmm.default(%p_bih, %x, %permute_1)\n"
+                    "  %add: float32[3, 2] = aten.add.Tensor(%addmm, %addmm_1)\n"
+                    "  %tanh: float32[3, 2] = aten.tanh.default(%add)\n"
+                    "  return (%tanh)\n");
+}
+
+TEST_CASE("decompose rnn_relu_cell without biases -> mm, mm, add, relu") {
+  ProgramBuilder b;
+  CellOperands o = cell_operands(b, 1, false, false);
+  b.output(b.call("aten.rnn_relu_cell.default",
+                  {arg_tensor(o.x), arg_tensor(o.h), arg_tensor(o.wih), arg_tensor(o.whh)}, {F, {3, 2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%p_wih: float32[2, 4], %p_whh: float32[2, 2], %x: float32[3, 4], %h: float32[3, 2]):\n"
+      "  %permute: float32[2, 2] = aten.permute.default(%p_whh, [1, 0])\n"
+      "  %mm: float32[3, 2] = aten.mm.default(%h, %permute)\n"
+      "  %permute_1: float32[4, 2] = aten.permute.default(%p_wih, [1, 0])\n"
+      "  %mm_1: float32[3, 2] = aten.mm.default(%x, %permute_1)\n"
+      "  %add: float32[3, 2] = aten.add.Tensor(%mm, %mm_1)\n"
+      "  %relu: float32[3, 2] = aten.relu.default(%add)\n"
+      "  return (%relu)\n");
+}
+
+// ---- gru_cell ------------------------------------------------------------------------------------
+
+TEST_CASE("decompose gru_cell -> linear(input) split, linear(hx) split, gates, (hx - n) * z + n") {
+  ProgramBuilder b;
+  CellOperands o = cell_operands(b, 3, true, true);
+  b.output(b.call("aten.gru_cell.default",
+                  {arg_tensor(o.x), arg_tensor(o.h), arg_tensor(o.wih), arg_tensor(o.whh), o.bih, o.bhh},
+                  {F, {3, 2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%p_wih: float32[6, 4], %p_whh: float32[6, 2], %p_bih: float32[6], %p_bhh: "
+                    "float32[6], %x: float32[3, 4], %h: float32[3, 2]):\n"
+                    "  %permute: float32[4, 6] = aten.permute.default(%p_wih, [1, 0])\n"
+                    "  %addmm: float32[3, 6] = aten.addmm.default(%p_bih, %x, %permute)\n"
+                    "  [%getitem: float32[3, 2], %getitem_1: float32[3, 2], %getitem_2: float32[3, 2]] = "
+                    "aten.split_with_sizes.default(%addmm, [2, 2, 2], 1)  # split_with_sizes\n"
+                    "  %permute_1: float32[2, 6] = aten.permute.default(%p_whh, [1, 0])\n"
+                    "  %addmm_1: float32[3, 6] = aten.addmm.default(%p_bhh, %h, %permute_1)\n"
+                    "  [%getitem_3: float32[3, 2], %getitem_4: float32[3, 2], %getitem_5: float32[3, 2]] = "
+                    "aten.split_with_sizes.default(%addmm_1, [2, 2, 2], 1)  # split_with_sizes_1\n"
+                    "  %add: float32[3, 2] = aten.add.Tensor(%getitem_3, %getitem)\n"
+                    "  %sigmoid: float32[3, 2] = aten.sigmoid.default(%add)\n"
+                    "  %add_1: float32[3, 2] = aten.add.Tensor(%getitem_4, %getitem_1)\n"
+                    "  %sigmoid_1: float32[3, 2] = aten.sigmoid.default(%add_1)\n"
+                    "  %mul: float32[3, 2] = aten.mul.Tensor(%getitem_5, %sigmoid)\n"
+                    "  %add_2: float32[3, 2] = aten.add.Tensor(%getitem_2, %mul)\n"
+                    "  %tanh: float32[3, 2] = aten.tanh.default(%add_2)\n"
+                    "  %sub: float32[3, 2] = aten.sub.Tensor(%h, %tanh)\n"
+                    "  %mul_1: float32[3, 2] = aten.mul.Tensor(%sub, %sigmoid_1)\n"
+                    "  %add_3: float32[3, 2] = aten.add.Tensor(%mul_1, %tanh)\n"
+                    "  return (%add_3)\n");
+}
+
+// ---- lstm_cell -----------------------------------------------------------------------------------
+
+TEST_CASE("decompose lstm_cell (b_hh only) -> linear(hx) first, split 4, gates, cy, hy") {
+  ProgramBuilder b;
+  CellOperands o = cell_operands(b, 4, false, true);
+  auto c = b.input("c", F, {3, 2});
+  b.call_multi("aten.lstm_cell.default",
+               {arg_tensor(o.x), arg_tensors({o.h, c}), arg_tensor(o.wih), arg_tensor(o.whh), o.bih, o.bhh},
+               {{F, {3, 2}}, {F, {3, 2}}}, {"hy", "cy"});
+  b.output("hy");
+  b.output("cy");
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%p_wih: float32[8, 4], %p_whh: float32[8, 2], %p_bhh: float32[8], %x: float32[3, 4], %h: "
+      "float32[3, 2], %c: float32[3, 2]):\n"
+      "  %permute: float32[2, 8] = aten.permute.default(%p_whh, [1, 0])\n"
+      "  %addmm: float32[3, 8] = aten.addmm.default(%p_bhh, %h, %permute)\n"
+      "  %permute_1: float32[4, 8] = aten.permute.default(%p_wih, [1, 0])\n"
+      "  %mm: float32[3, 8] = aten.mm.default(%x, %permute_1)\n"
+      "  %add: float32[3, 8] = aten.add.Tensor(%addmm, %mm)\n"
+      "  [%getitem: float32[3, 2], %getitem_1: float32[3, 2], %getitem_2: float32[3, 2], %getitem_3: "
+      "float32[3, 2]] = aten.split_with_sizes.default(%add, [2, 2, 2, 2], 1)  # split_with_sizes\n"
+      "  %sigmoid: float32[3, 2] = aten.sigmoid.default(%getitem)\n"
+      "  %sigmoid_1: float32[3, 2] = aten.sigmoid.default(%getitem_1)\n"
+      "  %tanh: float32[3, 2] = aten.tanh.default(%getitem_2)\n"
+      "  %sigmoid_2: float32[3, 2] = aten.sigmoid.default(%getitem_3)\n"
+      "  %mul: float32[3, 2] = aten.mul.Tensor(%sigmoid_1, %c)\n"
+      "  %mul_1: float32[3, 2] = aten.mul.Tensor(%sigmoid, %tanh)\n"
+      "  %add_1: float32[3, 2] = aten.add.Tensor(%mul, %mul_1)\n"
+      "  %tanh_1: float32[3, 2] = aten.tanh.default(%add_1)\n"
+      "  %mul_2: float32[3, 2] = aten.mul.Tensor(%sigmoid_2, %tanh_1)\n"
+      "  return (%mul_2, %add_1)\n");
+}
+
+// ---- refused -------------------------------------------------------------------------------------
+
+TEST_CASE("decompose rnn cells: torch's size checks and non-2-d operands are refused") {
+  SUBCASE("rnn_tanh_cell weight_ih rows") {
+    ProgramBuilder b;
+    auto wih = b.parameter("p_wih", "cell.weight_ih", F, {3, 4});
+    auto whh = b.parameter("p_whh", "cell.weight_hh", F, {2, 2});
+    auto x = b.input("x", F, {3, 4});
+    auto h = b.input("h", F, {3, 2});
+    b.output(b.call("aten.rnn_tanh_cell.default",
+                    {arg_tensor(x), arg_tensor(h), arg_tensor(wih), arg_tensor(whh)}, {F, {3, 2}}));
+    ExportedProgram ep = b.build();
+    expect_batch5_refused(ep, ErrorCode::INVALID_GRAPH, "rnn_tanh_cell",
+                          "weight_ih first dim must be 1 * hidden_size = 2, but got 3");
+  }
+  SUBCASE("gru_cell input size") {
+    ProgramBuilder b;
+    auto wih = b.parameter("p_wih", "cell.weight_ih", F, {6, 5});
+    auto whh = b.parameter("p_whh", "cell.weight_hh", F, {6, 2});
+    auto x = b.input("x", F, {3, 4});
+    auto h = b.input("h", F, {3, 2});
+    b.output(b.call("aten.gru_cell.default", {arg_tensor(x), arg_tensor(h), arg_tensor(wih), arg_tensor(whh)},
+                    {F, {3, 2}}));
+    ExportedProgram ep = b.build();
+    expect_batch5_refused(ep, ErrorCode::INVALID_GRAPH, "gru_cell",
+                          "input has inconsistent input_size: got 4 expected 5");
+  }
+  SUBCASE("lstm_cell cell state batch and hidden size") {
+    ProgramBuilder b;
+    CellOperands o = cell_operands(b, 4, false, false);
+    auto c = b.input("c", F, {2, 2});
+    b.call_multi("aten.lstm_cell.default",
+                 {arg_tensor(o.x), arg_tensors({o.h, c}), arg_tensor(o.wih), arg_tensor(o.whh)},
+                 {{F, {3, 2}}, {F, {3, 2}}}, {"hy", "cy"});
+    b.output("hy");
+    b.output("cy");
+    ExportedProgram ep = b.build();
+    expect_batch5_refused(ep, ErrorCode::INVALID_GRAPH, "lstm_cell",
+                          "Input batch size 3 doesn't match hidden1 batch size 2");
+  }
+  SUBCASE("lstm_cell with one hidden state") {
+    ProgramBuilder b;
+    CellOperands o = cell_operands(b, 4, false, false);
+    b.call_multi("aten.lstm_cell.default",
+                 {arg_tensor(o.x), arg_tensors({o.h}), arg_tensor(o.wih), arg_tensor(o.whh)},
+                 {{F, {3, 2}}, {F, {3, 2}}}, {"hy", "cy"});
+    b.output("hy");
+    b.output("cy");
+    ExportedProgram ep = b.build();
+    expect_batch5_refused(ep, ErrorCode::INVALID_GRAPH, "lstm_cell", "lstm_cell expects two hidden states");
+  }
+  SUBCASE("rnn_relu_cell hidden size") {
+    ProgramBuilder b;
+    auto wih = b.parameter("p_wih", "cell.weight_ih", F, {2, 4});
+    auto whh = b.parameter("p_whh", "cell.weight_hh", F, {2, 2});
+    auto x = b.input("x", F, {3, 4});
+    auto h = b.input("h", F, {3, 5});
+    b.output(b.call("aten.rnn_relu_cell.default",
+                    {arg_tensor(x), arg_tensor(h), arg_tensor(wih), arg_tensor(whh)}, {F, {3, 2}}));
+    ExportedProgram ep = b.build();
+    expect_batch5_refused(ep, ErrorCode::INVALID_GRAPH, "rnn_relu_cell",
+                          "hidden0 has inconsistent hidden_size: got 5, expected 2");
+  }
+  SUBCASE("unbatched (1-d) input") {
+    ProgramBuilder b;
+    auto wih = b.parameter("p_wih", "cell.weight_ih", F, {2, 4});
+    auto whh = b.parameter("p_whh", "cell.weight_hh", F, {2, 2});
+    auto x = b.input("x", F, {4});
+    auto h = b.input("h", F, {2});
+    b.output(b.call("aten.rnn_tanh_cell.default",
+                    {arg_tensor(x), arg_tensor(h), arg_tensor(wih), arg_tensor(whh)}, {F, {2}}));
+    ExportedProgram ep = b.build();
+    expect_batch5_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "rnn_tanh_cell", "input of rank 1");
+  }
+}
