@@ -1,4 +1,4 @@
-// Pooling: adaptive average pooling and max_pool2d.
+// Pooling: adaptive average pooling and max_pool2d; nearest 1-d upsampling.
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
@@ -143,6 +143,72 @@ void adaptive_max_pool2d_rule(Rewriter& rw) {
   rw.set_outputs(outs);
 }
 
+/// torch._decomp _upsample_nearest for one spatial dim (upsample_nearest1d, exact = false;
+/// _upsample_nearest_exact1d, exact = true) under its pw_cast_for_opmath (float16 / bfloat16
+/// input in float32 and back): scale = isize / (isize * scales) for scales > 0, else
+/// isize / osize (a Python float); arange(osize, dtype=float32, device) (as
+/// arange.start_step), add.Tensor(·, 0.0 or 0.5), mul.Tensor(·, scale), _to_copy to int64,
+/// _unsafe_index(input, [None, None, idx]) recorded as index.Tensor. input [N, C, L] →
+/// [N, C, osize]. A non-3-d input, a symbolic L or output size and non-positive sizes are
+/// refused; so is scales <= 0 (PyTorch releases differ there: older ones take isize / (isize *
+/// scales) as given, newer ones fall back to isize / osize).
+void upsample_nearest1d_common(Rewriter& rw, bool exact) {
+  std::string x = rw.tensor("self");
+  auto osz = rw.syms("output_size");
+  std::optional<double> scales = rw.opt_float("scales");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  std::string op(rw.target());
+  if (osz.size() != 1) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            op + ": It is expected output_size equals to 1, but got size " + std::to_string(osz.size()));
+    return;
+  }
+  if (m.rank() != 3) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            op + ": It is expected input_size equals to 3, but got size " + std::to_string(m.rank()));
+    return;
+  }
+  const SymPoly& isize = m.sizes[2];
+  if (!isize.is_constant() || !osz[0].is_constant()) {
+    rw.unsupported("a symbolic input length or output size (the index scale is computed from both)");
+    return;
+  }
+  if (isize.value() <= 0 || osz[0].value() <= 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            op + ": Input and output sizes should be greater than 0, but got input size " +
+                std::to_string(isize.value()) + " and output size " + std::to_string(osz[0].value()));
+    return;
+  }
+  if (scales && !(*scales > 0)) {
+    rw.unsupported("scales <= 0 (PyTorch versions disagree on the index scale it gives)");
+    return;
+  }
+  double in = static_cast<double>(isize.value());
+  double scale = scales ? in / (in * *scales) : in / static_cast<double>(osz[0].value());
+  OpMath om{rw};
+  std::string input = om.up(x);
+  std::string idx =
+      rw.call("aten.arange.start_step", {ir::arg_int(0), ir::arg_int(osz[0].value()), ir::arg_int(1)},
+              {{"dtype", ir::arg_dtype(ir::ScalarType::Float)},
+               {"layout", ir::arg_layout(ir::Layout::Strided)},
+               {"device", ir::arg_device(m.device)},
+               {"pin_memory", ir::arg_bool(false)}});
+  idx = rw.call("aten.add.Tensor", {ir::arg_tensor(idx), ir::arg_float(exact ? 0.5 : 0.0)});
+  idx = rw.call("aten.mul.Tensor", {ir::arg_tensor(idx), ir::arg_float(scale)});
+  idx = to_dtype(rw, idx, ir::ScalarType::Long);
+  if (!rw.ok()) return;
+  std::vector<ir::OptionalTensorArgument> indices{ir::OptionalTensorArgument{std::nullopt},
+                                                  ir::OptionalTensorArgument{std::nullopt},
+                                                  ir::OptionalTensorArgument{idx}};
+  std::string out =
+      rw.call("aten.index.Tensor",
+              {ir::arg_tensor(input), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(indices))});
+  rw.set_outputs({om.down(out)});
+}
+void upsample_nearest1d_rule(Rewriter& rw) { upsample_nearest1d_common(rw, false); }
+void upsample_nearest_exact1d_rule(Rewriter& rw) { upsample_nearest1d_common(rw, true); }
+
 }  // namespace
 
 void add_pooling_decompositions(std::vector<Decomposition>& out) {
@@ -155,6 +221,10 @@ void add_pooling_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.adaptive_max_pool2d.default", adaptive_max_pool2d_rule,
                  "torch._inductor.decomposition.adaptive_max_pool2d (divisible sizes)"});
   out.push_back({"aten.max_pool2d.default", max_pool2d_rule, "at::native::max_pool2d (MaxPooling.cpp)"});
+  out.push_back({"aten.upsample_nearest1d.default", upsample_nearest1d_rule,
+                 "torch._decomp upsample_nearest1d (_upsample_nearest, _compute_upsample_nearest_indices)"});
+  out.push_back({"aten._upsample_nearest_exact1d.default", upsample_nearest_exact1d_rule,
+                 "torch._decomp upsample_nearest_exact1d (_upsample_nearest with exact=True)"});
 }
 
 }  // namespace pteforge::passes::decomp

@@ -1,5 +1,6 @@
-// Decomposition rules for the single-step RNN cells (rnn_tanh_cell, rnn_relu_cell, gru_cell, lstm_cell): the
-// exact node list after the pass (typed printer form) and the refused cases.
+// Decomposition rules for the single-step RNN cells (rnn_tanh_cell, rnn_relu_cell, gru_cell, lstm_cell) and
+// 1-d nearest upsampling (upsample_nearest1d, _upsample_nearest_exact1d): the exact node list after the pass
+// (typed printer form), the float16 opmath form, and the refused cases.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -225,5 +226,61 @@ TEST_CASE("decompose rnn cells: torch's size checks and non-2-d operands are ref
                     {arg_tensor(x), arg_tensor(h), arg_tensor(wih), arg_tensor(whh)}, {F, {2}}));
     ExportedProgram ep = b.build();
     expect_batch5_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "rnn_tanh_cell", "input of rank 1");
+  }
+}
+// ---- upsample_nearest1d / _upsample_nearest_exact1d ----------------------------------------------
+
+TEST_CASE("decompose upsample_nearest1d -> arange(float32), add 0.0, mul isize / osize, to int64, index") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 2, 3});
+  b.output(b.call("aten.upsample_nearest1d.default", {arg_tensor(x), arg_ints({5})}, {F, {1, 2, 5}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[1, 2, 3]):\n"
+                    "  %arange: float32[5] = aten.arange.start_step(0, 5, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %add: float32[5] = aten.add.Tensor(%arange, 0.0)\n"
+                    "  %mul: float32[5] = aten.mul.Tensor(%add, 0.6)\n"
+                    "  %_to_copy: int64[5] = aten._to_copy.default(%mul, dtype=torch.int64)\n"
+                    "  %index: float32[1, 2, 5] = aten.index.Tensor(%x, [None, None, %_to_copy])\n"
+                    "  return (%index)\n");
+}
+
+TEST_CASE(
+    "decompose _upsample_nearest_exact1d (float16, scales given) -> float32, add 0.5, scale 1 / scales") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Half, {2, 1, 4});
+  b.output(b.call("aten._upsample_nearest_exact1d.default", {arg_tensor(x), arg_ints({2}), arg_float(0.5)},
+                  {ScalarType::Half, {2, 1, 2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float16[2, 1, 4]):\n"
+                    "  %_to_copy: float32[2, 1, 4] = aten._to_copy.default(%x, dtype=torch.float32)\n"
+                    "  %arange: float32[2] = aten.arange.start_step(0, 2, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %add: float32[2] = aten.add.Tensor(%arange, 0.5)\n"
+                    "  %mul: float32[2] = aten.mul.Tensor(%add, 2.0)\n"
+                    "  %_to_copy_1: int64[2] = aten._to_copy.default(%mul, dtype=torch.int64)\n"
+                    "  %index: float32[2, 1, 2] = aten.index.Tensor(%_to_copy, [None, None, %_to_copy_1])\n"
+                    "  %_to_copy_2: float16[2, 1, 2] = aten._to_copy.default(%index, dtype=torch.float16)\n"
+                    "  return (%_to_copy_2)\n");
+}
+
+TEST_CASE("decompose upsample_nearest1d: a non-3-d input and scales <= 0 are refused") {
+  SUBCASE("2-d input") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {2, 3});
+    b.output(b.call("aten.upsample_nearest1d.default", {arg_tensor(x), arg_ints({6})}, {F, {2, 6}}));
+    ExportedProgram ep = b.build();
+    expect_batch5_refused(ep, ErrorCode::INVALID_GRAPH, "upsample_nearest1d",
+                          "It is expected input_size equals to 3, but got size 2");
+  }
+  SUBCASE("negative scales") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {1, 2, 3});
+    b.output(b.call("aten._upsample_nearest_exact1d.default", {arg_tensor(x), arg_ints({6}), arg_float(-2.0)},
+                    {F, {1, 2, 6}}));
+    ExportedProgram ep = b.build();
+    expect_batch5_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "_upsample_nearest_exact1d", "scales <= 0");
   }
 }
