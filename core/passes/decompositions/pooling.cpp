@@ -1,4 +1,4 @@
-// Pooling: adaptive average pooling and max_pool2d; nearest 1-d upsampling.
+// Pooling: adaptive average pooling, max_pool1d/2d/3d; nearest 1-d upsampling.
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
@@ -62,6 +62,21 @@ void max_pool2d_rule(Rewriter& rw) {
   std::vector<ir::Argument> args{ir::arg_tensor(x)};
   for (const char* name : {"kernel_size", "stride", "padding", "dilation", "ceil_mode"}) args.push_back(rw.raw(name));
   auto outs = rw.call_multi("aten.max_pool2d_with_indices.default", std::move(args), {}, {true, false});
+  if (!rw.ok()) return;
+  rw.set_outputs({outs[0]});
+}
+
+/// aten.max_pool3d.default → at::native::max_pool3d (MaxPooling.cpp; no mkldnn tensors in an
+/// export): max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
+/// + getitem 0, the arguments as given (trailing defaults dropped as the tracer drops them).
+/// input [N, C, D, H, W] or [C, D, H, W].
+void max_pool3d_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  if (!rw.ok()) return;
+  std::vector<ir::Argument> args{ir::arg_tensor(x)};
+  for (const char* name : {"kernel_size", "stride", "padding", "dilation", "ceil_mode"})
+    args.push_back(rw.raw(name));
+  auto outs = rw.call_multi("aten.max_pool3d_with_indices.default", std::move(args), {}, {true, false});
   if (!rw.ok()) return;
   rw.set_outputs({outs[0]});
 }
@@ -221,6 +236,7 @@ void add_pooling_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.adaptive_max_pool2d.default", adaptive_max_pool2d_rule,
                  "torch._inductor.decomposition.adaptive_max_pool2d (divisible sizes)"});
   out.push_back({"aten.max_pool2d.default", max_pool2d_rule, "at::native::max_pool2d (MaxPooling.cpp)"});
+  out.push_back({"aten.max_pool3d.default", max_pool3d_rule, "at::native::max_pool3d (MaxPooling.cpp)"});
   out.push_back({"aten.upsample_nearest1d.default", upsample_nearest1d_rule,
                  "torch._decomp upsample_nearest1d (_upsample_nearest, _compute_upsample_nearest_indices)"});
   out.push_back({"aten._upsample_nearest_exact1d.default", upsample_nearest_exact1d_rule,

@@ -1373,24 +1373,30 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     }
     return one(result(x.dtype, sizes, strides, any_grad(ins)));
   }
-  if (name == "max_pool2d_with_indices" || name == "avg_pool2d") {
+  if (name == "max_pool2d_with_indices" || name == "avg_pool2d" || name == "max_pool3d_with_indices") {
+    // max_pool3d_with_indices: the same rule over 3 spatial dims (4-d or 5-d input).
+    const bool three = name == "max_pool3d_with_indices";
+    const size_t nsp = three ? 3 : 2;
+    const bool with_indices = name != "avg_pool2d";
     PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> k, a.ints("kernel_size"));
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> s, a.ints("stride"));
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<int64_t> p, a.ints("padding"));
-    std::vector<int64_t> d{1, 1};
-    if (name == "max_pool2d_with_indices") {
+    std::vector<int64_t> d(nsp, 1);
+    if (with_indices) {
       PTEFORGE_ASSIGN_OR_RETURN(d, a.ints("dilation"));
     }
     PTEFORGE_ASSIGN_OR_RETURN(bool ceil_mode, a.bool_("ceil_mode"));
-    k = expand_param(k, 2);
-    s = s.empty() ? k : expand_param(s, 2);
-    p = expand_param(p, 2);
-    d = expand_param(d, 2);
-    if (x.rank() < 3 || x.rank() > 4 || k.size() != 2 || s.size() != 2 || p.size() != 2 || d.size() != 2) {
-      return shape_error(op, "expects a 3-d or 4-d input and 2-element parameters");
+    k = expand_param(k, nsp);
+    s = s.empty() ? k : expand_param(s, nsp);
+    p = expand_param(p, nsp);
+    d = expand_param(d, nsp);
+    if (x.rank() < nsp + 1 || x.rank() > nsp + 2 || k.size() != nsp || s.size() != nsp || p.size() != nsp ||
+        d.size() != nsp) {
+      return shape_error(op, three ? "expects a 4-d or 5-d input and 3-element parameters"
+                                   : "expects a 3-d or 4-d input and 2-element parameters");
     }
-    for (size_t i = 0; i < 2; ++i) {
+    for (size_t i = 0; i < nsp; ++i) {
       PTEFORGE_TRY(check_param(op, "kernel size", k[i], 1));
       PTEFORGE_TRY(check_param(op, "stride", s[i], 1));
       PTEFORGE_TRY(check_param(op, "padding", p[i], 0));
@@ -1401,9 +1407,9 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
                                    std::to_string(k[i]));
       }
     }
-    std::vector<SymPoly> sizes(x.sizes.begin(), x.sizes.end() - 2);
-    for (size_t i = 0; i < 2; ++i) {
-      const SymPoly& n = x.sizes[x.rank() - 2 + i];
+    std::vector<SymPoly> sizes(x.sizes.begin(), x.sizes.end() - static_cast<std::ptrdiff_t>(nsp));
+    for (size_t i = 0; i < nsp; ++i) {
+      const SymPoly& n = x.sizes[x.rank() - nsp + i];
       if (!n.is_constant()) return limitation(op, "symbolic spatial size");
       PTEFORGE_ASSIGN_OR_RETURN(int64_t len, pool_out(op, n.value(), k[i], s[i], p[i], d[i], ceil_mode));
       sizes.emplace_back(len);
@@ -1414,7 +1420,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     shaped.strides = contiguous_strides(sizes);
     if (!is_contiguous(x) && is_dense(x, st)) shaped.strides = strides_for_order(sizes, dim_order(x, st));
     std::vector<Meta> out{result(x.dtype, sizes, shaped.strides, x.requires_grad)};
-    if (name == "max_pool2d_with_indices") out.push_back(result(ir::ScalarType::Long, sizes, shaped.strides, false));
+    if (with_indices) out.push_back(result(ir::ScalarType::Long, sizes, shaped.strides, false));
     return out;
   }
   if (name == "_adaptive_avg_pool2d") {

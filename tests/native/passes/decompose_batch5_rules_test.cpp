@@ -1,6 +1,6 @@
-// Decomposition rules for the single-step RNN cells (rnn_tanh_cell, rnn_relu_cell, gru_cell, lstm_cell) and
-// 1-d nearest upsampling (upsample_nearest1d, _upsample_nearest_exact1d): the exact node list after the pass
-// (typed printer form), the float16 opmath form, and the refused cases.
+// Decomposition rules for the single-step RNN cells (rnn_tanh_cell, rnn_relu_cell, gru_cell, lstm_cell), 1-d
+// nearest upsampling (upsample_nearest1d, _upsample_nearest_exact1d) and max_pool3d: the exact node list
+// after the pass (typed printer form), the float16 opmath form, and the refused cases.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -283,4 +283,25 @@ TEST_CASE("decompose upsample_nearest1d: a non-3-d input and scales <= 0 are ref
     ExportedProgram ep = b.build();
     expect_batch5_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "_upsample_nearest_exact1d", "scales <= 0");
   }
+}
+// ---- max_pool3d ----------------------------------------------------------------------------------
+
+TEST_CASE("decompose max_pool3d -> max_pool3d_with_indices (arguments as given) + getitem 0") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 2, 4, 4, 4});
+  auto y = b.input("y", F, {2, 5, 6, 7});
+  b.output(b.call("aten.max_pool3d.default", {arg_tensor(x), arg_ints({2, 2, 2})}, {F, {1, 2, 2, 2, 2}}));
+  b.output(b.call("aten.max_pool3d.default",
+                  {arg_tensor(y), arg_ints({3, 3, 3}), arg_ints({1, 2, 2}), arg_ints({1, 1, 1}),
+                   arg_ints({1, 1, 1}), arg_bool(true)},
+                  {F, {2, 5, 4, 4}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[1, 2, 4, 4, 4], %y: float32[2, 5, 6, 7]):\n"
+                    "  %getitem: float32[1, 2, 2, 2, 2], %max_pool3d_with_indices_unused_1: int64[1, 2, 2, "
+                    "2, 2] = aten.max_pool3d_with_indices.default(%x, [2, 2, 2])  # max_pool3d_with_indices\n"
+                    "  %getitem_1: float32[2, 5, 4, 4], %max_pool3d_with_indices_1_unused_1: int64[2, 5, 4, "
+                    "4] = aten.max_pool3d_with_indices.default(%y, [3, 3, 3], [1, 2, 2], [1, 1, 1], [1, 1, "
+                    "1], True)  # max_pool3d_with_indices_1\n"
+                    "  return (%getitem, %getitem_1)\n");
 }
