@@ -1,6 +1,7 @@
-// Recurrent layers: aten.lstm.input and aten.gru.input, unrolled over time as
-// torch._decomp's lstm_impl / gru_impl do (one_layer_lstm / one_layer_rnn with
-// lstm_cell / gru_cell). The mkldnn_rnn_layer variant torch picks on mkldnn CPU
+// Recurrent layers: aten.lstm.input, aten.gru.input, aten.rnn_tanh.input and
+// aten.rnn_relu.input, unrolled over time as torch._decomp's lstm_impl / gru_impl /
+// rnn_tanh_input / rnn_relu_input do (one_layer_lstm / one_layer_rnn with lstm_cell /
+// gru_cell / rnn_cell). The mkldnn_rnn_layer variant torch picks on mkldnn CPU
 // builds is not Core ATen and is not reproduced.
 #include <algorithm>
 #include <tuple>
@@ -114,16 +115,20 @@ std::tuple<std::string, std::string, std::string> one_layer_lstm(Rewriter& rw, c
   return {out, squeeze_dims(rw, hx, {sq}), squeeze_dims(rw, cx, {sq})};
 }
 
-/// one_layer_rnn with gru_cell: returns (out, final h).
-std::pair<std::string, std::string> one_layer_gru(Rewriter& rw, const std::string& input, const std::string& h0,
-                                                  const Layer& l, bool reverse) {
+/// one_layer_rnn with gru_cell (`nonlinearity` null) or with rnn_cell(nonlinearity)
+/// (nonlinearity(linear(h, w_hh, b_hh) + x): "aten.tanh.default" / "aten.relu.default"):
+/// returns (out, final h).
+std::pair<std::string, std::string> one_layer_rnn(Rewriter& rw, const std::string& input,
+                                                  const std::string& h0, const Layer& l, bool reverse,
+                                                  const char* nonlinearity) {
   std::string pre = linear(rw, input, l.ih_w, l.ih_b);
   if (reverse) pre = flip0(rw, pre);
   std::string h = unsqueeze(rw, h0, 0);
   std::vector<std::string> steps;
   for (const auto& x : unbind(rw, pre, 0)) {
     if (!rw.ok()) return {};
-    h = gru_cell(rw, x, h, l);
+    h = nonlinearity ? unary(rw, nonlinearity, add(rw, linear(rw, h, l.hh_w, l.hh_b), x))
+                     : gru_cell(rw, x, h, l);
     steps.push_back(h);
   }
   if (reverse) std::reverse(steps.begin(), steps.end());
@@ -207,8 +212,11 @@ void lstm_rule(Rewriter& rw) {
   rw.set_outputs({out, hn, cn});
 }
 
-/// aten.gru.input → torch._decomp gru_impl (_rnn_helper + one_layer_rnn with gru_cell).
-void gru_rule(Rewriter& rw) {
+/// aten.gru.input → torch._decomp gru_impl (_rnn_helper + one_layer_rnn with gru_cell);
+/// aten.rnn_tanh.input / aten.rnn_relu.input → torch._decomp rnn_tanh_input / rnn_relu_input,
+/// the same with rnn_cell(torch.tanh / torch.relu) (`nonlinearity`). hx is unbound first
+/// (gather_params emits nothing), the final hidden states stacked.
+void one_hidden_rnn(Rewriter& rw, const char* nonlinearity) {
   RnnArgs a = read_rnn_args(rw);
   std::string hx = rw.tensor("hx");
   if (!rw.ok()) return;
@@ -217,17 +225,18 @@ void gru_rule(Rewriter& rw) {
   if (!rw.ok()) return;
   size_t dirs = a.bidirectional ? 2 : 1;
   if (layers.size() != static_cast<size_t>(a.num_layers) * dirs || hs.size() != layers.size()) {
-    rw.fail(ErrorCode::INVALID_GRAPH, "gru params / hidden states do not match num_layers and directions");
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            std::string(rw.target()) + " params / hidden states do not match num_layers and directions");
     return;
   }
   std::string input = a.batch_first ? transpose(rw, a.input, 0, 1) : a.input;
   std::vector<std::string> final_h;
   for (int64_t i = 0; i < a.num_layers; ++i) {
     size_t k = static_cast<size_t>(i) * dirs;
-    auto [fwd, fh] = one_layer_gru(rw, input, hs[k], layers[k], false);
+    auto [fwd, fh] = one_layer_rnn(rw, input, hs[k], layers[k], false, nonlinearity);
     final_h.push_back(fh);
     if (a.bidirectional) {
-      auto [bwd, bh] = one_layer_gru(rw, input, hs[k + 1], layers[k + 1], true);
+      auto [bwd, bh] = one_layer_rnn(rw, input, hs[k + 1], layers[k + 1], true, nonlinearity);
       final_h.push_back(bh);
       Meta fm = rw.meta(fwd);
       if (!rw.ok()) return;
@@ -240,6 +249,9 @@ void gru_rule(Rewriter& rw) {
   std::string out = a.batch_first ? transpose(rw, input, 0, 1) : input;
   rw.set_outputs({out, stack(rw, final_h, 0)});
 }
+void gru_rule(Rewriter& rw) { one_hidden_rnn(rw, nullptr); }
+void rnn_tanh_rule(Rewriter& rw) { one_hidden_rnn(rw, "aten.tanh.default"); }
+void rnn_relu_rule(Rewriter& rw) { one_hidden_rnn(rw, "aten.relu.default"); }
 
 // ---- single-step cells (at::native, RNN.cpp) ----------------------------------------------------
 
@@ -405,6 +417,10 @@ void lstm_cell_rule(Rewriter& rw) {
 void add_rnn_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.lstm.input", lstm_rule, "torch._decomp.decompositions.lstm_impl (one_layer_lstm, lstm_cell)"});
   out.push_back({"aten.gru.input", gru_rule, "torch._decomp.decompositions.gru_impl (one_layer_rnn, gru_cell)"});
+  out.push_back({"aten.rnn_tanh.input", rnn_tanh_rule,
+                 "torch._decomp.decompositions.rnn_tanh_input (one_layer_rnn, rnn_cell(torch.tanh))"});
+  out.push_back({"aten.rnn_relu.input", rnn_relu_rule,
+                 "torch._decomp.decompositions.rnn_relu_input (one_layer_rnn, rnn_cell(torch.relu))"});
   out.push_back(
       {"aten.rnn_tanh_cell.default", rnn_tanh_cell_rule, "at::native::rnn_tanh_cell (RNN.cpp, SimpleCell)"});
   out.push_back(

@@ -1,8 +1,10 @@
-// Decomposition rules for the single-step RNN cells (rnn_tanh_cell, rnn_relu_cell, gru_cell, lstm_cell), 1-d
+// Decomposition rules for the RNN layers rnn_tanh / rnn_relu, the single-step RNN cells (rnn_tanh_cell,
+// rnn_relu_cell, gru_cell, lstm_cell), 1-d
 // nearest upsampling (upsample_nearest1d, _upsample_nearest_exact1d) and max_pool3d: the exact node list
 // after the pass (typed printer form), the float16 opmath form, and the refused cases.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -304,4 +306,88 @@ TEST_CASE("decompose max_pool3d -> max_pool3d_with_indices (arguments as given) 
                     "4] = aten.max_pool3d_with_indices.default(%y, [3, 3, 3], [1, 2, 2], [1, 1, 1], [1, 1, "
                     "1], True)  # max_pool3d_with_indices_1\n"
                     "  return (%getitem, %getitem_1)\n");
+}
+
+// ---- rnn_tanh.input / rnn_relu.input -------------------------------------------------------------
+
+TEST_CASE("decompose rnn_tanh.input: one layer, two steps, unrolled into linear + tanh(linear(h) + x)") {
+  ProgramBuilder b;
+  auto wih = b.parameter("p_wih", "rnn.weight_ih_l0", F, {2, 3});
+  auto whh = b.parameter("p_whh", "rnn.weight_hh_l0", F, {2, 2});
+  auto bih = b.parameter("p_bih", "rnn.bias_ih_l0", F, {2});
+  auto bhh = b.parameter("p_bhh", "rnn.bias_hh_l0", F, {2});
+  auto x = b.input("x", F, {2, 1, 3});
+  auto h0 = b.input("h0", F, {1, 1, 2});
+  b.call_multi("aten.rnn_tanh.input",
+               {arg_tensor(x), arg_tensor(h0), arg_tensors({wih, whh, bih, bhh}), arg_bool(true), arg_int(1),
+                arg_float(0.0), arg_bool(false), arg_bool(false), arg_bool(false)},
+               {{F, {2, 1, 2}}, {F, {1, 1, 2}}}, {"out", "hn"});
+  b.output("out");
+  b.output("hn");
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%p_wih: float32[2, 3], %p_whh: float32[2, 2], %p_bih: float32[2], %p_bhh: "
+                    "float32[2], %x: float32[2, 1, 3], %h0: float32[1, 1, 2]):\n"
+                    "  %slice_1: float32[1, 1, 2] = aten.slice.Tensor(%h0, 0, 0, 1)\n"
+                    "  %squeeze: float32[1, 2] = aten.squeeze.dims(%slice_1, [0])\n"
+                    "  %view: float32[2, 3] = aten.view.default(%x, [2, 3])\n"
+                    "  %permute: float32[3, 2] = aten.permute.default(%p_wih, [1, 0])\n"
+                    "  %addmm: float32[2, 2] = aten.addmm.default(%p_bih, %view, %permute)\n"
+                    "  %view_1: float32[2, 1, 2] = aten.view.default(%addmm, [2, 1, 2])\n"
+                    "  %unsqueeze: float32[1, 1, 2] = aten.unsqueeze.default(%squeeze, 0)\n"
+                    "  %slice_2: float32[1, 1, 2] = aten.slice.Tensor(%view_1, 0, 0, 1)\n"
+                    "  %slice_3: float32[1, 1, 2] = aten.slice.Tensor(%view_1, 0, 1, 2)\n"
+                    "  %squeeze_1: float32[1, 2] = aten.squeeze.dims(%slice_2, [0])\n"
+                    "  %squeeze_2: float32[1, 2] = aten.squeeze.dims(%slice_3, [0])\n"
+                    "  %view_2: float32[1, 2] = aten.view.default(%unsqueeze, [1, 2])\n"
+                    "  %permute_1: float32[2, 2] = aten.permute.default(%p_whh, [1, 0])\n"
+                    "  %addmm_1: float32[1, 2] = aten.addmm.default(%p_bhh, %view_2, %permute_1)\n"
+                    "  %view_3: float32[1, 1, 2] = aten.view.default(%addmm_1, [1, 1, 2])\n"
+                    "  %add: float32[1, 1, 2] = aten.add.Tensor(%view_3, %squeeze_1)\n"
+                    "  %tanh: float32[1, 1, 2] = aten.tanh.default(%add)\n"
+                    "  %view_4: float32[1, 2] = aten.view.default(%tanh, [1, 2])\n"
+                    "  %permute_2: float32[2, 2] = aten.permute.default(%p_whh, [1, 0])\n"
+                    "  %addmm_2: float32[1, 2] = aten.addmm.default(%p_bhh, %view_4, %permute_2)\n"
+                    "  %view_5: float32[1, 1, 2] = aten.view.default(%addmm_2, [1, 1, 2])\n"
+                    "  %add_1: float32[1, 1, 2] = aten.add.Tensor(%view_5, %squeeze_2)\n"
+                    "  %tanh_1: float32[1, 1, 2] = aten.tanh.default(%add_1)\n"
+                    "  %cat: float32[2, 1, 2] = aten.cat.default([%tanh, %tanh_1])\n"
+                    "  %squeeze_3: float32[1, 2] = aten.squeeze.dims(%tanh_1, [0])\n"
+                    "  %cat_1: float32[1, 2] = aten.cat.default([%squeeze_3])\n"
+                    "  %view_6: float32[1, 1, 2] = aten.view.default(%cat_1, [1, 1, 2])\n"
+                    "  return (%cat, %view_6)\n");
+}
+
+TEST_CASE("decompose rnn_relu.input (bidirectional, batch_first, no biases) leaves only core ops") {
+  ProgramBuilder b;
+  std::vector<std::string> params;
+  for (const char* sfx : {"l0", "l0_reverse"}) {
+    params.push_back(
+        b.parameter(std::string("p_wih_") + sfx, std::string("rnn.weight_ih_") + sfx, F, {2, 3}));
+    params.push_back(
+        b.parameter(std::string("p_whh_") + sfx, std::string("rnn.weight_hh_") + sfx, F, {2, 2}));
+  }
+  auto x = b.input("x", F, {1, 3, 3});
+  auto h0 = b.input("h0", F, {2, 1, 2});
+  b.call_multi("aten.rnn_relu.input",
+               {arg_tensor(x), arg_tensor(h0), arg_tensors(params), arg_bool(false), arg_int(1),
+                arg_float(0.0), arg_bool(false), arg_bool(true), arg_bool(true)},
+               {{F, {1, 3, 4}}, {F, {2, 1, 2}}}, {"out", "hn"});
+  b.output("out");
+  b.output("hn");
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  CHECK(pteforge::testing::non_core_ops(ep.graph()).empty());
+  const auto& outs = ep.graph().outputs();
+  REQUIRE(outs.size() == 2);
+  const TensorMeta* o = ep.graph().tensor_meta(outs[0].tensor_name());
+  const TensorMeta* h = ep.graph().tensor_meta(outs[1].tensor_name());
+  REQUIRE(o);
+  REQUIRE(h);
+  CHECK(o->concrete_sizes() == std::vector<int64_t>{1, 3, 4});
+  CHECK(h->concrete_sizes() == std::vector<int64_t>{2, 1, 2});
+  auto t = pteforge::testing::targets(ep.graph());
+  CHECK(std::count(t.begin(), t.end(), "aten.flip.default") == 1);
+  CHECK(std::count(t.begin(), t.end(), "aten.relu.default") == 6);
 }

@@ -1239,7 +1239,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry a k
       "aten.nll_loss_forward.default", "aten.norm.ScalarOpt_dim", "aten.ones.default", "aten.ones_like.default",
       "aten.outer.default", "aten.pad.default", "aten.pixel_shuffle.default", "aten.pixel_unshuffle.default",
       "aten.prelu.default", "aten.rad2deg.default", "aten.relu6.default", "aten.repeat_interleave.self_int",
-      "aten.reshape.default", "aten.reshape_as.default", "aten.rms_norm.default", "aten.rnn_relu_cell.default", "aten.rnn_tanh_cell.default", "aten.roll.default",
+      "aten.reshape.default", "aten.reshape_as.default", "aten.rms_norm.default", "aten.rnn_relu.input", "aten.rnn_relu_cell.default", "aten.rnn_tanh.input", "aten.rnn_tanh_cell.default", "aten.roll.default",
       "aten.rot90.default", "aten.round.decimals", "aten.rsub.Scalar", "aten.rsub.Tensor",
       "aten.scaled_dot_product_attention.default", "aten.silu.default", "aten.sinc.default",
       "aten.smooth_l1_loss.default", "aten.softmax.int", "aten.softplus.default", "aten.softshrink.default",
