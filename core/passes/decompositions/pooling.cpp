@@ -1,4 +1,4 @@
-// Pooling: adaptive average pooling, max_pool1d/2d/3d; nearest 1-d upsampling.
+// Pooling: adaptive average pooling, max_pool1d/2d/3d; 1-d nearest and linear upsampling.
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
@@ -224,6 +224,101 @@ void upsample_nearest1d_common(Rewriter& rw, bool exact) {
 void upsample_nearest1d_rule(Rewriter& rw) { upsample_nearest1d_common(rw, false); }
 void upsample_nearest_exact1d_rule(Rewriter& rw) { upsample_nearest1d_common(rw, true); }
 
+/// aten.upsample_linear1d.default → torch._decomp upsample_linear1d (_upsample_linear under
+/// pw_cast_for_opmath, one spatial dim; float16 / bfloat16 input in float32 and back): scale
+/// (_compute_scale) = (L - 1.0) / (osize - 1.0) (0 when osize is 1) with align_corners, else
+/// 1.0 / scales for scales > 0 or L / osize; i = arange(osize) to the computation dtype; source
+/// index scale * i (align_corners) or scale * (i + 0.5) - 0.5, clamp(min=0.0), reshape to [osize]
+/// (a view), x = to int64, xp1 = clamp(x + 1, max=L - 1); v0 / v1 = _unsafe_index(input, [None,
+/// None, x / xp1]) as index.Tensor; v0 + (v1 - v0) * clamp(x_f32 - x, 0.0, 1.0). input [N, C, L]
+/// → [N, C, osize]. Refused: a non-floating input (the reference rounds and casts), a
+/// non-contiguous input (its contiguous() call could copy), symbolic L or output size, scales <= 0
+/// (PyTorch releases differ), and torch's size errors.
+void upsample_linear1d_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  auto osz = rw.syms("output_size");
+  bool align_corners = rw.bool_("align_corners");
+  std::optional<double> scales = rw.opt_float("scales");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  std::string op(rw.target());
+  if (osz.size() != 1) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            op + ": It is expected output_size equals to 1, but got size " + std::to_string(osz.size()));
+    return;
+  }
+  if (m.rank() != 3) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            op + ": It is expected input_size equals to 3, but got size " + std::to_string(m.rank()));
+    return;
+  }
+  if (!require_floating(rw, m.dtype)) return;
+  if (!is_contiguous(m)) {
+    rw.unsupported("a non-contiguous input (the reference's contiguous() call could copy it)");
+    return;
+  }
+  const SymPoly& isize = m.sizes[2];
+  if (!isize.is_constant() || !osz[0].is_constant()) {
+    rw.unsupported("a symbolic input length or output size (the index scale is computed from both)");
+    return;
+  }
+  int64_t in = isize.value();
+  int64_t out = osz[0].value();
+  if (in <= 0 || out <= 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            op + ": Input and output sizes should be greater than 0, but got input size " +
+                std::to_string(in) + " and output size " + std::to_string(out));
+    return;
+  }
+  if (scales && !(*scales > 0)) {
+    rw.unsupported("scales <= 0 (PyTorch versions disagree on the scale it gives)");
+    return;
+  }
+  // _compute_scale: a Python float, or the int 0 for align_corners with one output element.
+  ir::Argument scale = ir::arg_int(0);
+  if (align_corners) {
+    if (out > 1) scale = ir::arg_float((static_cast<double>(in) - 1.0) / (static_cast<double>(out) - 1.0));
+  } else {
+    scale = ir::arg_float(scales ? 1.0 / *scales : static_cast<double>(in) / static_cast<double>(out));
+  }
+  OpMath om{rw};
+  std::string input = om.up(x);
+  ir::ScalarType dtype = opmath_dtype(m.dtype);
+  std::string i = to_dtype(rw, arange(rw, ir::arg_int(out), m.device), dtype);
+  std::string src;
+  if (align_corners) {
+    src = rw.call("aten.mul.Tensor", {ir::arg_tensor(i), scale});
+  } else {
+    src = rw.call("aten.add.Tensor", {ir::arg_tensor(i), ir::arg_float(0.5)});
+    src = rw.call("aten.mul.Tensor", {ir::arg_tensor(src), scale});
+    src = rw.call("aten.sub.Tensor", {ir::arg_tensor(src), ir::arg_float(0.5)});
+  }
+  src = rw.call("aten.clamp.default", {ir::arg_tensor(src), ir::arg_float(0.0)});
+  std::string x_f = reshape(rw, src, {SymPoly(out)});
+  std::string x0 = to_dtype(rw, x_f, ir::ScalarType::Long);
+  std::string x1 = rw.call("aten.add.Tensor", {ir::arg_tensor(x0), ir::arg_int(1)});
+  x1 = rw.call("aten.clamp.default", {ir::arg_tensor(x1), ir::arg_none(), ir::arg_int(in - 1)});
+  if (!rw.ok()) return;
+  auto gather = [&](const std::string& idx) {
+    std::vector<ir::OptionalTensorArgument> indices{ir::OptionalTensorArgument{std::nullopt},
+                                                    ir::OptionalTensorArgument{std::nullopt},
+                                                    ir::OptionalTensorArgument{idx}};
+    return rw.call(
+        "aten.index.Tensor",
+        {ir::arg_tensor(input), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(indices))});
+  };
+  std::string v0 = gather(x0);
+  std::string v1 = gather(x1);
+  std::string w = rw.call("aten.sub.Tensor", {ir::arg_tensor(x_f), ir::arg_tensor(x0)});
+  w = rw.call("aten.clamp.default", {ir::arg_tensor(w), ir::arg_float(0.0), ir::arg_float(1.0)});
+  w = to_dtype(rw, w, dtype);
+  std::string d = rw.call("aten.sub.Tensor", {ir::arg_tensor(v1), ir::arg_tensor(v0)});
+  d = rw.call("aten.mul.Tensor", {ir::arg_tensor(d), ir::arg_tensor(w)});
+  std::string result = rw.call("aten.add.Tensor", {ir::arg_tensor(v0), ir::arg_tensor(d)});
+  if (!rw.ok()) return;
+  rw.set_outputs({om.down(result)});
+}
+
 }  // namespace
 
 void add_pooling_decompositions(std::vector<Decomposition>& out) {
@@ -239,6 +334,9 @@ void add_pooling_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.max_pool3d.default", max_pool3d_rule, "at::native::max_pool3d (MaxPooling.cpp)"});
   out.push_back({"aten.upsample_nearest1d.default", upsample_nearest1d_rule,
                  "torch._decomp upsample_nearest1d (_upsample_nearest, _compute_upsample_nearest_indices)"});
+  out.push_back(
+      {"aten.upsample_linear1d.default", upsample_linear1d_rule,
+       "torch._decomp upsample_linear1d (_upsample_linear, _compute_scale, _compute_source_index)"});
   out.push_back({"aten._upsample_nearest_exact1d.default", upsample_nearest_exact1d_rule,
                  "torch._decomp upsample_nearest_exact1d (_upsample_nearest with exact=True)"});
 }

@@ -1,7 +1,7 @@
 // Decomposition rules for the RNN layers rnn_tanh / rnn_relu, the single-step RNN cells (rnn_tanh_cell,
-// rnn_relu_cell, gru_cell, lstm_cell), 1-d
-// nearest upsampling (upsample_nearest1d, _upsample_nearest_exact1d) and max_pool3d: the exact node list
-// after the pass (typed printer form), the float16 opmath form, and the refused cases.
+// rnn_relu_cell, gru_cell, lstm_cell), 1-d nearest and linear upsampling (upsample_nearest1d,
+// _upsample_nearest_exact1d, upsample_linear1d) and max_pool3d: the exact node list after the pass (typed
+// printer form), the float16 opmath form, and the refused cases.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -390,4 +390,78 @@ TEST_CASE("decompose rnn_relu.input (bidirectional, batch_first, no biases) leav
   auto t = pteforge::testing::targets(ep.graph());
   CHECK(std::count(t.begin(), t.end(), "aten.flip.default") == 1);
   CHECK(std::count(t.begin(), t.end(), "aten.relu.default") == 6);
+}
+
+// ---- upsample_linear1d ---------------------------------------------------------------------------
+
+TEST_CASE(
+    "decompose upsample_linear1d -> source index, clamp, view, x and x + 1, two index, lerp by weight") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 2, 3});
+  auto h = b.input("h", ScalarType::Half, {1, 1, 4});
+  b.output(b.call("aten.upsample_linear1d.default", {arg_tensor(x), arg_ints({5}), arg_bool(false)},
+                  {F, {1, 2, 5}}));
+  // align_corners, float16 in float32.
+  b.output(b.call("aten.upsample_linear1d.default", {arg_tensor(h), arg_ints({3}), arg_bool(true)},
+                  {ScalarType::Half, {1, 1, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[1, 2, 3], %h: float16[1, 1, 4]):\n"
+      "  %arange: int64[5] = aten.arange.start_step(0, 5, layout=torch.strided, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %_to_copy: float32[5] = aten._to_copy.default(%arange, dtype=torch.float32)\n"
+      "  %add: float32[5] = aten.add.Tensor(%_to_copy, 0.5)\n"
+      "  %mul: float32[5] = aten.mul.Tensor(%add, 0.6)\n"
+      "  %sub: float32[5] = aten.sub.Tensor(%mul, 0.5)\n"
+      "  %clamp: float32[5] = aten.clamp.default(%sub, 0.0)\n"
+      "  %view: float32[5] = aten.view.default(%clamp, [5])\n"
+      "  %_to_copy_1: int64[5] = aten._to_copy.default(%view, dtype=torch.int64)\n"
+      "  %add_1: int64[5] = aten.add.Tensor(%_to_copy_1, 1)\n"
+      "  %clamp_1: int64[5] = aten.clamp.default(%add_1, None, 2)\n"
+      "  %index: float32[1, 2, 5] = aten.index.Tensor(%x, [None, None, %_to_copy_1])\n"
+      "  %index_1: float32[1, 2, 5] = aten.index.Tensor(%x, [None, None, %clamp_1])\n"
+      "  %sub_1: float32[5] = aten.sub.Tensor(%view, %_to_copy_1)\n"
+      "  %clamp_2: float32[5] = aten.clamp.default(%sub_1, 0.0, 1.0)\n"
+      "  %sub_2: float32[1, 2, 5] = aten.sub.Tensor(%index_1, %index)\n"
+      "  %mul_1: float32[1, 2, 5] = aten.mul.Tensor(%sub_2, %clamp_2)\n"
+      "  %add_2: float32[1, 2, 5] = aten.add.Tensor(%index, %mul_1)\n"
+      "  %_to_copy_2: float32[1, 1, 4] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+      "  %arange_1: int64[3] = aten.arange.start_step(0, 3, layout=torch.strided, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %_to_copy_3: float32[3] = aten._to_copy.default(%arange_1, dtype=torch.float32)\n"
+      "  %mul_2: float32[3] = aten.mul.Tensor(%_to_copy_3, 1.5)\n"
+      "  %clamp_3: float32[3] = aten.clamp.default(%mul_2, 0.0)\n"
+      "  %view_1: float32[3] = aten.view.default(%clamp_3, [3])\n"
+      "  %_to_copy_4: int64[3] = aten._to_copy.default(%view_1, dtype=torch.int64)\n"
+      "  %add_3: int64[3] = aten.add.Tensor(%_to_copy_4, 1)\n"
+      "  %clamp_4: int64[3] = aten.clamp.default(%add_3, None, 3)\n"
+      "  %index_2: float32[1, 1, 3] = aten.index.Tensor(%_to_copy_2, [None, None, %_to_copy_4])\n"
+      "  %index_3: float32[1, 1, 3] = aten.index.Tensor(%_to_copy_2, [None, None, %clamp_4])\n"
+      "  %sub_3: float32[3] = aten.sub.Tensor(%view_1, %_to_copy_4)\n"
+      "  %clamp_5: float32[3] = aten.clamp.default(%sub_3, 0.0, 1.0)\n"
+      "  %sub_4: float32[1, 1, 3] = aten.sub.Tensor(%index_3, %index_2)\n"
+      "  %mul_3: float32[1, 1, 3] = aten.mul.Tensor(%sub_4, %clamp_5)\n"
+      "  %add_4: float32[1, 1, 3] = aten.add.Tensor(%index_2, %mul_3)\n"
+      "  %_to_copy_5: float16[1, 1, 3] = aten._to_copy.default(%add_4, dtype=torch.float16)\n"
+      "  return (%add_2, %_to_copy_5)\n");
+}
+
+TEST_CASE("decompose upsample_linear1d: integer input and scales <= 0 are refused") {
+  SUBCASE("int64 input") {
+    ProgramBuilder b;
+    auto x = b.input("x", ScalarType::Long, {1, 2, 3});
+    b.output(b.call("aten.upsample_linear1d.default", {arg_tensor(x), arg_ints({6}), arg_bool(false)},
+                    {ScalarType::Long, {1, 2, 6}}));
+    ExportedProgram ep = b.build();
+    expect_batch5_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "upsample_linear1d", "floating-point");
+  }
+  SUBCASE("zero scales") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {1, 2, 3});
+    b.output(b.call("aten.upsample_linear1d.default",
+                    {arg_tensor(x), arg_ints({6}), arg_bool(false), arg_float(0.0)}, {F, {1, 2, 6}}));
+    ExportedProgram ep = b.build();
+    expect_batch5_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "upsample_linear1d", "scales <= 0");
+  }
 }
