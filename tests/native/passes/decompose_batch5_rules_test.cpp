@@ -14,20 +14,11 @@
 using namespace pteforge;
 using namespace pteforge::ir;
 using pteforge::testing::expect_decomposed;
+using pteforge::testing::expect_refused;
 using pteforge::testing::F;
 using pteforge::testing::ProgramBuilder;
 
 namespace {
-
-/// Runs decompose expecting it to fail at `node` with `code` and a message containing `text`.
-void expect_batch5_refused(ExportedProgram& ep, ErrorCode code, const std::string& node,
-                           const std::string& text) {
-  Status st = pteforge::testing::decompose(ep);
-  REQUIRE_FALSE(st.ok());
-  CHECK(st.error().code == code);
-  CHECK(st.error().where.node == std::optional<std::string>(node));
-  CHECK_MESSAGE(st.error().message.find(text) != std::string::npos, st.error().message);
-}
 
 /// A cell program: input [3, 4], hx [3, 2], w_ih [gates * 2, 4], w_hh [gates * 2, 2] and,
 /// when `biases`, b_ih / b_hh [gates * 2].
@@ -167,8 +158,8 @@ TEST_CASE("decompose rnn cells: torch's size checks and non-2-d operands are ref
     b.output(b.call("aten.rnn_tanh_cell.default",
                     {arg_tensor(x), arg_tensor(h), arg_tensor(wih), arg_tensor(whh)}, {F, {3, 2}}));
     ExportedProgram ep = b.build();
-    expect_batch5_refused(ep, ErrorCode::INVALID_GRAPH, "rnn_tanh_cell",
-                          "weight_ih first dim must be 1 * hidden_size = 2, but got 3");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "rnn_tanh_cell",
+                   "weight_ih first dim must be 1 * hidden_size = 2, but got 3");
   }
   SUBCASE("gru_cell input size") {
     ProgramBuilder b;
@@ -179,8 +170,8 @@ TEST_CASE("decompose rnn cells: torch's size checks and non-2-d operands are ref
     b.output(b.call("aten.gru_cell.default", {arg_tensor(x), arg_tensor(h), arg_tensor(wih), arg_tensor(whh)},
                     {F, {3, 2}}));
     ExportedProgram ep = b.build();
-    expect_batch5_refused(ep, ErrorCode::INVALID_GRAPH, "gru_cell",
-                          "input has inconsistent input_size: got 4 expected 5");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "gru_cell",
+                   "input has inconsistent input_size: got 4 expected 5");
   }
   SUBCASE("lstm_cell cell state batch and hidden size") {
     ProgramBuilder b;
@@ -192,8 +183,8 @@ TEST_CASE("decompose rnn cells: torch's size checks and non-2-d operands are ref
     b.output("hy");
     b.output("cy");
     ExportedProgram ep = b.build();
-    expect_batch5_refused(ep, ErrorCode::INVALID_GRAPH, "lstm_cell",
-                          "Input batch size 3 doesn't match hidden1 batch size 2");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "lstm_cell",
+                   "Input batch size 3 doesn't match hidden1 batch size 2");
   }
   SUBCASE("lstm_cell with one hidden state") {
     ProgramBuilder b;
@@ -204,7 +195,7 @@ TEST_CASE("decompose rnn cells: torch's size checks and non-2-d operands are ref
     b.output("hy");
     b.output("cy");
     ExportedProgram ep = b.build();
-    expect_batch5_refused(ep, ErrorCode::INVALID_GRAPH, "lstm_cell", "lstm_cell expects two hidden states");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "lstm_cell", "lstm_cell expects two hidden states");
   }
   SUBCASE("rnn_relu_cell hidden size") {
     ProgramBuilder b;
@@ -215,8 +206,8 @@ TEST_CASE("decompose rnn cells: torch's size checks and non-2-d operands are ref
     b.output(b.call("aten.rnn_relu_cell.default",
                     {arg_tensor(x), arg_tensor(h), arg_tensor(wih), arg_tensor(whh)}, {F, {3, 2}}));
     ExportedProgram ep = b.build();
-    expect_batch5_refused(ep, ErrorCode::INVALID_GRAPH, "rnn_relu_cell",
-                          "hidden0 has inconsistent hidden_size: got 5, expected 2");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "rnn_relu_cell",
+                   "hidden0 has inconsistent hidden_size: got 5, expected 2");
   }
   SUBCASE("unbatched (1-d) input") {
     ProgramBuilder b;
@@ -227,7 +218,7 @@ TEST_CASE("decompose rnn cells: torch's size checks and non-2-d operands are ref
     b.output(b.call("aten.rnn_tanh_cell.default",
                     {arg_tensor(x), arg_tensor(h), arg_tensor(wih), arg_tensor(whh)}, {F, {2}}));
     ExportedProgram ep = b.build();
-    expect_batch5_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "rnn_tanh_cell", "input of rank 1");
+    expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "rnn_tanh_cell", "input of rank 1");
   }
 }
 // ---- upsample_nearest1d / _upsample_nearest_exact1d ----------------------------------------------
@@ -274,8 +265,8 @@ TEST_CASE("decompose upsample_nearest1d: a non-3-d input and scales <= 0 are ref
     auto x = b.input("x", F, {2, 3});
     b.output(b.call("aten.upsample_nearest1d.default", {arg_tensor(x), arg_ints({6})}, {F, {2, 6}}));
     ExportedProgram ep = b.build();
-    expect_batch5_refused(ep, ErrorCode::INVALID_GRAPH, "upsample_nearest1d",
-                          "It is expected input_size equals to 3, but got size 2");
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "upsample_nearest1d",
+                   "It is expected input_size equals to 3, but got size 2");
   }
   SUBCASE("negative scales") {
     ProgramBuilder b;
@@ -283,7 +274,7 @@ TEST_CASE("decompose upsample_nearest1d: a non-3-d input and scales <= 0 are ref
     b.output(b.call("aten._upsample_nearest_exact1d.default", {arg_tensor(x), arg_ints({6}), arg_float(-2.0)},
                     {F, {1, 2, 6}}));
     ExportedProgram ep = b.build();
-    expect_batch5_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "_upsample_nearest_exact1d", "scales <= 0");
+    expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "_upsample_nearest_exact1d", "scales <= 0");
   }
 }
 // ---- max_pool3d ----------------------------------------------------------------------------------
@@ -454,7 +445,7 @@ TEST_CASE("decompose upsample_linear1d: integer input and scales <= 0 are refuse
     b.output(b.call("aten.upsample_linear1d.default", {arg_tensor(x), arg_ints({6}), arg_bool(false)},
                     {ScalarType::Long, {1, 2, 6}}));
     ExportedProgram ep = b.build();
-    expect_batch5_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "upsample_linear1d", "floating-point");
+    expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "upsample_linear1d", "floating-point");
   }
   SUBCASE("zero scales") {
     ProgramBuilder b;
@@ -462,6 +453,6 @@ TEST_CASE("decompose upsample_linear1d: integer input and scales <= 0 are refuse
     b.output(b.call("aten.upsample_linear1d.default",
                     {arg_tensor(x), arg_ints({6}), arg_bool(false), arg_float(0.0)}, {F, {1, 2, 6}}));
     ExportedProgram ep = b.build();
-    expect_batch5_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "upsample_linear1d", "scales <= 0");
+    expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "upsample_linear1d", "scales <= 0");
   }
 }
