@@ -12,6 +12,7 @@ struct RefScalar {
   std::string_view name;
   int64_t schema_default;
   std::optional<Number> ref_default;  ///< nullopt: the reference takes None
+  bool float_default = false;         ///< the schema default is the float schema_default (celu's 1.0)
 };
 
 /// The Scalar arguments `args` (positional, in schema order) as the Python reference
@@ -30,7 +31,11 @@ std::vector<std::optional<Number>> ref_scalars(Rewriter& rw, std::initializer_li
       continue;
     }
     Number n = rw.take(rw.args().number(a.name));
-    if (trailing && n.kind == Number::Kind::Int && n.i == a.schema_default) {
+    // IValue equality compares tags: an int never equals a float default, nor a float an int one.
+    const bool is_default =
+        a.float_default ? n.kind == Number::Kind::Float && n.d == static_cast<double>(a.schema_default)
+                        : n.kind == Number::Kind::Int && n.i == a.schema_default;
+    if (trailing && is_default) {
       out[k] = a.ref_default;
       continue;
     }
@@ -103,6 +108,59 @@ void elu_rule(Rewriter& rw) {
   std::string neg = rw.call("aten.mul.Tensor", {ir::arg_tensor(em1), number_arg(neg_coef)});
   rw.set_outputs({om.down(
       rw.call("aten.where.self", {ir::arg_tensor(positive), ir::arg_tensor(pos), ir::arg_tensor(neg)}))});
+}
+
+/// aten.celu.default → torch._refs.nn.functional.celu (elementwise_type_promotion_wrapper,
+/// DEFAULT: float16/bfloat16 computed in float32 and cast back). With alpha: rhs =
+/// alpha * expm1(a / alpha) (div.Tensor, expm1, mul.Tensor); without (left out, or the
+/// float default 1.0 the dispatcher drops, see ref_scalars): rhs = expm1(a). Then
+/// where(a > 0, a, rhs) (gt.Scalar, where.self). Non-floating inputs are refused (the
+/// kernel takes floating-point tensors only), and alpha 0 as ATen's celu refuses it.
+void celu_rule(Rewriter& rw) {
+  std::string in = rw.tensor("self");
+  std::vector<std::optional<Number>> scalars = ref_scalars(rw, {{"alpha", 1, std::nullopt, true}});
+  Meta m = rw.meta(in);
+  if (!rw.ok() || !require_floating(rw, m.dtype)) return;
+  if (scalars[0] && scalars[0]->as_double() == 0.0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "ZeroDivisionError: alpha cannot be 0 for CELU");
+    return;
+  }
+  OpMath om{rw};
+  std::string a = om.up(in);
+  std::string rhs;
+  if (scalars[0]) {
+    std::string q = rw.call("aten.div.Tensor", {ir::arg_tensor(a), number_arg(*scalars[0])});
+    std::string e = rw.call("aten.expm1.default", {ir::arg_tensor(q)});
+    rhs = rw.call("aten.mul.Tensor", {ir::arg_tensor(e), number_arg(*scalars[0])});
+  } else {
+    rhs = rw.call("aten.expm1.default", {ir::arg_tensor(a)});
+  }
+  std::string positive = rw.call("aten.gt.Scalar", {ir::arg_tensor(a), ir::arg_int(0)});
+  rw.set_outputs({om.down(
+      rw.call("aten.where.self", {ir::arg_tensor(positive), ir::arg_tensor(a), ir::arg_tensor(rhs)}))});
+}
+
+/// aten.threshold.default → torch._refs.nn.functional.threshold
+/// (elementwise_type_promotion_wrapper, DEFAULT: float16/bfloat16 computed in float32):
+/// where(a <= threshold, value, a) — le.Scalar, torch.where with a number (scalar_tensor
+/// + where.self, see where_scalar), then the result converted to the input's dtype (an
+/// integer input with a float value comes back from where as float32). Bool and complex
+/// inputs are refused (ATen's threshold kernel has none).
+void threshold_rule(Rewriter& rw) {
+  std::string in = rw.tensor("self");
+  ir::Argument threshold = rw.raw("threshold");
+  ir::Argument value = rw.raw("value");
+  Number v = rw.take(rw.args().number("value"));
+  Meta m = rw.meta(in);
+  if (!rw.ok()) return;
+  if (m.dtype == ir::ScalarType::Bool || is_complex_dtype(m.dtype)) {
+    rw.unsupported("an input of dtype " + std::string(ir::scalar_type_name(m.dtype)));
+    return;
+  }
+  std::string a = to_dtype(rw, in, opmath_dtype(m.dtype));
+  std::string below = rw.call("aten.le.Scalar", {ir::arg_tensor(a), threshold});
+  std::string out = where_scalar(rw, below, value, ir::arg_tensor(a), {v});
+  rw.set_outputs({to_dtype(rw, out, m.dtype)});
 }
 
 /// aten.softplus.default → torch._refs.nn.functional.softplus (DEFAULT type promotion:
@@ -349,6 +407,8 @@ void add_activation_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.hardshrink.default", hardshrink_rule, "torch._refs.nn.functional.hardshrink"});
   out.push_back({"aten.softshrink.default", softshrink_rule, "torch._refs.nn.functional.softshrink"});
   out.push_back({"aten.elu.default", elu_rule, "torch._refs.nn.functional.elu"});
+  out.push_back({"aten.celu.default", celu_rule, "torch._refs.nn.functional.celu"});
+  out.push_back({"aten.threshold.default", threshold_rule, "torch._refs.nn.functional.threshold"});
   out.push_back({"aten.softplus.default", softplus_rule, "torch._refs.nn.functional.softplus"});
   out.push_back({"aten.relu6.default", relu6_rule, "at::native::relu6 → hardtanh(x, 0, 6)"});
   out.push_back({"aten.softmax.int", softmax_rule, "at::native::softmax (SoftMax.cpp) → _softmax"});

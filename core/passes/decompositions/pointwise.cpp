@@ -243,12 +243,14 @@ void rad2deg_rule(Rewriter& rw) {
   angle_scale(rw, "rad2deg", 57.295779513082320876798154814105170332405472466564);
 }
 
-/// aten.xlogy.Tensor → torch._refs xlogy (INT_TO_FLOAT type promotion: both operands
-/// converted to the computation dtype — float32 for integer/bool results and for
-/// float16/bfloat16 — and the result back): rhs = where(eq(a, 0), 0, mul(a, log(b))),
-/// then where(isnan(b), nan, rhs) — eq.Scalar, log, mul.Tensor, torch.where with a number
-/// (scalar_tensor + where.self), isnan, the same where with nan. Complex operands are refused.
-void xlogy_rule(Rewriter& rw) {
+/// aten.xlogy.Tensor → torch._refs xlogy and aten.special_xlog1py.default →
+/// torch._refs.special xlog1py (two tensor operands; INT_TO_FLOAT type promotion: both
+/// operands converted to the computation dtype — float32 for integer/bool results and for
+/// float16/bfloat16 — and the result back): rhs = where(eq(a, 0), 0, mul(a, log(b))) (log1p
+/// for xlog1py), then where(isnan(b), nan, rhs) — eq.Scalar, log / log1p, mul.Tensor,
+/// torch.where with a number (scalar_tensor + where.self), isnan, the same where with nan.
+/// Complex operands are refused.
+void xlogy_like(Rewriter& rw, const char* log_op) {
   std::string a = rw.tensor("self");
   std::string b = rw.tensor("other");
   Meta am = rw.meta(a);
@@ -264,7 +266,7 @@ void xlogy_rule(Rewriter& rw) {
   a = to_dtype(rw, a, compute);
   b = to_dtype(rw, b, compute);
   std::string zero = rw.call("aten.eq.Scalar", {ir::arg_tensor(a), ir::arg_int(0)});
-  std::string lb = rw.call("aten.log.default", {ir::arg_tensor(b)});
+  std::string lb = rw.call(log_op, {ir::arg_tensor(b)});
   std::string prod = rw.call("aten.mul.Tensor", {ir::arg_tensor(a), ir::arg_tensor(lb)});
   std::string rhs = where_scalar(rw, zero, ir::arg_int(0), ir::arg_tensor(prod), {Number::of_int(0)});
   std::string nan = rw.call("aten.isnan.default", {ir::arg_tensor(b)});
@@ -272,6 +274,9 @@ void xlogy_rule(Rewriter& rw) {
   std::string out = where_scalar(rw, nan, ir::arg_float(qnan), ir::arg_tensor(rhs), {Number::of_float(qnan)});
   rw.set_outputs({to_dtype(rw, out, result)});
 }
+
+void xlogy_rule(Rewriter& rw) { xlogy_like(rw, "aten.log.default"); }
+void xlog1py_rule(Rewriter& rw) { xlogy_like(rw, "aten.log1p.default"); }
 
 /// What at::native::to_impl passes on to _to_copy besides dtype and memory
 /// format: layout, device and pin_memory, each None where the overload
@@ -669,6 +674,47 @@ void heaviside_rule(Rewriter& rw) {
   rw.set_outputs({to_dtype(rw, out, result)});
 }
 
+/// aten.sgn.default → torch._refs sgn (an elementwise unary reference, DEFAULT type
+/// promotion: float16/bfloat16 computed in float32 and cast back): a real input's sign
+/// (sign.default). Complex inputs (a / abs(a) in the reference) are refused.
+void sgn_rule(Rewriter& rw) {
+  std::string in = rw.tensor("self");
+  Meta m = rw.meta(in);
+  if (!rw.ok()) return;
+  if (is_complex_dtype(m.dtype)) {
+    rw.unsupported("a complex input");
+    return;
+  }
+  std::string x = to_dtype(rw, in, opmath_dtype(m.dtype));
+  std::string s = rw.call("aten.sign.default", {ir::arg_tensor(x)});
+  rw.set_outputs({to_dtype(rw, s, m.dtype)});
+}
+
+/// aten.isposinf.default / aten.isneginf.default → torch._refs isposinf / isneginf (an
+/// elementwise unary reference, ALWAYS_BOOL: float16/bfloat16 converted to float32 first):
+/// a floating input compared with inf or -inf (eq.Scalar); any other input gives
+/// zeros_like(a, dtype=torch.bool) (full_like(a, 0, dtype=bool, ...)). Complex inputs
+/// are refused as torch refuses them.
+template <bool Negative>
+void isinf_sign_rule(Rewriter& rw) {
+  std::string in = rw.tensor("self");
+  Meta m = rw.meta(in);
+  if (!rw.ok()) return;
+  const char* name = Negative ? "isneginf" : "isposinf";
+  if (is_complex_dtype(m.dtype)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, std::string("Complex dtype is not supported for ") + name +
+                                          ", got dtype " + std::string(ir::scalar_type_name(m.dtype)));
+    return;
+  }
+  if (!ir::is_floating(m.dtype)) {
+    rw.set_outputs({full_like(rw, in, ir::arg_int(0), ir::ScalarType::Bool)});
+    return;
+  }
+  std::string x = to_dtype(rw, in, opmath_dtype(m.dtype));
+  const double inf = std::numeric_limits<double>::infinity();
+  rw.set_outputs({rw.call("aten.eq.Scalar", {ir::arg_tensor(x), ir::arg_float(Negative ? -inf : inf)})});
+}
+
 }  // namespace
 
 void add_pointwise_decompositions(std::vector<Decomposition>& out) {
@@ -706,10 +752,14 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.deg2rad.default", deg2rad_rule, "torch._refs.deg2rad"});
   out.push_back({"aten.rad2deg.default", rad2deg_rule, "torch._refs.rad2deg"});
   out.push_back({"aten.xlogy.Tensor", xlogy_rule, "torch._refs.xlogy"});
+  out.push_back({"aten.special_xlog1py.default", xlog1py_rule, "torch._refs.special.xlog1py"});
   out.push_back(
       {"aten.var_mean.correction", var_mean_rule, "torch._refs.var_mean → var.correction + mean.dim"});
   out.push_back({"aten.std.correction", std_rule, "torch._decomp std_decomposition → sqrt(var.correction)"});
   out.push_back({"aten.sinc.default", sinc_rule, "torch._refs.sinc"});
+  out.push_back({"aten.sgn.default", sgn_rule, "torch._refs.sgn"});
+  out.push_back({"aten.isposinf.default", isinf_sign_rule<false>, "torch._refs.isposinf"});
+  out.push_back({"aten.isneginf.default", isinf_sign_rule<true>, "torch._refs.isneginf"});
   out.push_back({"aten.heaviside.default", heaviside_rule, "torch._refs.heaviside"});
 }
 
