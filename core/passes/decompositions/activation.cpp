@@ -163,6 +163,39 @@ void threshold_rule(Rewriter& rw) {
   rw.set_outputs({to_dtype(rw, out, m.dtype)});
 }
 
+/// aten.log_sigmoid_forward.default → torch._decomp log_sigmoid_forward (pw_cast_for_opmath:
+/// float16/bfloat16 computed in float32, both outputs cast back): output =
+/// minimum(new_zeros(()), x) - log1p(exp(-abs(x))) (new_zeros in its decomposed form,
+/// full.default(size, 0, dtype, layout=strided, device, pin_memory=False) as the new_zeros
+/// rule emits it; minimum, abs, neg, exp, log1p, sub.Tensor); buffer = exp(-abs(x)). A
+/// cuda/xpu input (whose buffer the reference makes new_zeros((0,))) is refused, and so are
+/// non-floating inputs (the kernel takes floating-point tensors only).
+void log_sigmoid_forward_rule(Rewriter& rw) {
+  std::string in = rw.tensor("self");
+  Meta m = rw.meta(in);
+  if (!rw.ok() || !require_floating(rw, m.dtype)) return;
+  if (m.device.type == "cuda" || m.device.type == "xpu") {
+    rw.unsupported("an input on a " + m.device.type +
+                   " device (the reference's buffer is new_zeros((0,)) there)");
+    return;
+  }
+  OpMath om{rw};
+  std::string x = om.up(in);
+  std::string zero = rw.call("aten.full.default", {ir::arg_ints({}), ir::arg_int(0)},
+                             {{"dtype", ir::arg_dtype(opmath_dtype(m.dtype))},
+                              {"layout", ir::arg_layout(ir::Layout::Strided)},
+                              {"device", ir::arg_device(m.device)},
+                              {"pin_memory", ir::arg_bool(false)}});
+  std::string lo = rw.call("aten.minimum.default", {ir::arg_tensor(zero), ir::arg_tensor(x)});
+  std::string a = rw.call("aten.abs.default", {ir::arg_tensor(x)});
+  std::string n = rw.call("aten.neg.default", {ir::arg_tensor(a)});
+  std::string z = rw.call("aten.exp.default", {ir::arg_tensor(n)});
+  std::string l = rw.call("aten.log1p.default", {ir::arg_tensor(z)});
+  std::string out = rw.call("aten.sub.Tensor", {ir::arg_tensor(lo), ir::arg_tensor(l)});
+  std::string out_down = om.down(out);
+  rw.set_outputs({out_down, om.down(z)});
+}
+
 /// aten.softplus.default → torch._refs.nn.functional.softplus (DEFAULT type promotion:
 /// float16/bfloat16 computed in float32). With beta: s = a * beta, rhs =
 /// log1p(exp(s)) / beta (mul.Tensor, exp, log1p, div.Tensor); without (left out, or the
@@ -409,6 +442,8 @@ void add_activation_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.elu.default", elu_rule, "torch._refs.nn.functional.elu"});
   out.push_back({"aten.celu.default", celu_rule, "torch._refs.nn.functional.celu"});
   out.push_back({"aten.threshold.default", threshold_rule, "torch._refs.nn.functional.threshold"});
+  out.push_back({"aten.log_sigmoid_forward.default", log_sigmoid_forward_rule,
+                 "torch._decomp.decompositions.log_sigmoid_forward"});
   out.push_back({"aten.softplus.default", softplus_rule, "torch._refs.nn.functional.softplus"});
   out.push_back({"aten.relu6.default", relu6_rule, "at::native::relu6 → hardtanh(x, 0, 6)"});
   out.push_back({"aten.softmax.int", softmax_rule, "at::native::softmax (SoftMax.cpp) → _softmax"});

@@ -230,3 +230,51 @@ TEST_CASE("decompose special_xlog1py: a complex operand is refused") {
   ExportedProgram ep = b.build();
   expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "special_xlog1py", "complex");
 }
+
+// ---- log_sigmoid_forward -------------------------------------------------------------------------
+
+TEST_CASE(
+    "decompose log_sigmoid_forward -> full, minimum, abs, neg, exp, log1p, sub (buffer exp on the CPU)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto h = b.input("h", kB6Half, {2});
+  auto o1 = b.call_multi("aten.log_sigmoid_forward.default", {arg_tensor(x)}, {{F, {2, 3}}, {F, {2, 3}}},
+                         {"lsf_0", "lsf_1"});
+  auto o2 = b.call_multi("aten.log_sigmoid_forward.default", {arg_tensor(h)},
+                         {{kB6Half, {2}}, {kB6Half, {2}}}, {"lsf_2", "lsf_3"});
+  for (const auto& o : {o1[0], o1[1], o2[0], o2[1]}) b.output(o);
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3], %h: float16[2]):\n"
+      "  %full: float32[] = aten.full.default([], 0, dtype=torch.float32, layout=torch.strided, "
+      "device=device(type='cpu'), pin_memory=False)\n"
+      "  %minimum: float32[2, 3] = aten.minimum.default(%full, %x)\n"
+      "  %abs_1: float32[2, 3] = aten.abs.default(%x)\n"
+      "  %neg: float32[2, 3] = aten.neg.default(%abs_1)\n"
+      "  %exp: float32[2, 3] = aten.exp.default(%neg)\n"
+      "  %log1p: float32[2, 3] = aten.log1p.default(%exp)\n"
+      "  %sub: float32[2, 3] = aten.sub.Tensor(%minimum, %log1p)\n"
+      "  %_to_copy: float32[2] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+      "  %full_1: float32[] = aten.full.default([], 0, dtype=torch.float32, layout=torch.strided, "
+      "device=device(type='cpu'), pin_memory=False)\n"
+      "  %minimum_1: float32[2] = aten.minimum.default(%full_1, %_to_copy)\n"
+      "  %abs_2: float32[2] = aten.abs.default(%_to_copy)\n"
+      "  %neg_1: float32[2] = aten.neg.default(%abs_2)\n"
+      "  %exp_1: float32[2] = aten.exp.default(%neg_1)\n"
+      "  %log1p_1: float32[2] = aten.log1p.default(%exp_1)\n"
+      "  %sub_1: float32[2] = aten.sub.Tensor(%minimum_1, %log1p_1)\n"
+      "  %_to_copy_1: float16[2] = aten._to_copy.default(%sub_1, dtype=torch.float16)\n"
+      "  %_to_copy_2: float16[2] = aten._to_copy.default(%exp_1, dtype=torch.float16)\n"
+      "  return (%sub, %exp, %_to_copy_1, %_to_copy_2)\n");
+}
+
+TEST_CASE("decompose log_sigmoid_forward: an integer input is refused") {
+  ProgramBuilder b;
+  auto i = b.input("i", kB6Long, {2});
+  auto o = b.call_multi("aten.log_sigmoid_forward.default", {arg_tensor(i)}, {{kB6Long, {2}}, {kB6Long, {2}}},
+                        {"lsf_0", "lsf_1"});
+  b.output(o[0]);
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "log_sigmoid_forward", "int64");
+}

@@ -1231,7 +1231,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry a k
       "aten.index_fill.int_Scalar", "aten.index_fill.int_Tensor", "aten.instance_norm.default", "aten.isneginf.default", "aten.isposinf.default",
       "aten.l1_loss.default", "aten.layer_norm.default", "aten.lerp.Scalar", "aten.lerp.Tensor",
       "aten.lift_fresh.default", "aten.lift_fresh_copy.default", "aten.linalg_vector_norm.default",
-      "aten.linear.default", "aten.log_softmax.int", "aten.logit.default", "aten.logsumexp.default",
+      "aten.linear.default", "aten.log_sigmoid_forward.default", "aten.log_softmax.int", "aten.logit.default", "aten.logsumexp.default",
       "aten.lstm.input", "aten.lstm_cell.default", "aten.masked_fill.Scalar", "aten.masked_fill.Tensor", "aten.matmul.default",
       "aten.max_pool1d.default", "aten.max_pool2d.default", "aten.max_pool3d.default", "aten.mish.default", "aten.movedim.int",
       "aten.mse_loss.default", "aten.mv.default", "aten.nan_to_num.default", "aten.narrow.default",
