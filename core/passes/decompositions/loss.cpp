@@ -1,4 +1,5 @@
-// Loss functions: mse_loss, l1_loss, binary_cross_entropy, nll_loss_forward, smooth_l1_loss, huber_loss.
+// Loss functions: mse_loss, l1_loss, binary_cross_entropy, nll_loss_forward, smooth_l1_loss, huber_loss,
+// soft_margin_loss.
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
@@ -283,6 +284,22 @@ void huber_loss_rule(Rewriter& rw) {
   rw.set_outputs({to_dtype(rw, apply_loss_reduction(rw, w, *reduction), ops->result)});
 }
 
+/// aten.soft_margin_loss.default → torch._decomp soft_margin_loss (pw_cast_for_opmath, see
+/// LossOperands): log1p(exp(-self * target)) (neg, mul.Tensor, exp, log1p), then the reduction
+/// (mean.default, sum.dim_IntList or none), then the cast back. Non-floating operands and bad
+/// reductions are refused.
+void soft_margin_loss_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  if (!reduction) return;
+  std::optional<LossOperands> ops = loss_operands(rw);
+  if (!ops) return;
+  std::string neg = rw.call("aten.neg.default", {ir::arg_tensor(ops->self)});
+  std::string prod = rw.call("aten.mul.Tensor", {ir::arg_tensor(neg), ir::arg_tensor(ops->target)});
+  std::string e = rw.call("aten.exp.default", {ir::arg_tensor(prod)});
+  std::string loss = rw.call("aten.log1p.default", {ir::arg_tensor(e)});
+  rw.set_outputs({to_dtype(rw, apply_loss_reduction(rw, loss, *reduction), ops->result)});
+}
+
 }  // namespace
 
 void add_loss_decompositions(std::vector<Decomposition>& out) {
@@ -295,6 +312,8 @@ void add_loss_decompositions(std::vector<Decomposition>& out) {
   out.push_back(
       {"aten.smooth_l1_loss.default", smooth_l1_loss_rule, "torch._decomp.decompositions.smooth_l1_loss"});
   out.push_back({"aten.huber_loss.default", huber_loss_rule, "torch._refs.nn.functional.huber_loss"});
+  out.push_back({"aten.soft_margin_loss.default", soft_margin_loss_rule,
+                 "torch._decomp.decompositions.soft_margin_loss"});
 }
 
 }  // namespace pteforge::passes::decomp

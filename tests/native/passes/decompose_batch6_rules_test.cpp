@@ -1,5 +1,6 @@
-// Decomposition rules for celu, threshold, sgn, isposinf, isneginf and special_xlog1py: the exact node list
-// after the pass (typed printer form), the float16 opmath forms, and the refused cases.
+// Decomposition rules for celu, threshold, sgn, isposinf, isneginf, special_xlog1py, log_sigmoid_forward and
+// soft_margin_loss: the exact node list after the pass (typed printer form), the float16 opmath forms, and
+// the refused cases.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -277,4 +278,56 @@ TEST_CASE("decompose log_sigmoid_forward: an integer input is refused") {
   b.output(o[0]);
   ExportedProgram ep = b.build();
   expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "log_sigmoid_forward", "int64");
+}
+
+// ---- soft_margin_loss ----------------------------------------------------------------------------
+
+TEST_CASE("decompose soft_margin_loss -> neg, mul, exp, log1p, mean / sum / none (float16 in float32)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto y = b.input("y", F, {2, 3});
+  auto h = b.input("h", kB6Half, {2});
+  auto g = b.input("g", kB6Half, {2});
+  b.output(b.call("aten.soft_margin_loss.default", {arg_tensor(x), arg_tensor(y)}, {F, {}}));
+  b.output(b.call("aten.soft_margin_loss.default", {arg_tensor(x), arg_tensor(y), arg_int(2)}, {F, {}}));
+  b.output(
+      b.call("aten.soft_margin_loss.default", {arg_tensor(h), arg_tensor(g), arg_int(0)}, {kB6Half, {2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %y: float32[2, 3], %h: float16[2], %g: float16[2]):\n"
+                    "  %neg: float32[2, 3] = aten.neg.default(%x)\n"
+                    "  %mul: float32[2, 3] = aten.mul.Tensor(%neg, %y)\n"
+                    "  %exp: float32[2, 3] = aten.exp.default(%mul)\n"
+                    "  %log1p: float32[2, 3] = aten.log1p.default(%exp)\n"
+                    "  %mean: float32[] = aten.mean.default(%log1p)\n"
+                    "  %neg_1: float32[2, 3] = aten.neg.default(%x)\n"
+                    "  %mul_1: float32[2, 3] = aten.mul.Tensor(%neg_1, %y)\n"
+                    "  %exp_1: float32[2, 3] = aten.exp.default(%mul_1)\n"
+                    "  %log1p_1: float32[2, 3] = aten.log1p.default(%exp_1)\n"
+                    "  %sum_1: float32[] = aten.sum.dim_IntList(%log1p_1, [])\n"
+                    "  %_to_copy: float32[2] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                    "  %_to_copy_1: float32[2] = aten._to_copy.default(%g, dtype=torch.float32)\n"
+                    "  %neg_2: float32[2] = aten.neg.default(%_to_copy)\n"
+                    "  %mul_2: float32[2] = aten.mul.Tensor(%neg_2, %_to_copy_1)\n"
+                    "  %exp_2: float32[2] = aten.exp.default(%mul_2)\n"
+                    "  %log1p_2: float32[2] = aten.log1p.default(%exp_2)\n"
+                    "  %_to_copy_2: float16[2] = aten._to_copy.default(%log1p_2, dtype=torch.float16)\n"
+                    "  return (%mean, %sum_1, %_to_copy_2)\n");
+}
+
+TEST_CASE("decompose soft_margin_loss: int64 operands and a bad reduction are refused") {
+  {
+    ProgramBuilder b;
+    auto i = b.input("i", kB6Long, {2});
+    b.output(b.call("aten.soft_margin_loss.default", {arg_tensor(i), arg_tensor(i)}, {kB6Long, {}}));
+    ExportedProgram ep = b.build();
+    expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "soft_margin_loss", "int64");
+  }
+  {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {2});
+    b.output(b.call("aten.soft_margin_loss.default", {arg_tensor(x), arg_tensor(x), arg_int(5)}, {F, {}}));
+    ExportedProgram ep = b.build();
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "soft_margin_loss", "5 is not a valid value for reduction");
+  }
 }

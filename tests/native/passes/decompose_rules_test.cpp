@@ -1242,7 +1242,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry a k
       "aten.reshape.default", "aten.reshape_as.default", "aten.rms_norm.default", "aten.rnn_relu.input", "aten.rnn_relu_cell.default", "aten.rnn_tanh.input", "aten.rnn_tanh_cell.default", "aten.roll.default",
       "aten.rot90.default", "aten.round.decimals", "aten.rsub.Scalar", "aten.rsub.Tensor",
       "aten.scaled_dot_product_attention.default", "aten.sgn.default", "aten.silu.default", "aten.sinc.default",
-      "aten.smooth_l1_loss.default", "aten.softmax.int", "aten.softplus.default", "aten.softshrink.default", "aten.special_xlog1py.default",
+      "aten.smooth_l1_loss.default", "aten.soft_margin_loss.default", "aten.softmax.int", "aten.softplus.default", "aten.softshrink.default", "aten.special_xlog1py.default",
       "aten.split.Tensor", "aten.split.sizes", "aten.square.default", "aten.squeeze.default", "aten.stack.default",
       "aten.std.correction", "aten.std_mean.correction", "aten.sum.default", "aten.swapaxes.default",
       "aten.swapdims.default", "aten.t.default", "aten.threshold.default", "aten.to.device", "aten.to.dtype", "aten.to.dtype_layout",
