@@ -174,26 +174,9 @@ void log_sigmoid_forward_rule(Rewriter& rw) {
   std::string in = rw.tensor("self");
   Meta m = rw.meta(in);
   if (!rw.ok() || !require_floating(rw, m.dtype)) return;
-  if (m.device.type == "cuda" || m.device.type == "xpu") {
-    rw.unsupported("an input on a " + m.device.type +
-                   " device (the reference's buffer is new_zeros((0,)) there)");
-    return;
-  }
-  OpMath om{rw};
-  std::string x = om.up(in);
-  std::string zero = rw.call("aten.full.default", {ir::arg_ints({}), ir::arg_int(0)},
-                             {{"dtype", ir::arg_dtype(opmath_dtype(m.dtype))},
-                              {"layout", ir::arg_layout(ir::Layout::Strided)},
-                              {"device", ir::arg_device(m.device)},
-                              {"pin_memory", ir::arg_bool(false)}});
-  std::string lo = rw.call("aten.minimum.default", {ir::arg_tensor(zero), ir::arg_tensor(x)});
-  std::string a = rw.call("aten.abs.default", {ir::arg_tensor(x)});
-  std::string n = rw.call("aten.neg.default", {ir::arg_tensor(a)});
-  std::string z = rw.call("aten.exp.default", {ir::arg_tensor(n)});
-  std::string l = rw.call("aten.log1p.default", {ir::arg_tensor(z)});
-  std::string out = rw.call("aten.sub.Tensor", {ir::arg_tensor(lo), ir::arg_tensor(l)});
-  std::string out_down = om.down(out);
-  rw.set_outputs({out_down, om.down(z)});
+  auto [out, buffer] = log_sigmoid_forward(rw, in, true);
+  if (!rw.ok()) return;
+  rw.set_outputs({out, buffer});
 }
 
 /// aten.softplus.default → torch._refs.nn.functional.softplus (DEFAULT type promotion:
@@ -426,6 +409,32 @@ void softshrink_rule(Rewriter& rw) {
 }
 
 }  // namespace
+
+std::pair<std::string, std::string> log_sigmoid_forward(Rewriter& rw, const std::string& in,
+                                                        bool with_buffer) {
+  Meta m = rw.meta(in);
+  if (!rw.ok()) return {};
+  if (m.device.type == "cuda" || m.device.type == "xpu") {
+    rw.unsupported("an input on a " + m.device.type +
+                   " device (the reference's buffer is new_zeros((0,)) there)");
+    return {};
+  }
+  OpMath om{rw};
+  std::string x = om.up(in);
+  std::string zero = rw.call("aten.full.default", {ir::arg_ints({}), ir::arg_int(0)},
+                             {{"dtype", ir::arg_dtype(opmath_dtype(m.dtype))},
+                              {"layout", ir::arg_layout(ir::Layout::Strided)},
+                              {"device", ir::arg_device(m.device)},
+                              {"pin_memory", ir::arg_bool(false)}});
+  std::string lo = rw.call("aten.minimum.default", {ir::arg_tensor(zero), ir::arg_tensor(x)});
+  std::string a = rw.call("aten.abs.default", {ir::arg_tensor(x)});
+  std::string n = rw.call("aten.neg.default", {ir::arg_tensor(a)});
+  std::string z = rw.call("aten.exp.default", {ir::arg_tensor(n)});
+  std::string l = rw.call("aten.log1p.default", {ir::arg_tensor(z)});
+  std::string out = om.down(rw.call("aten.sub.Tensor", {ir::arg_tensor(lo), ir::arg_tensor(l)}));
+  std::string buffer = with_buffer ? om.down(z) : std::string();
+  return {out, buffer};
+}
 
 void add_activation_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.silu.default", silu_rule, "torch._decomp.decompositions.silu"});

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "passes/decompositions/rewriter.h"
@@ -122,6 +123,12 @@ std::string cat(Rewriter& rw, const std::vector<std::string>& ts, int64_t dim);
 /// where.self (pointwise.cpp).
 std::string where_scalar(Rewriter& rw, const std::string& cond, const ir::Argument& self,
                          const ir::Argument& other, const std::vector<Number>& numbers);
+
+/// torch._decomp log_sigmoid_forward (activation.cpp) on `x`: float16/bfloat16 computed in
+/// float32, full([], 0) / minimum / abs / neg / exp / log1p / sub.Tensor; returns the output
+/// and, when `with_buffer`, the CPU buffer exp(-abs(x)) (each cast back). A cuda/xpu input is
+/// refused (UNSUPPORTED; the reference's buffer differs there).
+std::pair<std::string, std::string> log_sigmoid_forward(Rewriter& rw, const std::string& x, bool with_buffer);
 
 /// A Python-number argument.
 ir::Argument number_arg(const Number& n);

@@ -1,5 +1,5 @@
 // Loss functions: mse_loss, l1_loss, binary_cross_entropy, nll_loss_forward, smooth_l1_loss, huber_loss,
-// soft_margin_loss.
+// soft_margin_loss, binary_cross_entropy_with_logits.
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
@@ -300,12 +300,46 @@ void soft_margin_loss_rule(Rewriter& rw) {
   rw.set_outputs({to_dtype(rw, apply_loss_reduction(rw, loss, *reduction), ops->result)});
 }
 
+/// aten.binary_cross_entropy_with_logits.default → torch._decomp
+/// binary_cross_entropy_with_logits (no opmath casts of its own): with pos_weight, log_weight
+/// = (pos_weight - 1) * target + 1 (sub.Tensor, mul.Tensor, add.Tensor) and loss = (1 - target)
+/// * self - log_weight * logsigmoid(self); without, loss = (1 - target) * self -
+/// logsigmoid(self). 1 - target is rsub's form sub.Tensor(1, target); F.logsigmoid is
+/// log_sigmoid_forward's output (see log_sigmoid_forward, float16/bfloat16 in float32 and
+/// back). Times weight when given (mul.Tensor), then the reduction. A non-floating self, a
+/// cuda/xpu self and bad reductions are refused.
+void binary_cross_entropy_with_logits_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  std::string self = rw.tensor("self");
+  std::string target = rw.tensor("target");
+  std::optional<std::string> weight = rw.opt_tensor("weight");
+  std::optional<std::string> pos_weight = rw.opt_tensor("pos_weight");
+  Meta sm = rw.meta(self);
+  if (!reduction || !rw.ok() || !require_floating(rw, sm.dtype)) return;
+  std::string log_weight;
+  if (pos_weight) {
+    std::string pm1 = rw.call("aten.sub.Tensor", {ir::arg_tensor(*pos_weight), ir::arg_int(1)});
+    std::string scaled = rw.call("aten.mul.Tensor", {ir::arg_tensor(pm1), ir::arg_tensor(target)});
+    log_weight = rw.call("aten.add.Tensor", {ir::arg_tensor(scaled), ir::arg_int(1)});
+  }
+  std::string one_minus = rw.call("aten.sub.Tensor", {ir::arg_int(1), ir::arg_tensor(target)});
+  std::string left = rw.call("aten.mul.Tensor", {ir::arg_tensor(one_minus), ir::arg_tensor(self)});
+  std::string ls = log_sigmoid_forward(rw, self, false).first;
+  if (!rw.ok()) return;
+  if (pos_weight) ls = rw.call("aten.mul.Tensor", {ir::arg_tensor(log_weight), ir::arg_tensor(ls)});
+  std::string loss = rw.call("aten.sub.Tensor", {ir::arg_tensor(left), ir::arg_tensor(ls)});
+  if (weight) loss = rw.call("aten.mul.Tensor", {ir::arg_tensor(loss), ir::arg_tensor(*weight)});
+  rw.set_outputs({apply_loss_reduction(rw, loss, *reduction)});
+}
+
 }  // namespace
 
 void add_loss_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.mse_loss.default", mse_loss_rule, "torch._decomp.decompositions.mse_loss"});
   out.push_back({"aten.binary_cross_entropy.default", binary_cross_entropy_rule,
                  "torch._decomp.decompositions.binary_cross_entropy"});
+  out.push_back({"aten.binary_cross_entropy_with_logits.default", binary_cross_entropy_with_logits_rule,
+                 "torch._decomp.decompositions.binary_cross_entropy_with_logits"});
   out.push_back({"aten.nll_loss_forward.default", nll_loss_forward_rule,
                  "torch._decomp.decompositions.nll_loss_forward"});
   out.push_back({"aten.l1_loss.default", l1_loss_rule, "at::native::l1_loss (Loss.cpp)"});

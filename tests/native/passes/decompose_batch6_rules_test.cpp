@@ -1,6 +1,6 @@
-// Decomposition rules for celu, threshold, sgn, isposinf, isneginf, special_xlog1py, log_sigmoid_forward and
-// soft_margin_loss: the exact node list after the pass (typed printer form), the float16 opmath forms, and
-// the refused cases.
+// Decomposition rules for celu, threshold, sgn, isposinf, isneginf, special_xlog1py, log_sigmoid_forward,
+// soft_margin_loss and binary_cross_entropy_with_logits: the exact node list after the pass (typed printer
+// form), the float16 opmath forms, and the refused cases.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -330,4 +330,70 @@ TEST_CASE("decompose soft_margin_loss: int64 operands and a bad reduction are re
     ExportedProgram ep = b.build();
     expect_refused(ep, ErrorCode::INVALID_GRAPH, "soft_margin_loss", "5 is not a valid value for reduction");
   }
+}
+
+// ---- binary_cross_entropy_with_logits ------------------------------------------------------------
+
+TEST_CASE("decompose binary_cross_entropy_with_logits -> sub(1, t), mul, log_sigmoid_forward, sub, mean") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto t = b.input("t", F, {2, 3});
+  b.output(b.call("aten.binary_cross_entropy_with_logits.default", {arg_tensor(x), arg_tensor(t)}, {F, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3], %t: float32[2, 3]):\n"
+      "  %sub: float32[2, 3] = aten.sub.Tensor(1, %t)\n"
+      "  %mul: float32[2, 3] = aten.mul.Tensor(%sub, %x)\n"
+      "  %full: float32[] = aten.full.default([], 0, dtype=torch.float32, layout=torch.strided, "
+      "device=device(type='cpu'), pin_memory=False)\n"
+      "  %minimum: float32[2, 3] = aten.minimum.default(%full, %x)\n"
+      "  %abs_1: float32[2, 3] = aten.abs.default(%x)\n"
+      "  %neg: float32[2, 3] = aten.neg.default(%abs_1)\n"
+      "  %exp: float32[2, 3] = aten.exp.default(%neg)\n"
+      "  %log1p: float32[2, 3] = aten.log1p.default(%exp)\n"
+      "  %sub_1: float32[2, 3] = aten.sub.Tensor(%minimum, %log1p)\n"
+      "  %sub_2: float32[2, 3] = aten.sub.Tensor(%mul, %sub_1)\n"
+      "  %mean: float32[] = aten.mean.default(%sub_2)\n"
+      "  return (%mean)\n");
+}
+
+TEST_CASE("decompose binary_cross_entropy_with_logits with weight and pos_weight, reduction none") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto t = b.input("t", F, {2, 3});
+  auto w = b.input("w", F, {3});
+  auto p = b.input("p", F, {3});
+  b.output(b.call("aten.binary_cross_entropy_with_logits.default",
+                  {arg_tensor(x), arg_tensor(t), arg_tensor(w), arg_tensor(p), arg_int(0)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3], %t: float32[2, 3], %w: float32[3], %p: float32[3]):\n"
+      "  %sub: float32[3] = aten.sub.Tensor(%p, 1)\n"
+      "  %mul: float32[2, 3] = aten.mul.Tensor(%sub, %t)\n"
+      "  %add: float32[2, 3] = aten.add.Tensor(%mul, 1)\n"
+      "  %sub_1: float32[2, 3] = aten.sub.Tensor(1, %t)\n"
+      "  %mul_1: float32[2, 3] = aten.mul.Tensor(%sub_1, %x)\n"
+      "  %full: float32[] = aten.full.default([], 0, dtype=torch.float32, layout=torch.strided, "
+      "device=device(type='cpu'), pin_memory=False)\n"
+      "  %minimum: float32[2, 3] = aten.minimum.default(%full, %x)\n"
+      "  %abs_1: float32[2, 3] = aten.abs.default(%x)\n"
+      "  %neg: float32[2, 3] = aten.neg.default(%abs_1)\n"
+      "  %exp: float32[2, 3] = aten.exp.default(%neg)\n"
+      "  %log1p: float32[2, 3] = aten.log1p.default(%exp)\n"
+      "  %sub_2: float32[2, 3] = aten.sub.Tensor(%minimum, %log1p)\n"
+      "  %mul_2: float32[2, 3] = aten.mul.Tensor(%add, %sub_2)\n"
+      "  %sub_3: float32[2, 3] = aten.sub.Tensor(%mul_1, %mul_2)\n"
+      "  %mul_3: float32[2, 3] = aten.mul.Tensor(%sub_3, %w)\n"
+      "  return (%mul_3)\n");
+}
+
+TEST_CASE("decompose binary_cross_entropy_with_logits: an int64 input is refused") {
+  ProgramBuilder b;
+  auto i = b.input("i", kB6Long, {2});
+  b.output(
+      b.call("aten.binary_cross_entropy_with_logits.default", {arg_tensor(i), arg_tensor(i)}, {kB6Long, {}}));
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "binary_cross_entropy_with_logits", "int64");
 }

@@ -1218,7 +1218,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry a k
       "aten._unsafe_index_put.default", "aten._unsafe_view.default", "aten._upsample_nearest_exact1d.default", "aten.adaptive_avg_pool2d.default",
       "aten.adaptive_avg_pool3d.default", "aten.adaptive_max_pool2d.default", "aten.addcdiv.default",
       "aten.addcmul.default", "aten.alpha_dropout.default", "aten.arange.default", "aten.arange.start",
-      "aten.baddbmm.default", "aten.batch_norm.default", "aten.binary_cross_entropy.default", "aten.celu.default", "aten.chunk.default",
+      "aten.baddbmm.default", "aten.batch_norm.default", "aten.binary_cross_entropy.default", "aten.binary_cross_entropy_with_logits.default", "aten.celu.default", "aten.chunk.default",
       "aten.clamp_max.default", "aten.clamp_min.default", "aten.contiguous.default", "aten.conv1d.default",
       "aten.conv1d.padding", "aten.conv2d.default", "aten.conv2d.padding", "aten.conv3d.default",
       "aten.conv3d.padding", "aten.conv_transpose1d.default", "aten.conv_transpose2d.input",
