@@ -119,11 +119,14 @@ std::string squeeze_dims(Rewriter& rw, const std::string& x, const std::vector<i
   return rw.call("aten.squeeze.dims", {ir::arg_tensor(x), ir::arg_ints(dims)});
 }
 
-std::string arange(Rewriter& rw, ir::Argument end, const ir::Device& device) {
-  return rw.call("aten.arange.start_step", {ir::arg_int(0), std::move(end), ir::arg_int(1)},
-                 {{"layout", ir::arg_layout(ir::Layout::Strided)},
-                  {"device", ir::arg_device(device)},
-                  {"pin_memory", ir::arg_bool(false)}});
+std::string arange(Rewriter& rw, ir::Argument end, const ir::Device& device,
+                   std::optional<ir::ScalarType> dtype) {
+  KwArgs kw;
+  if (dtype) kw.emplace_back("dtype", ir::arg_dtype(*dtype));
+  kw.emplace_back("layout", ir::arg_layout(ir::Layout::Strided));
+  kw.emplace_back("device", ir::arg_device(device));
+  kw.emplace_back("pin_memory", ir::arg_bool(false));
+  return rw.call("aten.arange.start_step", {ir::arg_int(0), std::move(end), ir::arg_int(1)}, std::move(kw));
 }
 
 std::string clone(Rewriter& rw, const std::string& x, std::optional<ir::MemoryFormat> mf) {

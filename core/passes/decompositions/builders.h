@@ -32,9 +32,11 @@ std::string unsqueeze(Rewriter& rw, const std::string& x, int64_t dim);
 std::string squeeze_dims(Rewriter& rw, const std::string& x, const std::vector<int64_t>& dims);
 /// x.contiguous(): x itself when already contiguous, else clone(memory_format=contiguous_format).
 std::string contiguous(Rewriter& rw, const std::string& x);
-/// torch.arange(end, device=device) as a decomposition's trace records it (torch._decomp
-/// arange_default): arange.start_step(0, end, 1, layout=strided, device, pin_memory=False).
-std::string arange(Rewriter& rw, ir::Argument end, const ir::Device& device);
+/// torch.arange(end[, dtype], device=device) as a decomposition's trace records it
+/// (torch._decomp arange_default): arange.start_step(0, end, 1[, dtype=dtype],
+/// layout=strided, device, pin_memory=False).
+std::string arange(Rewriter& rw, ir::Argument end, const ir::Device& device,
+                   std::optional<ir::ScalarType> dtype = std::nullopt);
 /// aten.clone(x) with an optional memory format.
 std::string clone(Rewriter& rw, const std::string& x, std::optional<ir::MemoryFormat> mf = std::nullopt);
 /// x.to(dtype): x itself when the dtype already matches, else _to_copy(x, dtype=...).

@@ -226,9 +226,8 @@ void angle_scale(Rewriter& rw, std::string_view op, double factor) {
     rw.fail(ErrorCode::INVALID_GRAPH, std::string(op) + " is not supported for complex tensors.");
     return;
   }
-  const ir::ScalarType result = ir::is_floating(m.dtype) ? m.dtype : ir::ScalarType::Float;
-  const ir::ScalarType compute = opmath_dtype(result);
-  std::string x = to_dtype(rw, in, compute);
+  ir::ScalarType result = ir::ScalarType::Float;
+  std::string x = int_to_float_operand(rw, in, result);
   std::string y = rw.call("aten.mul.Tensor", {ir::arg_tensor(x), ir::arg_float(factor)});
   rw.set_outputs({to_dtype(rw, y, result)});
 }

@@ -54,32 +54,27 @@ void adaptive_avg_pool3d_rule(Rewriter& rw) {
   rw.unsupported("adaptive_avg_pool3d with an output size other than (1, 1, 1)");
 }
 
-/// aten.max_pool2d.default → at::native::max_pool2d: max_pool2d_with_indices(self,
-/// kernel_size, stride, padding, dilation, ceil_mode) + getitem 0 (arguments as given).
-void max_pool2d_rule(Rewriter& rw) {
+/// The values of `with_indices` (max_pool2d/3d_with_indices.default) called with the node's
+/// self, kernel_size, stride, padding, dilation and ceil_mode as given: its getitem 0.
+void max_pool_values(Rewriter& rw, std::string_view with_indices) {
   std::string x = rw.tensor("self");
   if (!rw.ok()) return;
   std::vector<ir::Argument> args{ir::arg_tensor(x)};
   for (const char* name : {"kernel_size", "stride", "padding", "dilation", "ceil_mode"}) args.push_back(rw.raw(name));
-  auto outs = rw.call_multi("aten.max_pool2d_with_indices.default", std::move(args), {}, {true, false});
+  auto outs = rw.call_multi(with_indices, std::move(args), {}, {true, false});
   if (!rw.ok()) return;
   rw.set_outputs({outs[0]});
 }
+
+/// aten.max_pool2d.default → at::native::max_pool2d: max_pool2d_with_indices(self,
+/// kernel_size, stride, padding, dilation, ceil_mode) + getitem 0 (arguments as given).
+void max_pool2d_rule(Rewriter& rw) { max_pool_values(rw, "aten.max_pool2d_with_indices.default"); }
 
 /// aten.max_pool3d.default → at::native::max_pool3d (MaxPooling.cpp; no mkldnn tensors in an
 /// export): max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
 /// + getitem 0, the arguments as given (trailing defaults dropped as the tracer drops them).
 /// input [N, C, D, H, W] or [C, D, H, W].
-void max_pool3d_rule(Rewriter& rw) {
-  std::string x = rw.tensor("self");
-  if (!rw.ok()) return;
-  std::vector<ir::Argument> args{ir::arg_tensor(x)};
-  for (const char* name : {"kernel_size", "stride", "padding", "dilation", "ceil_mode"})
-    args.push_back(rw.raw(name));
-  auto outs = rw.call_multi("aten.max_pool3d_with_indices.default", std::move(args), {}, {true, false});
-  if (!rw.ok()) return;
-  rw.set_outputs({outs[0]});
-}
+void max_pool3d_rule(Rewriter& rw) { max_pool_values(rw, "aten.max_pool3d_with_indices.default"); }
 
 /// An int[1] pooling argument (kernel_size, stride, padding, dilation) as its one value.
 int64_t one_int(Rewriter& rw, const char* name) {
@@ -203,12 +198,7 @@ void upsample_nearest1d_common(Rewriter& rw, bool exact) {
   double scale = scales ? in / (in * *scales) : in / static_cast<double>(osz[0].value());
   OpMath om{rw};
   std::string input = om.up(x);
-  std::string idx =
-      rw.call("aten.arange.start_step", {ir::arg_int(0), ir::arg_int(osz[0].value()), ir::arg_int(1)},
-              {{"dtype", ir::arg_dtype(ir::ScalarType::Float)},
-               {"layout", ir::arg_layout(ir::Layout::Strided)},
-               {"device", ir::arg_device(m.device)},
-               {"pin_memory", ir::arg_bool(false)}});
+  std::string idx = arange(rw, ir::arg_int(osz[0].value()), m.device, ir::ScalarType::Float);
   idx = rw.call("aten.add.Tensor", {ir::arg_tensor(idx), ir::arg_float(exact ? 0.5 : 0.0)});
   idx = rw.call("aten.mul.Tensor", {ir::arg_tensor(idx), ir::arg_float(scale)});
   idx = to_dtype(rw, idx, ir::ScalarType::Long);
