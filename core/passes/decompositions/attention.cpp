@@ -52,10 +52,7 @@ bool use_flash_cpu(const Meta& q, const Meta& k, const Meta& v, const std::optio
 std::string bool_mask_to_additive(Rewriter& rw, const std::string& mask, ir::ScalarType dtype, const ir::Device& dev) {
   std::string neg = rw.call("aten.scalar_tensor.default", {ir::arg_float(-std::numeric_limits<double>::infinity())},
                             {{"dtype", ir::arg_dtype(dtype)}, {"device", ir::arg_device(dev)}});
-  std::string zero = rw.call("aten.scalar_tensor.default", {ir::arg_float(0.0)},
-                             {{"dtype", ir::arg_dtype(dtype)},
-                              {"layout", ir::arg_layout(ir::Layout::Strided)},
-                              {"device", ir::arg_device(dev)}});
+  std::string zero = scalar_tensor(rw, ir::arg_float(0.0), dtype, dev);
   return rw.call("aten.where.self", {ir::arg_tensor(mask), ir::arg_tensor(zero), ir::arg_tensor(neg)});
 }
 

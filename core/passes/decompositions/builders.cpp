@@ -129,6 +129,13 @@ std::string arange(Rewriter& rw, ir::Argument end, const ir::Device& device,
   return rw.call("aten.arange.start_step", {ir::arg_int(0), std::move(end), ir::arg_int(1)}, std::move(kw));
 }
 
+std::string scalar_tensor(Rewriter& rw, ir::Argument value, ir::ScalarType dtype, const ir::Device& device) {
+  return rw.call("aten.scalar_tensor.default", {std::move(value)},
+                 {{"dtype", ir::arg_dtype(dtype)},
+                  {"layout", ir::arg_layout(ir::Layout::Strided)},
+                  {"device", ir::arg_device(device)}});
+}
+
 std::string clone(Rewriter& rw, const std::string& x, std::optional<ir::MemoryFormat> mf) {
   KwArgs kw;
   if (mf) kw.emplace_back("memory_format", ir::arg_memory_format(*mf));

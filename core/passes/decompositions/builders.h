@@ -37,6 +37,9 @@ std::string contiguous(Rewriter& rw, const std::string& x);
 /// layout=strided, device, pin_memory=False).
 std::string arange(Rewriter& rw, ir::Argument end, const ir::Device& device,
                    std::optional<ir::ScalarType> dtype = std::nullopt);
+/// scalar_tensor(value, dtype=dtype, layout=strided, device=device): a number as a 0-d
+/// tensor, as at::scalar_tensor with a tensor's options records it.
+std::string scalar_tensor(Rewriter& rw, ir::Argument value, ir::ScalarType dtype, const ir::Device& device);
 /// aten.clone(x) with an optional memory format.
 std::string clone(Rewriter& rw, const std::string& x, std::optional<ir::MemoryFormat> mf = std::nullopt);
 /// x.to(dtype): x itself when the dtype already matches, else _to_copy(x, dtype=...).

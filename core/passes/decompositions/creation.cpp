@@ -115,10 +115,7 @@ void triangle(Rewriter& rw, bool lower) {
     rw.set_outputs({rw.call("aten.logical_and.default", {ir::arg_tensor(mask), ir::arg_tensor(x)})});
     return;
   }
-  std::string zero = rw.call("aten.scalar_tensor.default", {ir::arg_int(0)},
-                             {{"dtype", ir::arg_dtype(m.dtype)},
-                              {"layout", ir::arg_layout(ir::Layout::Strided)},
-                              {"device", ir::arg_device(m.device)}});
+  std::string zero = scalar_tensor(rw, ir::arg_int(0), m.dtype, m.device);
   rw.set_outputs({rw.call("aten.where.self", {ir::arg_tensor(mask), ir::arg_tensor(x), ir::arg_tensor(zero)})});
 }
 void tril_rule(Rewriter& rw) { triangle(rw, true); }

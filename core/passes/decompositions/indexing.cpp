@@ -138,11 +138,7 @@ void index_fill_rule(Rewriter& rw) {
     rw.unsupported("a non-contiguous self (the reference restrides its result)");
     return;
   }
-  std::string value = va->is_tensor() ? va->tensor_name()
-                                      : rw.call("aten.scalar_tensor.default", {*va},
-                                                {{"dtype", ir::arg_dtype(m.dtype)},
-                                                 {"layout", ir::arg_layout(ir::Layout::Strided)},
-                                                 {"device", ir::arg_device(m.device)}});
+  std::string value = va->is_tensor() ? va->tensor_name() : scalar_tensor(rw, *va, m.dtype, m.device);
   std::string y = zero_dim ? unsqueeze(rw, x, 0) : x;
   std::vector<SymPoly> shape = zero_dim ? std::vector<SymPoly>{SymPoly(1)} : m.sizes;
   shape[static_cast<size_t>(d)] = im.rank() == 1 ? im.sizes[0] : SymPoly(1);

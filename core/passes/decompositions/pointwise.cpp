@@ -109,10 +109,7 @@ std::string where_scalar(Rewriter& rw, const std::string& cond, const ir::Argume
   ir::ScalarType t = promote_types(tensors, numbers);
   auto operand = [&](const ir::Argument& a) -> std::string {
     if (a.is_tensor()) return to_dtype(rw, a.tensor_name(), t);
-    return rw.call("aten.scalar_tensor.default", {a},
-                   {{"dtype", ir::arg_dtype(t)},
-                    {"layout", ir::arg_layout(ir::Layout::Strided)},
-                    {"device", ir::arg_device(cm.device)}});
+    return scalar_tensor(rw, a, t, cm.device);
   };
   // at::native::where builds the scalar tensor(s) first (other's before
   // self's when both are numbers), then converts the tensor operand.
