@@ -119,14 +119,25 @@ std::string squeeze_dims(Rewriter& rw, const std::string& x, const std::vector<i
   return rw.call("aten.squeeze.dims", {ir::arg_tensor(x), ir::arg_ints(dims)});
 }
 
-std::string arange(Rewriter& rw, ir::Argument end, const ir::Device& device,
-                   std::optional<ir::ScalarType> dtype) {
+namespace {
+std::string arange_start_step(Rewriter& rw, ir::Argument start, ir::Argument end, const ir::Device& device,
+                              std::optional<ir::ScalarType> dtype) {
   KwArgs kw;
   if (dtype) kw.emplace_back("dtype", ir::arg_dtype(*dtype));
   kw.emplace_back("layout", ir::arg_layout(ir::Layout::Strided));
   kw.emplace_back("device", ir::arg_device(device));
   kw.emplace_back("pin_memory", ir::arg_bool(false));
-  return rw.call("aten.arange.start_step", {ir::arg_int(0), std::move(end), ir::arg_int(1)}, std::move(kw));
+  return rw.call("aten.arange.start_step", {std::move(start), std::move(end), ir::arg_int(1)}, std::move(kw));
+}
+}  // namespace
+
+std::string arange(Rewriter& rw, ir::Argument end, const ir::Device& device,
+                   std::optional<ir::ScalarType> dtype) {
+  return arange_start_step(rw, ir::arg_int(0), std::move(end), device, dtype);
+}
+
+std::string arange(Rewriter& rw, ir::Argument start, ir::Argument end, const ir::Device& device) {
+  return arange_start_step(rw, std::move(start), std::move(end), device, std::nullopt);
 }
 
 std::string scalar_tensor(Rewriter& rw, ir::Argument value, ir::ScalarType dtype, const ir::Device& device) {

@@ -37,6 +37,10 @@ std::string contiguous(Rewriter& rw, const std::string& x);
 /// layout=strided, device, pin_memory=False).
 std::string arange(Rewriter& rw, ir::Argument end, const ir::Device& device,
                    std::optional<ir::ScalarType> dtype = std::nullopt);
+/// torch.arange(start, end, device=device) (torch._decomp arange_start):
+/// arange.start_step(start, end, 1, layout=strided, device, pin_memory=False); int64 for
+/// integer bounds.
+std::string arange(Rewriter& rw, ir::Argument start, ir::Argument end, const ir::Device& device);
 /// scalar_tensor(value, dtype=dtype, layout=strided, device=device): a number as a 0-d
 /// tensor, as at::scalar_tensor with a tensor's options records it.
 std::string scalar_tensor(Rewriter& rw, ir::Argument value, ir::ScalarType dtype, const ir::Device& device);

@@ -304,6 +304,75 @@ void pad_rule(Rewriter& rw) {
   rw.set_outputs({rw.call(op, {ir::arg_tensor(x), rw.sizes(pad)})});
 }
 
+/// aten.reflection_pad{1,2,3}d / replication_pad{1,2,3}d → torch._decomp _reflection_pad /
+/// _replication_pad (_reflection_or_replication_pad under pw_cast_for_opmath: float16 /
+/// bfloat16 input in float32 and back). padding holds (left, right) pairs innermost dim first;
+/// the padded dims are taken outermost first: with n the input size of the dim,
+/// idx = arange(-left, n + right) (int64, as arange.start_step), then
+/// reflect: n - 1 - |n - 1 - |idx|| (abs, rsub.Scalar, abs, rsub.Scalar: n - 1 is a Python int),
+/// replicate: clamp(idx, 0, n - 1),
+/// and result = _unsafe_index(result, [None, ..., idx]) (recorded as index.Tensor). The closing
+/// contiguous(suggest_memory_format(result)) records nothing for a contiguous input.
+/// x [N, C, H, W], padding [l, r, t, b] → [N, C, H + t + b, W + l + r]. Refused: a symbolic
+/// size of a padded dim or a symbolic pad (the index bounds are computed from them) and a
+/// non-contiguous input (its closing contiguous() could copy). torch's rank check is an error.
+void reflection_or_replication_pad(Rewriter& rw, bool reflect) {
+  std::string x = rw.tensor("self");
+  auto padding = rw.syms("padding");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  const size_t dim = padding.size() / 2;
+  if (m.rank() != dim + 1 && m.rank() != dim + 2) {
+    // torch._check's message, which names reflection_pad for both families.
+    rw.fail(ErrorCode::INVALID_GRAPH, "reflection_pad" + std::to_string(dim) + "d requires " +
+                                          std::to_string(dim + 1) + "D or " + std::to_string(dim + 2) +
+                                          "D input");
+    return;
+  }
+  for (const SymPoly& p : padding) {
+    if (!p.is_constant()) {
+      rw.unsupported("a symbolic pad (the index bounds are computed from it)");
+      return;
+    }
+  }
+  const size_t nc_dim = m.rank() - dim;
+  for (size_t i = 0; i < dim; ++i) {
+    if (!m.sizes[nc_dim + i].is_constant()) {
+      rw.unsupported("a symbolic size of a padded dimension (the index bounds are computed from it)");
+      return;
+    }
+  }
+  if (!is_contiguous(m)) {
+    rw.unsupported("a non-contiguous input (the decomposition's closing contiguous() may copy it)");
+    return;
+  }
+  OpMath om{rw};
+  std::string result = om.up(x);
+  for (size_t i = 0; i < dim; ++i) {
+    const int64_t left = padding[2 * (dim - 1 - i)].value();
+    const int64_t right = padding[2 * (dim - 1 - i) + 1].value();
+    const int64_t n = m.sizes[nc_dim + i].value();
+    std::string idx = arange(rw, ir::arg_int(-left), ir::arg_int(n + right), m.device);
+    if (reflect) {
+      std::string a = rw.call("aten.abs.default", {ir::arg_tensor(idx)});
+      std::string d = rw.call("aten.rsub.Scalar", {ir::arg_tensor(a), ir::arg_int(n - 1)});
+      std::string b = rw.call("aten.abs.default", {ir::arg_tensor(d)});
+      idx = rw.call("aten.rsub.Scalar", {ir::arg_tensor(b), ir::arg_int(n - 1)});
+    } else {
+      idx = rw.call("aten.clamp.default", {ir::arg_tensor(idx), ir::arg_int(0), ir::arg_int(n - 1)});
+    }
+    std::vector<ir::OptionalTensorArgument> indices(m.rank(), ir::OptionalTensorArgument{std::nullopt});
+    indices[nc_dim + i] = ir::OptionalTensorArgument{idx};
+    result = rw.call(
+        "aten.index.Tensor",
+        {ir::arg_tensor(result), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(indices))});
+  }
+  if (!rw.ok()) return;
+  rw.set_outputs({om.down(result)});
+}
+void reflection_pad_rule(Rewriter& rw) { reflection_or_replication_pad(rw, true); }
+void replication_pad_rule(Rewriter& rw) { reflection_or_replication_pad(rw, false); }
+
 /// aten.outer.default → at::native::outer: self.reshape([n, 1]) * vec2 (view + mul.Tensor).
 void outer_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
@@ -589,6 +658,18 @@ void add_shape_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.lift_fresh.default", alias_rule, "torch._decomp nop_decomposition → alias"});
   out.push_back({"aten.lift_fresh_copy.default", lift_fresh_copy_rule, "lift_fresh_copy → clone"});
   out.push_back({"aten.pad.default", pad_rule, "at::native::pad / _pad_enum (PadNd.cpp)"});
+  out.push_back({"aten.reflection_pad1d.default", reflection_pad_rule,
+                 "torch._decomp _reflection_pad → _unsafe_index", true});
+  out.push_back({"aten.reflection_pad2d.default", reflection_pad_rule,
+                 "torch._decomp _reflection_pad → _unsafe_index", true});
+  out.push_back({"aten.reflection_pad3d.default", reflection_pad_rule,
+                 "torch._decomp _reflection_pad → _unsafe_index", true});
+  out.push_back({"aten.replication_pad1d.default", replication_pad_rule,
+                 "torch._decomp _replication_pad → _unsafe_index"});  // not core-tagged
+  out.push_back({"aten.replication_pad2d.default", replication_pad_rule,
+                 "torch._decomp _replication_pad → _unsafe_index", true});
+  out.push_back({"aten.replication_pad3d.default", replication_pad_rule,
+                 "torch._decomp _replication_pad → _unsafe_index", true});
   out.push_back({"aten.outer.default", outer_rule, "at::native::outer → view + mul.Tensor"});
   out.push_back({"aten.repeat_interleave.self_int", repeat_interleave_rule,
                  "at::native::repeat_interleave_symint (unsqueeze, expand, clone, flatten)"});

@@ -1,4 +1,5 @@
-// The decomposition table: one rule per non-core operator overload.
+// The decomposition table: one rule per non-core operator overload (and the
+// few Core ATen ops PyTorch's default table decomposes all the same).
 //
 // Each rule lives in the file of its op family (linalg.cpp, conv.cpp, ...),
 // with a docstring naming the PyTorch decomposition it mirrors and its shape
@@ -23,6 +24,10 @@ struct Decomposition {
   RuleFn apply;
   /// The PyTorch decomposition it mirrors (and where it lives).
   std::string_view mirrors;
+  /// The op is Core ATen (tag `core`) yet PyTorch's core_aten_decompositions()
+  /// lists it, so run_decompositions() (and ExecuTorch's to_edge) still
+  /// decomposes it: reflection_pad1d/2d/3d, replication_pad2d/3d. Every other rule's op is non-core.
+  bool core = false;
 };
 
 /// Every rule, sorted by target.

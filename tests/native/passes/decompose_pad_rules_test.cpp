@@ -1,0 +1,193 @@
+// Decomposition rules for reflection_pad{1,2,3}d and replication_pad{1,2,3}d: Core ATen ops that
+// PyTorch's default decomposition table still rewrites (torch._decomp _reflection_pad /
+// _replication_pad into arange, abs/sub or clamp, and index), the float16 opmath form,
+// --preserve-ops keeping them, and the refused cases.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/program_builder.h"
+#include "decompose_test_util.h"
+#include "ops/op_table.h"
+#include "passes/decompositions/table.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+using pteforge::testing::expect_decomposed;
+using pteforge::testing::expect_refused;
+using pteforge::testing::F;
+using pteforge::testing::ProgramBuilder;
+
+namespace {
+
+const std::string kPadCpu = "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n";
+
+SymInt pad_sym(const std::string& expr, int64_t hint) {
+  SymExpr e;
+  e.expr_str = expr;
+  e.hint = SymExprHint::of_int(hint);
+  return SymInt(std::move(e));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "pad rules: five of the six pad ops are Core ATen and marked core in the table, all with out variants") {
+  for (const char* op : {"aten.reflection_pad1d.default", "aten.reflection_pad2d.default",
+                         "aten.reflection_pad3d.default", "aten.replication_pad1d.default",
+                         "aten.replication_pad2d.default", "aten.replication_pad3d.default"}) {
+    CAPTURE(op);
+    const ops::OpSchema* s = ops::op_table().find(op);
+    REQUIRE(s != nullptr);
+    // native_functions.yaml tags all but replication_pad1d `core`.
+    const bool core = std::string(op) != "aten.replication_pad1d.default";
+    CHECK(ops::is_core_aten(*s) == core);
+    CHECK(ops::op_table().out_variant(*s) != nullptr);
+    const passes::decomp::Decomposition* d = passes::decomp::find_decomposition(op);
+    REQUIRE(d != nullptr);
+    CHECK(d->core == core);
+  }
+  // The other rules are for non-core ops (the table test checks each against its flag).
+  const passes::decomp::Decomposition* linear = passes::decomp::find_decomposition("aten.linear.default");
+  REQUIRE(linear != nullptr);
+  CHECK_FALSE(linear->core);
+}
+
+TEST_CASE("decompose reflection_pad2d -> per padded dim (H, then W) arange, abs, sub, abs, sub, index") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 2, 3, 4});
+  // padding (left, right, top, bottom) = (1, 2, 2, 1): H 3 -> 6, W 4 -> 7.
+  b.output(
+      b.call("aten.reflection_pad2d.default", {arg_tensor(x), arg_ints({1, 2, 2, 1})}, {F, {1, 2, 6, 7}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[1, 2, 3, 4]):\n"
+      "  %arange: int64[6] = aten.arange.start_step(-2, 4, " +
+          kPadCpu +
+          "  %abs_1: int64[6] = aten.abs.default(%arange)\n"
+          "  %sub: int64[6] = aten.sub.Tensor(2, %abs_1)\n"
+          "  %abs_2: int64[6] = aten.abs.default(%sub)\n"
+          "  %sub_1: int64[6] = aten.sub.Tensor(2, %abs_2)\n"
+          "  %index: float32[1, 2, 6, 4] = aten.index.Tensor(%x, [None, None, %sub_1, None])\n"
+          "  %arange_1: int64[7] = aten.arange.start_step(-1, 6, " +
+          kPadCpu +
+          "  %abs_3: int64[7] = aten.abs.default(%arange_1)\n"
+          "  %sub_2: int64[7] = aten.sub.Tensor(3, %abs_3)\n"
+          "  %abs_4: int64[7] = aten.abs.default(%sub_2)\n"
+          "  %sub_3: int64[7] = aten.sub.Tensor(3, %abs_4)\n"
+          "  %index_1: float32[1, 2, 6, 7] = aten.index.Tensor(%index, [None, None, None, %sub_3])\n"
+          "  return (%index_1)\n");
+}
+
+TEST_CASE(
+    "decompose replication_pad1d / replication_pad3d -> arange, clamp, index (int64 input, unbatched 3d)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3, 4});
+  auto y = b.input("y", ScalarType::Long, {2, 2, 2, 3});
+  b.output(b.call("aten.replication_pad1d.default", {arg_tensor(x), arg_ints({3, 5})}, {F, {2, 3, 12}}));
+  // padding pairs innermost first: W (1, 0), H (2, 1), D (0, 3) on the unbatched [C, D, H, W].
+  b.output(b.call("aten.replication_pad3d.default", {arg_tensor(y), arg_ints({1, 0, 2, 1, 0, 3})},
+                  {ScalarType::Long, {2, 5, 5, 4}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3, 4], %y: int64[2, 2, 2, 3]):\n"
+      "  %arange: int64[12] = aten.arange.start_step(-3, 9, " +
+          kPadCpu +
+          "  %clamp: int64[12] = aten.clamp.default(%arange, 0, 3)\n"
+          "  %index: float32[2, 3, 12] = aten.index.Tensor(%x, [None, None, %clamp])\n"
+          "  %arange_1: int64[5] = aten.arange.start_step(0, 5, " +
+          kPadCpu +
+          "  %clamp_1: int64[5] = aten.clamp.default(%arange_1, 0, 1)\n"
+          "  %index_1: int64[2, 5, 2, 3] = aten.index.Tensor(%y, [None, %clamp_1, None, None])\n"
+          "  %arange_2: int64[5] = aten.arange.start_step(-2, 3, " +
+          kPadCpu +
+          "  %clamp_2: int64[5] = aten.clamp.default(%arange_2, 0, 1)\n"
+          "  %index_2: int64[2, 5, 5, 3] = aten.index.Tensor(%index_1, [None, None, %clamp_2, None])\n"
+          "  %arange_3: int64[4] = aten.arange.start_step(-1, 3, " +
+          kPadCpu +
+          "  %clamp_3: int64[4] = aten.clamp.default(%arange_3, 0, 2)\n"
+          "  %index_3: int64[2, 5, 5, 4] = aten.index.Tensor(%index_2, [None, None, None, %clamp_3])\n"
+          "  return (%index, %index_3)\n");
+}
+
+TEST_CASE("decompose reflection_pad1d on float16: pw_cast_for_opmath computes in float32 and casts back") {
+  ProgramBuilder b;
+  auto h = b.input("h", ScalarType::Half, {1, 3});
+  b.output(
+      b.call("aten.reflection_pad1d.default", {arg_tensor(h), arg_ints({1, 1})}, {ScalarType::Half, {1, 5}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%h: float16[1, 3]):\n"
+                    "  %_to_copy: float32[1, 3] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+                    "  %arange: int64[5] = aten.arange.start_step(-1, 4, " +
+                        kPadCpu +
+                        "  %abs_1: int64[5] = aten.abs.default(%arange)\n"
+                        "  %sub: int64[5] = aten.sub.Tensor(2, %abs_1)\n"
+                        "  %abs_2: int64[5] = aten.abs.default(%sub)\n"
+                        "  %sub_1: int64[5] = aten.sub.Tensor(2, %abs_2)\n"
+                        "  %index: float32[1, 5] = aten.index.Tensor(%_to_copy, [None, %sub_1])\n"
+                        "  %_to_copy_1: float16[1, 5] = aten._to_copy.default(%index, dtype=torch.float16)\n"
+                        "  return (%_to_copy_1)\n");
+}
+
+TEST_CASE("decompose keeps reflection_pad2d listed in preserve_ops") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 1, 3, 3});
+  b.output(
+      b.call("aten.reflection_pad2d.default", {arg_tensor(x), arg_ints({1, 1, 1, 1})}, {F, {1, 1, 5, 5}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep, {"aten.reflection_pad2d.default"});
+  if (!st.ok()) FAIL(st.error().to_string());
+  CHECK(pteforge::testing::typed(ep.graph()) ==
+        "graph(%x: float32[1, 1, 3, 3]):\n"
+        "  %reflection_pad2d: float32[1, 1, 5, 5] = aten.reflection_pad2d.default(%x, [1, 1, 1, 1])\n"
+        "  return (%reflection_pad2d)\n");
+}
+
+TEST_CASE(
+    "decompose pad rules: torch's rank check is an error, symbolic sizes and non-contiguous input refused") {
+  SUBCASE("a 2-d input to reflection_pad2d") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {3, 3});
+    b.output(b.call("aten.reflection_pad2d.default", {arg_tensor(x), arg_ints({1, 1, 1, 1})}, {F, {5, 5}}));
+    ExportedProgram ep = b.build();
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "reflection_pad2d",
+                   "reflection_pad2d requires 3D or 4D input");
+  }
+  SUBCASE("a 5-d input to replication_pad1d (torch's message names reflection_pad)") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {1, 1, 1, 1, 3});
+    b.output(
+        b.call("aten.replication_pad1d.default", {arg_tensor(x), arg_ints({1, 1})}, {F, {1, 1, 1, 1, 5}}));
+    ExportedProgram ep = b.build();
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "replication_pad1d",
+                   "reflection_pad1d requires 2D or 3D input");
+  }
+  SUBCASE("a symbolic padded size") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {2, 4});
+    b.output(b.call("aten.reflection_pad1d.default", {arg_tensor(x), arg_ints({1, 1})}, {F, {2, 6}}));
+    ExportedProgram& p = b.program();
+    const std::string s0 = "Symbol('s0', integer=True, positive=True)";
+    TensorMeta in = *p.graph().tensor_meta("x");
+    in.sizes[1] = pad_sym(s0, 4);
+    p.graph().set_tensor_meta("x", in);
+    TensorMeta out = *p.graph().tensor_meta("reflection_pad1d");
+    out.sizes[1] = pad_sym("Add(Integer(2), " + s0 + ")", 6);
+    p.graph().set_tensor_meta("reflection_pad1d", out);
+    ExportedProgram ep = b.build();
+    expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "reflection_pad1d",
+                   "a symbolic size of a padded dimension");
+  }
+  SUBCASE("a non-contiguous input") {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {4, 3});
+    auto t = b.call("aten.transpose.int", {arg_tensor(x), arg_int(0), arg_int(1)}, {F, {3, 4}});
+    b.output(b.call("aten.replication_pad1d.default", {arg_tensor(t), arg_ints({2, 0})}, {F, {3, 6}}));
+    ExportedProgram ep = b.build();
+    expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "replication_pad1d", "non-contiguous");
+  }
+}
