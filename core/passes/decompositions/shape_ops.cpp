@@ -147,6 +147,16 @@ void squeeze_all_rule(Rewriter& rw) {
   rw.set_outputs({squeeze_dims(rw, x, dims)});
 }
 
+/// aten.squeeze.dim → torch._decomp squeeze_default: squeeze.dims(self, [dim]) (dim as given).
+/// squeeze.dim is Core ATen, but core_aten_decompositions() lists it, so run_decompositions()
+/// rewrites x.squeeze(d) and ExecuTorch's .pte calls squeeze_copy.dims_out.
+void squeeze_dim_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  int64_t dim = rw.int_("dim");
+  if (!rw.ok()) return;
+  rw.set_outputs({squeeze_dims(rw, x, {dim})});
+}
+
 void set_list_outputs(Rewriter& rw, const std::vector<std::string>& outs, const char* what) {
   if (!rw.ok()) return;
   if (outs.size() != rw.node().output_names().size()) {
@@ -641,6 +651,7 @@ void add_shape_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.contiguous.default", contiguous_rule, "at::native::contiguous → clone when needed"});
   out.push_back({"aten.unflatten.int", unflatten_rule, "at::native::unflatten → view"});
   out.push_back({"aten.squeeze.default", squeeze_all_rule, "torch._decomp squeeze_default → squeeze.dims"});
+  out.push_back({"aten.squeeze.dim", squeeze_dim_rule, "torch._decomp squeeze_default → squeeze.dims", true});
   out.push_back({"aten.chunk.default", chunk_rule, "at::native::chunk → split.Tensor → split_with_sizes"});
   out.push_back({"aten.unsafe_chunk.default", chunk_rule, "unsafe_chunk_py_impl → split_with_sizes"});
   out.push_back({"aten.split.Tensor", split_rule, "torch._decomp split → split_with_sizes"});

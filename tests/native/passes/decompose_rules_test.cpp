@@ -1245,7 +1245,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
       "aten.rot90.default", "aten.round.decimals", "aten.rsub.Scalar", "aten.rsub.Tensor",
       "aten.scaled_dot_product_attention.default", "aten.sgn.default", "aten.silu.default", "aten.sinc.default",
       "aten.smooth_l1_loss.default", "aten.soft_margin_loss.default", "aten.softmax.int", "aten.softplus.default", "aten.softshrink.default", "aten.special_xlog1py.default",
-      "aten.split.Tensor", "aten.split.sizes", "aten.square.default", "aten.squeeze.default", "aten.stack.default",
+      "aten.split.Tensor", "aten.split.sizes", "aten.square.default", "aten.squeeze.default", "aten.squeeze.dim", "aten.stack.default",
       "aten.std.correction", "aten.std_mean.correction", "aten.sum.default", "aten.swapaxes.default",
       "aten.swapdims.default", "aten.t.default", "aten.threshold.default", "aten.to.device", "aten.to.dtype", "aten.to.dtype_layout",
       "aten.to.other", "aten.trace.default", "aten.transpose.int", "aten.tril.default", "aten.triu.default",
@@ -1259,7 +1259,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
     CAPTURE(std::string(d.target));
     const ops::OpSchema* s = ops::op_table().find(d.target);
     REQUIRE(s != nullptr);
-    // Core ATen only where marked (the pads core_aten_decompositions() lists).
+    // Core ATen only where marked (the pads and squeeze.dim, which core_aten_decompositions() lists).
     CHECK(ops::is_core_aten(*s) == d.core);
     CHECK_FALSE(std::string(d.mirrors).empty());
     CHECK(passes::decomp::find_decomposition(d.target) == &d);

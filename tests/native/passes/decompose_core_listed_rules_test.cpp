@@ -1,7 +1,7 @@
-// Decomposition rules for reflection_pad{1,2,3}d and replication_pad{1,2,3}d: Core ATen ops that
-// PyTorch's default decomposition table still rewrites (torch._decomp _reflection_pad /
-// _replication_pad into arange, abs/sub or clamp, and index), the float16 opmath form,
-// --preserve-ops keeping them, and the refused cases.
+// Rules for Core ATen ops that PyTorch's default decomposition table (core_aten_decompositions())
+// still rewrites: reflection_pad{1,2,3}d and replication_pad{1,2,3}d (torch._decomp _reflection_pad /
+// _replication_pad into arange, abs/sub or clamp, and index), squeeze.dim (squeeze.dims); the
+// float16 opmath form, --preserve-ops keeping them, and the refused cases.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -190,4 +190,42 @@ TEST_CASE(
     ExportedProgram ep = b.build();
     expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "replication_pad1d", "non-contiguous");
   }
+}
+
+TEST_CASE("decompose squeeze.dim -> squeeze.dims with the dim as given") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 1, 3, 1});
+  auto s1 = b.call("aten.squeeze.dim", {arg_tensor(x), arg_int(1)}, {F, {2, 3, 1}});
+  b.output(b.call("aten.squeeze.dim", {arg_tensor(s1), arg_int(-1)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  // Names: a new node is named while the node it replaces still holds its name (torch.export's
+  // re-trace naming is not reproduced), so the first becomes squeeze_2 and the second takes the
+  // freed "squeeze". Names do not reach the .pte.
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 1, 3, 1]):\n"
+                    "  %squeeze_2: float32[2, 3, 1] = aten.squeeze.dims(%x, [1])\n"
+                    "  %squeeze: float32[2, 3] = aten.squeeze.dims(%squeeze_2, [-1])\n"
+                    "  return (%squeeze)\n");
+}
+
+TEST_CASE("decompose squeeze.dim in a mutated view chain: the in-place add is written back to the buffer") {
+  ProgramBuilder b;
+  auto buf = b.buffer("b_state", "state", F, {1, 4});
+  auto x = b.input("x", F, {4});
+  auto v = b.call("aten.squeeze.dim", {arg_tensor(buf), arg_int(0)}, {F, {4}});
+  b.call("aten.add_.Tensor", {arg_tensor(v), arg_tensor(x)}, {F, {4}});
+  b.output(b.call("aten.mul.Tensor", {arg_tensor(buf), arg_float(2.0)}, {F, {1, 4}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  // The squeeze's inverse (a view back to [1, 4]) is the buffer's new value, a BUFFER_MUTATION output.
+  CHECK(pteforge::testing::typed(ep.graph()) ==
+        "graph(%b_state: float32[1, 4], %x: float32[4]):\n"
+        "  %squeeze_1: float32[4] = aten.squeeze.dims(%b_state, [0])\n"
+        "  %add: float32[4] = aten.add.Tensor(%squeeze_1, %x)\n"
+        "  %view: float32[1, 4] = aten.view.default(%add, [1, 4])\n"
+        "  %mul: float32[1, 4] = aten.mul.Tensor(%view, 2.0)\n"
+        "  return (%view, %mul)\n");
+  REQUIRE(ep.signature().output_specs.size() == 2);
+  CHECK(ep.signature().output_specs[0].kind == OutputKind::BufferMutation);
 }
