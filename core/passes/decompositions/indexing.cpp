@@ -149,6 +149,55 @@ void index_fill_rule(Rewriter& rw) {
   rw.set_outputs({out});
 }
 
+/// aten.select_scatter.default → torch._refs select_scatter (Core ATen, but
+/// core_aten_decompositions() lists it, so run_decompositions() rewrites it, including the
+/// select_scatter functionalization writes for `x[i] = v` / `x.select(d, i).copy_(v)`):
+/// with d = dim wrapped and n = self.size(d), mask = arange(n).view([1, .., -1, .., 1]) (-1 at d,
+/// as the reference passes it) == index (+ n when negative); where(mask,
+/// unsqueeze(src, d).expand(self's sizes), self). self [.., n, ..], src self without dim d →
+/// self's shape. Refused: src of another dtype than self (the reference's where promotes, so its
+/// result would not keep self's dtype), a symbolic index and a negative index on a symbolic size.
+void select_scatter_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  std::string src = rw.tensor("src");
+  int64_t dim = rw.int_("dim");
+  SymPoly index = rw.sym("index");
+  Meta m = rw.meta(x);
+  Meta sm = rw.meta(src);
+  if (!rw.ok()) return;
+  if (m.rank() == 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "select_scatter: self must have at least one dimension");
+    return;
+  }
+  const int64_t d = rw.take(normalize_dim(dim, m.rank()));
+  if (!rw.ok()) return;
+  if (sm.dtype != m.dtype) {
+    rw.unsupported("src of dtype " + std::string(ir::scalar_type_name(sm.dtype)) + " for a " +
+                   std::string(ir::scalar_type_name(m.dtype)) +
+                   " self (the reference's where would promote the result's dtype)");
+    return;
+  }
+  const SymPoly& n = m.sizes[static_cast<size_t>(d)];
+  if (!index.is_constant()) {
+    rw.unsupported("a symbolic index (the reference branches on its sign)");
+    return;
+  }
+  if (index.value() < 0) {
+    if (!n.is_constant()) {
+      rw.unsupported("a negative index on a symbolic size");
+      return;
+    }
+    index = SymPoly(index.value() + n.value());
+  }
+  std::vector<SymPoly> mask_shape(m.rank(), SymPoly(1));
+  mask_shape[static_cast<size_t>(d)] = SymPoly(-1);
+  std::string mask = view(rw, arange(rw, rw.size(n), m.device), mask_shape);
+  mask = rw.call("aten.eq.Scalar", {ir::arg_tensor(mask), rw.size(index)});
+  std::string v = expand(rw, unsqueeze(rw, src, d), m.sizes);
+  if (!rw.ok()) return;
+  rw.set_outputs({rw.call("aten.where.self", {ir::arg_tensor(mask), ir::arg_tensor(v), ir::arg_tensor(x)})});
+}
+
 /// aten._unsafe_index.Tensor → torch._decomp _unsafe_index: index.Tensor(self, indices).
 void unsafe_index_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
@@ -177,6 +226,8 @@ void add_indexing_decompositions(std::vector<Decomposition>& out) {
       {"aten.index_add.default", index_add_rule, "torch._decomp index_add → index_put(accumulate=True)"});
   out.push_back({"aten.index_fill.int_Scalar", index_fill_rule, "torch._refs index_fill → index_copy"});
   out.push_back({"aten.index_fill.int_Tensor", index_fill_rule, "torch._refs index_fill → index_copy"});
+  out.push_back(
+      {"aten.select_scatter.default", select_scatter_rule, "torch._refs select_scatter → where", true});
   out.push_back({"aten._unsafe_index.Tensor", unsafe_index_rule, "torch._decomp _unsafe_index → index.Tensor"});
   out.push_back({"aten._unsafe_index_put.default", unsafe_index_put_rule, "torch._decomp _unsafe_index_put → index_put"});
 }

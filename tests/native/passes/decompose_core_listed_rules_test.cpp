@@ -229,3 +229,35 @@ TEST_CASE("decompose squeeze.dim in a mutated view chain: the in-place add is wr
   REQUIRE(ep.signature().output_specs.size() == 2);
   CHECK(ep.signature().output_specs[0].kind == OutputKind::BufferMutation);
 }
+
+TEST_CASE(
+    "decompose select_scatter -> arange, view (-1 at dim), eq, unsqueeze, expand, where with dim and index "
+    "wrapped") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3, 4});
+  auto s = b.input("s", F, {2, 3});
+  b.output(b.call("aten.select_scatter.default", {arg_tensor(x), arg_tensor(s), arg_int(-1), arg_int(-1)},
+                  {F, {2, 3, 4}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3, 4], %s: float32[2, 3]):\n"
+                    "  %arange: int64[4] = aten.arange.start_step(0, 4, " +
+                        kPadCpu +
+                        "  %view: int64[1, 1, 4] = aten.view.default(%arange, [1, 1, -1])\n"
+                        "  %eq: bool[1, 1, 4] = aten.eq.Scalar(%view, 3)\n"
+                        "  %unsqueeze: float32[2, 3, 1] = aten.unsqueeze.default(%s, 2)\n"
+                        "  %expand: float32[2, 3, 4] = aten.expand.default(%unsqueeze, [2, 3, 4])\n"
+                        "  %where: float32[2, 3, 4] = aten.where.self(%eq, %expand, %x)\n"
+                        "  return (%where)\n");
+}
+
+TEST_CASE("decompose select_scatter refuses a src of another dtype (the reference's where would promote)") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Long, {3, 2});
+  auto s = b.input("s", F, {2});
+  b.output(b.call("aten.select_scatter.default", {arg_tensor(x), arg_tensor(s), arg_int(0), arg_int(1)},
+                  {ScalarType::Long, {3, 2}}));
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "select_scatter",
+                 "src of dtype float32 for a int64 self");
+}

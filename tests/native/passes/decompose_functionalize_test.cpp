@@ -140,7 +140,7 @@ TEST_CASE("functionalize: KV-cache writes (index_copy_, index_put_, copy_ into a
         "# input user_input %row\n"
         "# output buffer_mutation %index_put -> k_cache\n"
         "# output buffer_mutation %slice_scatter -> v_cache\n"
-        "# output buffer_mutation %select_scatter -> pos_cache\n"
+        "# output buffer_mutation %where -> pos_cache\n"
         "# output user_output %add\n"
         "graph(%b_k: float32[1, 2, 8, 4], %b_v: float32[1, 2, 8, 4], %b_p: float32[8, 4], %pos: int64[3], "
         "%k: float32[1, 2, 3, 4], %row: float32[4]):\n"
@@ -150,9 +150,16 @@ TEST_CASE("functionalize: KV-cache writes (index_copy_, index_put_, copy_ into a
         "  %slice_scatter: float32[1, 2, 8, 4] = aten.slice_scatter.default(%b_v, %copy, 2, 0, 3)\n"
         "  %select: float32[4] = aten.select.int(%b_p, 0, 5)\n"
         "  %copy_1: float32[4] = aten.copy.default(%select, %row)\n"
-        "  %select_scatter: float32[8, 4] = aten.select_scatter.default(%b_p, %copy_1, 0, 5)\n"
+        // The select write-back's select_scatter, decomposed as torch._refs select_scatter.
+        "  %arange: int64[8] = aten.arange.start_step(0, 8, layout=torch.strided, device=device(type='cpu'), "
+        "pin_memory=False)\n"
+        "  %view: int64[8, 1] = aten.view.default(%arange, [-1, 1])\n"
+        "  %eq: bool[8, 1] = aten.eq.Scalar(%view, 5)\n"
+        "  %unsqueeze: float32[1, 4] = aten.unsqueeze.default(%copy_1, 0)\n"
+        "  %expand: float32[8, 4] = aten.expand.default(%unsqueeze, [8, 4])\n"
+        "  %where: float32[8, 4] = aten.where.self(%eq, %expand, %b_p)\n"
         "  %add: float32[1, 2, 8, 4] = aten.add.Tensor(%index_put, %slice_scatter)\n"
-        "  return (%index_put, %slice_scatter, %select_scatter, %add)\n");
+        "  return (%index_put, %slice_scatter, %where, %add)\n");
   CHECK(verify_program(ep).ok());
 }
 

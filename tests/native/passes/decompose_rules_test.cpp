@@ -1243,7 +1243,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
       "aten.replication_pad1d.default", "aten.replication_pad2d.default", "aten.replication_pad3d.default",
       "aten.reshape.default", "aten.reshape_as.default", "aten.rms_norm.default", "aten.rnn_relu.input", "aten.rnn_relu_cell.default", "aten.rnn_tanh.input", "aten.rnn_tanh_cell.default", "aten.roll.default",
       "aten.rot90.default", "aten.round.decimals", "aten.rsub.Scalar", "aten.rsub.Tensor",
-      "aten.scaled_dot_product_attention.default", "aten.sgn.default", "aten.silu.default", "aten.sinc.default",
+      "aten.scaled_dot_product_attention.default", "aten.select_scatter.default", "aten.sgn.default", "aten.silu.default", "aten.sinc.default",
       "aten.smooth_l1_loss.default", "aten.soft_margin_loss.default", "aten.softmax.int", "aten.softplus.default", "aten.softshrink.default", "aten.special_xlog1py.default",
       "aten.split.Tensor", "aten.split.sizes", "aten.square.default", "aten.squeeze.default", "aten.squeeze.dim", "aten.stack.default",
       "aten.std.correction", "aten.std_mean.correction", "aten.sum.default", "aten.swapaxes.default",
@@ -1259,7 +1259,8 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
     CAPTURE(std::string(d.target));
     const ops::OpSchema* s = ops::op_table().find(d.target);
     REQUIRE(s != nullptr);
-    // Core ATen only where marked (the pads and squeeze.dim, which core_aten_decompositions() lists).
+    // Core ATen only where marked (the pads, select_scatter and squeeze.dim, which
+    // core_aten_decompositions() lists).
     CHECK(ops::is_core_aten(*s) == d.core);
     CHECK_FALSE(std::string(d.mirrors).empty());
     CHECK(passes::decomp::find_decomposition(d.target) == &d);
