@@ -116,6 +116,22 @@ class Decoder {
                      info.extended_header ? std::optional<uint64_t>(16) : std::nullopt);
     }
 
+    // The root table offset (the first 4 bytes, little-endian) must leave room
+    // for the table's own 4-byte vtable offset: a file cut short (or a broken
+    // offset) fails here, with a message saying so rather than the verifier's
+    // general one.
+    {
+      uint32_t root = 0;
+      if (info.program_size >= 4) {
+        for (int i = 3; i >= 0; --i) root = (root << 8) | static_cast<uint8_t>(bytes[static_cast<size_t>(i)]);
+      }
+      if (info.program_size < 8 || uint64_t{root} + 4 > info.program_size) {
+        return invalid("the root table offset " + std::to_string(root) +
+                           " (bytes 0..3) points past the end of the " + std::to_string(info.program_size) +
+                           "-byte program: the file is truncated or corrupt",
+                       0);
+      }
+    }
     // Verify and read from an 8-byte aligned copy: flatbuffers reads scalars
     // in place, and the caller's bytes may sit at any address.
     std::vector<uint64_t> aligned((info.program_size + 7) / 8);

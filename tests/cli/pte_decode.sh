@@ -57,6 +57,17 @@ grep -q '^PTE_INVALID: ' "$work/err.txt"
 grep -q "byte_offset=1100" "$work/err.txt"
 test ! -s "$work/out.txt"
 
+# Cut to its first 10 bytes (identifier kept, extended header cut): the
+# message says the root table offset points past the end.
+head -c 10 "$ref/arduino_add_model.pte" > "$work/cut10.pte"
+set +e
+"$bin" decode "$work/cut10.pte" > "$work/out10.txt" 2> "$work/err10.txt"
+rc=$?
+set -e
+test "$rc" -eq 1
+grep -qx "PTE_INVALID: the root table offset 60 (bytes 0..3) points past the end of the 10-byte program: the file is truncated or corrupt (entry=$work/cut10.pte byte_offset=0)" "$work/err10.txt"
+test ! -s "$work/out10.txt"
+
 # A missing file is an I/O error.
 set +e
 "$bin" decode "$work/missing.pte" 2> "$work/err2.txt"
