@@ -57,6 +57,34 @@ void constant_fill_like_rule(Rewriter& rw) {
   rw.set_outputs({rw.call("aten.full_like.default", {ir::arg_tensor(x), fill_value(t, V)}, std::move(kw))});
 }
 
+/// aten.fill.Scalar → torch._decomp fill_scalar: full_like(self, value) as the Python call
+/// torch.full_like(self, value) reaches the dispatcher: pin_memory=False, no memory_format
+/// (None). fill.Scalar is Core ATen, but core_aten_decompositions() lists it (fill), so
+/// run_decompositions() rewrites it, including the fill the functionalization of x.fill_(v)
+/// writes.
+void fill_scalar_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  ir::Argument value = rw.raw("value");
+  if (!rw.ok()) return;
+  rw.set_outputs({rw.call("aten.full_like.default", {ir::arg_tensor(x), std::move(value)},
+                          {{"pin_memory", ir::arg_bool(false)}})});
+}
+
+/// aten.fill.Tensor → torch._decomp fill_tensor: copy(self, value) for a 0-d value (torch's
+/// check: "fill only supports 0-dimension value tensor but got tensor with N dimensions").
+void fill_tensor_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  std::string v = rw.tensor("value");
+  Meta vm = rw.meta(v);
+  if (!rw.ok()) return;
+  if (vm.rank() != 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "fill only supports 0-dimension value tensor but got tensor with " +
+                                          std::to_string(vm.rank()) + " dimensions");
+    return;
+  }
+  rw.set_outputs({rw.call("aten.copy.default", {ir::arg_tensor(x), ir::arg_tensor(v)})});
+}
+
 /// aten.new_zeros / new_ones / new_full → torch._refs new_*: full(size, value,
 /// dtype=self.dtype unless given, layout=strided, device=self's device, pin_memory=False).
 void new_fill_rule(Rewriter& rw, ir::Argument value) {
@@ -131,6 +159,8 @@ void add_creation_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.new_zeros.default", new_zeros_rule, "torch._refs new_zeros → full"});
   out.push_back({"aten.new_ones.default", new_ones_rule, "torch._refs new_ones → full"});
   out.push_back({"aten.new_full.default", new_full_rule, "torch._refs new_full → full"});
+  out.push_back({"aten.fill.Scalar", fill_scalar_rule, "torch._decomp fill_scalar → full_like", true});
+  out.push_back({"aten.fill.Tensor", fill_tensor_rule, "torch._decomp fill_tensor → copy"});
   out.push_back({"aten.arange.default", arange_rule, "torch._decomp arange_default → arange.start_step"});
   out.push_back({"aten.arange.start", arange_rule, "torch._decomp arange_start → arange.start_step"});
   out.push_back({"aten.tril.default", tril_rule, "torch._refs tril (arange mask + where / logical_and)"});

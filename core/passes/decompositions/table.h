@@ -26,8 +26,8 @@ struct Decomposition {
   std::string_view mirrors;
   /// The op is Core ATen (tag `core`) yet PyTorch's core_aten_decompositions()
   /// lists it, so run_decompositions() (and ExecuTorch's to_edge) still
-  /// decomposes it: reflection_pad1d/2d/3d, replication_pad2d/3d, select_scatter,
-  /// squeeze.dim.
+  /// decomposes it: fill.Scalar, reflection_pad1d/2d/3d, replication_pad2d/3d,
+  /// select_scatter, squeeze.dim.
   /// Every other rule's op is non-core.
   bool core = false;
 };

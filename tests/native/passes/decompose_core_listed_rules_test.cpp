@@ -1,7 +1,8 @@
 // Rules for Core ATen ops that PyTorch's default decomposition table (core_aten_decompositions())
 // still rewrites: reflection_pad{1,2,3}d and replication_pad{1,2,3}d (torch._decomp _reflection_pad /
-// _replication_pad into arange, abs/sub or clamp, and index), squeeze.dim (squeeze.dims); the
-// float16 opmath form, --preserve-ops keeping them, and the refused cases.
+// _replication_pad into arange, abs/sub or clamp, and index), squeeze.dim (squeeze.dims),
+// select_scatter (where), fill.Scalar (full_like; and the non-core fill.Tensor); the float16 opmath
+// form, --preserve-ops keeping them, and the refused cases.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -260,4 +261,47 @@ TEST_CASE("decompose select_scatter refuses a src of another dtype (the referenc
   ExportedProgram ep = b.build();
   expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "select_scatter",
                  "src of dtype float32 for a int64 self");
+}
+
+TEST_CASE(
+    "decompose fill: x.fill_(v) on a buffer functionalizes to fill.Scalar, then "
+    "full_like(pin_memory=False)") {
+  ProgramBuilder b;
+  auto buf = b.buffer("b_acc", "acc", F, {2, 3});
+  auto x = b.input("x", F, {2, 3});
+  b.call("aten.fill_.Scalar", {arg_tensor(buf), arg_float(0.5)}, {F, {2, 3}});
+  b.output(b.call("aten.add.Tensor", {arg_tensor(buf), arg_tensor(x)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  CHECK(pteforge::testing::typed(ep.graph()) ==
+        "graph(%b_acc: float32[2, 3], %x: float32[2, 3]):\n"
+        "  %full_like: float32[2, 3] = aten.full_like.default(%b_acc, 0.5, pin_memory=False)\n"
+        "  %add: float32[2, 3] = aten.add.Tensor(%full_like, %x)\n"
+        "  return (%full_like, %add)\n");
+  REQUIRE(ep.signature().output_specs.size() == 2);
+  CHECK(ep.signature().output_specs[0].kind == OutputKind::BufferMutation);
+}
+
+TEST_CASE("decompose fill.Tensor -> copy for a 0-d value, torch's error for another") {
+  {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {2, 3});
+    auto v = b.input("v", F, {});
+    b.output(b.call("aten.fill.Tensor", {arg_tensor(x), arg_tensor(v)}, {F, {2, 3}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%x: float32[2, 3], %v: float32[]):\n"
+                      "  %copy: float32[2, 3] = aten.copy.default(%x, %v)\n"
+                      "  return (%copy)\n");
+  }
+  {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {2, 3});
+    auto v = b.input("v", F, {3});
+    b.output(b.call("aten.fill.Tensor", {arg_tensor(x), arg_tensor(v)}, {F, {2, 3}}));
+    ExportedProgram ep = b.build();
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "fill",
+                   "fill only supports 0-dimension value tensor but got tensor with 1 dimensions");
+  }
 }

@@ -1224,7 +1224,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
       "aten.conv3d.padding", "aten.conv_transpose1d.default", "aten.conv_transpose2d.input",
       "aten.conv_transpose3d.input", "aten.deg2rad.default", "aten.detach.default", "aten.dot.default",
       "aten.dropout.default", "aten.elu.default", "aten.expand_as.default", "aten.feature_alpha_dropout.default",
-      "aten.feature_dropout.default", "aten.flatten.using_ints", "aten.floor_divide.Scalar",
+      "aten.feature_dropout.default", "aten.fill.Scalar", "aten.fill.Tensor", "aten.flatten.using_ints", "aten.floor_divide.Scalar",
       "aten.floor_divide.default", "aten.frac.default", "aten.glu.default", "aten.group_norm.default",
       "aten.gru.input", "aten.gru_cell.default", "aten.hardshrink.default", "aten.hardsigmoid.default", "aten.hardswish.default",
       "aten.heaviside.default", "aten.huber_loss.default", "aten.index_add.default", "aten.index_copy.default",
@@ -1259,8 +1259,8 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
     CAPTURE(std::string(d.target));
     const ops::OpSchema* s = ops::op_table().find(d.target);
     REQUIRE(s != nullptr);
-    // Core ATen only where marked (the pads, select_scatter and squeeze.dim, which
-    // core_aten_decompositions() lists).
+    // Core ATen only where marked (fill.Scalar, the pads, select_scatter and squeeze.dim,
+    // which core_aten_decompositions() lists).
     CHECK(ops::is_core_aten(*s) == d.core);
     CHECK_FALSE(std::string(d.mirrors).empty());
     CHECK(passes::decomp::find_decomposition(d.target) == &d);
