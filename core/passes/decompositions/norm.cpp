@@ -300,6 +300,58 @@ void norm_scalar_opt_dim_rule(Rewriter& rw) {
   rw.set_outputs({vector_norm(rw, x, p, dim, keepdim, std::nullopt)});
 }
 
+/// aten._weight_norm.default → at::native::_weight_norm (WeightNorm.cpp): v and g made
+/// contiguous, then, where the fused kernel applies (dim 0 or v.dim() - 1, no float16),
+/// _weight_norm_interface(v, g, dim) + getitem 0 (decomposed in turn). Refused: the other
+/// path, v * (g / norm_except_dim(v, 2, dim)), taken for another dim or float16 operands.
+void weight_norm_rule(Rewriter& rw) {
+  std::string v = rw.tensor("v");
+  std::string g = rw.tensor("g");
+  int64_t dim = rw.int_("dim");
+  Meta vm = rw.meta(v);
+  Meta gm = rw.meta(g);
+  if (!rw.ok()) return;
+  const bool half = vm.dtype == ir::ScalarType::Half || gm.dtype == ir::ScalarType::Half;
+  const bool fused = !half && (dim == 0 || dim == static_cast<int64_t>(vm.rank()) - 1);
+  if (!fused) {
+    rw.unsupported(half ? "float16 operands (the unfused norm_except_dim path)"
+                        : "dim " + std::to_string(dim) + " (only 0 and the last take the fused path)");
+    return;
+  }
+  std::string vc = contiguous(rw, v);
+  std::string gc = contiguous(rw, g);
+  if (!rw.ok()) return;
+  auto outs = rw.call_multi("aten._weight_norm_interface.default",
+                            {ir::arg_tensor(vc), ir::arg_tensor(gc), ir::arg_int(dim)}, {}, {true, false});
+  if (!rw.ok()) return;
+  rw.set_outputs({outs[0]});
+}
+
+/// aten._weight_norm_interface.default → torch._decomp _weight_norm_interface:
+/// norm = linalg.vector_norm(v, 2, [every dim i != dim], keepdim=True[, dtype=float32 when g
+/// is bfloat16]) (the reference's v.norm(), decomposed as vector_norm() does), then
+/// (v * (g / norm.to(g.dtype)), norm). v [O, I, K], g [O, 1, 1], dim 0 → ([O, I, K], [O, 1, 1]).
+void weight_norm_interface_rule(Rewriter& rw) {
+  std::string v = rw.tensor("v");
+  std::string g = rw.tensor("g");
+  int64_t dim = rw.int_("dim");
+  Meta vm = rw.meta(v);
+  Meta gm = rw.meta(g);
+  if (!rw.ok()) return;
+  std::vector<int64_t> keep;  // as the reference builds it: i != dim, with dim as given
+  for (int64_t i = 0; i < static_cast<int64_t>(vm.rank()); ++i) {
+    if (i != dim) keep.push_back(i);
+  }
+  std::optional<ir::ScalarType> dt;
+  if (gm.dtype == ir::ScalarType::BFloat16) dt = ir::ScalarType::Float;
+  std::string norm = vector_norm(rw, v, Number::of_int(2), ir::arg_ints(keep), true, dt);
+  std::string n = to_dtype(rw, norm, gm.dtype);
+  std::string q = rw.call("aten.div.Tensor", {ir::arg_tensor(g), ir::arg_tensor(n)});
+  std::string w = rw.call("aten.mul.Tensor", {ir::arg_tensor(v), ir::arg_tensor(q)});
+  if (!rw.ok()) return;
+  rw.set_outputs({w, norm});
+}
+
 }  // namespace
 
 void add_norm_decompositions(std::vector<Decomposition>& out) {
@@ -317,6 +369,9 @@ void add_norm_decompositions(std::vector<Decomposition>& out) {
       {"aten.linalg_vector_norm.default", linalg_vector_norm_rule, "torch._refs.linalg.vector_norm"});
   out.push_back(
       {"aten.norm.ScalarOpt_dim", norm_scalar_opt_dim_rule, "torch._refs.norm → linalg.vector_norm"});
+  out.push_back({"aten._weight_norm.default", weight_norm_rule, "at::native::_weight_norm (WeightNorm.cpp)"});
+  out.push_back({"aten._weight_norm_interface.default", weight_norm_interface_rule,
+                 "torch._decomp _weight_norm_interface → linalg.vector_norm"});
   out.push_back({"aten.rms_norm.default", rms_norm_rule,
                  "at::native rms_norm_composite (layer_norm.cpp) / torch._decomp _fused_rms_norm"});
 }

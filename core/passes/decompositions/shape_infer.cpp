@@ -1506,6 +1506,20 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
                              result(x.dtype, stat, contiguous_strides(stat), false),
                              result(x.dtype, stat, contiguous_strides(stat), false)};
   }
+  if (name == "_weight_norm_interface") {
+    // (v's shape, the norm: size 1 except at dim; float32 for a bfloat16 g, else g's dtype).
+    PTEFORGE_ASSIGN_OR_RETURN(Meta v, a.meta("v"));
+    PTEFORGE_ASSIGN_OR_RETURN(Meta g, a.meta("g"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t dim, a.int_("dim"));
+    if (v.rank() != g.rank()) return shape_error(op, "v and g must have the same number of dimensions");
+    std::vector<SymPoly> ns(v.rank(), SymPoly(1));
+    if (dim >= 0 && dim < static_cast<int64_t>(v.rank()))
+      ns[static_cast<size_t>(dim)] = v.sizes[static_cast<size_t>(dim)];
+    const ir::ScalarType nt = g.dtype == ir::ScalarType::BFloat16 ? ir::ScalarType::Float : g.dtype;
+    return std::vector<Meta>{
+        result(v.dtype, v.sizes, contiguous_strides(v.sizes), v.requires_grad || g.requires_grad),
+        result(nt, ns, contiguous_strides(ns), false)};
+  }
   if (name == "native_group_norm") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
     PTEFORGE_ASSIGN_OR_RETURN(SymPoly n, a.sym("N"));
