@@ -713,7 +713,47 @@ void isinf_sign_rule(Rewriter& rw) {
 
 }  // namespace
 
+/// aten.all.default / all.dim / all.dims → torch._refs all: logical_not(any(logical_not(self),
+/// dim, keepdim=keepdim)), then .to(uint8) for a uint8 self. Which any overload the trace
+/// records follows torch.any's Python overloads: an int dim can only be any.dim; None (all.default)
+/// or a list is any.dims. Trailing arguments equal to their defaults are dropped, as the tracer
+/// records them (all.default → any.dims(t)).
+void all_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  const bool int_dim = rw.target() == "aten.all.dim";
+  ir::Argument dim = rw.raw("dim");
+  bool keepdim = rw.args().find("keepdim") ? rw.bool_("keepdim") : false;
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  std::string inv = rw.call("aten.logical_not.default", {ir::arg_tensor(x)});
+  std::string any = rw.call(int_dim ? "aten.any.dim" : "aten.any.dims",
+                            {ir::arg_tensor(inv), std::move(dim), ir::arg_bool(keepdim)});
+  std::string r = rw.call("aten.logical_not.default", {ir::arg_tensor(any)});
+  if (m.dtype == ir::ScalarType::Byte) r = to_dtype(rw, r, ir::ScalarType::Byte);
+  if (!rw.ok()) return;
+  rw.set_outputs({r});
+}
+
+/// aten.count_nonzero.default / count_nonzero.dim_IntList → torch._refs count_nonzero:
+/// (self != 0).sum(dim) = ne.Scalar(self, 0), then sum.dim_IntList(·, dim) as Tensor.sum's
+/// Python overloads record it: None stays None (sum.dim_IntList's dim has no default, so it is
+/// kept), an int d becomes [d], a list stays. The count is int64.
+void count_nonzero_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  ir::Argument dim = rw.raw("dim");
+  if (!rw.ok()) return;
+  if (const auto* d = dim.get_if<ir::ArgTag::Int>()) dim = ir::arg_ints({*d});
+  std::string ne = rw.call("aten.ne.Scalar", {ir::arg_tensor(x), ir::arg_int(0)});
+  rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(ne), std::move(dim)})});
+}
+
 void add_pointwise_decompositions(std::vector<Decomposition>& out) {
+  out.push_back({"aten.all.default", all_rule, "torch._refs all → logical_not(any(logical_not))"});
+  out.push_back({"aten.all.dim", all_rule, "torch._refs all → logical_not(any.dim(logical_not))"});
+  out.push_back({"aten.all.dims", all_rule, "torch._refs all → logical_not(any.dims(logical_not))"});
+  out.push_back({"aten.count_nonzero.default", count_nonzero_rule, "torch._refs count_nonzero → ne, sum"});
+  out.push_back(
+      {"aten.count_nonzero.dim_IntList", count_nonzero_rule, "torch._refs count_nonzero → ne, sum"});
   out.push_back({"aten.rsub.Scalar", rsub_rule, "torch._decomp rsub_Scalar → sub.Tensor(other, self)"});
   out.push_back({"aten.rsub.Tensor", rsub_rule, "torch._decomp rsub_Tensor → sub.Tensor(other, self)"});
   out.push_back({"aten.masked_fill.Scalar", masked_fill_scalar_rule, "torch._refs masked_fill → full + where"});

@@ -1141,6 +1141,15 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     }
     return one(result(t, sizes, contiguous_strides(sizes), s.requires_grad));
   }
+  if (name == "any" && ov == "dims") {
+    // any.dims: the listed dims (None or [] → every dim) reduced; uint8 stays uint8, else bool.
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, a.opt_ints("dim"));
+    PTEFORGE_ASSIGN_OR_RETURN(bool keepdim, a.bool_("keepdim"));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> sizes, reduce_sizes(op, s, dims, keepdim));
+    const ir::ScalarType t = s.dtype == ir::ScalarType::Byte ? ir::ScalarType::Byte : ir::ScalarType::Bool;
+    return one(result(t, sizes, contiguous_strides(sizes), false));
+  }
   if ((name == "any" && ov == "dim") || ((name == "amax" || name == "amin") && (ov == "default" || ov.empty()))) {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     std::vector<int64_t> dims;
