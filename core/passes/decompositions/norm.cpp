@@ -300,16 +300,29 @@ void norm_scalar_opt_dim_rule(Rewriter& rw) {
   rw.set_outputs({vector_norm(rw, x, p, dim, keepdim, std::nullopt)});
 }
 
+/// The operands both weight-norm ops take: v, g, dim and the metas of v and g.
+struct WeightNormOperands {
+  std::string v, g;
+  int64_t dim = 0;
+  Meta vm, gm;
+};
+WeightNormOperands weight_norm_operands(Rewriter& rw) {
+  WeightNormOperands o;
+  o.v = rw.tensor("v");
+  o.g = rw.tensor("g");
+  o.dim = rw.int_("dim");
+  if (!rw.ok()) return o;
+  o.vm = rw.meta(o.v);
+  o.gm = rw.meta(o.g);
+  return o;
+}
+
 /// aten._weight_norm.default → at::native::_weight_norm (WeightNorm.cpp): v and g made
 /// contiguous, then, where the fused kernel applies (dim 0 or v.dim() - 1, no float16),
 /// _weight_norm_interface(v, g, dim) + getitem 0 (decomposed in turn). Refused: the other
 /// path, v * (g / norm_except_dim(v, 2, dim)), taken for another dim or float16 operands.
 void weight_norm_rule(Rewriter& rw) {
-  std::string v = rw.tensor("v");
-  std::string g = rw.tensor("g");
-  int64_t dim = rw.int_("dim");
-  Meta vm = rw.meta(v);
-  Meta gm = rw.meta(g);
+  auto [v, g, dim, vm, gm] = weight_norm_operands(rw);
   if (!rw.ok()) return;
   const bool half = vm.dtype == ir::ScalarType::Half || gm.dtype == ir::ScalarType::Half;
   const bool fused = !half && (dim == 0 || dim == static_cast<int64_t>(vm.rank()) - 1);
@@ -332,11 +345,7 @@ void weight_norm_rule(Rewriter& rw) {
 /// is bfloat16]) (the reference's v.norm(), decomposed as vector_norm() does), then
 /// (v * (g / norm.to(g.dtype)), norm). v [O, I, K], g [O, 1, 1], dim 0 → ([O, I, K], [O, 1, 1]).
 void weight_norm_interface_rule(Rewriter& rw) {
-  std::string v = rw.tensor("v");
-  std::string g = rw.tensor("g");
-  int64_t dim = rw.int_("dim");
-  Meta vm = rw.meta(v);
-  Meta gm = rw.meta(g);
+  auto [v, g, dim, vm, gm] = weight_norm_operands(rw);
   if (!rw.ok()) return;
   std::vector<int64_t> keep;  // as the reference builds it: i != dim, with dim as given
   for (int64_t i = 0; i < static_cast<int64_t>(vm.rank()); ++i) {
