@@ -53,16 +53,25 @@ void masked_fill_tensor_rule(Rewriter& rw) {
   rw.set_outputs({rw.call("aten.where.self", {ir::arg_tensor(mask), ir::arg_tensor(value), ir::arg_tensor(x)})});
 }
 
-/// aten.clamp_min.default → torch._decomp clamp_min: clamp(self, min=min).
-void clamp_min_rule(Rewriter& rw) {
-  std::string x = rw.tensor("self");
-  rw.set_outputs({rw.call("aten.clamp.default", {ir::arg_tensor(x), rw.raw("min")})});
+/// The clamp overload torch.clamp records for a bound: clamp.Tensor for a tensor, else clamp.default.
+const char* clamp_for(const ir::Argument& bound) {
+  return bound.is_tensor() ? "aten.clamp.Tensor" : "aten.clamp.default";
 }
 
-/// aten.clamp_max.default → torch._decomp clamp_max: clamp(self, max=max).
+/// aten.clamp_min.default / clamp_min.Tensor → torch._refs clamp_min: clamp(self, min=min)
+/// (clamp.Tensor for a tensor bound).
+void clamp_min_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  ir::Argument min = rw.raw("min");
+  rw.set_outputs({rw.call(clamp_for(min), {ir::arg_tensor(x), min})});
+}
+
+/// aten.clamp_max.default / clamp_max.Tensor → torch._refs clamp_max: clamp(self, max=max)
+/// (clamp.Tensor for a tensor bound).
 void clamp_max_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
-  rw.set_outputs({rw.call("aten.clamp.default", {ir::arg_tensor(x), ir::arg_none(), rw.raw("max")})});
+  ir::Argument max = rw.raw("max");
+  rw.set_outputs({rw.call(clamp_for(max), {ir::arg_tensor(x), ir::arg_none(), max})});
 }
 
 /// aten.square.default → at::native::square: pow.Tensor_Scalar(self, 2).
@@ -760,6 +769,8 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.masked_fill.Tensor", masked_fill_tensor_rule, "torch._refs masked_fill → where"});
   out.push_back({"aten.clamp_min.default", clamp_min_rule, "torch._decomp clamp_min → clamp"});
   out.push_back({"aten.clamp_max.default", clamp_max_rule, "torch._decomp clamp_max → clamp"});
+  out.push_back({"aten.clamp_min.Tensor", clamp_min_rule, "torch._refs clamp_min → clamp.Tensor"});
+  out.push_back({"aten.clamp_max.Tensor", clamp_max_rule, "torch._refs clamp_max → clamp.Tensor"});
   out.push_back({"aten.square.default", square_rule, "at::native::square → pow.Tensor_Scalar(x, 2)"});
   out.push_back({"aten.floor_divide.default", floor_divide_rule, "torch._decomp floor_divide → div.Tensor_mode"});
   out.push_back({"aten.floor_divide.Scalar", floor_divide_rule, "torch._decomp floor_divide → div.Tensor_mode"});

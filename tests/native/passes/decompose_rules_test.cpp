@@ -1219,7 +1219,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
       "aten.adaptive_avg_pool3d.default", "aten.adaptive_max_pool2d.default", "aten.addcdiv.default",
       "aten.addcmul.default", "aten.all.default", "aten.all.dim", "aten.all.dims", "aten.alpha_dropout.default", "aten.arange.default", "aten.arange.start",
       "aten.baddbmm.default", "aten.batch_norm.default", "aten.binary_cross_entropy.default", "aten.binary_cross_entropy_with_logits.default", "aten.celu.default", "aten.chunk.default",
-      "aten.clamp_max.default", "aten.clamp_min.default", "aten.contiguous.default", "aten.conv1d.default",
+      "aten.clamp_max.Tensor", "aten.clamp_max.default", "aten.clamp_min.Tensor", "aten.clamp_min.default", "aten.contiguous.default", "aten.conv1d.default",
       "aten.conv1d.padding", "aten.conv2d.default", "aten.conv2d.padding", "aten.conv3d.default",
       "aten.conv3d.padding", "aten.conv_transpose1d.default", "aten.conv_transpose2d.input",
       "aten.conv_transpose3d.input", "aten.count_nonzero.default", "aten.count_nonzero.dim_IntList", "aten.deg2rad.default", "aten.detach.default", "aten.dot.default",
@@ -2249,4 +2249,19 @@ TEST_CASE("decompose round.decimals: an int tensor and a huge decimals are refus
   };
   SUBCASE("int64") { refused(ScalarType::Long, 1, "floating-point"); }
   SUBCASE("decimals 19") { refused(F, 19, "past int64"); }
+}
+
+TEST_CASE("decompose clamp_min.Tensor / clamp_max.Tensor -> clamp.Tensor (None for the other bound)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto lo = b.input("lo", F, {3});
+  auto hi = b.input("hi", F, {2, 1});
+  b.output(b.call("aten.clamp_min.Tensor", {arg_tensor(x), arg_tensor(lo)}, {F, {2, 3}}));
+  b.output(b.call("aten.clamp_max.Tensor", {arg_tensor(x), arg_tensor(hi)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %lo: float32[3], %hi: float32[2, 1]):\n"
+                    "  %clamp: float32[2, 3] = aten.clamp.Tensor(%x, %lo)\n"
+                    "  %clamp_1: float32[2, 3] = aten.clamp.Tensor(%x, None, %hi)\n"
+                    "  return (%clamp, %clamp_1)\n");
 }
