@@ -387,13 +387,26 @@ std::string stack(Rewriter& rw, const std::vector<std::string>& ts, int64_t dim)
   return cat(rw, us, dim);
 }
 
+std::string index_along(Rewriter& rw, const std::string& x, const std::string& idx, size_t dim,
+                        size_t length) {
+  std::vector<ir::OptionalTensorArgument> indices(length, ir::OptionalTensorArgument{std::nullopt});
+  indices[dim] = ir::OptionalTensorArgument{idx};
+  return rw.call("aten.index.Tensor",
+                 {ir::arg_tensor(x), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(indices))});
+}
+
+std::string all(Rewriter& rw, const std::string& x, ir::Argument dim, bool keepdim) {
+  const bool int_dim = dim.get_if<ir::ArgTag::Int>() != nullptr;
+  std::string inv = rw.call("aten.logical_not.default", {ir::arg_tensor(x)});
+  std::string any = rw.call(int_dim ? "aten.any.dim" : "aten.any.dims",
+                            {ir::arg_tensor(inv), std::move(dim), ir::arg_bool(keepdim)});
+  return rw.call("aten.logical_not.default", {ir::arg_tensor(any)});
+}
+
 std::string safe_softmax(Rewriter& rw, const std::string& x, int64_t dim) {
   std::string out = rw.call("aten._softmax.default", {ir::arg_tensor(x), ir::arg_int(dim), ir::arg_bool(false)});
   std::string masked = rw.call("aten.eq.Scalar", {ir::arg_tensor(x), ir::arg_float(-std::numeric_limits<double>::infinity())});
-  // torch.all(masked, dim, keepdim=True) = logical_not(any(logical_not(masked), dim, keepdim=True))
-  std::string inv = rw.call("aten.logical_not.default", {ir::arg_tensor(masked)});
-  std::string any = rw.call("aten.any.dim", {ir::arg_tensor(inv), ir::arg_int(dim), ir::arg_bool(true)});
-  std::string rows = rw.call("aten.logical_not.default", {ir::arg_tensor(any)});
+  std::string rows = all(rw, masked, ir::arg_int(dim), true);
   std::string zeros = full_like(rw, out, ir::arg_int(0));
   return rw.call("aten.where.self", {ir::arg_tensor(rows), ir::arg_tensor(zeros), ir::arg_tensor(out)});
 }

@@ -41,6 +41,15 @@ std::string arange(Rewriter& rw, ir::Argument end, const ir::Device& device,
 /// arange.start_step(start, end, 1, layout=strided, device, pin_memory=False); int64 for
 /// integer bounds.
 std::string arange(Rewriter& rw, ir::Argument start, ir::Argument end, const ir::Device& device);
+/// _unsafe_index(x, [None] * dim + [idx] + [None] * (length - dim - 1)) as PyTorch's
+/// decompositions call it, recorded as aten.index.Tensor (the _unsafe_index rule's form):
+/// `length` entries, the 1-d int64 `idx` at `dim`.
+std::string index_along(Rewriter& rw, const std::string& x, const std::string& idx, size_t dim,
+                        size_t length);
+/// torch.all(x, dim, keepdim) as torch._refs all traces it: logical_not(any(logical_not(x),
+/// dim, keepdim)); torch.any records any.dim for an int dim, any.dims for None or a list
+/// (trailing defaults dropped). bool result (the uint8 cast back is the caller's).
+std::string all(Rewriter& rw, const std::string& x, ir::Argument dim, bool keepdim);
 /// scalar_tensor(value, dtype=dtype, layout=strided, device=device): a number as a 0-d
 /// tensor, as at::scalar_tensor with a tensor's options records it.
 std::string scalar_tensor(Rewriter& rw, ir::Argument value, ir::ScalarType dtype, const ir::Device& device);

@@ -720,24 +720,15 @@ void isinf_sign_rule(Rewriter& rw) {
   rw.set_outputs({rw.call("aten.eq.Scalar", {ir::arg_tensor(x), ir::arg_float(Negative ? -inf : inf)})});
 }
 
-}  // namespace
-
-/// aten.all.default / all.dim / all.dims → torch._refs all: logical_not(any(logical_not(self),
-/// dim, keepdim=keepdim)), then .to(uint8) for a uint8 self. Which any overload the trace
-/// records follows torch.any's Python overloads: an int dim can only be any.dim; None (all.default)
-/// or a list is any.dims. Trailing arguments equal to their defaults are dropped, as the tracer
-/// records them (all.default → any.dims(t)).
+/// aten.all.default / all.dim / all.dims → torch._refs all (see the all() builder: an int dim
+/// records any.dim, None (all.default) or a list any.dims), then .to(uint8) for a uint8 self.
 void all_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
-  const bool int_dim = rw.target() == "aten.all.dim";
   ir::Argument dim = rw.raw("dim");
   bool keepdim = rw.args().find("keepdim") ? rw.bool_("keepdim") : false;
   Meta m = rw.meta(x);
   if (!rw.ok()) return;
-  std::string inv = rw.call("aten.logical_not.default", {ir::arg_tensor(x)});
-  std::string any = rw.call(int_dim ? "aten.any.dim" : "aten.any.dims",
-                            {ir::arg_tensor(inv), std::move(dim), ir::arg_bool(keepdim)});
-  std::string r = rw.call("aten.logical_not.default", {ir::arg_tensor(any)});
+  std::string r = all(rw, x, std::move(dim), keepdim);
   if (m.dtype == ir::ScalarType::Byte) r = to_dtype(rw, r, ir::ScalarType::Byte);
   if (!rw.ok()) return;
   rw.set_outputs({r});
@@ -755,6 +746,8 @@ void count_nonzero_rule(Rewriter& rw) {
   std::string ne = rw.call("aten.ne.Scalar", {ir::arg_tensor(x), ir::arg_int(0)});
   rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(ne), std::move(dim)})});
 }
+
+}  // namespace
 
 void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.all.default", all_rule, "torch._refs all → logical_not(any(logical_not))"});

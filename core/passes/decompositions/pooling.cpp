@@ -203,13 +203,7 @@ void upsample_nearest1d_common(Rewriter& rw, bool exact) {
   idx = rw.call("aten.mul.Tensor", {ir::arg_tensor(idx), ir::arg_float(scale)});
   idx = to_dtype(rw, idx, ir::ScalarType::Long);
   if (!rw.ok()) return;
-  std::vector<ir::OptionalTensorArgument> indices{ir::OptionalTensorArgument{std::nullopt},
-                                                  ir::OptionalTensorArgument{std::nullopt},
-                                                  ir::OptionalTensorArgument{idx}};
-  std::string out =
-      rw.call("aten.index.Tensor",
-              {ir::arg_tensor(input), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(indices))});
-  rw.set_outputs({om.down(out)});
+  rw.set_outputs({om.down(index_along(rw, input, idx, 2, 3))});
 }
 void upsample_nearest1d_rule(Rewriter& rw) { upsample_nearest1d_common(rw, false); }
 void upsample_nearest_exact1d_rule(Rewriter& rw) { upsample_nearest1d_common(rw, true); }
@@ -289,16 +283,8 @@ void upsample_linear1d_rule(Rewriter& rw) {
   std::string x1 = rw.call("aten.add.Tensor", {ir::arg_tensor(x0), ir::arg_int(1)});
   x1 = rw.call("aten.clamp.default", {ir::arg_tensor(x1), ir::arg_none(), ir::arg_int(in - 1)});
   if (!rw.ok()) return;
-  auto gather = [&](const std::string& idx) {
-    std::vector<ir::OptionalTensorArgument> indices{ir::OptionalTensorArgument{std::nullopt},
-                                                    ir::OptionalTensorArgument{std::nullopt},
-                                                    ir::OptionalTensorArgument{idx}};
-    return rw.call(
-        "aten.index.Tensor",
-        {ir::arg_tensor(input), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(indices))});
-  };
-  std::string v0 = gather(x0);
-  std::string v1 = gather(x1);
+  std::string v0 = index_along(rw, input, x0, 2, 3);
+  std::string v1 = index_along(rw, input, x1, 2, 3);
   std::string w = rw.call("aten.sub.Tensor", {ir::arg_tensor(x_f), ir::arg_tensor(x0)});
   w = rw.call("aten.clamp.default", {ir::arg_tensor(w), ir::arg_float(0.0), ir::arg_float(1.0)});
   w = to_dtype(rw, w, dtype);

@@ -371,11 +371,7 @@ void reflection_or_replication_pad(Rewriter& rw, bool reflect) {
     } else {
       idx = rw.call("aten.clamp.default", {ir::arg_tensor(idx), ir::arg_int(0), ir::arg_int(n - 1)});
     }
-    std::vector<ir::OptionalTensorArgument> indices(m.rank(), ir::OptionalTensorArgument{std::nullopt});
-    indices[nc_dim + i] = ir::OptionalTensorArgument{idx};
-    result = rw.call(
-        "aten.index.Tensor",
-        {ir::arg_tensor(result), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(indices))});
+    result = index_along(rw, result, idx, nc_dim + i, m.rank());
   }
   if (!rw.ok()) return;
   rw.set_outputs({om.down(result)});
