@@ -118,24 +118,36 @@ Result<SymPoly> SymbolTable::from_node(const ir::SymNode& n) {
       return acc;
     }
     case Op::Mul: {
+      // A product that would expand past SymPoly::kMaxTerms stays one opaque
+      // atom with the expression's own text and example value (below).
       SymPoly acc(1);
+      bool expanded = true;
       for (const auto& a : n.args) {
         PTEFORGE_ASSIGN_OR_RETURN(SymPoly t, from_node(a));
+        if (SymPoly::product_too_large(acc, t)) {
+          expanded = false;
+          break;
+        }
         acc = acc * t;
       }
-      return acc;
+      if (expanded) return acc;
+      break;
     }
     case Op::Pow:
       if (n.args.size() == 2 && n.args[1].op == Op::Integer && n.args[1].num >= 0 && n.args[1].num <= 8) {
         PTEFORGE_ASSIGN_OR_RETURN(SymPoly base, from_node(n.args[0]));
         SymPoly acc(1);
-        for (int64_t i = 0; i < n.args[1].num; ++i) acc = acc * base;
-        return acc;
+        bool expanded = true;
+        for (int64_t i = 0; i < n.args[1].num && expanded; ++i) {
+          expanded = !SymPoly::product_too_large(acc, base);
+          if (expanded) acc = acc * base;
+        }
+        if (expanded) return acc;
       }
       break;
     default: break;
   }
-  // Opaque atom: FloorDiv, Max, Rational, ...
+  // Opaque atom: FloorDiv, Max, Rational, ..., or a product too large to expand.
   std::string plain = ir::format_sym_expr(n);
   std::string name = "(" + plain + ")";
   atom_plain_.emplace(name, plain);

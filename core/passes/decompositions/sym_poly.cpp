@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <iterator>
 
 #include "support/checked_math.h"
+#include "support/name_map.h"
 
 namespace pteforge::passes::decomp {
 
@@ -65,7 +67,24 @@ SymPoly SymPoly::operator-(const SymPoly& o) const {
   return r;
 }
 
+bool SymPoly::product_too_large(const SymPoly& a, const SymPoly& b) {
+  const size_t na = a.terms_.size() + (a.constant_ != 0 ? 1 : 0);
+  const size_t nb = b.terms_.size() + (b.constant_ != 0 ? 1 : 0);
+  return a.terms_.size() > 0 && b.terms_.size() > 0 && na > kMaxTerms / nb;
+}
+
 SymPoly SymPoly::operator*(const SymPoly& o) const {
+  if (product_too_large(*this, o)) {
+    // Named by a hash of the factors' keys (their text grows with every such
+    // product), ordered so that the product commutes.
+    uint64_t ha = NameHash{}(key());
+    uint64_t hb = NameHash{}(o.key());
+    if (hb < ha) std::swap(ha, hb);
+    char name[64];
+    std::snprintf(name, sizeof name, "(product#%016llx%016llx)", static_cast<unsigned long long>(ha),
+                  static_cast<unsigned long long>(hb));
+    return atom(name);
+  }
   SymPoly r(saturating_mul(constant_, o.constant_));
   if (constant_ != 0) {
     for (const auto& [m2, c2] : o.terms_) r.add_term(m2, saturating_mul(constant_, c2));

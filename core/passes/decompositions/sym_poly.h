@@ -23,6 +23,16 @@ class SymPoly {
   /// A monomial: the sorted list of atom names (repeated for powers).
   using Monomial = std::vector<std::string>;
 
+  /// Most pairs of terms one product may multiply out (the constant term
+  /// counts as a term), which bounds the terms of its result. Export's sizes
+  /// have a handful of terms; a crafted expression such as a product of 30
+  /// sums of 8 symbols would expand to millions (a hang), so a larger product
+  /// stays unexpanded: it becomes one opaque atom (see operator*).
+  static constexpr size_t kMaxTerms = 1024;
+  /// True when multiplying `a` by `b` would multiply more than kMaxTerms
+  /// pairs of terms (never when either is a constant).
+  static bool product_too_large(const SymPoly& a, const SymPoly& b);
+
   SymPoly() = default;
   SymPoly(int64_t v);  // NOLINT: implicit from a concrete size by design
   /// The atom `name` (a symbol such as "s0", or an opaque atom).
@@ -43,6 +53,9 @@ class SymPoly {
 
   SymPoly operator+(const SymPoly& o) const;
   SymPoly operator-(const SymPoly& o) const;
+  /// The expanded product; above kMaxTerms terms, instead one opaque atom
+  /// ("(product#<hash of both factors>)", the same for a*b and b*a) that has
+  /// no example value and compares equal only to the same product.
   SymPoly operator*(const SymPoly& o) const;
   bool operator==(const SymPoly& o) const { return constant_ == o.constant_ && terms_ == o.terms_; }
   bool operator!=(const SymPoly& o) const { return !(*this == o); }
