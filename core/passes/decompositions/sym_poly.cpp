@@ -7,7 +7,7 @@
 #include <iterator>
 
 #include "support/checked_math.h"
-#include "support/name_map.h"
+#include "support/name_map.h"  // xxHash, inlined
 
 namespace pteforge::passes::decomp {
 
@@ -76,9 +76,12 @@ bool SymPoly::product_too_large(const SymPoly& a, const SymPoly& b) {
 SymPoly SymPoly::operator*(const SymPoly& o) const {
   if (product_too_large(*this, o)) {
     // Named by a hash of the factors' keys (their text grows with every such
-    // product), ordered so that the product commutes.
-    uint64_t ha = NameHash{}(key());
-    uint64_t hb = NameHash{}(o.key());
+    // product), ordered so that the product commutes. XXH3's 64 bits on
+    // every platform (NameHash gives size_t, 32 bits under WebAssembly), so
+    // the native and WebAssembly builds name it alike.
+    const std::string ka = key(), kb = o.key();
+    uint64_t ha = XXH3_64bits(ka.data(), ka.size());
+    uint64_t hb = XXH3_64bits(kb.data(), kb.size());
     if (hb < ha) std::swap(ha, hb);
     char name[64];
     std::snprintf(name, sizeof name, "(product#%016llx%016llx)", static_cast<unsigned long long>(ha),
