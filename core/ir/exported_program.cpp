@@ -41,6 +41,17 @@ const RangeConstraint* ExportedProgram::range_for(std::string_view symbol) const
   return nullptr;
 }
 
+RangeIndex::RangeIndex(const ExportedProgram& ep) {
+  ranges_.reserve(ep.range_constraints.size());
+  for (const auto& [name, range] : ep.range_constraints)
+    ranges_.emplace(name, &range);  // the first one stays
+}
+
+const RangeConstraint* RangeIndex::find(std::string_view symbol) const {
+  auto it = ranges_.find(symbol);
+  return it == ranges_.end() ? nullptr : it->second;
+}
+
 const ModuleCallSignature* ExportedProgram::root_call_signature() const {
   for (const auto& e : graph_module.module_call_graph) {
     if (e.fqn.empty() && e.signature) return &*e.signature;

@@ -118,4 +118,19 @@ struct Program {
   bool operator==(const Program&) const = default;
 };
 
+/// Symbol -> range lookups over a program's range_constraints in constant
+/// time (ExportedProgram::range_for scans the list: fine for the usual
+/// handful of symbols, quadratic for a pass that looks up every symbol of a
+/// program with thousands). Same answers as range_for (the first entry of a
+/// repeated name). Valid while the program's range_constraints are unchanged.
+class RangeIndex {
+ public:
+  explicit RangeIndex(const ExportedProgram& ep);
+  /// The range of `symbol`, or nullptr when unconstrained.
+  const RangeConstraint* find(std::string_view symbol) const;
+
+ private:
+  std::unordered_map<std::string_view, const RangeConstraint*> ranges_;
+};
+
 }  // namespace pteforge::ir

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 
 namespace pteforge::ir {
 namespace {
@@ -519,15 +521,14 @@ std::string format_float(double v) {
   return buf;
 }
 
-void collect(const SymNode& e, std::vector<std::string>& out) {
+/// Appends the symbols of `e` not in `seen` to `out`, in first-seen order
+/// (`seen` makes it linear: an expression may name thousands of symbols).
+void collect(const SymNode& e, std::vector<std::string>& out, std::unordered_set<std::string_view>& seen) {
   if (e.op == SymNode::Op::Symbol) {
-    for (const auto& s : out) {
-      if (s == e.name) return;
-    }
-    out.push_back(e.name);
+    if (seen.insert(e.name).second) out.push_back(e.name);
     return;
   }
-  for (const auto& a : e.args) collect(a, out);
+  for (const auto& a : e.args) collect(a, out, seen);
 }
 
 }  // namespace
@@ -618,7 +619,8 @@ std::string display_sym_expr(std::string_view text) {
 
 std::vector<std::string> free_symbols(const SymNode& e) {
   std::vector<std::string> out;
-  collect(e, out);
+  std::unordered_set<std::string_view> seen;  // views of names in `e`
+  collect(e, out, seen);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -354,8 +355,9 @@ SymInterval bound_sym_expr(const ir::SymNode& e, const SymbolRange& ranges) {
 }
 
 SymbolRange program_ranges(const ir::ExportedProgram& ep) {
-  return [&ep](std::string_view sym) -> std::optional<SymInterval> {
-    const ir::RangeConstraint* rc = ep.range_for(sym);
+  auto index = std::make_shared<const ir::RangeIndex>(ep);
+  return [index](std::string_view sym) -> std::optional<SymInterval> {
+    const ir::RangeConstraint* rc = index->find(sym);
     if (!rc) return std::nullopt;
     SymInterval i;
     if (auto lo = rc->lower()) i.lo = *lo;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/printer.h"
 #include "ir/sym_expr.h"
@@ -48,7 +49,9 @@ void describe_value(const ir::Graph& g, const ir::Argument& a, IoSummary& out) {
   }
 }
 
-void collect_symbols(const IoSummary& io, std::vector<std::string>& order, const ir::Graph& g) {
+/// Symbols in first-seen order (`seen`: the same names, for constant-time membership).
+void collect_symbols(const IoSummary& io, std::vector<std::string>& order,
+                     std::unordered_set<std::string>& seen, const ir::Graph& g) {
   if (!io.shape) return;
   const ir::TensorMeta* m = g.tensor_meta(io.name);
   if (!m) return;
@@ -57,7 +60,7 @@ void collect_symbols(const IoSummary& io, std::vector<std::string>& order, const
     auto parsed = ir::parse_sym_expr(s.expr().expr_str);
     if (!parsed.ok()) continue;
     for (const auto& sym : ir::free_symbols(*parsed)) {
-      if (std::find(order.begin(), order.end(), sym) == order.end()) order.push_back(sym);
+      if (seen.insert(sym).second) order.push_back(sym);
     }
   }
 }
@@ -221,15 +224,17 @@ MethodSummary summarize_method(const std::string& name, const ir::ExportedProgra
 
   // Symbols: those in input/output shapes first (in order), then the other constrained ones.
   std::vector<std::string> order;
-  for (const auto& io : s.inputs) collect_symbols(io, order, g);
-  for (const auto& io : s.outputs) collect_symbols(io, order, g);
+  std::unordered_set<std::string> seen;
+  for (const auto& io : s.inputs) collect_symbols(io, order, seen, g);
+  for (const auto& io : s.outputs) collect_symbols(io, order, seen, g);
   for (const auto& [sym, range] : ep.range_constraints) {
-    if (std::find(order.begin(), order.end(), sym) == order.end()) order.push_back(sym);
+    if (seen.insert(sym).second) order.push_back(sym);
   }
+  const ir::RangeIndex ranges(ep);
   for (const auto& sym : order) {
     SymbolSummary ss;
     ss.name = sym;
-    if (const ir::RangeConstraint* r = ep.range_for(sym)) {
+    if (const ir::RangeConstraint* r = ranges.find(sym)) {
       ss.min = r->lower();
       ss.max = r->upper();
     }

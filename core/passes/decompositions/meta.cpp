@@ -113,7 +113,7 @@ Result<SymPoly> SymbolTable::from_node(const ir::SymNode& n) {
       SymPoly acc;
       for (const auto& a : n.args) {
         PTEFORGE_ASSIGN_OR_RETURN(SymPoly t, from_node(a));
-        acc = acc + t;
+        acc += t;
       }
       return acc;
     }

@@ -55,9 +55,14 @@ void SymPoly::add_term(const Monomial& m, int64_t c) {
 
 SymPoly SymPoly::operator+(const SymPoly& o) const {
   SymPoly r = *this;
-  r.constant_ = saturating_add(r.constant_, o.constant_);
-  for (const auto& [m, c] : o.terms_) r.add_term(m, c);
+  r += o;
   return r;
+}
+
+SymPoly& SymPoly::operator+=(const SymPoly& o) {
+  constant_ = saturating_add(constant_, o.constant_);
+  for (const auto& [m, c] : o.terms_) add_term(m, c);
+  return *this;
 }
 
 SymPoly SymPoly::operator-(const SymPoly& o) const {

@@ -52,6 +52,8 @@ class SymPoly {
   int64_t constant() const { return constant_; }
 
   SymPoly operator+(const SymPoly& o) const;
+  /// Adds `o` in place: a sum of n terms built with += costs n log n, with + n^2 (each + copies).
+  SymPoly& operator+=(const SymPoly& o);
   SymPoly operator-(const SymPoly& o) const;
   /// The expanded product; above kMaxTerms terms, instead one opaque atom
   /// ("(product#<hash of both factors>)", the same for a*b and b*a) that has

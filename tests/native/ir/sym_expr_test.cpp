@@ -150,3 +150,21 @@ TEST_CASE("sym_expr: 40 levels of parentheses or calls parse, 41 are nested too 
   CHECK(parse_sym_expr(std::string(80, '-') + "s0").ok());
   CHECK_FALSE(parse_sym_expr(std::string(81, '-') + "s0").ok());
 }
+
+TEST_CASE("free_symbols: first-seen order without repeats, also over thousands of symbols") {
+  auto e = parse_sym_expr("s2*s0 + s2 + 3*s1*s0 + s7");
+  REQUIRE(e.ok());
+  CHECK(free_symbols(*e) == std::vector<std::string>{"s2", "s0", "s1", "s7"});
+  // 20,000 distinct symbols, each named twice (s0 + s1 + ... + s0 + s1 + ...).
+  std::string text;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 20000; ++i) text += (text.empty() ? "s" : " + s") + std::to_string(i);
+  }
+  auto big = parse_sym_expr(text);
+  REQUIRE(big.ok());
+  std::vector<std::string> syms = free_symbols(*big);
+  REQUIRE(syms.size() == 20000);
+  CHECK(syms.front() == "s0");
+  CHECK(syms[12345] == "s12345");
+  CHECK(syms.back() == "s19999");
+}
