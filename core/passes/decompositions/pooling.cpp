@@ -208,32 +208,37 @@ void upsample_nearest1d_common(Rewriter& rw, bool exact) {
 void upsample_nearest1d_rule(Rewriter& rw) { upsample_nearest1d_common(rw, false); }
 void upsample_nearest_exact1d_rule(Rewriter& rw) { upsample_nearest1d_common(rw, true); }
 
-/// aten.upsample_linear1d.default → torch._decomp upsample_linear1d (_upsample_linear under
-/// pw_cast_for_opmath, one spatial dim; float16 / bfloat16 input in float32 and back): scale
-/// (_compute_scale) = (L - 1.0) / (osize - 1.0) (0 when osize is 1) with align_corners, else
-/// 1.0 / scales for scales > 0 or L / osize; i = arange(osize) to the computation dtype; source
-/// index scale * i (align_corners) or scale * (i + 0.5) - 0.5, clamp(min=0.0), reshape to [osize]
-/// (a view), x = to int64, xp1 = clamp(x + 1, max=L - 1); v0 / v1 = _unsafe_index(input, [None,
-/// None, x / xp1]) as index.Tensor; v0 + (v1 - v0) * clamp(x_f32 - x, 0.0, 1.0). input [N, C, L]
-/// → [N, C, osize]. Refused: a non-floating input (the reference rounds and casts), a
-/// non-contiguous input (its contiguous() call could copy), symbolic L or output size, scales <= 0
-/// (PyTorch releases differ), and torch's size errors.
-void upsample_linear1d_rule(Rewriter& rw) {
+/// aten.upsample_linear1d / upsample_bilinear2d / upsample_trilinear3d .default → torch._decomp
+/// _upsample_linear for `n` spatial dims (under pw_cast_for_opmath: float16 / bfloat16 input in
+/// float32 and back). Per spatial dim k, in order (get_values): scale (_compute_scale) =
+/// (L - 1.0) / (osize - 1.0) (the int 0 when osize is 1) with align_corners, else 1.0 / scales
+/// for scales > 0 or L / osize; i = arange(osize) to the computation dtype; source index
+/// scale * i (align_corners) or scale * (i + 0.5) - 0.5, clamp(min=0.0), reshape to
+/// [osize, 1 x (n - 1 - k)] (a view), x = to int64, xp1 = clamp(x + 1, max=L - 1). Then one
+/// _unsafe_index(input, [None, None, x or xp1 per dim]) (as index.Tensor) per corner, corners in
+/// itertools.product order (the last dim varies fastest), and from the last dim to the first:
+/// w = clamp(x_f32 - x, 0.0, 1.0) to the dtype, each pair (v1, v2) → v1 + (v2 - v1) * w.
+/// input [N, C, L...] → [N, C, osize...]. The final contiguous(suggest_memory_format(input)) adds
+/// nothing for the contiguous inputs taken here. Refused: a non-floating input (the reference
+/// rounds and casts), a non-contiguous input (its contiguous() call could copy), symbolic sizes,
+/// scales <= 0 (PyTorch releases differ), and torch's size errors.
+void upsample_linear_common(Rewriter& rw, size_t n, const std::vector<std::string_view>& scale_args) {
   std::string x = rw.tensor("self");
   auto osz = rw.syms("output_size");
   bool align_corners = rw.bool_("align_corners");
-  std::optional<double> scales = rw.opt_float("scales");
+  std::vector<std::optional<double>> scales;
+  for (std::string_view name : scale_args) scales.push_back(rw.opt_float(name));
   Meta m = rw.meta(x);
   if (!rw.ok()) return;
   std::string op(rw.target());
-  if (osz.size() != 1) {
-    rw.fail(ErrorCode::INVALID_GRAPH,
-            op + ": It is expected output_size equals to 1, but got size " + std::to_string(osz.size()));
+  if (osz.size() != n) {
+    rw.fail(ErrorCode::INVALID_GRAPH, op + ": It is expected output_size equals to " + std::to_string(n) +
+                                          ", but got size " + std::to_string(osz.size()));
     return;
   }
-  if (m.rank() != 3) {
-    rw.fail(ErrorCode::INVALID_GRAPH,
-            op + ": It is expected input_size equals to 3, but got size " + std::to_string(m.rank()));
+  if (m.rank() != n + 2) {
+    rw.fail(ErrorCode::INVALID_GRAPH, op + ": It is expected input_size equals to " + std::to_string(n + 2) +
+                                          ", but got size " + std::to_string(m.rank()));
     return;
   }
   if (!require_floating(rw, m.dtype)) return;
@@ -241,58 +246,97 @@ void upsample_linear1d_rule(Rewriter& rw) {
     rw.unsupported("a non-contiguous input (the reference's contiguous() call could copy it)");
     return;
   }
-  const SymPoly& isize = m.sizes[2];
-  if (!isize.is_constant() || !osz[0].is_constant()) {
-    rw.unsupported("a symbolic input length or output size (the index scale is computed from both)");
-    return;
+  std::vector<int64_t> in(n), out(n);
+  for (size_t k = 0; k < n; ++k) {
+    const SymPoly& isize = m.sizes[2 + k];
+    if (!isize.is_constant() || !osz[k].is_constant()) {
+      rw.unsupported("a symbolic input or output size (the index scale is computed from both)");
+      return;
+    }
+    in[k] = isize.value();
+    out[k] = osz[k].value();
   }
-  int64_t in = isize.value();
-  int64_t out = osz[0].value();
-  if (in <= 0 || out <= 0) {
-    rw.fail(ErrorCode::INVALID_GRAPH,
-            op + ": Input and output sizes should be greater than 0, but got input size " +
-                std::to_string(in) + " and output size " + std::to_string(out));
-    return;
-  }
-  if (scales && !(*scales > 0)) {
-    rw.unsupported("scales <= 0 (PyTorch versions disagree on the scale it gives)");
-    return;
-  }
-  // _compute_scale: a Python float, or the int 0 for align_corners with one output element.
-  ir::Argument scale = ir::arg_int(0);
-  if (align_corners) {
-    if (out > 1) scale = ir::arg_float((static_cast<double>(in) - 1.0) / (static_cast<double>(out) - 1.0));
-  } else {
-    scale = ir::arg_float(scales ? 1.0 / *scales : static_cast<double>(in) / static_cast<double>(out));
+  for (size_t k = 0; k < n; ++k) {
+    if (in[k] <= 0 || out[k] <= 0) {
+      std::string ins, outs;
+      for (size_t j = 0; j < n; ++j) {
+        ins += (j ? ", " : "") + std::to_string(in[j]);
+        outs += (j ? ", " : "") + std::to_string(out[j]);
+      }
+      rw.fail(ErrorCode::INVALID_GRAPH,
+              op + ": Input and output sizes should be greater than 0, but got input " +
+                  (n == 1 ? "size " + ins + " and output size " + outs
+                          : "(" + ins + ") and output (" + outs + ")"));
+      return;
+    }
+    if (scales[k] && !(*scales[k] > 0)) {
+      rw.unsupported("scales <= 0 (PyTorch versions disagree on the scale it gives)");
+      return;
+    }
   }
   OpMath om{rw};
   std::string input = om.up(x);
   ir::ScalarType dtype = opmath_dtype(m.dtype);
-  std::string i = to_dtype(rw, arange(rw, ir::arg_int(out), m.device), dtype);
-  std::string src;
-  if (align_corners) {
-    src = rw.call("aten.mul.Tensor", {ir::arg_tensor(i), scale});
-  } else {
-    src = rw.call("aten.add.Tensor", {ir::arg_tensor(i), ir::arg_float(0.5)});
-    src = rw.call("aten.mul.Tensor", {ir::arg_tensor(src), scale});
-    src = rw.call("aten.sub.Tensor", {ir::arg_tensor(src), ir::arg_float(0.5)});
+  std::vector<std::string> xs_f(n), xs(n), xp1s(n);
+  for (size_t k = 0; k < n; ++k) {
+    // _compute_scale: a Python float, or the int 0 for align_corners with one output element.
+    ir::Argument scale = ir::arg_int(0);
+    if (align_corners) {
+      if (out[k] > 1)
+        scale = ir::arg_float((static_cast<double>(in[k]) - 1.0) / (static_cast<double>(out[k]) - 1.0));
+    } else {
+      scale = ir::arg_float(scales[k] ? 1.0 / *scales[k]
+                                      : static_cast<double>(in[k]) / static_cast<double>(out[k]));
+    }
+    std::string i = to_dtype(rw, arange(rw, ir::arg_int(out[k]), m.device), dtype);
+    std::string src;
+    if (align_corners) {
+      src = rw.call("aten.mul.Tensor", {ir::arg_tensor(i), scale});
+    } else {
+      src = rw.call("aten.add.Tensor", {ir::arg_tensor(i), ir::arg_float(0.5)});
+      src = rw.call("aten.mul.Tensor", {ir::arg_tensor(src), scale});
+      src = rw.call("aten.sub.Tensor", {ir::arg_tensor(src), ir::arg_float(0.5)});
+    }
+    src = rw.call("aten.clamp.default", {ir::arg_tensor(src), ir::arg_float(0.0)});
+    std::vector<SymPoly> shape{SymPoly(out[k])};
+    shape.resize(n - k, SymPoly(1));
+    xs_f[k] = reshape(rw, src, shape);
+    xs[k] = to_dtype(rw, xs_f[k], ir::ScalarType::Long);
+    xp1s[k] = rw.call("aten.add.Tensor", {ir::arg_tensor(xs[k]), ir::arg_int(1)});
+    xp1s[k] =
+        rw.call("aten.clamp.default", {ir::arg_tensor(xp1s[k]), ir::arg_none(), ir::arg_int(in[k] - 1)});
+    if (!rw.ok()) return;
   }
-  src = rw.call("aten.clamp.default", {ir::arg_tensor(src), ir::arg_float(0.0)});
-  std::string x_f = reshape(rw, src, {SymPoly(out)});
-  std::string x0 = to_dtype(rw, x_f, ir::ScalarType::Long);
-  std::string x1 = rw.call("aten.add.Tensor", {ir::arg_tensor(x0), ir::arg_int(1)});
-  x1 = rw.call("aten.clamp.default", {ir::arg_tensor(x1), ir::arg_none(), ir::arg_int(in - 1)});
+  std::vector<std::string> vs;
+  for (size_t corner = 0; corner < (size_t{1} << n); ++corner) {
+    std::vector<ir::OptionalTensorArgument> idx(2, ir::OptionalTensorArgument{std::nullopt});
+    for (size_t k = 0; k < n; ++k) {
+      const bool upper = (corner >> (n - 1 - k)) & 1;  // product order: the last dim varies fastest
+      idx.push_back(ir::OptionalTensorArgument{upper ? xp1s[k] : xs[k]});
+    }
+    vs.push_back(
+        rw.call("aten.index.Tensor",
+                {ir::arg_tensor(input), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(idx))}));
+  }
+  for (size_t k = n; k-- > 0;) {
+    std::string w = rw.call("aten.sub.Tensor", {ir::arg_tensor(xs_f[k]), ir::arg_tensor(xs[k])});
+    w = rw.call("aten.clamp.default", {ir::arg_tensor(w), ir::arg_float(0.0), ir::arg_float(1.0)});
+    w = to_dtype(rw, w, dtype);
+    std::vector<std::string> next;
+    for (size_t j = 0; j + 1 < vs.size(); j += 2) {
+      std::string d = rw.call("aten.sub.Tensor", {ir::arg_tensor(vs[j + 1]), ir::arg_tensor(vs[j])});
+      d = rw.call("aten.mul.Tensor", {ir::arg_tensor(d), ir::arg_tensor(w)});
+      next.push_back(rw.call("aten.add.Tensor", {ir::arg_tensor(vs[j]), ir::arg_tensor(d)}));
+    }
+    vs = std::move(next);
+  }
   if (!rw.ok()) return;
-  std::string v0 = index_along(rw, input, x0, 2, 3);
-  std::string v1 = index_along(rw, input, x1, 2, 3);
-  std::string w = rw.call("aten.sub.Tensor", {ir::arg_tensor(x_f), ir::arg_tensor(x0)});
-  w = rw.call("aten.clamp.default", {ir::arg_tensor(w), ir::arg_float(0.0), ir::arg_float(1.0)});
-  w = to_dtype(rw, w, dtype);
-  std::string d = rw.call("aten.sub.Tensor", {ir::arg_tensor(v1), ir::arg_tensor(v0)});
-  d = rw.call("aten.mul.Tensor", {ir::arg_tensor(d), ir::arg_tensor(w)});
-  std::string result = rw.call("aten.add.Tensor", {ir::arg_tensor(v0), ir::arg_tensor(d)});
-  if (!rw.ok()) return;
-  rw.set_outputs({om.down(result)});
+  rw.set_outputs({om.down(vs.front())});
+}
+void upsample_linear1d_rule(Rewriter& rw) { upsample_linear_common(rw, 1, {"scales"}); }
+void upsample_bilinear2d_rule(Rewriter& rw) { upsample_linear_common(rw, 2, {"scales_h", "scales_w"}); }
+void upsample_trilinear3d_rule(Rewriter& rw) {
+  upsample_linear_common(rw, 3, {"scales_d", "scales_h", "scales_w"});
 }
 
 }  // namespace
@@ -313,6 +357,10 @@ void add_pooling_decompositions(std::vector<Decomposition>& out) {
   out.push_back(
       {"aten.upsample_linear1d.default", upsample_linear1d_rule,
        "torch._decomp upsample_linear1d (_upsample_linear, _compute_scale, _compute_source_index)"});
+  out.push_back({"aten.upsample_bilinear2d.default", upsample_bilinear2d_rule,
+                 "torch._decomp upsample_bilinear2d (_upsample_linear with two spatial dims)"});
+  out.push_back({"aten.upsample_trilinear3d.default", upsample_trilinear3d_rule,
+                 "torch._decomp upsample_trilinear3d (_upsample_linear with three spatial dims)"});
   out.push_back({"aten._upsample_nearest_exact1d.default", upsample_nearest_exact1d_rule,
                  "torch._decomp upsample_nearest_exact1d (_upsample_nearest with exact=True)"});
 }

@@ -456,3 +456,84 @@ TEST_CASE("decompose upsample_linear1d: integer input and scales <= 0 are refuse
     expect_refused(ep, ErrorCode::UNSUPPORTED_FEATURE, "upsample_linear1d", "scales <= 0");
   }
 }
+
+// ---- upsample_bilinear2d / upsample_trilinear3d ------------------------------------------------------
+
+TEST_CASE(
+    "decompose upsample_bilinear2d -> per dim source index and x / x + 1, four corners, lerp along w then "
+    "h") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 2, 3, 4});
+  b.output(b.call("aten.upsample_bilinear2d.default", {arg_tensor(x), arg_ints({5, 2}), arg_bool(true)},
+                  {F, {1, 2, 5, 2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[1, 2, 3, 4]):\n"
+      "  %arange: int64[5] = aten.arange.start_step(0, 5, layout=torch.strided, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %_to_copy: float32[5] = aten._to_copy.default(%arange, dtype=torch.float32)\n"
+      "  %mul: float32[5] = aten.mul.Tensor(%_to_copy, 0.5)\n"
+      "  %clamp: float32[5] = aten.clamp.default(%mul, 0.0)\n"
+      "  %view: float32[5, 1] = aten.view.default(%clamp, [5, 1])\n"
+      "  %_to_copy_1: int64[5, 1] = aten._to_copy.default(%view, dtype=torch.int64)\n"
+      "  %add: int64[5, 1] = aten.add.Tensor(%_to_copy_1, 1)\n"
+      "  %clamp_1: int64[5, 1] = aten.clamp.default(%add, None, 2)\n"
+      "  %arange_1: int64[2] = aten.arange.start_step(0, 2, layout=torch.strided, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %_to_copy_2: float32[2] = aten._to_copy.default(%arange_1, dtype=torch.float32)\n"
+      "  %mul_1: float32[2] = aten.mul.Tensor(%_to_copy_2, 3.0)\n"
+      "  %clamp_2: float32[2] = aten.clamp.default(%mul_1, 0.0)\n"
+      "  %view_1: float32[2] = aten.view.default(%clamp_2, [2])\n"
+      "  %_to_copy_3: int64[2] = aten._to_copy.default(%view_1, dtype=torch.int64)\n"
+      "  %add_1: int64[2] = aten.add.Tensor(%_to_copy_3, 1)\n"
+      "  %clamp_3: int64[2] = aten.clamp.default(%add_1, None, 3)\n"
+      "  %index: float32[1, 2, 5, 2] = aten.index.Tensor(%x, [None, None, %_to_copy_1, %_to_copy_3])\n"
+      "  %index_1: float32[1, 2, 5, 2] = aten.index.Tensor(%x, [None, None, %_to_copy_1, %clamp_3])\n"
+      "  %index_2: float32[1, 2, 5, 2] = aten.index.Tensor(%x, [None, None, %clamp_1, %_to_copy_3])\n"
+      "  %index_3: float32[1, 2, 5, 2] = aten.index.Tensor(%x, [None, None, %clamp_1, %clamp_3])\n"
+      "  %sub: float32[2] = aten.sub.Tensor(%view_1, %_to_copy_3)\n"
+      "  %clamp_4: float32[2] = aten.clamp.default(%sub, 0.0, 1.0)\n"
+      "  %sub_1: float32[1, 2, 5, 2] = aten.sub.Tensor(%index_1, %index)\n"
+      "  %mul_2: float32[1, 2, 5, 2] = aten.mul.Tensor(%sub_1, %clamp_4)\n"
+      "  %add_2: float32[1, 2, 5, 2] = aten.add.Tensor(%index, %mul_2)\n"
+      "  %sub_2: float32[1, 2, 5, 2] = aten.sub.Tensor(%index_3, %index_2)\n"
+      "  %mul_3: float32[1, 2, 5, 2] = aten.mul.Tensor(%sub_2, %clamp_4)\n"
+      "  %add_3: float32[1, 2, 5, 2] = aten.add.Tensor(%index_2, %mul_3)\n"
+      "  %sub_3: float32[5, 1] = aten.sub.Tensor(%view, %_to_copy_1)\n"
+      "  %clamp_5: float32[5, 1] = aten.clamp.default(%sub_3, 0.0, 1.0)\n"
+      "  %sub_4: float32[1, 2, 5, 2] = aten.sub.Tensor(%add_3, %add_2)\n"
+      "  %mul_4: float32[1, 2, 5, 2] = aten.mul.Tensor(%sub_4, %clamp_5)\n"
+      "  %add_4: float32[1, 2, 5, 2] = aten.add.Tensor(%add_2, %mul_4)\n"
+      "  return (%add_4)\n");
+}
+
+TEST_CASE("decompose upsample_trilinear3d -> eight corners lerped along w, h, then d") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 1, 2, 3, 2});
+  b.output(b.call("aten.upsample_trilinear3d.default", {arg_tensor(x), arg_ints({4, 4, 3}), arg_bool(false)},
+                  {F, {1, 1, 4, 4, 3}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  REQUIRE_MESSAGE(st.ok(), st.error().to_string());
+  auto t = pteforge::testing::targets(ep.graph());
+  CHECK(std::count(t.begin(), t.end(), "aten.index.Tensor") == 8);
+  CHECK(std::count(t.begin(), t.end(), "aten.arange.start_step") == 3);
+  CHECK(std::count(t.begin(), t.end(), "aten.view.default") == 3);
+  // Per dim: sub + clamp for the weight; per pair 4 + 2 + 1 lerps of sub, mul, add.
+  CHECK(std::count(t.begin(), t.end(), "aten.add.Tensor") == 3 + 3 + 7);
+  CHECK(std::count(t.begin(), t.end(), "aten.mul.Tensor") == 3 + 7);
+  const TensorMeta* out = ep.graph().tensor_meta(ep.graph().outputs()[0].tensor_name());
+  REQUIRE(out != nullptr);
+  CHECK(out->concrete_sizes() == std::vector<int64_t>{1, 1, 4, 4, 3});
+}
+
+TEST_CASE("decompose upsample_bilinear2d: a 3-d input is refused with torch's message") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 2, 3});
+  b.output(b.call("aten.upsample_bilinear2d.default", {arg_tensor(x), arg_ints({5, 2}), arg_bool(false)},
+                  {F, {1, 2, 5, 2}}));
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::INVALID_GRAPH, "upsample_bilinear2d",
+                 "It is expected input_size equals to 4, but got size 3");
+}

@@ -1251,7 +1251,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
       "aten.to.other", "aten.trace.default", "aten.transpose.int", "aten.tril.default", "aten.triu.default",
       "aten.true_divide.Scalar", "aten.true_divide.Tensor", "aten.type_as.default", "aten.unbind.int",
       "aten.unflatten.int", "aten.unsafe_chunk.default", "aten.unsafe_split.Tensor",
-      "aten.unsafe_split_with_sizes.default", "aten.upsample_linear1d.default", "aten.upsample_nearest1d.default", "aten.var_mean.correction", "aten.view_as.default",
+      "aten.unsafe_split_with_sizes.default", "aten.upsample_bilinear2d.default", "aten.upsample_linear1d.default", "aten.upsample_nearest1d.default", "aten.upsample_trilinear3d.default", "aten.var_mean.correction", "aten.view_as.default",
       "aten.where.Scalar", "aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.xlogy.Tensor",
       "aten.zeros.default", "aten.zeros_like.default"});
   // clang-format on
