@@ -153,60 +153,104 @@ void adaptive_max_pool2d_rule(Rewriter& rw) {
   rw.set_outputs(outs);
 }
 
-/// torch._decomp _upsample_nearest for one spatial dim (upsample_nearest1d, exact = false;
-/// _upsample_nearest_exact1d, exact = true) under its pw_cast_for_opmath (float16 / bfloat16
-/// input in float32 and back): scale = isize / (isize * scales) for scales > 0, else
-/// isize / osize (a Python float); arange(osize, dtype=float32, device) (as
-/// arange.start_step), add.Tensor(·, 0.0 or 0.5), mul.Tensor(·, scale), _to_copy to int64,
-/// _unsafe_index(input, [None, None, idx]) recorded as index.Tensor. input [N, C, L] →
-/// [N, C, osize]. A non-3-d input, a symbolic L or output size and non-positive sizes are
-/// refused; so is scales <= 0 (PyTorch releases differ there: older ones take isize / (isize *
-/// scales) as given, newer ones fall back to isize / osize).
-void upsample_nearest1d_common(Rewriter& rw, bool exact) {
+/// torch._decomp _upsample_nearest for `n` spatial dims (upsample_nearest1d/2d/3d, exact =
+/// false; _upsample_nearest_exact1d/2d/3d, exact = true) under its pw_cast_for_opmath (float16 /
+/// bfloat16 input in float32 and back). Per spatial dim k (_compute_upsample_nearest_indices):
+/// scale = isize / (isize * scales) for scales > 0, else isize / osize (a Python float);
+/// arange(osize, dtype=float32, device) (as arange.start_step), add.Tensor(·, 0.0 or 0.5),
+/// mul.Tensor(·, scale), _to_copy to int64, then unsqueeze(-1) n - 1 - k times; one
+/// _unsafe_index(input, [None, None, idx...]) recorded as index.Tensor. input [N, C, L...] →
+/// [N, C, osize...]; the 4-d result's contiguous(suggest_memory_format(input)) adds nothing for
+/// the contiguous inputs taken here. Refused: a wrong rank, a non-contiguous input of rank 4
+/// (that call could copy it), symbolic sizes, non-positive sizes and scales <= 0 (PyTorch
+/// releases differ there: older ones take isize / (isize * scales) as given, newer ones fall back
+/// to isize / osize).
+void upsample_nearest_common(Rewriter& rw, size_t n, const std::vector<std::string_view>& scale_args,
+                             bool exact) {
   std::string x = rw.tensor("self");
   auto osz = rw.syms("output_size");
-  std::optional<double> scales = rw.opt_float("scales");
+  std::vector<std::optional<double>> scales;
+  for (std::string_view name : scale_args) scales.push_back(rw.opt_float(name));
   Meta m = rw.meta(x);
   if (!rw.ok()) return;
   std::string op(rw.target());
-  if (osz.size() != 1) {
-    rw.fail(ErrorCode::INVALID_GRAPH,
-            op + ": It is expected output_size equals to 1, but got size " + std::to_string(osz.size()));
+  if (osz.size() != n) {
+    rw.fail(ErrorCode::INVALID_GRAPH, op + ": It is expected output_size equals to " + std::to_string(n) +
+                                          ", but got size " + std::to_string(osz.size()));
     return;
   }
-  if (m.rank() != 3) {
-    rw.fail(ErrorCode::INVALID_GRAPH,
-            op + ": It is expected input_size equals to 3, but got size " + std::to_string(m.rank()));
+  if (m.rank() != n + 2) {
+    rw.fail(ErrorCode::INVALID_GRAPH, op + ": It is expected input_size equals to " + std::to_string(n + 2) +
+                                          ", but got size " + std::to_string(m.rank()));
     return;
   }
-  const SymPoly& isize = m.sizes[2];
-  if (!isize.is_constant() || !osz[0].is_constant()) {
-    rw.unsupported("a symbolic input length or output size (the index scale is computed from both)");
+  if (m.rank() == 4 && !is_contiguous(m)) {
+    rw.unsupported("a non-contiguous input (the reference's contiguous() call could copy the result)");
     return;
   }
-  if (isize.value() <= 0 || osz[0].value() <= 0) {
-    rw.fail(ErrorCode::INVALID_GRAPH,
-            op + ": Input and output sizes should be greater than 0, but got input size " +
-                std::to_string(isize.value()) + " and output size " + std::to_string(osz[0].value()));
-    return;
+  std::vector<int64_t> in(n), out(n);
+  for (size_t k = 0; k < n; ++k) {
+    const SymPoly& isize = m.sizes[2 + k];
+    if (!isize.is_constant() || !osz[k].is_constant()) {
+      rw.unsupported(n == 1 ? "a symbolic input length or output size (the index scale is computed from both)"
+                            : "a symbolic input or output size (the index scale is computed from both)");
+      return;
+    }
+    in[k] = isize.value();
+    out[k] = osz[k].value();
   }
-  if (scales && !(*scales > 0)) {
-    rw.unsupported("scales <= 0 (PyTorch versions disagree on the index scale it gives)");
-    return;
+  for (size_t k = 0; k < n; ++k) {
+    if (in[k] <= 0 || out[k] <= 0) {
+      std::string ins, outs;
+      for (size_t j = 0; j < n; ++j) {
+        ins += (j ? ", " : "") + std::to_string(in[j]);
+        outs += (j ? ", " : "") + std::to_string(out[j]);
+      }
+      rw.fail(ErrorCode::INVALID_GRAPH,
+              op + ": Input and output sizes should be greater than 0, but got input " +
+                  (n == 1 ? "size " + ins + " and output size " + outs
+                          : "(" + ins + ") and output (" + outs + ")"));
+      return;
+    }
+    if (scales[k] && !(*scales[k] > 0)) {
+      rw.unsupported("scales <= 0 (PyTorch versions disagree on the index scale it gives)");
+      return;
+    }
   }
-  double in = static_cast<double>(isize.value());
-  double scale = scales ? in / (in * *scales) : in / static_cast<double>(osz[0].value());
   OpMath om{rw};
   std::string input = om.up(x);
-  std::string idx = arange(rw, ir::arg_int(osz[0].value()), m.device, ir::ScalarType::Float);
-  idx = rw.call("aten.add.Tensor", {ir::arg_tensor(idx), ir::arg_float(exact ? 0.5 : 0.0)});
-  idx = rw.call("aten.mul.Tensor", {ir::arg_tensor(idx), ir::arg_float(scale)});
-  idx = to_dtype(rw, idx, ir::ScalarType::Long);
+  std::vector<ir::OptionalTensorArgument> indices(2, ir::OptionalTensorArgument{std::nullopt});
+  for (size_t k = 0; k < n; ++k) {
+    const double isz = static_cast<double>(in[k]);
+    const double scale = scales[k] ? isz / (isz * *scales[k]) : isz / static_cast<double>(out[k]);
+    std::string idx = arange(rw, ir::arg_int(out[k]), m.device, ir::ScalarType::Float);
+    idx = rw.call("aten.add.Tensor", {ir::arg_tensor(idx), ir::arg_float(exact ? 0.5 : 0.0)});
+    idx = rw.call("aten.mul.Tensor", {ir::arg_tensor(idx), ir::arg_float(scale)});
+    idx = to_dtype(rw, idx, ir::ScalarType::Long);
+    for (size_t u = 0; u + 1 + k < n; ++u) idx = unsqueeze(rw, idx, -1);
+    if (!rw.ok()) return;
+    indices.push_back(ir::OptionalTensorArgument{idx});
+  }
+  std::string result =
+      rw.call("aten.index.Tensor",
+              {ir::arg_tensor(input), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(indices))});
   if (!rw.ok()) return;
-  rw.set_outputs({om.down(index_along(rw, input, idx, 2, 3))});
+  rw.set_outputs({om.down(result)});
 }
-void upsample_nearest1d_rule(Rewriter& rw) { upsample_nearest1d_common(rw, false); }
-void upsample_nearest_exact1d_rule(Rewriter& rw) { upsample_nearest1d_common(rw, true); }
+void upsample_nearest1d_rule(Rewriter& rw) { upsample_nearest_common(rw, 1, {"scales"}, false); }
+void upsample_nearest_exact1d_rule(Rewriter& rw) { upsample_nearest_common(rw, 1, {"scales"}, true); }
+void upsample_nearest2d_rule(Rewriter& rw) {
+  upsample_nearest_common(rw, 2, {"scales_h", "scales_w"}, false);
+}
+void upsample_nearest_exact2d_rule(Rewriter& rw) {
+  upsample_nearest_common(rw, 2, {"scales_h", "scales_w"}, true);
+}
+void upsample_nearest3d_rule(Rewriter& rw) {
+  upsample_nearest_common(rw, 3, {"scales_d", "scales_h", "scales_w"}, false);
+}
+void upsample_nearest_exact3d_rule(Rewriter& rw) {
+  upsample_nearest_common(rw, 3, {"scales_d", "scales_h", "scales_w"}, true);
+}
 
 /// aten.upsample_linear1d / upsample_bilinear2d / upsample_trilinear3d .default → torch._decomp
 /// _upsample_linear for `n` spatial dims (under pw_cast_for_opmath: float16 / bfloat16 input in
@@ -363,6 +407,14 @@ void add_pooling_decompositions(std::vector<Decomposition>& out) {
                  "torch._decomp upsample_trilinear3d (_upsample_linear with three spatial dims)"});
   out.push_back({"aten._upsample_nearest_exact1d.default", upsample_nearest_exact1d_rule,
                  "torch._decomp upsample_nearest_exact1d (_upsample_nearest with exact=True)"});
+  out.push_back({"aten.upsample_nearest2d.default", upsample_nearest2d_rule,
+                 "torch._decomp upsample_nearest2d (_upsample_nearest with two spatial dims)"});
+  out.push_back({"aten.upsample_nearest3d.default", upsample_nearest3d_rule,
+                 "torch._decomp upsample_nearest3d (_upsample_nearest with three spatial dims)"});
+  out.push_back({"aten._upsample_nearest_exact2d.default", upsample_nearest_exact2d_rule,
+                 "torch._decomp _upsample_nearest_exact2d (_upsample_nearest with exact=True)"});
+  out.push_back({"aten._upsample_nearest_exact3d.default", upsample_nearest_exact3d_rule,
+                 "torch._decomp _upsample_nearest_exact3d (_upsample_nearest with exact=True)"});
 }
 
 }  // namespace pteforge::passes::decomp

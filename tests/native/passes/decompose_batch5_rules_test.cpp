@@ -1,6 +1,7 @@
 // Decomposition rules for the RNN layers rnn_tanh / rnn_relu, the single-step RNN cells (rnn_tanh_cell,
-// rnn_relu_cell, gru_cell, lstm_cell), 1-d nearest and linear upsampling (upsample_nearest1d,
-// _upsample_nearest_exact1d, upsample_linear1d) and max_pool3d: the exact node list after the pass (typed
+// rnn_relu_cell, gru_cell, lstm_cell), nearest and linear upsampling (upsample_nearest1d/2d/3d,
+// _upsample_nearest_exact1d/2d/3d, upsample_linear1d, upsample_bilinear2d, upsample_trilinear3d) and
+// max_pool3d: the exact node list after the pass (typed
 // printer form), the float16 opmath form, and the refused cases.
 #include <doctest/doctest.h>
 
@@ -536,4 +537,52 @@ TEST_CASE("decompose upsample_bilinear2d: a 3-d input is refused with torch's me
   ExportedProgram ep = b.build();
   expect_refused(ep, ErrorCode::INVALID_GRAPH, "upsample_bilinear2d",
                  "It is expected input_size equals to 4, but got size 3");
+}
+
+// ---- upsample_nearest2d/3d, _upsample_nearest_exact2d/3d ------------------------------------------------
+
+TEST_CASE(
+    "decompose _upsample_nearest_exact2d -> per dim arange, + 0.5, * scale, int64, h unsqueezed, then one "
+    "index") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 2, 3, 4});
+  b.output(
+      b.call("aten._upsample_nearest_exact2d.default", {arg_tensor(x), arg_ints({5, 2})}, {F, {1, 2, 5, 2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[1, 2, 3, 4]):\n"
+      "  %arange: float32[5] = aten.arange.start_step(0, 5, dtype=torch.float32, layout=torch.strided, "
+      "device=device(type='cpu'), pin_memory=False)\n"
+      "  %add: float32[5] = aten.add.Tensor(%arange, 0.5)\n"
+      "  %mul: float32[5] = aten.mul.Tensor(%add, 0.6)\n"
+      "  %_to_copy: int64[5] = aten._to_copy.default(%mul, dtype=torch.int64)\n"
+      "  %unsqueeze: int64[5, 1] = aten.unsqueeze.default(%_to_copy, -1)\n"
+      "  %arange_1: float32[2] = aten.arange.start_step(0, 2, dtype=torch.float32, layout=torch.strided, "
+      "device=device(type='cpu'), pin_memory=False)\n"
+      "  %add_1: float32[2] = aten.add.Tensor(%arange_1, 0.5)\n"
+      "  %mul_1: float32[2] = aten.mul.Tensor(%add_1, 2.0)\n"
+      "  %_to_copy_1: int64[2] = aten._to_copy.default(%mul_1, dtype=torch.int64)\n"
+      "  %index: float32[1, 2, 5, 2] = aten.index.Tensor(%x, [None, None, %unsqueeze, %_to_copy_1])\n"
+      "  return (%index)\n");
+}
+
+TEST_CASE("decompose upsample_nearest3d -> three index vectors shaped [d, 1, 1], [h, 1], [w]") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Half, {1, 1, 2, 3, 2});
+  b.output(b.call("aten.upsample_nearest3d.default", {arg_tensor(x), arg_ints({4, 3, 5})},
+                  {ScalarType::Half, {1, 1, 4, 3, 5}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  REQUIRE_MESSAGE(st.ok(), st.error().to_string());
+  auto t = pteforge::testing::targets(ep.graph());
+  CHECK(std::count(t.begin(), t.end(), "aten.index.Tensor") == 1);
+  CHECK(std::count(t.begin(), t.end(), "aten.arange.start_step") == 3);
+  CHECK(std::count(t.begin(), t.end(), "aten.unsqueeze.default") == 3);  // 2 for d, 1 for h
+  CHECK(std::count(t.begin(), t.end(), "aten._to_copy.default") ==
+        3 + 2);  // int64 indices, float16 in and out
+  const TensorMeta* out = ep.graph().tensor_meta(ep.graph().outputs()[0].tensor_name());
+  REQUIRE(out != nullptr);
+  CHECK(out->dtype == ScalarType::Half);
+  CHECK(out->concrete_sizes() == std::vector<int64_t>{1, 1, 4, 3, 5});
 }

@@ -1215,7 +1215,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
   CHECK(got == std::vector<std::string>{
       "aten._batch_norm_no_update.default", "aten._convolution.default", "aten._prelu_kernel.default",
       "aten._reshape_alias.default", "aten._safe_softmax.default", "aten._unsafe_index.Tensor",
-      "aten._unsafe_index_put.default", "aten._unsafe_view.default", "aten._upsample_nearest_exact1d.default", "aten._weight_norm.default", "aten._weight_norm_interface.default", "aten.adaptive_avg_pool2d.default",
+      "aten._unsafe_index_put.default", "aten._unsafe_view.default", "aten._upsample_nearest_exact1d.default", "aten._upsample_nearest_exact2d.default", "aten._upsample_nearest_exact3d.default", "aten._weight_norm.default", "aten._weight_norm_interface.default", "aten.adaptive_avg_pool2d.default",
       "aten.adaptive_avg_pool3d.default", "aten.adaptive_max_pool2d.default", "aten.addcdiv.default",
       "aten.addcmul.default", "aten.all.default", "aten.all.dim", "aten.all.dims", "aten.alpha_dropout.default", "aten.arange.default", "aten.arange.start",
       "aten.baddbmm.default", "aten.batch_norm.default", "aten.binary_cross_entropy.default", "aten.binary_cross_entropy_with_logits.default", "aten.celu.default", "aten.chunk.default",
@@ -1251,7 +1251,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
       "aten.to.other", "aten.trace.default", "aten.transpose.int", "aten.tril.default", "aten.triu.default",
       "aten.true_divide.Scalar", "aten.true_divide.Tensor", "aten.type_as.default", "aten.unbind.int",
       "aten.unflatten.int", "aten.unsafe_chunk.default", "aten.unsafe_split.Tensor",
-      "aten.unsafe_split_with_sizes.default", "aten.upsample_bilinear2d.default", "aten.upsample_linear1d.default", "aten.upsample_nearest1d.default", "aten.upsample_trilinear3d.default", "aten.var_mean.correction", "aten.view_as.default",
+      "aten.unsafe_split_with_sizes.default", "aten.upsample_bilinear2d.default", "aten.upsample_linear1d.default", "aten.upsample_nearest1d.default", "aten.upsample_nearest2d.default", "aten.upsample_nearest3d.default", "aten.upsample_trilinear3d.default", "aten.var_mean.correction", "aten.view_as.default",
       "aten.where.Scalar", "aten.where.ScalarOther", "aten.where.ScalarSelf", "aten.xlogy.Tensor",
       "aten.zeros.default", "aten.zeros_like.default"});
   // clang-format on
