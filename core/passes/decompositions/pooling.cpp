@@ -153,6 +153,63 @@ void adaptive_max_pool2d_rule(Rewriter& rw) {
   rw.set_outputs(outs);
 }
 
+/// Checks an upsample call with `n` spatial dims as torch does: `n` output sizes and an
+/// (n + 2)-d input, else INVALID_GRAPH with torch's message. False after a failure.
+bool check_upsample_rank(Rewriter& rw, const Meta& m, const std::vector<SymPoly>& osz, size_t n) {
+  const std::string op(rw.target());
+  if (osz.size() != n) {
+    rw.fail(ErrorCode::INVALID_GRAPH, op + ": It is expected output_size equals to " + std::to_string(n) +
+                                          ", but got size " + std::to_string(osz.size()));
+    return false;
+  }
+  if (m.rank() != n + 2) {
+    rw.fail(ErrorCode::INVALID_GRAPH, op + ": It is expected input_size equals to " + std::to_string(n + 2) +
+                                          ", but got size " + std::to_string(m.rank()));
+    return false;
+  }
+  return true;
+}
+
+/// The concrete spatial input and output sizes of an upsample call (rank already checked).
+/// Refused: symbolic sizes (the index scale is computed from both) and a scales argument
+/// <= 0 (`scales_note` says what PyTorch releases disagree on); non-positive sizes are
+/// INVALID_GRAPH with torch's message. nullopt after a failure.
+std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> upsample_sizes(
+    Rewriter& rw, const Meta& m, const std::vector<SymPoly>& osz,
+    const std::vector<std::optional<double>>& scales, std::string_view scales_note) {
+  const size_t n = osz.size();
+  std::vector<int64_t> in(n), out(n);
+  for (size_t k = 0; k < n; ++k) {
+    const SymPoly& isize = m.sizes[2 + k];
+    if (!isize.is_constant() || !osz[k].is_constant()) {
+      rw.unsupported(n == 1 ? "a symbolic input length or output size (the index scale is computed from both)"
+                            : "a symbolic input or output size (the index scale is computed from both)");
+      return std::nullopt;
+    }
+    in[k] = isize.value();
+    out[k] = osz[k].value();
+  }
+  for (size_t k = 0; k < n; ++k) {
+    if (in[k] <= 0 || out[k] <= 0) {
+      std::string ins, outs;
+      for (size_t j = 0; j < n; ++j) {
+        ins += (j ? ", " : "") + std::to_string(in[j]);
+        outs += (j ? ", " : "") + std::to_string(out[j]);
+      }
+      rw.fail(ErrorCode::INVALID_GRAPH,
+              std::string(rw.target()) + ": Input and output sizes should be greater than 0, but got input " +
+                  (n == 1 ? "size " + ins + " and output size " + outs
+                          : "(" + ins + ") and output (" + outs + ")"));
+      return std::nullopt;
+    }
+    if (scales[k] && !(*scales[k] > 0)) {
+      rw.unsupported("scales <= 0 (" + std::string(scales_note) + ")");
+      return std::nullopt;
+    }
+  }
+  return std::pair(std::move(in), std::move(out));
+}
+
 /// torch._decomp _upsample_nearest for `n` spatial dims (upsample_nearest1d/2d/3d, exact =
 /// false; _upsample_nearest_exact1d/2d/3d, exact = true) under its pw_cast_for_opmath (float16 /
 /// bfloat16 input in float32 and back). Per spatial dim k (_compute_upsample_nearest_indices):
@@ -172,51 +229,14 @@ void upsample_nearest_common(Rewriter& rw, size_t n, const std::vector<std::stri
   std::vector<std::optional<double>> scales;
   for (std::string_view name : scale_args) scales.push_back(rw.opt_float(name));
   Meta m = rw.meta(x);
-  if (!rw.ok()) return;
-  std::string op(rw.target());
-  if (osz.size() != n) {
-    rw.fail(ErrorCode::INVALID_GRAPH, op + ": It is expected output_size equals to " + std::to_string(n) +
-                                          ", but got size " + std::to_string(osz.size()));
-    return;
-  }
-  if (m.rank() != n + 2) {
-    rw.fail(ErrorCode::INVALID_GRAPH, op + ": It is expected input_size equals to " + std::to_string(n + 2) +
-                                          ", but got size " + std::to_string(m.rank()));
-    return;
-  }
+  if (!rw.ok() || !check_upsample_rank(rw, m, osz, n)) return;
   if (m.rank() == 4 && !is_contiguous(m)) {
     rw.unsupported("a non-contiguous input (the reference's contiguous() call could copy the result)");
     return;
   }
-  std::vector<int64_t> in(n), out(n);
-  for (size_t k = 0; k < n; ++k) {
-    const SymPoly& isize = m.sizes[2 + k];
-    if (!isize.is_constant() || !osz[k].is_constant()) {
-      rw.unsupported(n == 1 ? "a symbolic input length or output size (the index scale is computed from both)"
-                            : "a symbolic input or output size (the index scale is computed from both)");
-      return;
-    }
-    in[k] = isize.value();
-    out[k] = osz[k].value();
-  }
-  for (size_t k = 0; k < n; ++k) {
-    if (in[k] <= 0 || out[k] <= 0) {
-      std::string ins, outs;
-      for (size_t j = 0; j < n; ++j) {
-        ins += (j ? ", " : "") + std::to_string(in[j]);
-        outs += (j ? ", " : "") + std::to_string(out[j]);
-      }
-      rw.fail(ErrorCode::INVALID_GRAPH,
-              op + ": Input and output sizes should be greater than 0, but got input " +
-                  (n == 1 ? "size " + ins + " and output size " + outs
-                          : "(" + ins + ") and output (" + outs + ")"));
-      return;
-    }
-    if (scales[k] && !(*scales[k] > 0)) {
-      rw.unsupported("scales <= 0 (PyTorch versions disagree on the index scale it gives)");
-      return;
-    }
-  }
+  auto sizes = upsample_sizes(rw, m, osz, scales, "PyTorch versions disagree on the index scale it gives");
+  if (!sizes) return;
+  const auto& [in, out] = *sizes;
   OpMath om{rw};
   std::string input = om.up(x);
   std::vector<ir::OptionalTensorArgument> indices(2, ir::OptionalTensorArgument{std::nullopt});
@@ -273,51 +293,15 @@ void upsample_linear_common(Rewriter& rw, size_t n, const std::vector<std::strin
   std::vector<std::optional<double>> scales;
   for (std::string_view name : scale_args) scales.push_back(rw.opt_float(name));
   Meta m = rw.meta(x);
-  if (!rw.ok()) return;
-  std::string op(rw.target());
-  if (osz.size() != n) {
-    rw.fail(ErrorCode::INVALID_GRAPH, op + ": It is expected output_size equals to " + std::to_string(n) +
-                                          ", but got size " + std::to_string(osz.size()));
-    return;
-  }
-  if (m.rank() != n + 2) {
-    rw.fail(ErrorCode::INVALID_GRAPH, op + ": It is expected input_size equals to " + std::to_string(n + 2) +
-                                          ", but got size " + std::to_string(m.rank()));
-    return;
-  }
+  if (!rw.ok() || !check_upsample_rank(rw, m, osz, n)) return;
   if (!require_floating(rw, m.dtype)) return;
   if (!is_contiguous(m)) {
     rw.unsupported("a non-contiguous input (the reference's contiguous() call could copy it)");
     return;
   }
-  std::vector<int64_t> in(n), out(n);
-  for (size_t k = 0; k < n; ++k) {
-    const SymPoly& isize = m.sizes[2 + k];
-    if (!isize.is_constant() || !osz[k].is_constant()) {
-      rw.unsupported("a symbolic input or output size (the index scale is computed from both)");
-      return;
-    }
-    in[k] = isize.value();
-    out[k] = osz[k].value();
-  }
-  for (size_t k = 0; k < n; ++k) {
-    if (in[k] <= 0 || out[k] <= 0) {
-      std::string ins, outs;
-      for (size_t j = 0; j < n; ++j) {
-        ins += (j ? ", " : "") + std::to_string(in[j]);
-        outs += (j ? ", " : "") + std::to_string(out[j]);
-      }
-      rw.fail(ErrorCode::INVALID_GRAPH,
-              op + ": Input and output sizes should be greater than 0, but got input " +
-                  (n == 1 ? "size " + ins + " and output size " + outs
-                          : "(" + ins + ") and output (" + outs + ")"));
-      return;
-    }
-    if (scales[k] && !(*scales[k] > 0)) {
-      rw.unsupported("scales <= 0 (PyTorch versions disagree on the scale it gives)");
-      return;
-    }
-  }
+  auto sizes = upsample_sizes(rw, m, osz, scales, "PyTorch versions disagree on the scale it gives");
+  if (!sizes) return;
+  const auto& [in, out] = *sizes;
   OpMath om{rw};
   std::string input = om.up(x);
   ir::ScalarType dtype = opmath_dtype(m.dtype);
