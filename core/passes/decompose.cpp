@@ -189,13 +189,22 @@ class Engine {
           {"convert the program torch.export.save wrote, not one already lowered (such as "
            "`convert --export-program` output)"});
     }
+    std::vector<std::string> notes;
+    // An op ExecuTorch's kernels run as they are: what its users list in
+    // EdgeCompileConfig's _core_aten_ops_exception_list (pteforge: --preserve-ops).
+    const ops::OpSchema* schema = target_schema(node.target());
+    if (const ops::OpSchema* runs = schema ? ops::op_table().runtime_op(*schema) : nullptr) {
+      notes.push_back("ExecuTorch's portable kernels run it (" + runs->full_name() + "): --preserve-ops " +
+                      op + " keeps it, as EdgeCompileConfig's _core_aten_ops_exception_list would");
+    }
+    notes.push_back(
+        "export with ep = ep.run_decompositions() before torch.export.save(ep, ...) "
+        "(pteforge accepts the Core ATen program), or open an issue asking for a decomposition of " +
+        op);
     return error_at(ErrorCode::UNSUPPORTED_OPERATOR,
                     "node \"" + node.name() + "\" calls " + op +
                         ", which is not in the Core ATen opset and has no decomposition in pteforge",
-                    node,
-                    {"export with ep = ep.run_decompositions() before torch.export.save(ep, ...) "
-                     "(pteforge accepts the Core ATen program), or open an issue asking for a decomposition of " +
-                     op});
+                    node, std::move(notes));
   }
 
   Status run_graph(ir::Graph& graph, bool top_level) {

@@ -241,3 +241,42 @@ TEST_CASE("decompose: registered in the default pipeline right after remove_tens
   CHECK((*p)->info().name == "decompose");
   CHECK((*p)->info().group == "decompose");
 }
+
+TEST_CASE(
+    "decompose: a non-core op that ExecuTorch's kernels run is refused with a note naming --preserve-ops") {
+  auto build = [] {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {1, 2, 4, 4});
+    b.output(b.call("aten._upsample_bilinear2d_aa.default",
+                    {arg_tensor(x), arg_ints({8, 8}), arg_bool(false)}, {F, {1, 2, 8, 8}}));
+    return b.build();
+  };
+  ExportedProgram ep = build();
+  Status st = pteforge::testing::decompose(ep);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == ErrorCode::UNSUPPORTED_OPERATOR);
+  REQUIRE(st.error().notes.size() == 2);
+  CHECK(st.error().notes[0] ==
+        "ExecuTorch's portable kernels run it (aten::_upsample_bilinear2d_aa.out): --preserve-ops "
+        "aten._upsample_bilinear2d_aa.default keeps it, as EdgeCompileConfig's _core_aten_ops_exception_list "
+        "would");
+  CHECK(st.error().notes[1].rfind("export with ep = ep.run_decompositions()", 0) == 0);
+  // What the note says works.
+  ExportedProgram kept = build();
+  Status ok = pteforge::testing::decompose(kept, {"aten._upsample_bilinear2d_aa.default"});
+  REQUIRE_MESSAGE(ok.ok(), ok.error().to_string());
+  CHECK(pteforge::testing::targets(kept.graph()) ==
+        std::vector<std::string>{"aten._upsample_bilinear2d_aa.default"});
+}
+
+TEST_CASE("decompose: a non-core op no ExecuTorch kernel runs gets only the run_decompositions note") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 2, 4, 4});
+  b.output(b.call("aten.upsample_bicubic2d.default", {arg_tensor(x), arg_ints({8, 8}), arg_bool(false)},
+                  {F, {1, 2, 8, 8}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  REQUIRE_FALSE(st.ok());
+  REQUIRE(st.error().notes.size() == 1);
+  CHECK(st.error().notes[0].rfind("export with ep = ep.run_decompositions()", 0) == 0);
+}
