@@ -1,4 +1,7 @@
-// Tensor creation: zeros/ones(/_like), new_*, arange, tril/triu.
+// Tensor creation: zeros/ones(/_like), new_*, arange, eye, tril/triu.
+#include <algorithm>
+#include <cstdint>
+
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/table.h"
 
@@ -149,6 +152,56 @@ void triangle(Rewriter& rw, bool lower) {
 void tril_rule(Rewriter& rw) { triangle(rw, true); }
 void triu_rule(Rewriter& rw) { triangle(rw, false); }
 
+/// aten.eye.default / eye.m → torch._refs eye as recent PyTorch has it: the two ranges in
+/// the smallest of uint8 / uint16 / int32 / int64 that holds max(n, m)
+/// (_strength_reduce_integer), arange(n) and arange(m) (arange.start_step, device as
+/// given), cond = eq(arange(n).unsqueeze(-1), arange(m)), then cond.to(dtype or float32) (no
+/// node for bool). Older releases built int64 ranges and where(cond, ones, 0): the values
+/// are the same. Refused: symbolic n or m (the reference then keeps int64 ranges), a
+/// layout other than strided and pin_memory=True (the reference's where form); negative
+/// sizes are torch's error.
+void eye_rule(Rewriter& rw) {
+  auto n_arg = rw.syms("n");
+  const bool has_m = rw.args().find("m") != nullptr;
+  std::vector<SymPoly> m_arg = has_m ? rw.syms("m") : std::vector<SymPoly>{};
+  auto dt = rw.dtype("dtype");
+  if (!rw.ok()) return;
+  const SymPoly& n = n_arg.front();
+  const SymPoly& m = has_m ? m_arg.front() : n;
+  if (!n.is_constant() || !m.is_constant()) {
+    rw.unsupported("a symbolic size (the reference then builds int64 ranges)");
+    return;
+  }
+  if (n.value() < 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "n must be greater or equal to 0, got " + std::to_string(n.value()));
+    return;
+  }
+  if (m.value() < 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "m must be greater or equal to 0, got " + std::to_string(m.value()));
+    return;
+  }
+  ir::Argument layout = rw.raw("layout");
+  ir::Argument pin = rw.raw("pin_memory");
+  const auto* lay = layout.get_if<ir::ArgTag::Layout>();
+  const auto* pinned = pin.get_if<ir::ArgTag::Bool>();
+  if ((lay && *lay != ir::Layout::Strided) || (pinned && *pinned)) {
+    rw.unsupported("a layout other than strided or pin_memory=True (the reference's where form)");
+    return;
+  }
+  ir::Device device;
+  if (const auto* d = rw.raw("device").get_if<ir::ArgTag::Device>()) device = *d;
+  const int64_t top = std::max(n.value(), m.value());
+  const ir::ScalarType range = top <= 255         ? ir::ScalarType::Byte
+                               : top <= 65535     ? ir::ScalarType::UInt16
+                               : top <= INT32_MAX ? ir::ScalarType::Int
+                                                  : ir::ScalarType::Long;
+  std::string rn = arange(rw, ir::arg_int(n.value()), device, range);
+  std::string rm = arange(rw, ir::arg_int(m.value()), device, range);
+  std::string cond = rw.call("aten.eq.Tensor", {ir::arg_tensor(unsqueeze(rw, rn, -1)), ir::arg_tensor(rm)});
+  const ir::ScalarType out = dt.value_or(ir::ScalarType::Float);
+  rw.set_outputs({out == ir::ScalarType::Bool ? cond : to_dtype(rw, cond, out)});
+}
+
 }  // namespace
 
 void add_creation_decompositions(std::vector<Decomposition>& out) {
@@ -163,6 +216,8 @@ void add_creation_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.fill.Tensor", fill_tensor_rule, "torch._decomp fill_tensor → copy"});
   out.push_back({"aten.arange.default", arange_rule, "torch._decomp arange_default → arange.start_step"});
   out.push_back({"aten.arange.start", arange_rule, "torch._decomp arange_start → arange.start_step"});
+  out.push_back({"aten.eye.default", eye_rule, "torch._refs eye (ranges, eq, to dtype)"});
+  out.push_back({"aten.eye.m", eye_rule, "torch._refs eye (ranges, eq, to dtype)"});
   out.push_back({"aten.tril.default", tril_rule, "torch._refs tril (arange mask + where / logical_and)"});
   out.push_back({"aten.triu.default", triu_rule, "torch._refs triu (arange mask + where / logical_and)"});
 }

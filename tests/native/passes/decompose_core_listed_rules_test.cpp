@@ -305,3 +305,49 @@ TEST_CASE("decompose fill.Tensor -> copy for a 0-d value, torch's error for anot
                    "fill only supports 0-dimension value tensor but got tensor with 1 dimensions");
   }
 }
+
+// ---- eye --------------------------------------------------------------------------------------------
+
+TEST_CASE(
+    "decompose eye -> two ranges in the smallest integer type, eq of [n, 1] and [m], cast to the dtype") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3, 3});
+  auto e = b.call("aten.eye.default", {arg_int(3)}, {F, {3, 3}});
+  b.output(b.call("aten.add.Tensor", {arg_tensor(x), arg_tensor(e)}, {F, {3, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[3, 3]):\n"
+                    "  %arange: uint8[3] = aten.arange.start_step(0, 3, dtype=torch.uint8, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %arange_1: uint8[3] = aten.arange.start_step(0, 3, dtype=torch.uint8, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %unsqueeze: uint8[3, 1] = aten.unsqueeze.default(%arange, -1)\n"
+                    "  %eq: bool[3, 3] = aten.eq.Tensor(%unsqueeze, %arange_1)\n"
+                    "  %_to_copy: float32[3, 3] = aten._to_copy.default(%eq, dtype=torch.float32)\n"
+                    "  %add: float32[3, 3] = aten.add.Tensor(%x, %_to_copy)\n"
+                    "  return (%add)\n");
+}
+
+TEST_CASE("decompose eye.m: sizes past 255 take uint16 ranges, and a bool eye is the comparison itself") {
+  ProgramBuilder b;
+  auto e = b.call("aten.eye.m", {arg_int(2), arg_int(300)}, {ScalarType::Bool, {2, 300}},
+                  {{"dtype", arg_dtype(ScalarType::Bool)}});
+  b.output(e);
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph():\n"
+                    "  %arange: uint16[2] = aten.arange.start_step(0, 2, dtype=torch.uint16, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %arange_1: uint16[300] = aten.arange.start_step(0, 300, dtype=torch.uint16, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %unsqueeze: uint16[2, 1] = aten.unsqueeze.default(%arange, -1)\n"
+                    "  %eq: bool[2, 300] = aten.eq.Tensor(%unsqueeze, %arange_1)\n"
+                    "  return (%eq)\n");
+}
+
+TEST_CASE("decompose eye: a negative size is torch's error") {
+  ProgramBuilder b;
+  b.output(b.call("aten.eye.m", {arg_int(2), arg_int(-1)}, {F, {2, 0}}));
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::INVALID_GRAPH, "eye", "m must be greater or equal to 0, got -1");
+}
