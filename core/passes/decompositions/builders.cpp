@@ -395,6 +395,13 @@ std::string index_along(Rewriter& rw, const std::string& x, const std::string& i
                  {ir::arg_tensor(x), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(indices))});
 }
 
+std::string index_spatial(Rewriter& rw, const std::string& x, const std::vector<std::string>& idx) {
+  std::vector<ir::OptionalTensorArgument> indices(2, ir::OptionalTensorArgument{std::nullopt});
+  for (const std::string& i : idx) indices.push_back(ir::OptionalTensorArgument{i});
+  return rw.call("aten.index.Tensor",
+                 {ir::arg_tensor(x), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(indices))});
+}
+
 std::string all(Rewriter& rw, const std::string& x, ir::Argument dim, bool keepdim) {
   const bool int_dim = dim.get_if<ir::ArgTag::Int>() != nullptr;
   std::string inv = rw.call("aten.logical_not.default", {ir::arg_tensor(x)});

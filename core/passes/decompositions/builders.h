@@ -46,6 +46,9 @@ std::string arange(Rewriter& rw, ir::Argument start, ir::Argument end, const ir:
 /// `length` entries, the 1-d int64 `idx` at `dim`.
 std::string index_along(Rewriter& rw, const std::string& x, const std::string& idx, size_t dim,
                         size_t length);
+/// _unsafe_index(x, [None, None] + idx) as the upsample decompositions call it on an
+/// [N, C, spatial...] input, recorded as aten.index.Tensor: one int64 index per spatial dim.
+std::string index_spatial(Rewriter& rw, const std::string& x, const std::vector<std::string>& idx);
 /// torch.all(x, dim, keepdim) as torch._refs all traces it: logical_not(any(logical_not(x),
 /// dim, keepdim)); torch.any records any.dim for an int dim, any.dims for None or a list
 /// (trailing defaults dropped). bool result (the uint8 cast back is the caller's).

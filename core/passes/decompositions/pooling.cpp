@@ -239,7 +239,7 @@ void upsample_nearest_common(Rewriter& rw, size_t n, const std::vector<std::stri
   const auto& [in, out] = *sizes;
   OpMath om{rw};
   std::string input = om.up(x);
-  std::vector<ir::OptionalTensorArgument> indices(2, ir::OptionalTensorArgument{std::nullopt});
+  std::vector<std::string> indices;
   for (size_t k = 0; k < n; ++k) {
     const double isz = static_cast<double>(in[k]);
     const double scale = scales[k] ? isz / (isz * *scales[k]) : isz / static_cast<double>(out[k]);
@@ -249,11 +249,9 @@ void upsample_nearest_common(Rewriter& rw, size_t n, const std::vector<std::stri
     idx = to_dtype(rw, idx, ir::ScalarType::Long);
     for (size_t u = 0; u + 1 + k < n; ++u) idx = unsqueeze(rw, idx, -1);
     if (!rw.ok()) return;
-    indices.push_back(ir::OptionalTensorArgument{idx});
+    indices.push_back(idx);
   }
-  std::string result =
-      rw.call("aten.index.Tensor",
-              {ir::arg_tensor(input), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(indices))});
+  std::string result = index_spatial(rw, input, indices);
   if (!rw.ok()) return;
   rw.set_outputs({om.down(result)});
 }
@@ -337,14 +335,12 @@ void upsample_linear_common(Rewriter& rw, size_t n, const std::vector<std::strin
   }
   std::vector<std::string> vs;
   for (size_t corner = 0; corner < (size_t{1} << n); ++corner) {
-    std::vector<ir::OptionalTensorArgument> idx(2, ir::OptionalTensorArgument{std::nullopt});
+    std::vector<std::string> idx;
     for (size_t k = 0; k < n; ++k) {
       const bool upper = (corner >> (n - 1 - k)) & 1;  // product order: the last dim varies fastest
-      idx.push_back(ir::OptionalTensorArgument{upper ? xp1s[k] : xs[k]});
+      idx.push_back(upper ? xp1s[k] : xs[k]);
     }
-    vs.push_back(
-        rw.call("aten.index.Tensor",
-                {ir::arg_tensor(input), ir::Argument::make<ir::ArgTag::OptionalTensors>(std::move(idx))}));
+    vs.push_back(index_spatial(rw, input, idx));
   }
   for (size_t k = n; k-- > 0;) {
     std::string w = rw.call("aten.sub.Tensor", {ir::arg_tensor(xs_f[k]), ir::arg_tensor(xs[k])});
