@@ -189,7 +189,8 @@ void eye_rule(Rewriter& rw) {
     return;
   }
   ir::Device device;
-  if (const auto* d = rw.raw("device").get_if<ir::ArgTag::Device>()) device = *d;
+  const ir::Argument device_arg = rw.raw("device");  // held: get_if points into it
+  if (const auto* d = device_arg.get_if<ir::ArgTag::Device>()) device = *d;
   const int64_t top = std::max(n.value(), m.value());
   const ir::ScalarType range = top <= 255         ? ir::ScalarType::Byte
                                : top <= 65535     ? ir::ScalarType::UInt16

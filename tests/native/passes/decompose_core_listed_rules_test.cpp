@@ -331,7 +331,7 @@ TEST_CASE(
 TEST_CASE("decompose eye.m: sizes past 255 take uint16 ranges, and a bool eye is the comparison itself") {
   ProgramBuilder b;
   auto e = b.call("aten.eye.m", {arg_int(2), arg_int(300)}, {ScalarType::Bool, {2, 300}},
-                  {{"dtype", arg_dtype(ScalarType::Bool)}});
+                  {{"dtype", arg_dtype(ScalarType::Bool)}, {"device", arg_device(Device{})}});
   b.output(e);
   ExportedProgram ep = b.build();
   expect_decomposed(ep,
