@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 namespace pteforge::passes::decomp {
 namespace {
@@ -85,9 +86,15 @@ void SymbolTable::note(const ir::SymInt& s) {
   auto p = to_poly(s);
   if (!p.ok()) return;
   by_key_.emplace(p->key(), s.expr_ptr());
+  // A symbol's own example value follows from any c*s + k with a hint (a
+  // derived dim such as s0 + 1 may be the only place its symbol appears).
   if (e.hint && e.hint->kind == ir::SymExprHint::Kind::Int) {
-    if (auto sc = p->as_scaled_atom(); sc && sc->first != 0 && e.hint->int_value % sc->first == 0) {
-      hints_.emplace(sc->second, e.hint->int_value / sc->first);
+    if (auto af = p->as_affine_atom(); af && af->coef != 0) {
+      int64_t rest = 0;
+      if (!__builtin_sub_overflow(e.hint->int_value, af->constant, &rest) &&
+          !(af->coef == -1 && rest == std::numeric_limits<int64_t>::min()) && rest % af->coef == 0) {
+        hints_.emplace(af->atom, rest / af->coef);
+      }
     }
   }
 }

@@ -227,6 +227,144 @@ std::optional<std::string> Rewriter::available_sym(const SymPoly& p) const {
   return std::nullopt;
 }
 
+std::vector<std::string> Rewriter::size_sources(bool node_args_only) const {
+  std::vector<std::string> out;
+  if (!node_args_only) {
+    for (const auto& in : env_.graph().inputs()) {
+      if (in.is_tensor()) out.push_back(in.tensor_name());
+    }
+  }
+  for (const auto& na : node_.inputs()) {
+    ir::for_each_value_name(na.arg, [&](const std::string& n, ir::ValueKind k) {
+      if (k == ir::ValueKind::Tensor) out.push_back(n);
+    });
+  }
+  return out;
+}
+
+namespace {
+
+/// c and k with p == c * q + k (c != 0), when they exist.
+std::optional<std::pair<int64_t, int64_t>> affine_of(const SymPoly& p, const SymPoly& q) {
+  if (q.terms().empty() || p.terms().size() != q.terms().size()) return std::nullopt;
+  const auto& [mono, cq] = *q.terms().begin();
+  auto it = p.terms().find(mono);
+  if (it == p.terms().end() || it->second % cq != 0) return std::nullopt;
+  const int64_t c = it->second / cq;
+  SymPoly rest = p - q * SymPoly(c);
+  if (!rest.is_constant()) return std::nullopt;
+  return std::make_pair(c, rest.value());
+}
+
+}  // namespace
+
+bool Rewriter::atoms_readable(const SymPoly& p) const {
+  std::vector<std::string> sources;
+  for (const auto& [mono, coef] : p.terms()) {
+    for (const auto& a : mono) {
+      SymPoly ap = SymPoly::atom(a);
+      if (available_sym(ap)) continue;
+      if (sources.empty()) sources = size_sources(false);
+      bool found = false;
+      for (const auto& t : sources) {
+        auto m = env_.meta(t);
+        if (!m.ok()) continue;
+        for (const auto& s : m->sizes) found = found || s == ap;
+        if (found) break;
+      }
+      if (!found) return false;
+    }
+  }
+  return true;
+}
+
+std::optional<std::string> Rewriter::sym_from_sizes(const SymPoly& p) {
+  if (p.is_constant()) return std::nullopt;
+  ir::Graph& g = env_.graph();
+  struct Dim {
+    std::string tensor;
+    size_t dim;
+    SymPoly size;
+  };
+  auto dims_of = [&](bool node_args_only) {
+    std::vector<Dim> dims;
+    for (const auto& t : size_sources(node_args_only)) {
+      auto m = env_.meta(t);
+      if (!m.ok()) continue;
+      for (size_t d = 0; d < m->sizes.size(); ++d) {
+        if (!m->sizes[d].is_constant()) dims.push_back({t, d, m->sizes[d]});
+      }
+    }
+    return dims;
+  };
+  auto read = [&](const Dim& dim) {
+    if (auto have = available_sym(dim.size)) return *have;
+    std::string name = fresh("sym_size_int", 1);
+    std::vector<ir::NamedArgument> in{ir::positional("self", ir::arg_tensor(dim.tensor)),
+                                      ir::positional("dim", ir::arg_int(static_cast<int64_t>(dim.dim)))};
+    insert(
+        ir::Node(ir::OpTarget("torch.ops.aten.sym_size.int"), std::move(in), {ir::arg_sym_int(name)}, name));
+    g.set_sym_int(name, env_.symbols().to_symint(dim.size));
+    sym_values_.add(dim.size, name);
+    return name;
+  };
+  auto emit_binary = [&](const char* op, const std::string& a, int64_t b, const SymPoly& result) {
+    if (auto have = available_sym(result)) return *have;
+    std::string name = fresh(op, 0);
+    std::vector<ir::NamedArgument> in{ir::positional("a", ir::arg_sym_int(a)),
+                                      ir::positional("b", ir::arg_int(b))};
+    insert(
+        ir::Node(ir::OpTarget(std::string("_operator.") + op), std::move(in), {ir::arg_sym_int(name)}, name));
+    g.set_sym_int(name, env_.symbols().to_symint(result));
+    sym_values_.add(result, name);
+    return name;
+  };
+  // c * base + k from a SymInt holding `base`.
+  auto scale_shift = [&](std::string v, const SymPoly& base, int64_t c, int64_t k) {
+    SymPoly acc = base;
+    if (c != 1) {
+      acc = acc * SymPoly(c);
+      v = emit_binary("mul", v, c, acc);
+    }
+    if (k != 0) v = emit_binary("add", v, k, acc + SymPoly(k));
+    return v;
+  };
+  std::vector<Dim> dims = dims_of(false);
+  for (const auto& d : dims) {
+    if (d.size == p) return read(d);
+  }
+  if (p.as_atom()) return std::nullopt;
+  for (const auto& d : dims) {
+    if (d.size.as_atom()) continue;  // the sum-of-monomials path reads atoms itself
+    if (auto ck = affine_of(p, d.size)) return scale_shift(read(d), d.size, ck->first, ck->second);
+  }
+  // Products of two of this node's own sizes (a flatten of two derived dims).
+  std::vector<Dim> own = dims_of(true);
+  for (size_t i = 0; i < own.size(); ++i) {
+    for (size_t j = i; j < own.size(); ++j) {
+      if (own[i].size.as_atom() && own[j].size.as_atom()) continue;
+      SymPoly prod = own[i].size * own[j].size;
+      auto ck = affine_of(p, prod);
+      if (!ck) continue;
+      std::string v;
+      if (auto have = available_sym(prod)) {
+        v = *have;
+      } else {
+        std::string a = read(own[i]), b = read(own[j]);
+        std::string name = fresh("mul", 0);
+        std::vector<ir::NamedArgument> in{ir::positional("a", ir::arg_sym_int(a)),
+                                          ir::positional("b", ir::arg_sym_int(b))};
+        insert(ir::Node(ir::OpTarget("_operator.mul"), std::move(in), {ir::arg_sym_int(name)}, name));
+        g.set_sym_int(name, env_.symbols().to_symint(prod));
+        sym_values_.add(prod, name);
+        v = name;
+      }
+      return scale_shift(v, prod, ck->first, ck->second);
+    }
+  }
+  return std::nullopt;
+}
+
 std::string Rewriter::sym_value(const SymPoly& p) {
   if (!ok()) return {};
   if (auto have = available_sym(p)) return *have;
@@ -239,32 +377,14 @@ std::string Rewriter::sym_value(const SymPoly& p) {
     sym_values_.add(result, name);
     return name;
   };
-  if (auto atom = p.as_atom()) {
-    // sym_size.int on the first tensor that has this size: graph inputs first
-    // (where export binds symbols), then the node's own tensor arguments.
-    std::vector<std::string> candidates;
-    for (const auto& in : g.inputs()) {
-      if (in.is_tensor()) candidates.push_back(in.tensor_name());
-    }
-    for (const auto& na : node_.inputs()) {
-      ir::for_each_value_name(na.arg, [&](const std::string& n, ir::ValueKind k) {
-        if (k == ir::ValueKind::Tensor) candidates.push_back(n);
-      });
-    }
-    for (const auto& t : candidates) {
-      auto m = env_.meta(t);
-      if (!m.ok()) continue;
-      for (size_t d = 0; d < m->sizes.size(); ++d) {
-        if (m->sizes[d] != p) continue;
-        std::string name = fresh("sym_size_int", 1);
-        std::vector<ir::NamedArgument> in{ir::positional("self", ir::arg_tensor(t)),
-                                          ir::positional("dim", ir::arg_int(static_cast<int64_t>(d)))};
-        insert(ir::Node(ir::OpTarget("torch.ops.aten.sym_size.int"), std::move(in), {ir::arg_sym_int(name)}, name));
-        g.set_sym_int(name, env_.symbols().to_symint(p));
-        sym_values_.add(p, name);
-        return name;
-      }
-    }
+  // Symbols read off sizes directly give export's spelling (products of
+  // sym_size values); a derived dim whose symbol no tensor carries alone is
+  // read as a whole size instead.
+  if (p.as_atom() || !atoms_readable(p)) {
+    if (auto from_size = sym_from_sizes(p)) return *from_size;
+    if (!ok()) return {};
+  }
+  if (p.as_atom()) {
     fail(ErrorCode::UNSUPPORTED_FEATURE, std::string(target()) + ": no tensor carries the symbolic size " +
                                              env_.symbols().display(p) + " before this node");
     return {};

@@ -131,6 +131,17 @@ class Rewriter {
   std::string fresh(std::string_view base, int start) const;
   std::optional<std::string> available_sym(const SymPoly& p) const;
   std::string sym_value(const SymPoly& p);
+  /// Tensors whose sizes a new SymInt may be read from: graph inputs first
+  /// (where export binds symbols), then this node's tensor arguments.
+  std::vector<std::string> size_sources(bool node_args_only) const;
+  /// The SymInt `p` read off a tensor size: sym_size.int when some source
+  /// tensor has a dimension equal to `p`, else c * size + k or
+  /// c * size_a * size_b + k over the sources' sizes (a derived dim such as
+  /// s0 + 1 whose symbol no tensor carries alone); nullopt when neither fits.
+  std::optional<std::string> sym_from_sizes(const SymPoly& p);
+  /// Whether every symbol of `p` is a SymInt value already or some source
+  /// tensor's size.
+  bool atoms_readable(const SymPoly& p) const;
   std::vector<ir::NamedArgument> name_args(const ops::OpSchema& schema, std::vector<ir::Argument> args,
                                            KwArgs kwargs) const;
   std::vector<Meta> infer(const ops::OpSchema& schema, const std::vector<ir::NamedArgument>& inputs, size_t expected);

@@ -30,13 +30,12 @@ std::optional<std::string> SymPoly::as_atom() const {
   return m[0];
 }
 
-std::optional<std::pair<int64_t, std::string>> SymPoly::as_scaled_atom() const {
-  if (terms_.size() != 1 || constant_ != 0) return std::nullopt;
+std::optional<SymPoly::AffineAtom> SymPoly::as_affine_atom() const {
+  if (terms_.size() != 1) return std::nullopt;
   const auto& [m, c] = *terms_.begin();
   if (m.size() != 1) return std::nullopt;
-  return std::make_pair(c, m[0]);
+  return AffineAtom{c, m[0], constant_};
 }
-
 
 void SymPoly::add_term(const Monomial& m, int64_t c) {
   if (m.empty()) {

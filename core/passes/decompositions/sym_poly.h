@@ -43,8 +43,14 @@ class SymPoly {
   int64_t value() const;
   /// The single atom name when the polynomial is exactly one atom with coefficient 1.
   std::optional<std::string> as_atom() const;
-  /// coef * atom when the polynomial is one monomial of one atom (coef may be 1).
-  std::optional<std::pair<int64_t, std::string>> as_scaled_atom() const;
+  /// coef * atom + constant, when the polynomial has one non-constant term and
+  /// it is a single atom to the first power (coef may be 1, constant 0).
+  struct AffineAtom {
+    int64_t coef;
+    std::string atom;
+    int64_t constant;
+  };
+  std::optional<AffineAtom> as_affine_atom() const;
 
   /// The non-constant terms: monomial → coefficient (no zero coefficients, no empty monomial).
   const std::map<Monomial, int64_t>& terms() const { return terms_; }

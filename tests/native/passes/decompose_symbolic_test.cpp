@@ -5,6 +5,7 @@
 
 #include "common/program_builder.h"
 #include "decompose_test_util.h"
+#include "passes/pass_registry.h"
 
 using namespace pteforge;
 using namespace pteforge::ir;
@@ -167,4 +168,81 @@ TEST_CASE("symbolic: batched matmul over a dynamic batch (expand + view + bmm + 
   const Value* s = ep.graph().find_value("sym_size_int_1");
   REQUIRE(s);
   CHECK(s->sym_int()->expr().expr_str == "s0");
+}
+
+TEST_CASE("symbolic: a view of [s0 + 1, 4, 8] as [4*s0 + 4, 8] (a derived dim) is a view") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3, 4, 8});
+  ExportedProgram& p = b.program();
+  SymInt n = sym("Add(" + kS0 + ", Integer(1))", 3);
+  p.graph().set_tensor_meta("x", meta({n, SymInt(4), SymInt(8)}, {SymInt(32), SymInt(8), SymInt(1)}));
+  p.graph().append(Node(OpTarget("torch.ops.aten.sym_size.int"),
+                        {positional("self", arg_tensor(x)), positional("dim", arg_int(0))},
+                        {arg_sym_int("sym_size_int")}, "sym_size_int"));
+  p.graph().set_sym_int("sym_size_int", n);
+  SymInt n4 = sym("Add(Mul(Integer(4), " + kS0 + "), Integer(4))", 12);
+  p.graph().append(Node(OpTarget("_operator.mul"),
+                        {positional("a", arg_sym_int("sym_size_int")), positional("b", arg_int(4))},
+                        {arg_sym_int("mul")}, "mul"));
+  p.graph().set_sym_int("mul", n4);
+  p.graph().append(Node(OpTarget("torch.ops.aten.view.default"),
+                        {positional("self", arg_tensor(x)),
+                         positional("size", Argument::make<ArgTag::SymInts>(std::vector<SymIntArgument>{
+                                                {std::string("mul"), 0}, {std::nullopt, 8}}))},
+                        {arg_tensor("view")}, "view"));
+  p.graph().set_tensor_meta("view", meta({n4, SymInt(8)}, {SymInt(8), SymInt(1)}));
+  b.output("view");
+  ExportedProgram ep = b.build();
+  ep.range_constraints.emplace_back("s0", RangeConstraint{1, 15});
+  Status st = pteforge::testing::run_passes(ep, passes::default_pipeline());
+  if (!st.ok()) FAIL(st.error().to_string());
+  // s0 itself has no hint anywhere; it follows from s0 + 1 = 3 (view_strides
+  // orders sizes by hint), and the arena holds the bound 4*15 + 4 = 64 rows.
+  CHECK(pteforge::testing::typed(ep.graph()) ==
+        "graph(%x: float32[s0 + 1, 4, 8]):\n"
+        "  %sym_size_int: SymInt(s0 + 1) = aten.sym_size.int(%x, 0)\n"
+        "  %mul: SymInt(4*s0 + 4) = executorch_prim.mul.Scalar(%sym_size_int, 4)\n"
+        "  %alloc: float32[4*s0 + 4, 8] = memory.alloc([64, 8], torch.float32)\n"
+        "  %view: float32[4*s0 + 4, 8] = aten.view_copy.out(%x, [%mul, 8], out=%alloc)\n"
+        "  return (%view)\n");
+}
+
+TEST_CASE("symbolic: a flatten over derived dims reads the new size off the input's sizes") {
+  // No tensor carries s0 or s1 alone: the sizes are read whole (sym_size.int of
+  // s0 + 1), then scaled, or two of them multiplied.
+  auto flatten_of = [](std::vector<SymInt> sizes, SymInt stride0, SymInt flat, SymInt rest) {
+    ProgramBuilder b;
+    auto x = b.input("x", F, {3, 4, 8});
+    ExportedProgram& p = b.program();
+    p.graph().set_tensor_meta("x", meta(sizes, {stride0, SymInt(8), SymInt(1)}));
+    p.graph().append(Node(OpTarget("torch.ops.aten.flatten.using_ints"),
+                          {positional("self", arg_tensor(x)), positional("start_dim", arg_int(0)),
+                           positional("end_dim", arg_int(1))},
+                          {arg_tensor("flatten")}, "flatten"));
+    p.graph().set_tensor_meta("flatten", meta({flat, rest}, {SymInt(8), SymInt(1)}));
+    b.output("flatten");
+    ExportedProgram ep = b.build();
+    Status st = pteforge::testing::decompose(ep);
+    if (!st.ok()) FAIL(st.error().to_string());
+    return pteforge::testing::typed(ep.graph());
+  };
+  SymInt n0 = sym("Add(" + kS0 + ", Integer(1))", 3);
+  SymInt n1 = sym("Add(" + kS1 + ", Integer(2))", 4);
+  CHECK(flatten_of({n0, SymInt(4), SymInt(8)}, SymInt(32),
+                   sym("Add(Mul(Integer(4), " + kS0 + "), Integer(4))", 12), SymInt(8)) ==
+        "graph(%x: float32[s0 + 1, 4, 8]):\n"
+        "  %sym_size_int_1: SymInt(s0 + 1) = aten.sym_size.int(%x, 0)\n"
+        "  %mul: SymInt(4*s0 + 4) = _operator.mul(%sym_size_int_1, 4)\n"
+        "  %view: float32[4*s0 + 4, 8] = aten.view.default(%x, [%mul, 8])\n"
+        "  return (%view)\n");
+  SymInt stride0 = sym("Add(Mul(Integer(8), " + kS1 + "), Integer(16))", 32);
+  SymInt flat =
+      sym("Add(Mul(Integer(2), " + kS0 + "), Mul(" + kS0 + ", " + kS1 + "), " + kS1 + ", Integer(2))", 12);
+  CHECK(flatten_of({n0, n1, SymInt(8)}, stride0, flat, SymInt(8)) ==
+        "graph(%x: float32[s0 + 1, s1 + 2, 8]):\n"
+        "  %sym_size_int_1: SymInt(s0 + 1) = aten.sym_size.int(%x, 0)\n"
+        "  %sym_size_int_2: SymInt(s1 + 2) = aten.sym_size.int(%x, 1)\n"
+        "  %mul: SymInt(2*s0 + s0*s1 + s1 + 2) = _operator.mul(%sym_size_int_1, %sym_size_int_2)\n"
+        "  %view: float32[2*s0 + s0*s1 + s1 + 2, 8] = aten.view.default(%x, [%mul, 8])\n"
+        "  return (%view)\n");
 }
