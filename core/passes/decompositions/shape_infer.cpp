@@ -493,7 +493,14 @@ std::optional<std::vector<SymPoly>> view_strides(const std::vector<SymPoly>& siz
   for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
     tensor_numel = tensor_numel * sizes[d];
     if (d == 0 || (!is_one(sizes[d - 1]) && strides[d - 1] != tensor_numel * chunk_base)) {
-      while (view_d >= 0 && (hint_less(view_numel, tensor_numel, st) || is_one(new_sizes[view_d]))) {
+      // view_numel < tensor_numel by the hints; without them, inequality (the
+      // partial product only grows, so one that passes the chunk never matches).
+      auto below = [&] {
+        auto hv = st.hint(view_numel), ht = st.hint(tensor_numel);
+        if (hv && ht) return *hv < *ht;
+        return view_numel != tensor_numel;
+      };
+      while (view_d >= 0 && (below() || is_one(new_sizes[view_d]))) {
         out[view_d] = view_numel * chunk_base;
         view_numel = view_numel * new_sizes[view_d];
         --view_d;

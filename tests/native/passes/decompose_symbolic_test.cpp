@@ -246,3 +246,37 @@ TEST_CASE("symbolic: a flatten over derived dims reads the new size off the inpu
         "  %view: float32[2*s0 + s0*s1 + s1 + 2, 8] = aten.view.default(%x, [%mul, 8])\n"
         "  return (%view)\n");
 }
+
+TEST_CASE("symbolic: without any hint a view of [s0 + 1, 4, 8] as [4*s0 + 4, 8] still checks") {
+  auto no_hint = [](const std::string& expr) {
+    SymExpr e;
+    e.expr_str = expr;
+    return SymInt(std::move(e));
+  };
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3, 4, 8});
+  ExportedProgram& p = b.program();
+  SymInt n = no_hint("Add(" + kS0 + ", Integer(1))");
+  SymInt n4 = no_hint("Add(Mul(Integer(4), " + kS0 + "), Integer(4))");
+  p.graph().set_tensor_meta("x", meta({n, SymInt(4), SymInt(8)}, {SymInt(32), SymInt(8), SymInt(1)}));
+  p.graph().append(Node(OpTarget("torch.ops.aten.sym_size.int"),
+                        {positional("self", arg_tensor(x)), positional("dim", arg_int(0))},
+                        {arg_sym_int("sym_size_int")}, "sym_size_int"));
+  p.graph().set_sym_int("sym_size_int", n);
+  p.graph().append(Node(OpTarget("_operator.mul"),
+                        {positional("a", arg_sym_int("sym_size_int")), positional("b", arg_int(4))},
+                        {arg_sym_int("mul")}, "mul"));
+  p.graph().set_sym_int("mul", n4);
+  // No hint anywhere: view_strides compares the partial products as polynomials.
+  p.graph().append(
+      Node(OpTarget("torch.ops.aten.view.default"),
+           {positional("self", arg_tensor(x)),
+            positional("size", Argument::make<ArgTag::SymInts>(std::vector<SymIntArgument>{
+                                   {std::string("mul"), 0}, {std::nullopt, 4}, {std::nullopt, 2}}))},
+           {arg_tensor("view")}, "view"));
+  p.graph().set_tensor_meta("view", meta({n4, SymInt(4), SymInt(2)}, {SymInt(8), SymInt(2), SymInt(1)}));
+  b.output("view");
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::run_passes(ep, {"verify_shapes"});
+  if (!st.ok()) FAIL(st.error().to_string());
+}
