@@ -301,6 +301,24 @@ std::vector<int64_t> expand_param(const std::vector<int64_t>& v, size_t n) {
 
 }  // namespace
 
+namespace {
+
+/// Whether every atom of `p` is a backed size symbol ("s" and digits, as
+/// export's ShapeEnv names the symbols of input sizes).
+bool backed_symbols_only(const SymPoly& p) {
+  for (const auto& [mono, coef] : p.terms()) {
+    for (const auto& a : mono) {
+      if (a.size() < 2 || a[0] != 's') return false;
+      for (size_t i = 1; i < a.size(); ++i) {
+        if (a[i] < '0' || a[i] > '9') return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool same_sizes(const std::vector<SymPoly>& x, const std::vector<SymPoly>& y, const SymbolTable& st) {
   if (x.size() != y.size()) return false;
   for (size_t i = 0; i < x.size(); ++i) {
@@ -309,6 +327,11 @@ bool same_sizes(const std::vector<SymPoly>& x, const std::vector<SymPoly>& y, co
     if (a.is_constant() && b.is_constant()) return false;
     auto ha = st.hint(a), hb = st.hint(b);
     if (ha && hb && *ha != *hb) return false;
+    // Two different polynomials over backed size symbols alone are different
+    // sizes whatever the hints say: export replaces symbols it proves equal
+    // (s1 == s0, s0 == 2*s1) throughout the program, so only opaque atoms
+    // (FloorDiv, Max, unbacked u0, ...) can hide an equality.
+    if (backed_symbols_only(a) && backed_symbols_only(b)) return false;
   }
   return true;
 }

@@ -676,3 +676,42 @@ TEST_CASE(
   CHECK(run.status.error().message ==
         "node \"cumsum\": declared as int32[4], but aten::cumsum of its inputs gives int64[4]");
 }
+
+TEST_CASE("verify_shapes: a declared size naming another size symbol is refused, hint or none") {
+  using T = ScalarType;
+  // x: [s0, 4]; relu(x) declared with `rows`.
+  auto check = [](SymInt s0, SymInt rows) {
+    ProgramBuilder b;
+    auto x = b.input("x", T::Float, {2, 4});
+    auto r = b.call("aten.relu.default", {arg_tensor(x)}, {T::Float, {2, 4}});
+    b.output(r);
+    ExportedProgram ep = b.build();
+    TensorMeta mx = *ep.graph().tensor_meta(x);
+    mx.sizes = {s0, SymInt(int64_t{4})};
+    mx.strides = {SymInt(int64_t{4}), SymInt(int64_t{1})};
+    ep.graph().set_tensor_meta(x, mx);
+    TensorMeta mr = mx;
+    mr.sizes[0] = rows;
+    ep.graph().set_tensor_meta(r, mr);
+    auto run = run_pass(ep, "verify_shapes");
+    return run.status.ok() ? std::string() : run.status.error().message;
+  };
+  auto sym = [](const char* text, std::optional<int64_t> hint) {
+    SymExpr e{text, std::nullopt};
+    if (hint) e.hint = SymExprHint::of_int(*hint);
+    return SymInt(std::move(e));
+  };
+  const std::string refused =
+      "node \"relu\": declared as float32[s1, 4], but aten::relu of its inputs gives "
+      "float32[s0, 4]";
+  CHECK(check(sym("s0", std::nullopt), sym("s1", std::nullopt)) == refused);
+  CHECK(check(sym("s0", 8), sym("s1", 8)) == refused);
+  CHECK(check(sym("s0", 8), sym("s0", 8)) == "");
+  // The same polynomial spelled two ways is the same size.
+  CHECK(check(sym("2*s0", 8), sym("s0 + s0", 8)) == "");
+  // An opaque atom may hide an equality (FloorDiv, unbacked u0): compared by hint.
+  CHECK(check(sym("u0", 8), sym("u1", 8)) == "");
+  CHECK(check(sym("u0", 8), sym("u1", 9)) ==
+        "node \"relu\": declared as float32[u1, 4], but aten::relu of its inputs "
+        "gives float32[u0, 4]");
+}
