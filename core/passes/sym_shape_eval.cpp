@@ -216,8 +216,7 @@ class SymShapeEval final : public Pass {
     std::string names;
     for (size_t i = 0; i < unbounded.size() && i < 5; ++i) names += (i ? ", '" : "'") + unbounded[i] + "'";
     if (unbounded.size() > 5) names += " and " + std::to_string(unbounded.size() - 5) + " more";
-    std::string shown = ir::display_sym_expr(text);
-    if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
+    std::string shown = clipped(ir::display_sym_expr(text));
     Location where;
     where.node = value;
     return make_error(

@@ -36,6 +36,17 @@ inline std::string single_quoted(std::string_view s) {
   out += '\'';
   return out;
 }
+/// `text` cut to at most `max_chars` bytes for a message: longer text keeps
+/// its first max_chars - 3 bytes (never ending inside a UTF-8 sequence) and
+/// "..." (a size naming thousands of symbols must not make a megabyte line).
+inline std::string clipped(std::string text, size_t max_chars = 80) {
+  if (text.size() <= max_chars || max_chars < 3) return text;
+  size_t keep = max_chars - 3;
+  while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
+  text.resize(keep);
+  text += "...";
+  return text;
+}
 /// "1 output", "3 outputs": `n` and `noun`, plural with an "s" unless n is 1.
 inline std::string counted(size_t n, std::string_view noun) {
   std::string out = std::to_string(n);

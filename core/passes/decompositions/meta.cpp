@@ -287,6 +287,6 @@ std::optional<int64_t> SymbolTable::hint(const SymPoly& p) const {
   });
 }
 
-std::string SymbolTable::display(const SymPoly& p) const { return format(p, false); }
+std::string SymbolTable::display(const SymPoly& p) const { return clipped(format(p, false)); }
 
 }  // namespace pteforge::passes::decomp

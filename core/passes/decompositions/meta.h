@@ -63,7 +63,8 @@ class SymbolTable {
 
   /// Example value of `p` (from the symbols' hints); nullopt when unknown.
   std::optional<int64_t> hint(const SymPoly& p) const;
-  /// Display form: "4*s0", "s0*s1 + 2".
+  /// Display form for messages: "4*s0", "s0*s1 + 2"; cut to 80 characters
+  /// ("...") when longer.
   std::string display(const SymPoly& p) const;
 
  private:

@@ -31,7 +31,7 @@ std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable* st 
   std::string out = "[";
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (i) out += ", ";
-    out += st ? st->display(sizes[i]) : sizes[i].key();
+    out += st ? st->display(sizes[i]) : clipped(sizes[i].key());
   }
   return out + "]";
 }

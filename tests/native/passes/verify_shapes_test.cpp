@@ -714,4 +714,11 @@ TEST_CASE("verify_shapes: a declared size naming another size symbol is refused,
   CHECK(check(sym("u0", 8), sym("u1", 9)) ==
         "node \"relu\": declared as float32[u1, 4], but aten::relu of its inputs "
         "gives float32[u0, 4]");
+  // A size naming hundreds of symbols is cut to 80 characters in the message.
+  std::string sum = "s0";
+  for (int i = 1; i < 300; ++i) sum += " + s" + std::to_string(i);
+  CHECK(check(sym("s0", std::nullopt), sym(sum.c_str(), std::nullopt)) ==
+        "node \"relu\": declared as float32[s0 + s1 + s10 + s100 + s101 + s102 + s103 + s104 + s105 + s106 + "
+        "s107 + "
+        "s108 ..., 4], but aten::relu of its inputs gives float32[s0, 4]");
 }

@@ -52,6 +52,16 @@ TEST_CASE("error: single_quoted") {
   CHECK(single_quoted("") == "''");
 }
 
+TEST_CASE("error: clipped cuts long text to the limit, never inside a UTF-8 sequence") {
+  CHECK(clipped("s0 + s1", 80) == "s0 + s1");
+  CHECK(clipped(std::string(80, 'a')) == std::string(80, 'a'));
+  CHECK(clipped(std::string(81, 'a')) == std::string(77, 'a') + "...");
+  CHECK(clipped("abcdef", 5) == "ab...");
+  // "\xc3\xa9" (é) would be split after "a\xc3": the cut moves back before it.
+  CHECK(clipped("a\xc3\xa9xyz", 5) == "a...");
+  CHECK(clipped("abcdef", 2) == "abcdef");
+}
+
 TEST_CASE("name_map: PtrHash spreads addresses a fixed stride apart over the low bits") {
   // 1024 objects 256 bytes apart (one allocator size class): the address
   // itself has 8 equal low bits, so a 1024-bucket mask sees only 4 buckets.
