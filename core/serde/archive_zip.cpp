@@ -77,24 +77,28 @@ std::string quoted_entry(std::string_view name) {
 /// record found does not end the file (`trailing` bytes follow the one at
 /// `end_pos`): most often that of a zip stored inside a truncated archive (a
 /// .pt2's sample inputs are one), whose offsets count from the inner zip's
-/// start. The message leads with the likely cause, a note gives the
-/// evidence, and the error points at the record unless `keep_offset` (its
-/// offset is a place verified in this file). `e` itself when trailing is 0,
-/// unless `directory_elsewhere`: the record ends the file (a cut right after
-/// an inner zip) but no central directory is where it says.
+/// start. The message is the likely cause, the notes give the evidence
+/// (the record's place, then what reading it failed on), and the error points at the record unless
+/// `keep_offset` (its offset is a place verified in this file). `e` itself when trailing is 0, unless
+/// `directory_elsewhere`: the record ends the file (a cut right after an inner zip) but no central directory
+/// is where it says.
 Error framed_as_nested(Error e, uint64_t end_pos, uint64_t trailing, bool keep_offset,
                        bool directory_elsewhere = false) {
   if (trailing == 0 && !directory_elsewhere) return e;
-  e.message = "the zip archive is probably truncated: " + e.message;
+  const std::string detail = std::move(e.message);
+  e.message = "the zip archive is probably truncated: the end of its central directory is missing";
   if (!keep_offset) e.where.byte_offset = end_pos;
   const std::string record =
       "the last end-of-central-directory record (at byte " + std::to_string(end_pos) + ")";
-  e.notes.push_back(trailing > 0
-                        ? record + " does not end the file (" + std::to_string(trailing) +
-                              " bytes follow it): it probably belongs to a zip stored inside the archive"
-                        : record +
-                              " ends the file, but no central directory is where it says: it "
-                              "probably belongs to a zip stored inside the archive");
+  std::vector<std::string> notes{
+      trailing > 0 ? record + " does not end the file (" + std::to_string(trailing) +
+                         " bytes follow it): it probably belongs to a zip stored inside the archive"
+                   : record +
+                         " ends the file, but no central directory is where it says: it "
+                         "probably belongs to a zip stored inside the archive",
+      "read as this archive's own, that record fails: " + detail};
+  for (auto& n : e.notes) notes.push_back(std::move(n));
+  e.notes = std::move(notes);
   return e;
 }
 

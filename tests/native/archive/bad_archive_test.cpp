@@ -141,14 +141,16 @@ TEST_CASE("bad archive: a truncated zip") {
   CHECK(cut_end.error().code == ErrorCode::ARCHIVE_INVALID);
   // The last end record left is that of the zip stored inside (the sample
   // inputs' model.pt), whose ZIP64 locator points nowhere useful: the
-  // message leads with the likely cause, the note gives the evidence.
+  // message is the likely cause, the notes give the evidence.
   CHECK(cut_end.error().message ==
-        "the zip archive is probably truncated: no ZIP64 end-of-central-directory record where its locator "
-        "points");
-  CHECK(cut_end.error().notes ==
-        std::vector<std::string>{
-            "the last end-of-central-directory record (at byte 10883) does not end the file "
-            "(1539 bytes follow it): it probably belongs to a zip stored inside the archive"});
+        "the zip archive is probably truncated: the end of its central directory is missing");
+  CHECK(
+      cut_end.error().notes ==
+      std::vector<std::string>{
+          "the last end-of-central-directory record (at byte 10883) does not end the file "
+          "(1539 bytes follow it): it probably belongs to a zip stored inside the archive",
+          "read as this archive's own, that record fails: no ZIP64 end-of-central-directory record where its "
+          "locator points"});
   // The inner record's offsets count from the inner zip's start: the error
   // points at the record in this file instead.
   CHECK(cut_end.error().where.byte_offset == 10883);
@@ -434,15 +436,16 @@ TEST_CASE("bad archive: the central directory of a zip stored inside a truncated
   CHECK(r.error().code == ErrorCode::ARCHIVE_INVALID);
   CHECK(r.error().message.rfind("the zip archive is probably truncated: ", 0) == 0);
   CHECK(r.error().where.byte_offset == at + inner.size() - 22);  // the inner end record
-  REQUIRE(r.error().notes.size() == 1);
+  REQUIRE(r.error().notes.size() == 2);
   CHECK(r.error().notes[0].find("(3 bytes follow it)") != std::string::npos);
+  CHECK(r.error().notes[1].rfind("read as this archive's own, that record fails: ", 0) == 0);
   // Cut right after the inner zip: its record ends the file, but no central
   // directory is where it says.
   auto exact = open_zip_bytes(outer.substr(0, at + inner.size()));
   REQUIRE_FALSE(exact.ok());
   CHECK(exact.error().message.rfind("the zip archive is probably truncated: ", 0) == 0);
   CHECK(exact.error().where.byte_offset == at + inner.size() - 22);
-  REQUIRE(exact.error().notes.size() == 1);
+  REQUIRE(exact.error().notes.size() == 2);
   CHECK(exact.error().notes[0].find("ends the file, but no central directory is where it says") !=
         std::string::npos);
   // Bytes appended to a whole archive: its own records are found and read.
