@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "passes/decompositions/builders.h"
+#include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
 
 namespace pteforge::passes::decomp {
@@ -38,6 +39,111 @@ void dot_rule(Rewriter& rw) {
   std::string b = rw.tensor("tensor");
   std::string m = rw.call("aten.mul.Tensor", {ir::arg_tensor(a), ir::arg_tensor(b)});
   rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(m), ir::arg_ints({})})});
+}
+
+/// aten.vdot.default → torch._refs vdot for real operands: dot(self, other), after
+/// its DEFAULT type promotion (float16/bfloat16 computed in float32, cast back).
+/// PyTorch's dot checks: operands of one dtype. Complex operands are refused.
+void vdot_rule(Rewriter& rw) {
+  std::string a = rw.tensor("self");
+  std::string b = rw.tensor("other");
+  Meta am = rw.meta(a);
+  Meta bm = rw.meta(b);
+  if (!rw.ok()) return;
+  if (is_complex_dtype(am.dtype) || is_complex_dtype(bm.dtype)) {
+    rw.unsupported("a complex operand");
+    return;
+  }
+  if (am.dtype != bm.dtype) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            std::string("dot : expected both vectors to have same dtype, but found ") +
+                std::string(ir::scalar_type_name(am.dtype)) + " and " +
+                std::string(ir::scalar_type_name(bm.dtype)));
+    return;
+  }
+  const ir::ScalarType compute = opmath_dtype(am.dtype);
+  a = to_dtype(rw, a, compute);
+  b = to_dtype(rw, b, compute);
+  std::string r = rw.call("aten.dot.default", {ir::arg_tensor(a), ir::arg_tensor(b)});
+  rw.set_outputs({to_dtype(rw, r, am.dtype)});
+}
+
+/// aten.addr.default → torch._refs addr: with self, vec1 and vec2 in their promoted
+/// dtype's opmath dtype (DEFAULT promotion; the result cast back), self expanded to
+/// [len(vec1), len(vec2)], then beta * self + alpha * outer(vec1, vec2) (outer as
+/// at::native::outer: view of vec1 as a column times vec2; beta == 0
+/// drops self, NaNs included); for bool results logical_or(self, outer) or the outer
+/// (a false alpha: full_like(self, False); a false beta: no self). Refused as the
+/// reference refuses them: vectors that are not 1-d, bool alpha/beta for non-bool
+/// tensors, a float alpha/beta for integer tensors. Complex operands are refused.
+void addr_rule(Rewriter& rw) {
+  std::string self = rw.tensor("self");
+  std::string v1 = rw.tensor("vec1");
+  std::string v2 = rw.tensor("vec2");
+  Number beta = rw.take(rw.args().number("beta"));
+  Number alpha = rw.take(rw.args().number("alpha"));
+  Meta sm = rw.meta(self);
+  Meta m1 = rw.meta(v1);
+  Meta m2 = rw.meta(v2);
+  if (!rw.ok()) return;
+  if (is_complex_dtype(sm.dtype) || is_complex_dtype(m1.dtype) || is_complex_dtype(m2.dtype)) {
+    rw.unsupported("a complex operand");
+    return;
+  }
+  for (const auto& [m, name] : {std::pair<const Meta*, const char*>{&m1, "vec1"}, {&m2, "vec2"}}) {
+    if (m->rank() != 1) {
+      rw.fail(ErrorCode::INVALID_GRAPH, std::string("addr: Expected 1-D argument ") + name + ", but got " +
+                                            std::to_string(m->rank()) + "-D");
+      return;
+    }
+  }
+  const ir::ScalarType result = promote_types({&sm, &m1, &m2}, {});
+  const bool all_bool = sm.dtype == ir::ScalarType::Bool && m1.dtype == ir::ScalarType::Bool &&
+                        m2.dtype == ir::ScalarType::Bool;
+  for (const auto& [n, name] : {std::pair<const Number*, const char*>{&alpha, "alpha"}, {&beta, "beta"}}) {
+    if (n->kind == Number::Kind::Bool && !all_bool) {
+      rw.fail(ErrorCode::INVALID_GRAPH,
+              std::string("Boolean ") + name + " only supported for Boolean results.");
+      return;
+    }
+    if (n->is_float() && !ir::is_floating(result)) {
+      rw.fail(ErrorCode::INVALID_GRAPH, std::string("addr: a float ") + name + " for " +
+                                            std::string(ir::scalar_type_name(result)) +
+                                            " tensors (torch: cannot safely convert float to it)");
+      return;
+    }
+  }
+  const ir::ScalarType compute = opmath_dtype(result);
+  self = to_dtype(rw, self, compute);
+  v1 = to_dtype(rw, v1, compute);
+  v2 = to_dtype(rw, v2, compute);
+  std::string e =
+      rw.call("aten.expand.default", {ir::arg_tensor(self), rw.sizes({m1.sizes[0], m2.sizes[0]})});
+  if (!rw.ok()) return;
+  // torch.outer is CompositeImplicitAutograd: vec1.reshape([n, 1]) * vec2.
+  auto outer = [&] {
+    std::string col = reshape(rw, v1, {m1.sizes[0], SymPoly(1)});
+    return rw.call("aten.mul.Tensor", {ir::arg_tensor(col), ir::arg_tensor(v2)});
+  };
+  std::string out;
+  if (result == ir::ScalarType::Bool) {
+    auto product = [&] {
+      return alpha.as_double() != 0.0
+                 ? outer()
+                 : rw.call("aten.full_like.default", {ir::arg_tensor(e), ir::arg_bool(false)},
+                           {{"pin_memory", ir::arg_bool(false)}});
+    };
+    out = beta.as_double() == 0.0
+              ? product()
+              : rw.call("aten.logical_or.default", {ir::arg_tensor(e), ir::arg_tensor(product())});
+  } else if (beta.as_double() == 0.0) {
+    out = rw.call("aten.mul.Tensor", {ir::arg_tensor(outer()), number_arg(alpha)});
+  } else {
+    std::string scaled = rw.call("aten.mul.Tensor", {ir::arg_tensor(e), number_arg(beta)});
+    std::string prod = rw.call("aten.mul.Tensor", {ir::arg_tensor(outer()), number_arg(alpha)});
+    out = rw.call("aten.add.Tensor", {ir::arg_tensor(scaled), ir::arg_tensor(prod)});
+  }
+  rw.set_outputs({to_dtype(rw, out, result)});
 }
 
 /// aten.mv.default → torch._decomp mv: (self * vec).sum(dim=1) → mul.Tensor + sum.dim_IntList(x, [1]),
@@ -126,6 +232,8 @@ void add_linalg_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.matmul.default", matmul_rule, "at::native::matmul (_matmul_impl, should_fold)"});
   out.push_back({"aten.dot.default", dot_rule, "torch._decomp.decompositions.dot"});
   out.push_back({"aten.mv.default", mv_rule, "torch._decomp.decompositions.mv"});
+  out.push_back({"aten.vdot.default", vdot_rule, "torch._refs vdot → dot"});
+  out.push_back({"aten.addr.default", addr_rule, "torch._refs addr"});
   out.push_back({"aten.t.default", t_rule, "torch._decomp.decompositions.t"});
   out.push_back({"aten.transpose.int", transpose_rule, "torch._decomp.decompositions.transpose_int"});
   out.push_back({"aten.baddbmm.default", baddbmm_rule, "torch._decomp.decompositions.baddbmm"});

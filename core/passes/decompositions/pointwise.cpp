@@ -545,6 +545,79 @@ void var_mean_rule(Rewriter& rw) {
   rw.set_outputs({v, m});
 }
 
+/// aten.aminmax.default → torch._decomp aminmax: amin(self, dim, keepdim) and
+/// amax(self, dim, keepdim), dim [d] for an int dim and [] (every dimension,
+/// as aminmax without a dim reduces them all) for None.
+void aminmax_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  std::optional<int64_t> dim = rw.opt_int("dim");
+  ir::Argument keepdim = rw.raw("keepdim");
+  if (!rw.ok()) return;
+  ir::Argument dims = dim ? ir::arg_ints({*dim}) : ir::arg_ints({});
+  std::string lo = rw.call("aten.amin.default", {ir::arg_tensor(x), dims, keepdim});
+  std::string hi = rw.call("aten.amax.default", {ir::arg_tensor(x), dims, keepdim});
+  rw.set_outputs({lo, hi});
+}
+
+/// The operands of logaddexp in their opmath dtype (float32 for
+/// float16/bfloat16: the reference's DEFAULT type promotion) and the result
+/// dtype; nullopt after refusing complex or non-floating operands (PyTorch's
+/// kernels take floating tensors only).
+struct LogaddexpOperands {
+  std::string a, b;
+  ir::ScalarType result;
+};
+std::optional<LogaddexpOperands> logaddexp_operands(Rewriter& rw) {
+  std::string a = rw.tensor("self");
+  std::string b = rw.tensor("other");
+  Meta am = rw.meta(a);
+  Meta bm = rw.meta(b);
+  if (!rw.ok()) return std::nullopt;
+  if (is_complex_dtype(am.dtype) || is_complex_dtype(bm.dtype)) {
+    rw.unsupported("a complex operand");
+    return std::nullopt;
+  }
+  const ir::ScalarType result = promote_types({&am, &bm}, {});
+  if (!ir::is_floating(result)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "logaddexp of " + std::string(ir::scalar_type_name(result)) +
+                                          " tensors: PyTorch's kernels take floating-point tensors only");
+    return std::nullopt;
+  }
+  const ir::ScalarType compute = opmath_dtype(result);
+  a = to_dtype(rw, a, compute);
+  b = to_dtype(rw, b, compute);
+  return LogaddexpOperands{a, b, result};
+}
+
+/// aten.logaddexp.default → torch._refs.logaddexp (real operands): mask = a >= b,
+/// max = where(mask, a, b), min = where(mask, b, a); where(isfinite(a) is false and
+/// a == b, a, max + log1p(exp(min - max))). isfinite is CompositeImplicitAutograd:
+/// (a == a) * (abs(a) != inf). In float32 for float16/bfloat16, cast back.
+void logaddexp_rule(Rewriter& rw) {
+  auto ops = logaddexp_operands(rw);
+  if (!ops) return;
+  const std::string& a = ops->a;
+  const std::string& b = ops->b;
+  auto t = [](const std::string& n) { return ir::arg_tensor(n); };
+  std::string mask = rw.call("aten.ge.Tensor", {t(a), t(b)});
+  std::string hi = rw.call("aten.where.self", {t(mask), t(a), t(b)});
+  std::string lo = rw.call("aten.where.self", {t(mask), t(b), t(a)});
+  std::string not_nan = rw.call("aten.eq.Tensor", {t(a), t(a)});
+  std::string mag = rw.call("aten.abs.default", {t(a)});
+  std::string not_inf =
+      rw.call("aten.ne.Scalar", {t(mag), ir::arg_float(std::numeric_limits<double>::infinity())});
+  std::string finite = rw.call("aten.mul.Tensor", {t(not_nan), t(not_inf)});
+  std::string infinite = rw.call("aten.logical_not.default", {t(finite)});
+  std::string same = rw.call("aten.eq.Tensor", {t(a), t(b)});
+  std::string inf_mask = rw.call("aten.logical_and.default", {t(infinite), t(same)});
+  std::string diff = rw.call("aten.sub.Tensor", {t(lo), t(hi)});
+  std::string e = rw.call("aten.exp.default", {t(diff)});
+  std::string l = rw.call("aten.log1p.default", {t(e)});
+  std::string sum = rw.call("aten.add.Tensor", {t(hi), t(l)});
+  std::string out = rw.call("aten.where.self", {t(inf_mask), t(a), t(sum)});
+  rw.set_outputs({to_dtype(rw, out, ops->result)});
+}
+
 /// aten.logit.default → torch._refs.special.logit (INT_TO_FLOAT promotion: integer and
 /// bool inputs are computed and returned in float32, float16/bfloat16 computed in float32):
 /// lo = eps (-1.0 when None), hi = 1 - eps, x = where(x < lo, lo, where(x > hi, hi, x)),
@@ -801,6 +874,8 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.isposinf.default", isinf_sign_rule<false>, "torch._refs.isposinf"});
   out.push_back({"aten.isneginf.default", isinf_sign_rule<true>, "torch._refs.isneginf"});
   out.push_back({"aten.heaviside.default", heaviside_rule, "torch._refs.heaviside"});
+  out.push_back({"aten.aminmax.default", aminmax_rule, "torch._decomp aminmax → amin + amax"});
+  out.push_back({"aten.logaddexp.default", logaddexp_rule, "torch._refs.logaddexp"});
 }
 
 }  // namespace pteforge::passes::decomp

@@ -351,3 +351,133 @@ TEST_CASE("decompose eye: a negative size is torch's error") {
   ExportedProgram ep = b.build();
   expect_refused(ep, ErrorCode::INVALID_GRAPH, "eye", "m must be greater or equal to 0, got -1");
 }
+
+// ---- aminmax, logaddexp, vdot, addr -----------------------------------------------------------------
+
+TEST_CASE("decompose aminmax -> amin + amax over [dim], or every dim when dim is None") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto d = b.call_multi("aten.aminmax.default", {arg_tensor(x)}, {{F, {2, 1}}, {F, {2, 1}}}, {"lo", "hi"},
+                        {{"dim", arg_int(1)}, {"keepdim", arg_bool(true)}});
+  auto all = b.call_multi("aten.aminmax.default", {arg_tensor(x)}, {{F, {}}, {F, {}}}, {"lo2", "hi2"});
+  for (const auto& o : {d[0], d[1], all[0], all[1]}) b.output(o);
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3]):\n"
+                    "  %amin: float32[2, 1] = aten.amin.default(%x, [1], True)\n"
+                    "  %amax: float32[2, 1] = aten.amax.default(%x, [1], True)\n"
+                    "  %amin_1: float32[] = aten.amin.default(%x)\n"
+                    "  %amax_1: float32[] = aten.amax.default(%x)\n"
+                    "  return (%amin, %amax, %amin_1, %amax_1)\n");
+}
+
+TEST_CASE("decompose logaddexp -> torch._refs.logaddexp (isfinite as eq, abs, ne, mul), float16 in float32") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Half, {2, 3});
+  auto y = b.input("y", ScalarType::Half, {3});
+  b.output(b.call("aten.logaddexp.default", {arg_tensor(x), arg_tensor(y)}, {ScalarType::Half, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float16[2, 3], %y: float16[3]):\n"
+                    "  %_to_copy: float32[2, 3] = aten._to_copy.default(%x, dtype=torch.float32)\n"
+                    "  %_to_copy_1: float32[3] = aten._to_copy.default(%y, dtype=torch.float32)\n"
+                    "  %ge: bool[2, 3] = aten.ge.Tensor(%_to_copy, %_to_copy_1)\n"
+                    "  %where: float32[2, 3] = aten.where.self(%ge, %_to_copy, %_to_copy_1)\n"
+                    "  %where_1: float32[2, 3] = aten.where.self(%ge, %_to_copy_1, %_to_copy)\n"
+                    "  %eq: bool[2, 3] = aten.eq.Tensor(%_to_copy, %_to_copy)\n"
+                    "  %abs_1: float32[2, 3] = aten.abs.default(%_to_copy)\n"
+                    "  %ne: bool[2, 3] = aten.ne.Scalar(%abs_1, inf)\n"
+                    "  %mul: bool[2, 3] = aten.mul.Tensor(%eq, %ne)\n"
+                    "  %logical_not: bool[2, 3] = aten.logical_not.default(%mul)\n"
+                    "  %eq_1: bool[2, 3] = aten.eq.Tensor(%_to_copy, %_to_copy_1)\n"
+                    "  %logical_and: bool[2, 3] = aten.logical_and.default(%logical_not, %eq_1)\n"
+                    "  %sub: float32[2, 3] = aten.sub.Tensor(%where_1, %where)\n"
+                    "  %exp: float32[2, 3] = aten.exp.default(%sub)\n"
+                    "  %log1p: float32[2, 3] = aten.log1p.default(%exp)\n"
+                    "  %add: float32[2, 3] = aten.add.Tensor(%where, %log1p)\n"
+                    "  %where_2: float32[2, 3] = aten.where.self(%logical_and, %_to_copy, %add)\n"
+                    "  %_to_copy_2: float16[2, 3] = aten._to_copy.default(%where_2, dtype=torch.float16)\n"
+                    "  return (%_to_copy_2)\n");
+  ProgramBuilder bi;
+  auto i = bi.input("i", ScalarType::Long, {3});
+  bi.output(bi.call("aten.logaddexp.default", {arg_tensor(i), arg_tensor(i)}, {ScalarType::Long, {3}}));
+  ExportedProgram epi = bi.build();
+  expect_refused(epi, ErrorCode::INVALID_GRAPH, "logaddexp",
+                 "logaddexp of int64 tensors: PyTorch's kernels take floating-point tensors only");
+}
+
+TEST_CASE("decompose vdot -> dot of real vectors (float16 in float32), dtypes must match") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Half, {3});
+  auto y = b.input("y", ScalarType::Half, {3});
+  b.output(b.call("aten.vdot.default", {arg_tensor(x), arg_tensor(y)}, {ScalarType::Half, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float16[3], %y: float16[3]):\n"
+                    "  %_to_copy: float32[3] = aten._to_copy.default(%x, dtype=torch.float32)\n"
+                    "  %_to_copy_1: float32[3] = aten._to_copy.default(%y, dtype=torch.float32)\n"
+                    "  %mul: float32[3] = aten.mul.Tensor(%_to_copy, %_to_copy_1)\n"
+                    "  %sum_1: float32[] = aten.sum.dim_IntList(%mul, [])\n"
+                    "  %_to_copy_2: float16[] = aten._to_copy.default(%sum_1, dtype=torch.float16)\n"
+                    "  return (%_to_copy_2)\n");
+  ProgramBuilder bm;
+  auto f = bm.input("f", F, {3});
+  auto g = bm.input("g", ScalarType::Double, {3});
+  bm.output(bm.call("aten.vdot.default", {arg_tensor(f), arg_tensor(g)}, {F, {}}));
+  ExportedProgram epm = bm.build();
+  expect_refused(epm, ErrorCode::INVALID_GRAPH, "vdot",
+                 "dot : expected both vectors to have same dtype, but found float32 and float64");
+}
+
+TEST_CASE("decompose addr -> beta * expand(self) + alpha * outer, beta 0 drops self, bool by logical_or") {
+  ProgramBuilder b;
+  auto m = b.input("m", F, {3});
+  auto v1 = b.input("v1", F, {2});
+  auto v2 = b.input("v2", F, {3});
+  b.output(b.call("aten.addr.default", {arg_tensor(m), arg_tensor(v1), arg_tensor(v2)}, {F, {2, 3}},
+                  {{"beta", arg_float(0.5)}}));
+  b.output(b.call("aten.addr.default", {arg_tensor(m), arg_tensor(v1), arg_tensor(v2)}, {F, {2, 3}},
+                  {{"beta", arg_int(0)}, {"alpha", arg_int(2)}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%m: float32[3], %v1: float32[2], %v2: float32[3]):\n"
+                    "  %expand: float32[2, 3] = aten.expand.default(%m, [2, 3])\n"
+                    "  %mul: float32[2, 3] = aten.mul.Tensor(%expand, 0.5)\n"
+                    "  %view: float32[2, 1] = aten.view.default(%v1, [2, 1])\n"
+                    "  %mul_1: float32[2, 3] = aten.mul.Tensor(%view, %v2)\n"
+                    "  %mul_2: float32[2, 3] = aten.mul.Tensor(%mul_1, 1)\n"
+                    "  %add: float32[2, 3] = aten.add.Tensor(%mul, %mul_2)\n"
+                    "  %view_1: float32[2, 1] = aten.view.default(%v1, [2, 1])\n"
+                    "  %mul_3: float32[2, 3] = aten.mul.Tensor(%view_1, %v2)\n"
+                    "  %mul_4: float32[2, 3] = aten.mul.Tensor(%mul_3, 2)\n"
+                    "  return (%add, %mul_4)\n");
+  ProgramBuilder bb;
+  auto bm = bb.input("bm", ScalarType::Bool, {2, 3});
+  auto b1 = bb.input("b1", ScalarType::Bool, {2});
+  auto b2 = bb.input("b2", ScalarType::Bool, {3});
+  bb.output(bb.call("aten.addr.default", {arg_tensor(bm), arg_tensor(b1), arg_tensor(b2)},
+                    {ScalarType::Bool, {2, 3}}));
+  ExportedProgram epb = bb.build();
+  expect_decomposed(epb,
+                    "graph(%bm: bool[2, 3], %b1: bool[2], %b2: bool[3]):\n"
+                    "  %expand: bool[2, 3] = aten.expand.default(%bm, [2, 3])\n"
+                    "  %view: bool[2, 1] = aten.view.default(%b1, [2, 1])\n"
+                    "  %mul: bool[2, 3] = aten.mul.Tensor(%view, %b2)\n"
+                    "  %logical_or: bool[2, 3] = aten.logical_or.default(%expand, %mul)\n"
+                    "  return (%logical_or)\n");
+  ProgramBuilder bi;
+  auto im = bi.input("im", ScalarType::Long, {2, 3});
+  auto i1 = bi.input("i1", ScalarType::Long, {2});
+  auto i2 = bi.input("i2", ScalarType::Long, {3});
+  bi.output(bi.call("aten.addr.default", {arg_tensor(im), arg_tensor(i1), arg_tensor(i2)},
+                    {ScalarType::Long, {2, 3}}, {{"alpha", arg_float(0.5)}}));
+  ExportedProgram epi = bi.build();
+  expect_refused(epi, ErrorCode::INVALID_GRAPH, "addr",
+                 "addr: a float alpha for int64 tensors (torch: cannot safely convert float to it)");
+  ProgramBuilder b2d;
+  auto s = b2d.input("s", F, {2, 3});
+  auto w = b2d.input("w", F, {2, 1});
+  b2d.output(b2d.call("aten.addr.default", {arg_tensor(s), arg_tensor(w), arg_tensor(w)}, {F, {2, 3}}));
+  ExportedProgram ep2 = b2d.build();
+  expect_refused(ep2, ErrorCode::INVALID_GRAPH, "addr", "addr: Expected 1-D argument vec1, but got 2-D");
+}
