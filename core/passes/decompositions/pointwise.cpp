@@ -559,6 +559,28 @@ void aminmax_rule(Rewriter& rw) {
   rw.set_outputs({lo, hi});
 }
 
+/// aten.nansum.default → torch._decomp nansum: sum.dim_IntList(where(isnan(self), 0,
+/// self), dim, keepdim, dtype=dtype) — torch.where with the number 0 is
+/// where.ScalarSelf's scalar_tensor + where.self. Complex inputs are refused (as
+/// PyTorch's nansum refuses them).
+void nansum_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  ir::Argument dim = rw.raw("dim");
+  ir::Argument keepdim = rw.raw("keepdim");
+  auto dt = rw.dtype("dtype");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (is_complex_dtype(m.dtype)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "nansum does not support complex inputs");
+    return;
+  }
+  std::string nan = rw.call("aten.isnan.default", {ir::arg_tensor(x)});
+  std::string kept = where_scalar(rw, nan, ir::arg_int(0), ir::arg_tensor(x), {Number::of_int(0)});
+  KwArgs kw;
+  if (dt) kw.emplace_back("dtype", ir::arg_dtype(*dt));
+  rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(kept), dim, keepdim}, std::move(kw))});
+}
+
 /// The operands of logaddexp in their opmath dtype (float32 for
 /// float16/bfloat16: the reference's DEFAULT type promotion) and the result
 /// dtype; nullopt after refusing complex or non-floating operands (PyTorch's
@@ -876,6 +898,7 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.heaviside.default", heaviside_rule, "torch._refs.heaviside"});
   out.push_back({"aten.aminmax.default", aminmax_rule, "torch._decomp aminmax → amin + amax"});
   out.push_back({"aten.logaddexp.default", logaddexp_rule, "torch._refs.logaddexp"});
+  out.push_back({"aten.nansum.default", nansum_rule, "torch._decomp nansum → where + sum.dim_IntList"});
 }
 
 }  // namespace pteforge::passes::decomp

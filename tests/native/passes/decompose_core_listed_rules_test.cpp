@@ -481,3 +481,26 @@ TEST_CASE("decompose addr -> beta * expand(self) + alpha * outer, beta 0 drops s
   ExportedProgram ep2 = b2d.build();
   expect_refused(ep2, ErrorCode::INVALID_GRAPH, "addr", "addr: Expected 1-D argument vec1, but got 2-D");
 }
+
+TEST_CASE("decompose nansum -> where(isnan(x), 0, x) then sum.dim_IntList with dim, keepdim and dtype") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  b.output(b.call("aten.nansum.default", {arg_tensor(x)}, {F, {}}));
+  b.output(b.call("aten.nansum.default", {arg_tensor(x), arg_ints({1}), arg_bool(true)},
+                  {ScalarType::Double, {2, 1}}, {{"dtype", arg_dtype(ScalarType::Double)}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3]):\n"
+      "  %isnan: bool[2, 3] = aten.isnan.default(%x)\n"
+      "  %scalar_tensor: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+      "layout=torch.strided, device=device(type='cpu'))\n"
+      "  %where: float32[2, 3] = aten.where.self(%isnan, %scalar_tensor, %x)\n"
+      "  %sum_1: float32[] = aten.sum.dim_IntList(%where, None)\n"
+      "  %isnan_1: bool[2, 3] = aten.isnan.default(%x)\n"
+      "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+      "layout=torch.strided, device=device(type='cpu'))\n"
+      "  %where_1: float32[2, 3] = aten.where.self(%isnan_1, %scalar_tensor_1, %x)\n"
+      "  %sum_2: float64[2, 1] = aten.sum.dim_IntList(%where_1, [1], True, dtype=torch.float64)\n"
+      "  return (%sum_1, %sum_2)\n");
+}

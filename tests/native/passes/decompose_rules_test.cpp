@@ -1240,7 +1240,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
       "aten.logit.default", "aten.logsumexp.default", "aten.lstm.input", "aten.lstm_cell.default",
       "aten.masked_fill.Scalar", "aten.masked_fill.Tensor", "aten.matmul.default", "aten.max_pool1d.default",
       "aten.max_pool2d.default", "aten.max_pool3d.default", "aten.mish.default", "aten.movedim.int",
-      "aten.mse_loss.default", "aten.mv.default", "aten.nan_to_num.default", "aten.narrow.default",
+      "aten.mse_loss.default", "aten.mv.default", "aten.nan_to_num.default", "aten.nansum.default", "aten.narrow.default",
       "aten.native_batch_norm.default", "aten.new_full.default", "aten.new_ones.default", "aten.new_zeros.default",
       "aten.nll_loss_forward.default", "aten.norm.ScalarOpt_dim", "aten.ones.default", "aten.ones_like.default",
       "aten.outer.default", "aten.pad.default", "aten.pixel_shuffle.default", "aten.pixel_unshuffle.default",
