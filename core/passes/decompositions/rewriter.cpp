@@ -338,29 +338,73 @@ std::optional<std::string> Rewriter::sym_from_sizes(const SymPoly& p) {
     if (d.size.as_atom()) continue;  // the sum-of-monomials path reads atoms itself
     if (auto ck = affine_of(p, d.size)) return scale_shift(read(d), d.size, ck->first, ck->second);
   }
-  // Products of two of this node's own sizes (a flatten of two derived dims).
+  // A product of this node's own sizes (a flatten of derived dims), times a
+  // factor the usual path can build (a constant, or symbols some tensor
+  // carries), plus a constant: found by exact division, one size at a time
+  // in argument order, so [s0 + 1, s1 + 1, s2 + 1] flattens to
+  // ((d0 * d1) * d2) as the reference's left-to-right product.
   std::vector<Dim> own = dims_of(true);
-  for (size_t i = 0; i < own.size(); ++i) {
-    for (size_t j = i; j < own.size(); ++j) {
-      if (own[i].size.as_atom() && own[j].size.as_atom()) continue;
-      SymPoly prod = own[i].size * own[j].size;
-      auto ck = affine_of(p, prod);
-      if (!ck) continue;
-      std::string v;
-      if (auto have = available_sym(prod)) {
+  std::function<std::optional<std::pair<std::vector<size_t>, SymPoly>>(const SymPoly&, size_t)> plan =
+      [&](const SymPoly& q, size_t depth) -> std::optional<std::pair<std::vector<size_t>, SymPoly>> {
+    if (q.is_constant() || available_sym(q) || atoms_readable(q))
+      return std::make_pair(std::vector<size_t>{}, q);
+    if (depth == 0) return std::nullopt;
+    for (size_t i = 0; i < own.size(); ++i) {
+      if (own[i].size.as_atom()) continue;  // an atom is read by the usual path
+      std::optional<SymPoly> rest = q.div_exact(own[i].size);
+      if (!rest) continue;
+      if (auto sub = plan(*rest, depth - 1)) {
+        sub->first.insert(sub->first.begin(), i);
+        return sub;
+      }
+    }
+    return std::nullopt;
+  };
+  for (const int64_t shift : {int64_t{0}, p.constant()}) {
+    if (shift != 0 && p.terms().empty()) break;
+    const SymPoly target = p - SymPoly(shift);
+    auto found = plan(target, own.size());
+    if (!found || found->first.empty()) continue;
+    SymPoly acc = own[found->first[0]].size;
+    std::string v = read(own[found->first[0]]);
+    for (size_t k = 1; k < found->first.size(); ++k) {
+      const Dim& dim = own[found->first[k]];
+      SymPoly next = acc * dim.size;
+      if (auto have = available_sym(next)) {
         v = *have;
       } else {
-        std::string a = read(own[i]), b = read(own[j]);
+        std::string b = read(dim);
         std::string name = fresh("mul", 0);
-        std::vector<ir::NamedArgument> in{ir::positional("a", ir::arg_sym_int(a)),
+        std::vector<ir::NamedArgument> in{ir::positional("a", ir::arg_sym_int(v)),
                                           ir::positional("b", ir::arg_sym_int(b))};
         insert(ir::Node(ir::OpTarget("_operator.mul"), std::move(in), {ir::arg_sym_int(name)}, name));
-        g.set_sym_int(name, env_.symbols().to_symint(prod));
-        sym_values_.add(prod, name);
+        g.set_sym_int(name, env_.symbols().to_symint(next));
+        sym_values_.add(next, name);
         v = name;
       }
-      return scale_shift(v, prod, ck->first, ck->second);
+      acc = next;
     }
+    const SymPoly& factor = found->second;
+    if (factor.is_constant()) {
+      v = scale_shift(v, acc, factor.value(), shift);
+    } else {
+      std::string f = sym_value(factor);
+      if (!ok()) return std::nullopt;
+      SymPoly next = acc * factor;
+      if (auto have = available_sym(next)) {
+        v = *have;
+      } else {
+        std::string name = fresh("mul", 0);
+        std::vector<ir::NamedArgument> in{ir::positional("a", ir::arg_sym_int(v)),
+                                          ir::positional("b", ir::arg_sym_int(f))};
+        insert(ir::Node(ir::OpTarget("_operator.mul"), std::move(in), {ir::arg_sym_int(name)}, name));
+        g.set_sym_int(name, env_.symbols().to_symint(next));
+        sym_values_.add(next, name);
+        v = name;
+      }
+      v = scale_shift(v, next, 1, shift);
+    }
+    return v;
   }
   return std::nullopt;
 }

@@ -123,27 +123,76 @@ std::optional<SymPoly> SymPoly::div_exact(int64_t d) const {
   return r;
 }
 
+namespace {
+
+/// Graded order on monomials (sorted atom lists): by degree, then
+/// lexicographically. Multiplying two monomials by a third keeps their order,
+/// so polynomial long division by leading terms is well defined under it.
+bool graded_less(const SymPoly::Monomial& a, const SymPoly::Monomial& b) {
+  if (a.size() != b.size()) return a.size() < b.size();
+  return a < b;
+}
+
+/// `m` without the atoms of `d` (a multiset difference); nullopt when `d`
+/// does not divide `m`.
+std::optional<SymPoly::Monomial> monomial_quotient(const SymPoly::Monomial& m, const SymPoly::Monomial& d) {
+  SymPoly::Monomial rest;
+  rest.reserve(m.size());
+  size_t j = 0;
+  for (const auto& a : m) {
+    if (j < d.size() && a == d[j]) {
+      ++j;
+    } else {
+      rest.push_back(a);
+    }
+  }
+  if (j != d.size()) return std::nullopt;
+  return rest;
+}
+
+}  // namespace
+
 std::optional<SymPoly> SymPoly::div_exact(const SymPoly& d) const {
   if (d.is_constant()) return div_exact(d.value());
-  if (d.terms_.size() != 1 || d.constant_ != 0) {
-    if (*this == d) return SymPoly(1);
-    return std::nullopt;
-  }
-  // A constant term is not divisible by a monomial with atoms.
-  if (constant_ != 0) return std::nullopt;
-  const auto& [dm, dc] = *d.terms_.begin();
-  SymPoly r;
-  for (const auto& [m, c] : terms_) {
-    if ((dc == -1 && c == INT64_MIN) || c % dc != 0) return std::nullopt;
-    Monomial rest = m;
-    for (const auto& a : dm) {
-      auto it = std::find(rest.begin(), rest.end(), a);
-      if (it == rest.end()) return std::nullopt;
-      rest.erase(it);
+  if (*this == d) return SymPoly(1);
+  // Long division by leading terms under the graded order: the leading term
+  // of the remainder must be a multiple of d's, or d does not divide it.
+  // ((s0 + 1) * (s1 + 2)) / (s0 + 1) = s1 + 2; (32*s0 + 32) / (s0 + 1) = 32.
+  auto leading = [](const SymPoly& p) -> std::pair<Monomial, int64_t> {
+    const Monomial* best = nullptr;
+    int64_t coef = 0;
+    for (const auto& [m, c] : p.terms_) {
+      if (!best || graded_less(*best, m)) {
+        best = &m;
+        coef = c;
+      }
     }
-    r.add_term(rest, c / dc);
+    if (best) return {*best, coef};
+    return {Monomial{}, p.constant_};
+  };
+  const auto [dm, dc] = leading(d);
+  SymPoly quotient;
+  SymPoly rest = *this;
+  // Each step removes the remainder's leading monomial for good (later ones
+  // are smaller), so the steps are bounded by the monomials below it; the cap
+  // is a guard against saturated coefficients.
+  for (size_t step = 0; step < 4 * kMaxTerms; ++step) {
+    if (rest.is_constant() && rest.constant_ == 0) return quotient;
+    const auto [rm, rc] = leading(rest);
+    if ((dc == -1 && rc == INT64_MIN) || rc % dc != 0) return std::nullopt;
+    std::optional<Monomial> qm = monomial_quotient(rm, dm);
+    if (!qm) return std::nullopt;
+    SymPoly term;
+    term.add_term(*qm, rc / dc);
+    quotient += term;
+    SymPoly next = rest - term * d;
+    if (!next.terms_.empty() || next.constant_ != 0) {
+      // The leading monomial must have gone (saturated arithmetic aside).
+      if (leading(next).first == rm) return std::nullopt;
+    }
+    rest = std::move(next);
   }
-  return r;
+  return std::nullopt;
 }
 
 std::optional<int64_t> SymPoly::evaluate(

@@ -70,8 +70,9 @@ class SymPoly {
 
   /// Exact division by a positive constant; nullopt when a coefficient is not divisible.
   std::optional<SymPoly> div_exact(int64_t d) const;
-  /// Exact division by a monomial-free polynomial `d`: handles a constant `d`, and
-  /// a `d` equal to a factor of every term (e.g. (4*s0) / s0). nullopt otherwise.
+  /// Exact division by a polynomial `d` (polynomial long division): (4*s0) / s0 = 4,
+  /// (32*s0 + 32) / (s0 + 1) = 32, ((s0 + 1)(s1 + 2)) / (s1 + 2) = s0 + 1. nullopt when
+  /// `d` does not divide this exactly (or is 0).
   std::optional<SymPoly> div_exact(const SymPoly& d) const;
 
   /// Value with atoms bound by `lookup`; nullopt when an atom is unbound or on overflow.

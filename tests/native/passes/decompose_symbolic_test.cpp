@@ -280,3 +280,70 @@ TEST_CASE("symbolic: without any hint a view of [s0 + 1, 4, 8] as [4*s0 + 4, 8] 
   Status st = pteforge::testing::run_passes(ep, {"verify_shapes"});
   if (!st.ok()) FAIL(st.error().to_string());
 }
+
+TEST_CASE("symbolic: a flatten of three derived dims multiplies the sizes read whole, left to right") {
+  const std::string kS2 = "Symbol('s2', integer=True, positive=True)";
+  auto plus1 = [](const std::string& s, int64_t hint) { return sym("Add(" + s + ", Integer(1))", hint); };
+  ProgramBuilder b;
+  auto x = b.input("x", F, {3, 4, 5, 2});
+  ExportedProgram& p = b.program();
+  // Strides of a contiguous [s0 + 1, s1 + 1, s2 + 1, 2] (their hints 40, 10, 2).
+  SymInt st1 = sym("Add(Mul(Integer(2), " + kS2 + "), Integer(2))", 10);
+  p.graph().set_tensor_meta(
+      "x", meta({plus1(kS0, 3), plus1(kS1, 4), plus1(kS2, 5), SymInt(2)},
+                {sym("Mul(Integer(2), Add(" + kS1 + ", Integer(1)), Add(" + kS2 + ", Integer(1)))", 40), st1,
+                 SymInt(2), SymInt(1)}));
+  p.graph().append(Node(OpTarget("torch.ops.aten.flatten.using_ints"),
+                        {positional("self", arg_tensor(x)), positional("start_dim", arg_int(0)),
+                         positional("end_dim", arg_int(2))},
+                        {arg_tensor("flatten")}, "flatten"));
+  p.graph().set_tensor_meta("flatten", meta({sym("Mul(Add(" + kS0 + ", Integer(1)), Add(" + kS1 +
+                                                     ", Integer(1)), Add(" + kS2 + ", Integer(1)))",
+                                                 60),
+                                             SymInt(2)},
+                                            {SymInt(2), SymInt(1)}));
+  b.output("flatten");
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  if (!st.ok()) FAIL(st.error().to_string());
+  // The new size keeps the declared expression's text (its product form).
+  CHECK(pteforge::testing::typed(ep.graph()) ==
+        "graph(%x: float32[s0 + 1, s1 + 1, s2 + 1, 2]):\n"
+        "  %sym_size_int_1: SymInt(s0 + 1) = aten.sym_size.int(%x, 0)\n"
+        "  %sym_size_int_2: SymInt(s1 + 1) = aten.sym_size.int(%x, 1)\n"
+        "  %mul: SymInt(s0 + s0*s1 + s1 + 1) = _operator.mul(%sym_size_int_1, %sym_size_int_2)\n"
+        "  %sym_size_int_3: SymInt(s2 + 1) = aten.sym_size.int(%x, 2)\n"
+        "  %mul_1: SymInt((s0 + 1)*(s1 + 1)*(s2 + 1)) = _operator.mul(%mul, %sym_size_int_3)\n"
+        "  %view: float32[(s0 + 1)*(s1 + 1)*(s2 + 1), 2] = aten.view.default(%x, [%mul_1, 2])\n"
+        "  return (%view)\n");
+}
+
+TEST_CASE("symbolic: a -1 beside a derived size is the exact quotient (view and reshape of [s0 + 1, 4, 8])") {
+  for (const auto& [op, arg] : {std::pair<const char*, const char*>{"torch.ops.aten.view.default", "size"},
+                                {"torch.ops.aten.reshape.default", "shape"}}) {
+    CAPTURE(op);
+    ProgramBuilder b;
+    auto x = b.input("x", F, {3, 4, 8});
+    ExportedProgram& p = b.program();
+    SymInt n = sym("Add(" + kS0 + ", Integer(1))", 3);
+    p.graph().set_tensor_meta("x", meta({n, SymInt(4), SymInt(8)}, {SymInt(32), SymInt(8), SymInt(1)}));
+    p.graph().append(Node(OpTarget("torch.ops.aten.sym_size.int"),
+                          {positional("self", arg_tensor(x)), positional("dim", arg_int(0))},
+                          {arg_sym_int("sym_size_int")}, "sym_size_int"));
+    p.graph().set_sym_int("sym_size_int", n);
+    p.graph().append(Node(OpTarget(op),
+                          {positional("self", arg_tensor(x)),
+                           positional(arg, Argument::make<ArgTag::SymInts>(std::vector<SymIntArgument>{
+                                               {std::string("sym_size_int"), 0}, {std::nullopt, -1}}))},
+                          {arg_tensor("v")}, "v"));
+    p.graph().set_tensor_meta("v", meta({n, SymInt(32)}, {SymInt(32), SymInt(1)}));
+    b.output("v");
+    ExportedProgram ep = b.build();
+    ep.range_constraints.emplace_back("s0", RangeConstraint{1, 15});
+    Status st = pteforge::testing::run_passes(ep, {"decompose", "verify_shapes"});
+    if (!st.ok()) FAIL(st.error().to_string());
+    const TensorMeta* v = ep.graph().tensor_meta(ep.graph().outputs()[0].tensor_name());
+    REQUIRE(v);
+    CHECK(v->sizes[1] == SymInt(32));
+  }
+}

@@ -58,6 +58,25 @@ TEST_CASE("SymPoly: small products expand exactly") {
   CHECK(p == b * a);
 }
 
+TEST_CASE("SymPoly: exact division by a polynomial, and none where it does not divide") {
+  const SymPoly s0 = SymPoly::atom("s0"), s1 = SymPoly::atom("s1"), s2 = SymPoly::atom("s2");
+  const SymPoly a = s0 + SymPoly(1), b = s1 + SymPoly(2);
+  auto key_of = [](const std::optional<SymPoly>& q) { return q ? q->key() : std::string("none"); };
+  CHECK(key_of((a * SymPoly(32)).div_exact(a)) == "32");
+  CHECK(key_of((a * b).div_exact(a)) == (b).key());
+  CHECK(key_of((a * b).div_exact(b)) == (a).key());
+  CHECK(key_of((a * b * (s2 + SymPoly(3)) * SymPoly(4)).div_exact(a * b)) ==
+        (s2 * SymPoly(4) + SymPoly(12)).key());
+  CHECK(key_of((s0 * SymPoly(4)).div_exact(s0)) == "4");
+  CHECK(key_of((s0 * s0 - SymPoly(1)).div_exact(s0 - SymPoly(1))) == (s0 + SymPoly(1)).key());
+  CHECK(key_of((a * SymPoly(32) + SymPoly(1)).div_exact(a)) == "none");
+  CHECK(key_of((s0 * s1).div_exact(s0 + s1)) == "none");
+  CHECK(key_of((a * b).div_exact(s0)) == "none");
+  CHECK(key_of(a.div_exact(SymPoly(0))) == "none");
+  CHECK(key_of(SymPoly(0).div_exact(a)) == "0");
+  CHECK(key_of(SymPoly(6).div_exact(a)) == "none");
+}
+
 TEST_CASE("SymPoly: a product up to kMaxTerms terms expands, one past it stays an opaque atom") {
   REQUIRE(SymPoly::kMaxTerms == 1024);
   // 32 x 32 = 1024 terms: expanded.
