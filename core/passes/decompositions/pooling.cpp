@@ -363,9 +363,121 @@ void upsample_trilinear3d_rule(Rewriter& rw) {
   upsample_linear_common(rw, 3, {"scales_d", "scales_h", "scales_w"});
 }
 
+/// aten.im2col.default (F.unfold) → torch._decomp im2col (recent releases; older ones
+/// wrapped it in pw_cast_for_opmath, same values): per spatial dim the block indices
+/// arange(0, in + 2p - d(k - 1), s) [None, :] + arange(0, k * d, d) [:, None] (int64),
+/// constant_pad_nd(x, [pw, pw, ph, ph], 0.0), x[:, :, rows[..., None, None], cols]
+/// (index.Tensor, [N, C, kh, oh, kw, ow]), permute(0, 1, 2, 4, 3, 5), reshape to
+/// [N, C * kh * kw, oh * ow]; a 3-d input is unsqueezed first and squeezed after.
+/// Refused as PyTorch refuses them: other than 2 kernel/dilation/padding/stride
+/// entries, a kernel, dilation or stride below 1, negative padding, an input not 3-d
+/// or 4-d or with a zero channel/spatial size, no block fitting. Symbolic channel or
+/// spatial sizes are refused (the batch may be symbolic).
+void im2col_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  std::vector<int64_t> k = rw.ints("kernel_size");
+  std::vector<int64_t> d = rw.ints("dilation");
+  std::vector<int64_t> p = rw.ints("padding");
+  std::vector<int64_t> s = rw.ints("stride");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  const std::pair<const std::vector<int64_t>*, const char*> params[] = {
+      {&k, "kernel"}, {&d, "dilation"}, {&p, "padding"}, {&s, "stride"}};
+  for (const auto& [v, name] : params) {
+    if (v->size() != 2) {
+      rw.fail(ErrorCode::INVALID_GRAPH, std::string("im2col(): only 2D ") + name + " supported");
+      return;
+    }
+  }
+  auto list = [](const std::vector<int64_t>& v) {
+    return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + "]";
+  };
+  const std::pair<const std::vector<int64_t>*, const char*> positive[] = {
+      {&k, "kernel_size"}, {&d, "dilation"}, {&s, "stride"}};
+  for (const auto& [v, name] : positive) {
+    if ((*v)[0] <= 0 || (*v)[1] <= 0) {
+      rw.fail(ErrorCode::INVALID_GRAPH,
+              std::string(name) + " should be greater than zero, but got " + list(*v));
+      return;
+    }
+  }
+  if (p[0] < 0 || p[1] < 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "padding should be non-negative, but got " + list(p));
+    return;
+  }
+  auto sizes_text = [&](const std::vector<SymPoly>& v) {
+    std::string t = "[";
+    for (size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + rw.symbols().display(v[i]);
+    return t + "]";
+  };
+  const size_t rank = m.rank();
+  bool zero = false;
+  for (size_t i = rank >= 3 ? rank - 3 : 0; i < rank; ++i) {
+    zero = zero || (m.sizes[i].is_constant() && m.sizes[i].value() == 0);
+  }
+  if ((rank != 3 && rank != 4) || zero) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "Expected 3D or 4D (batch mode) tensor for input with possible 0 batch size "
+            "and non-zero dimensions, but got: " +
+                sizes_text(m.sizes));
+    return;
+  }
+  for (size_t i = rank - 3; i < rank; ++i) {
+    if (!m.sizes[i].is_constant()) {
+      rw.unsupported("im2col of an input with a symbolic channel or spatial size");
+      return;
+    }
+  }
+  int64_t out[2];
+  for (int i = 0; i < 2; ++i) {
+    const int64_t in = m.sizes[rank - 2 + i].value();
+    const int64_t span = in + 2 * p[i] - d[i] * (k[i] - 1) - 1;  // Python's // floors
+    out[i] = 1 + (span >= 0 ? span / s[i] : -((-span + s[i] - 1) / s[i]));
+  }
+  if (out[0] <= 0 || out[1] <= 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "Given an input with spatial size " + sizes_text({m.sizes[rank - 2], m.sizes[rank - 1]}) +
+                ", kernel_size=" + list(k) + ", dilation=" + list(d) + ", padding=" + list(p) +
+                ", stride=" + list(s) + ", the calculated shape of the array of sliding blocks is [" +
+                std::to_string(out[0]) + ", " + std::to_string(out[1]) +
+                "], but its components must be at least one.");
+    return;
+  }
+  const bool batched = rank == 4;
+  if (!batched) x = unsqueeze(rw, x, 0);
+  const SymPoly batch = batched ? m.sizes[0] : SymPoly(1);
+  const int64_t channels = m.sizes[rank - 3].value();
+  auto block_indices = [&](int i) {
+    const int64_t in = m.sizes[rank - 2 + i].value();
+    KwArgs kw{{"dtype", ir::arg_dtype(ir::ScalarType::Long)},
+              {"device", ir::arg_device(m.device)},
+              {"pin_memory", ir::arg_bool(false)}};
+    std::string starts =
+        rw.call("aten.arange.start_step",
+                {ir::arg_int(0), ir::arg_int(in + 2 * p[i] - d[i] * (k[i] - 1)), ir::arg_int(s[i])}, kw);
+    starts = unsqueeze(rw, starts, 0);
+    std::string grid =
+        rw.call("aten.arange.start_step", {ir::arg_int(0), ir::arg_int(k[i] * d[i]), ir::arg_int(d[i])}, kw);
+    grid = unsqueeze(rw, grid, -1);
+    return rw.call("aten.add.Tensor", {ir::arg_tensor(starts), ir::arg_tensor(grid)});
+  };
+  std::string rows = block_indices(0);
+  std::string cols = block_indices(1);
+  std::string padded = rw.call("aten.constant_pad_nd.default",
+                               {ir::arg_tensor(x), ir::arg_ints({p[1], p[1], p[0], p[0]}), ir::arg_float(0)});
+  rows = unsqueeze(rw, unsqueeze(rw, rows, -1), -1);
+  std::string blocks = index_spatial(rw, padded, {rows, cols});
+  blocks = permute(rw, blocks, {0, 1, 2, 4, 3, 5});
+  std::string result =
+      reshape(rw, blocks, {batch, SymPoly(channels * k[0] * k[1]), SymPoly(out[0] * out[1])});
+  if (!batched) result = rw.call("aten.squeeze.dim", {ir::arg_tensor(result), ir::arg_int(0)});
+  rw.set_outputs({result});
+}
+
 }  // namespace
 
 void add_pooling_decompositions(std::vector<Decomposition>& out) {
+  out.push_back({"aten.im2col.default", im2col_rule, "torch._decomp im2col"});
   out.push_back({"aten.adaptive_avg_pool2d.default", adaptive_avg_pool2d_rule,
                  "at::native::adaptive_avg_pool2d_symint (AdaptiveAveragePooling.cpp)"});
   out.push_back({"aten.adaptive_avg_pool3d.default", adaptive_avg_pool3d_rule,

@@ -504,3 +504,71 @@ TEST_CASE("decompose nansum -> where(isnan(x), 0, x) then sum.dim_IntList with d
       "  %sum_2: float64[2, 1] = aten.sum.dim_IntList(%where_1, [1], True, dtype=torch.float64)\n"
       "  return (%sum_1, %sum_2)\n");
 }
+
+// ---- im2col -----------------------------------------------------------------------------------------
+
+TEST_CASE(
+    "decompose im2col (F.unfold) -> block index ranges, constant_pad_nd, index.Tensor, permute, reshape") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 4, 5});
+  // Unbatched [C=2, 4, 5], kernel 2x3, dilation 1, padding [1, 0], stride [2, 1]: 3 x 3 blocks.
+  b.output(b.call("aten.im2col.default",
+                  {arg_tensor(x), arg_ints({2, 3}), arg_ints({1, 1}), arg_ints({1, 0}), arg_ints({2, 1})},
+                  {F, {12, 9}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 4, 5]):\n"
+      "  %unsqueeze: float32[1, 2, 4, 5] = aten.unsqueeze.default(%x, 0)\n"
+      "  %arange: int64[3] = aten.arange.start_step(0, 5, 2, dtype=torch.int64, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %unsqueeze_1: int64[1, 3] = aten.unsqueeze.default(%arange, 0)\n"
+      "  %arange_1: int64[2] = aten.arange.start_step(0, 2, dtype=torch.int64, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %unsqueeze_2: int64[2, 1] = aten.unsqueeze.default(%arange_1, -1)\n"
+      "  %add: int64[2, 3] = aten.add.Tensor(%unsqueeze_1, %unsqueeze_2)\n"
+      "  %arange_2: int64[3] = aten.arange.start_step(0, 3, dtype=torch.int64, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %unsqueeze_3: int64[1, 3] = aten.unsqueeze.default(%arange_2, 0)\n"
+      "  %arange_3: int64[3] = aten.arange.start_step(0, 3, dtype=torch.int64, device=device(type='cpu'), "
+      "pin_memory=False)\n"
+      "  %unsqueeze_4: int64[3, 1] = aten.unsqueeze.default(%arange_3, -1)\n"
+      "  %add_1: int64[3, 3] = aten.add.Tensor(%unsqueeze_3, %unsqueeze_4)\n"
+      "  %constant_pad_nd: float32[1, 2, 6, 5] = aten.constant_pad_nd.default(%unsqueeze, [0, 0, 1, 1], "
+      "0.0)\n"
+      "  %unsqueeze_5: int64[2, 3, 1] = aten.unsqueeze.default(%add, -1)\n"
+      "  %unsqueeze_6: int64[2, 3, 1, 1] = aten.unsqueeze.default(%unsqueeze_5, -1)\n"
+      "  %index: float32[1, 2, 2, 3, 3, 3] = aten.index.Tensor(%constant_pad_nd, [None, None, %unsqueeze_6, "
+      "%add_1])\n"
+      "  %permute: float32[1, 2, 2, 3, 3, 3] = aten.permute.default(%index, [0, 1, 2, 4, 3, 5])\n"
+      "  %clone: float32[1, 2, 2, 3, 3, 3] = aten.clone.default(%permute, "
+      "memory_format=torch.contiguous_format)\n"
+      "  %view: float32[1, 12, 9] = aten.view.default(%clone, [1, 12, 9])\n"
+      "  %squeeze_1: float32[12, 9] = aten.squeeze.dims(%view, [0])\n"
+      "  return (%squeeze_1)\n");
+}
+
+TEST_CASE("decompose im2col: PyTorch's refusals (kernel, padding, rank, no block)") {
+  auto refused = [](std::vector<int64_t> shape, std::vector<int64_t> k, std::vector<int64_t> p,
+                    const std::string& msg) {
+    ProgramBuilder b;
+    auto x = b.input("x", F, shape);
+    b.output(b.call("aten.im2col.default",
+                    {arg_tensor(x), arg_ints(k), arg_ints({1, 1}), arg_ints(p), arg_ints({1, 1})},
+                    {F, {1, 1, 1}}));
+    ExportedProgram ep = b.build();
+    expect_refused(ep, ErrorCode::INVALID_GRAPH, "im2col", msg);
+  };
+  refused({1, 1, 4, 4}, {2}, {0, 0}, "im2col(): only 2D kernel supported");
+  refused({1, 1, 4, 4}, {0, 2}, {0, 0}, "kernel_size should be greater than zero, but got [0, 2]");
+  refused({1, 1, 4, 4}, {2, 2}, {-1, 0}, "padding should be non-negative, but got [-1, 0]");
+  refused({4, 4}, {2, 2}, {0, 0},
+          "Expected 3D or 4D (batch mode) tensor for input with possible 0 batch size and non-zero "
+          "dimensions, but "
+          "got: [4, 4]");
+  refused(
+      {1, 1, 4, 4}, {5, 2}, {0, 0},
+      "Given an input with spatial size [4, 4], kernel_size=[5, 2], dilation=[1, 1], padding=[0, 0], "
+      "stride=[1, 1], the calculated shape of the array of sliding blocks is [0, 3], but its components must "
+      "be at least one.");
+}

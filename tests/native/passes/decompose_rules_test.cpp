@@ -1232,7 +1232,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
       "aten.fill.Tensor", "aten.flatten.using_ints", "aten.floor_divide.Scalar", "aten.floor_divide.default",
       "aten.frac.default", "aten.glu.default", "aten.group_norm.default", "aten.gru.input", "aten.gru_cell.default",
       "aten.hardshrink.default", "aten.hardsigmoid.default", "aten.hardswish.default", "aten.heaviside.default",
-      "aten.huber_loss.default", "aten.index_add.default", "aten.index_copy.default", "aten.index_fill.int_Scalar",
+      "aten.huber_loss.default", "aten.im2col.default", "aten.index_add.default", "aten.index_copy.default", "aten.index_fill.int_Scalar",
       "aten.index_fill.int_Tensor", "aten.instance_norm.default", "aten.isneginf.default", "aten.isposinf.default",
       "aten.l1_loss.default", "aten.layer_norm.default", "aten.lerp.Scalar", "aten.lerp.Tensor",
       "aten.lift_fresh.default", "aten.lift_fresh_copy.default", "aten.linalg_vector_norm.default",
