@@ -224,7 +224,7 @@ std::string matmul(Rewriter& rw, const std::string& a, const std::string& b) {
   SymPoly m2 = d2 > 1 ? B.sizes[d2 - 2] : B.sizes[0];
   SymPoly p = d2 > 1 ? B.sizes[d2 - 1] : SymPoly(1);
   std::vector<SymPoly> batch2(B.sizes.begin(), B.sizes.begin() + (d2 > 2 ? d2 - 2 : 0));
-  std::vector<SymPoly> out_shape = rw.take(broadcast_shapes({batch1, batch2}));
+  std::vector<SymPoly> out_shape = rw.take(broadcast_shapes({batch1, batch2}, &rw.symbols()));
   if (!rw.ok()) return {};
   std::vector<SymPoly> e1 = out_shape;
   e1.push_back(n);

@@ -725,7 +725,7 @@ std::pair<std::string, std::string> maybe_broadcast(Rewriter& rw, const std::str
   Meta am = rw.meta(a);
   Meta bm = rw.meta(b);
   if (!rw.ok()) return {};
-  std::vector<SymPoly> common = rw.take(broadcast_shapes({am.sizes, bm.sizes}));
+  std::vector<SymPoly> common = rw.take(broadcast_shapes({am.sizes, bm.sizes}, &rw.symbols()));
   if (!rw.ok()) return {};
   auto one = [&](const std::string& x, const Meta& m) {
     if (m.rank() == 0 && m.device.type == "cpu") return x;

@@ -33,7 +33,9 @@ std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable* st 
     if (i) out += ", ";
     out += st ? st->display(sizes[i]) : clipped(sizes[i].key());
   }
-  return out + "]";
+  // Each size is cut to 80 characters; the whole list to 240 (a rank-6
+  // shape of long sums must not make a kilobyte message).
+  return clipped(out + "]", 240);
 }
 std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable& st) { return shape_text(sizes, &st); }
 
@@ -303,15 +305,28 @@ std::vector<int64_t> expand_param(const std::vector<int64_t>& v, size_t n) {
 
 namespace {
 
-/// Whether every atom of `p` is a backed size symbol ("s" and digits, as
-/// export's ShapeEnv names the symbols of input sizes).
+/// Whether every atom of `p` is a plain symbol other than an unbacked one:
+/// an identifier (export's backed size symbols are s0, s1, ...; hand-written
+/// programs may name them batch, seq_len) not of the form u<digits> or
+/// zuf<digits> (data-dependent sizes, whose equalities export may leave
+/// to runtime asserts). Opaque atoms (FloorDiv(...), Max(...)) are not.
 bool backed_symbols_only(const SymPoly& p) {
+  auto digits_after = [](const std::string& a, size_t n) {
+    if (a.size() <= n) return false;
+    for (size_t i = n; i < a.size(); ++i) {
+      if (a[i] < '0' || a[i] > '9') return false;
+    }
+    return true;
+  };
   for (const auto& [mono, coef] : p.terms()) {
     for (const auto& a : mono) {
-      if (a.size() < 2 || a[0] != 's') return false;
-      for (size_t i = 1; i < a.size(); ++i) {
-        if (a[i] < '0' || a[i] > '9') return false;
+      if (a.empty() || (a[0] >= '0' && a[0] <= '9')) return false;
+      for (char c : a) {
+        const bool ident =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        if (!ident) return false;
       }
+      if ((a[0] == 'u' && digits_after(a, 1)) || (a.rfind("zuf", 0) == 0 && digits_after(a, 3))) return false;
     }
   }
   return true;
@@ -327,10 +342,10 @@ bool same_sizes(const std::vector<SymPoly>& x, const std::vector<SymPoly>& y, co
     if (a.is_constant() && b.is_constant()) return false;
     auto ha = st.hint(a), hb = st.hint(b);
     if (ha && hb && *ha != *hb) return false;
-    // Two different polynomials over backed size symbols alone are different
+    // Two different polynomials over plain size symbols alone are different
     // sizes whatever the hints say: export replaces symbols it proves equal
     // (s1 == s0, s0 == 2*s1) throughout the program, so only opaque atoms
-    // (FloorDiv, Max, unbacked u0, ...) can hide an equality.
+    // (FloorDiv, Max, ...) and unbacked symbols (u0) can hide an equality.
     if (backed_symbols_only(a) && backed_symbols_only(b)) return false;
   }
   return true;
@@ -464,7 +479,8 @@ std::vector<NodeOutputMeta> pair_outputs(const ir::Node& node, size_t num_metas)
   return out;
 }
 
-Result<std::vector<SymPoly>> broadcast_shapes(const std::vector<std::vector<SymPoly>>& shapes) {
+Result<std::vector<SymPoly>> broadcast_shapes(const std::vector<std::vector<SymPoly>>& shapes,
+                                              const SymbolTable* symbols) {
   size_t rank = 0;
   for (const auto& s : shapes) rank = std::max(rank, s.size());
   std::vector<SymPoly> out(rank, SymPoly(1));
@@ -477,7 +493,7 @@ Result<std::vector<SymPoly>> broadcast_shapes(const std::vector<std::vector<SymP
         out[i] = d;
       } else if (out[i] != d) {
         std::string msg = "shapes";
-        for (size_t k = 0; k < shapes.size(); ++k) msg += (k ? ", " : " ") + shape_text(shapes[k]);
+        for (size_t k = 0; k < shapes.size(); ++k) msg += (k ? ", " : " ") + shape_text(shapes[k], symbols);
         return make_error(ErrorCode::INVALID_GRAPH, msg + " do not broadcast");
       }
     }
@@ -1004,7 +1020,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(Meta w, a.meta("weight"));
     if (w.dtype != s.dtype) return shape_error(op, "self and weight must have the same dtype");
-    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> shape, broadcast_shapes({s.sizes, w.sizes}));
+    PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> shape, broadcast_shapes({s.sizes, w.sizes}, &st));
     if (!same_sizes(shape, s.sizes, st)) return shape_error(op, "weight does not broadcast over self");
     return one(result(s.dtype, s.sizes, preserve_strides(s, st), s.requires_grad));
   }
@@ -1064,7 +1080,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
       // mask (at::masked_fill's expand_outplace); its value is 0-d (above).
       if (name != "masked_fill" || i < 2) shapes.push_back(metas[i].sizes);
     }
-    auto shape_or = broadcast_shapes(shapes);
+    auto shape_or = broadcast_shapes(shapes, &st);
     if (!shape_or.ok()) return shape_error(op, shape_or.error().message);
     std::vector<SymPoly> shape = std::move(shape_or).value();
     ir::ScalarType t;
@@ -1120,7 +1136,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(Meta src, a.meta("src"));
     // copy_ broadcasts src to self's shape.
-    auto expanded = broadcast_shapes({src.sizes, s.sizes});
+    auto expanded = broadcast_shapes({src.sizes, s.sizes}, &st);
     if (src.rank() > s.rank() || !expanded.ok() || *expanded != s.sizes) {
       return shape_error(op, "src of size " + shape_text(src.sizes, st) + " cannot be broadcast to self's size " +
                                  shape_text(s.sizes, st));
@@ -1264,7 +1280,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     if (name == "addmm") {
       PTEFORGE_ASSIGN_OR_RETURN(bias, a.meta("self"));
       PTEFORGE_TRY(require_same_dtype(op, bias, m1, "self", "mat1"));
-      auto expanded = broadcast_shapes({bias.sizes, sizes});
+      auto expanded = broadcast_shapes({bias.sizes, sizes}, &st);
       if (bias.rank() > 2 || !expanded.ok() || *expanded != sizes) {
         return shape_error(op, "self of size " + shape_text(bias.sizes, st) + " cannot be expanded to the result size " +
                                    shape_text(sizes, st));
@@ -1291,7 +1307,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     if (x.rank() == 0 || y.rank() == 0) return shape_error(op, "0-d operand");
     std::vector<SymPoly> bx(x.sizes.begin(), x.sizes.end() - std::min<size_t>(2, x.rank()));
     std::vector<SymPoly> by(y.sizes.begin(), y.sizes.end() - std::min<size_t>(2, y.rank()));
-    auto sizes_or = broadcast_shapes({bx, by});
+    auto sizes_or = broadcast_shapes({bx, by}, &st);
     if (!sizes_or.ok()) return shape_error(op, sizes_or.error().message);
     std::vector<SymPoly> sizes = std::move(sizes_or).value();
     if (x.rank() > 1) sizes.push_back(x.sizes[x.rank() - 2]);
@@ -1649,7 +1665,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
       // A boolean mask index selects a data-dependent count: not checked.
       PTEFORGE_ASSIGN_OR_RETURN(std::optional<std::vector<SymPoly>> target, indexed_sizes(op, a, s));
       if (target) {
-        auto expanded = broadcast_shapes({v.sizes, *target});
+        auto expanded = broadcast_shapes({v.sizes, *target}, &st);
         if (v.rank() > target->size() || !expanded.ok() || *expanded != *target) {
           return shape_error(op, "shape mismatch: values of size " + shape_text(v.sizes, st) +
                                      " cannot be broadcast to the indexing result of size " +

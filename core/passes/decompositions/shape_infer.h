@@ -47,7 +47,8 @@ bool is_dense(const Meta& m, const SymbolTable& symbols);
 std::vector<size_t> dim_order(const Meta& m, const SymbolTable& symbols);
 
 /// Broadcast shape of `shapes`. INVALID_GRAPH when they do not broadcast.
-Result<std::vector<SymPoly>> broadcast_shapes(const std::vector<std::vector<SymPoly>>& shapes);
+Result<std::vector<SymPoly>> broadcast_shapes(const std::vector<std::vector<SymPoly>>& shapes,
+                                              const SymbolTable* symbols = nullptr);
 
 /// Type promotion (torch.result_type) of tensors (0-d ones count less) and Python numbers.
 ir::ScalarType promote_types(const std::vector<const Meta*>& tensors, const std::vector<Number>& numbers);

@@ -709,6 +709,9 @@ TEST_CASE("verify_shapes: a declared size naming another size symbol is refused,
   CHECK(check(sym("s0", 8), sym("s0", 8)) == "");
   // The same polynomial spelled two ways is the same size.
   CHECK(check(sym("2*s0", 8), sym("s0 + s0", 8)) == "");
+  // Plain symbols with other names are size symbols too.
+  CHECK(check(sym("batch", 8), sym("seq", 8)) ==
+        "node \"relu\": declared as float32[seq, 4], but aten::relu of its inputs gives float32[batch, 4]");
   // An opaque atom may hide an equality (FloorDiv, unbacked u0): compared by hint.
   CHECK(check(sym("u0", 8), sym("u1", 8)) == "");
   CHECK(check(sym("u0", 8), sym("u1", 9)) ==
@@ -721,4 +724,32 @@ TEST_CASE("verify_shapes: a declared size naming another size symbol is refused,
         "node \"relu\": declared as float32[s0 + s1 + s10 + s100 + s101 + s102 + s103 + s104 + s105 + s106 + "
         "s107 + "
         "s108 ..., 4], but aten::relu of its inputs gives float32[s0, 4]");
+}
+
+TEST_CASE(
+    "verify_shapes: a broadcast error names long symbolic shapes in display form, cut to 240 characters") {
+  using T = ScalarType;
+  ProgramBuilder b;
+  auto x = b.input("x", T::Float, {2, 2, 2, 2, 2, 2});
+  auto y = b.input("y", T::Float, {3, 3, 3, 3, 3, 3});
+  auto r = b.call("aten.add.Tensor", {arg_tensor(x), arg_tensor(y)}, {T::Float, {2, 2, 2, 2, 2, 2}});
+  b.output(r);
+  ExportedProgram ep = b.build();
+  auto long_sum = [](int coef) {
+    std::string e = "s0";
+    for (int i = 1; i < 30; ++i) e += " + " + std::to_string(coef) + "*s" + std::to_string(i);
+    return SymInt(SymExpr{e, std::nullopt});
+  };
+  for (const auto& [name, coef] : {std::pair<std::string, int>{x, 1}, {y, 2}}) {
+    TensorMeta m = *ep.graph().tensor_meta(name);
+    for (auto& s : m.sizes) s = long_sum(coef);
+    ep.graph().set_tensor_meta(name, m);
+  }
+  auto run = run_pass(ep, "verify_shapes");
+  REQUIRE_FALSE(run.status.ok());
+  const std::string& msg = run.status.error().message;
+  CHECK(msg.rfind("node \"add\": aten::add.Tensor: shapes [s0 + s1 + s10 + s11 + ", 0) == 0);
+  CHECK(msg.find("1*s") == std::string::npos);
+  CHECK(msg.size() <= 2 * 240 + 80);
+  CHECK(msg.substr(msg.size() - 20) == "... do not broadcast");
 }
