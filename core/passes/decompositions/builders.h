@@ -4,6 +4,7 @@
 // the ops the corresponding PyTorch function traces to.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,6 +84,18 @@ inline bool require_floating(Rewriter& rw, ir::ScalarType dtype, std::string_vie
 inline bool is_complex_dtype(ir::ScalarType t) {
   return t == ir::ScalarType::ComplexHalf || t == ir::ScalarType::ComplexFloat ||
          t == ir::ScalarType::ComplexDouble;
+}
+
+/// Refuses (UNSUPPORTED: "a complex operand") when any of `dtypes` is complex, for
+/// rules that follow a reference's real-valued branch only; false then.
+inline bool require_real(Rewriter& rw, std::initializer_list<ir::ScalarType> dtypes) {
+  for (ir::ScalarType t : dtypes) {
+    if (is_complex_dtype(t)) {
+      rw.unsupported("a complex operand");
+      return false;
+    }
+  }
+  return true;
 }
 
 /// The operand of a unary INT_TO_FLOAT reference (torch._refs'

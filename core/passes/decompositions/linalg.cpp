@@ -49,11 +49,7 @@ void vdot_rule(Rewriter& rw) {
   std::string b = rw.tensor("other");
   Meta am = rw.meta(a);
   Meta bm = rw.meta(b);
-  if (!rw.ok()) return;
-  if (is_complex_dtype(am.dtype) || is_complex_dtype(bm.dtype)) {
-    rw.unsupported("a complex operand");
-    return;
-  }
+  if (!rw.ok() || !require_real(rw, {am.dtype, bm.dtype})) return;
   if (am.dtype != bm.dtype) {
     rw.fail(ErrorCode::INVALID_GRAPH,
             std::string("dot : expected both vectors to have same dtype, but found ") +
@@ -85,11 +81,7 @@ void addr_rule(Rewriter& rw) {
   Meta sm = rw.meta(self);
   Meta m1 = rw.meta(v1);
   Meta m2 = rw.meta(v2);
-  if (!rw.ok()) return;
-  if (is_complex_dtype(sm.dtype) || is_complex_dtype(m1.dtype) || is_complex_dtype(m2.dtype)) {
-    rw.unsupported("a complex operand");
-    return;
-  }
+  if (!rw.ok() || !require_real(rw, {sm.dtype, m1.dtype, m2.dtype})) return;
   for (const auto& [m, name] : {std::pair<const Meta*, const char*>{&m1, "vec1"}, {&m2, "vec2"}}) {
     if (m->rank() != 1) {
       rw.fail(ErrorCode::INVALID_GRAPH, std::string("addr: Expected 1-D argument ") + name + ", but got " +

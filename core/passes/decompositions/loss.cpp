@@ -81,12 +81,7 @@ void l1_loss_rule(Rewriter& rw) {
   Meta sm = rw.meta(self);
   Meta tm = rw.meta(target);
   if (!reduction || !rw.ok()) return;
-  for (ir::ScalarType t : {sm.dtype, tm.dtype}) {
-    if (is_complex_dtype(t)) {
-      rw.unsupported("a complex operand");
-      return;
-    }
-  }
+  if (!require_real(rw, {sm.dtype, tm.dtype})) return;
   std::string diff = rw.call("aten.sub.Tensor", {ir::arg_tensor(self), ir::arg_tensor(target)});
   std::string loss = rw.call("aten.abs.default", {ir::arg_tensor(diff)});
   rw.set_outputs({apply_loss_reduction(rw, loss, *reduction)});

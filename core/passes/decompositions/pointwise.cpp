@@ -260,11 +260,7 @@ void xlogy_like(Rewriter& rw, const char* log_op) {
   std::string b = rw.tensor("other");
   Meta am = rw.meta(a);
   Meta bm = rw.meta(b);
-  if (!rw.ok()) return;
-  if (is_complex_dtype(am.dtype) || is_complex_dtype(bm.dtype)) {
-    rw.unsupported("a complex operand");
-    return;
-  }
+  if (!rw.ok() || !require_real(rw, {am.dtype, bm.dtype})) return;
   const ir::ScalarType promoted = promote_types({&am, &bm}, {});
   const ir::ScalarType result = ir::is_floating(promoted) ? promoted : ir::ScalarType::Float;
   const ir::ScalarType compute = opmath_dtype(result);
@@ -594,17 +590,9 @@ std::optional<LogaddexpOperands> logaddexp_operands(Rewriter& rw) {
   std::string b = rw.tensor("other");
   Meta am = rw.meta(a);
   Meta bm = rw.meta(b);
-  if (!rw.ok()) return std::nullopt;
-  if (is_complex_dtype(am.dtype) || is_complex_dtype(bm.dtype)) {
-    rw.unsupported("a complex operand");
-    return std::nullopt;
-  }
+  if (!rw.ok() || !require_real(rw, {am.dtype, bm.dtype})) return std::nullopt;
   const ir::ScalarType result = promote_types({&am, &bm}, {});
-  if (!ir::is_floating(result)) {
-    rw.fail(ErrorCode::INVALID_GRAPH, "logaddexp of " + std::string(ir::scalar_type_name(result)) +
-                                          " tensors: PyTorch's kernels take floating-point tensors only");
-    return std::nullopt;
-  }
+  if (!require_floating(rw, result, "operands")) return std::nullopt;
   const ir::ScalarType compute = opmath_dtype(result);
   a = to_dtype(rw, a, compute);
   b = to_dtype(rw, b, compute);

@@ -34,6 +34,23 @@ TensorMeta meta(std::vector<SymInt> sizes, std::vector<SymInt> strides) {
   m.storage_offset = SymInt(0);
   return m;
 }
+/// Appends `name` = aten.sym_size.int(x, dim), a SymInt of value `v`.
+void append_sym_size(ExportedProgram& p, const std::string& x, int64_t dim, const std::string& name,
+                     const SymInt& v) {
+  p.graph().append(Node(OpTarget("torch.ops.aten.sym_size.int"),
+                        {positional("self", arg_tensor(x)), positional("dim", arg_int(dim))},
+                        {arg_sym_int(name)}, name));
+  p.graph().set_sym_int(name, v);
+}
+
+/// Appends `name` = _operator.mul(a, k), a SymInt of value `v`.
+void append_mul(ExportedProgram& p, const std::string& a, int64_t k, const std::string& name,
+                const SymInt& v) {
+  p.graph().append(Node(OpTarget("_operator.mul"),
+                        {positional("a", arg_sym_int(a)), positional("b", arg_int(k))}, {arg_sym_int(name)},
+                        name));
+  p.graph().set_sym_int(name, v);
+}
 }  // namespace
 
 TEST_CASE("symbolic: tir_dynamic_batch (dynamic batch through linear and matmul)") {
@@ -109,10 +126,7 @@ TEST_CASE("symbolic: an existing SymInt value of the training IR is reused, not 
   ExportedProgram& p = b.program();
   SymInt s0 = sym(kS0, 4);
   p.graph().set_tensor_meta("x", meta({s0, SymInt(8)}, {SymInt(8), SymInt(1)}));
-  p.graph().append(Node(OpTarget("torch.ops.aten.sym_size.int"),
-                        {positional("self", arg_tensor(x)), positional("dim", arg_int(0))},
-                        {arg_sym_int("sym_size_int")}, "sym_size_int"));
-  p.graph().set_sym_int("sym_size_int", s0);
+  append_sym_size(p, x, 0, "sym_size_int", s0);
   p.graph().append(Node(OpTarget("torch.ops.aten.view.default"),
                         {positional("self", arg_tensor(x)),
                          positional("size", Argument::make<ArgTag::SymInts>(std::vector<SymIntArgument>{
@@ -176,15 +190,9 @@ TEST_CASE("symbolic: a view of [s0 + 1, 4, 8] as [4*s0 + 4, 8] (a derived dim) i
   ExportedProgram& p = b.program();
   SymInt n = sym("Add(" + kS0 + ", Integer(1))", 3);
   p.graph().set_tensor_meta("x", meta({n, SymInt(4), SymInt(8)}, {SymInt(32), SymInt(8), SymInt(1)}));
-  p.graph().append(Node(OpTarget("torch.ops.aten.sym_size.int"),
-                        {positional("self", arg_tensor(x)), positional("dim", arg_int(0))},
-                        {arg_sym_int("sym_size_int")}, "sym_size_int"));
-  p.graph().set_sym_int("sym_size_int", n);
+  append_sym_size(p, x, 0, "sym_size_int", n);
   SymInt n4 = sym("Add(Mul(Integer(4), " + kS0 + "), Integer(4))", 12);
-  p.graph().append(Node(OpTarget("_operator.mul"),
-                        {positional("a", arg_sym_int("sym_size_int")), positional("b", arg_int(4))},
-                        {arg_sym_int("mul")}, "mul"));
-  p.graph().set_sym_int("mul", n4);
+  append_mul(p, "sym_size_int", 4, "mul", n4);
   p.graph().append(Node(OpTarget("torch.ops.aten.view.default"),
                         {positional("self", arg_tensor(x)),
                          positional("size", Argument::make<ArgTag::SymInts>(std::vector<SymIntArgument>{
@@ -259,14 +267,8 @@ TEST_CASE("symbolic: without any hint a view of [s0 + 1, 4, 8] as [4*s0 + 4, 8] 
   SymInt n = no_hint("Add(" + kS0 + ", Integer(1))");
   SymInt n4 = no_hint("Add(Mul(Integer(4), " + kS0 + "), Integer(4))");
   p.graph().set_tensor_meta("x", meta({n, SymInt(4), SymInt(8)}, {SymInt(32), SymInt(8), SymInt(1)}));
-  p.graph().append(Node(OpTarget("torch.ops.aten.sym_size.int"),
-                        {positional("self", arg_tensor(x)), positional("dim", arg_int(0))},
-                        {arg_sym_int("sym_size_int")}, "sym_size_int"));
-  p.graph().set_sym_int("sym_size_int", n);
-  p.graph().append(Node(OpTarget("_operator.mul"),
-                        {positional("a", arg_sym_int("sym_size_int")), positional("b", arg_int(4))},
-                        {arg_sym_int("mul")}, "mul"));
-  p.graph().set_sym_int("mul", n4);
+  append_sym_size(p, x, 0, "sym_size_int", n);
+  append_mul(p, "sym_size_int", 4, "mul", n4);
   // No hint anywhere: view_strides compares the partial products as polynomials.
   p.graph().append(
       Node(OpTarget("torch.ops.aten.view.default"),
@@ -327,10 +329,7 @@ TEST_CASE("symbolic: a -1 beside a derived size is the exact quotient (view and 
     ExportedProgram& p = b.program();
     SymInt n = sym("Add(" + kS0 + ", Integer(1))", 3);
     p.graph().set_tensor_meta("x", meta({n, SymInt(4), SymInt(8)}, {SymInt(32), SymInt(8), SymInt(1)}));
-    p.graph().append(Node(OpTarget("torch.ops.aten.sym_size.int"),
-                          {positional("self", arg_tensor(x)), positional("dim", arg_int(0))},
-                          {arg_sym_int("sym_size_int")}, "sym_size_int"));
-    p.graph().set_sym_int("sym_size_int", n);
+    append_sym_size(p, x, 0, "sym_size_int", n);
     p.graph().append(Node(OpTarget(op),
                           {positional("self", arg_tensor(x)),
                            positional(arg, Argument::make<ArgTag::SymInts>(std::vector<SymIntArgument>{
