@@ -33,35 +33,61 @@ void matmul_rule(Rewriter& rw) {
   rw.set_outputs({matmul(rw, a, b)});
 }
 
-/// aten.dot.default → torch._decomp dot: (self * other).sum() → mul.Tensor + sum.dim_IntList(x, []).
-void dot_rule(Rewriter& rw) {
-  std::string a = rw.tensor("self");
-  std::string b = rw.tensor("tensor");
-  std::string m = rw.call("aten.mul.Tensor", {ir::arg_tensor(a), ir::arg_tensor(b)});
-  rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(m), ir::arg_ints({})})});
-}
-
-/// aten.vdot.default → torch._refs vdot for real operands: dot(self, other), after
-/// its DEFAULT type promotion (float16/bfloat16 computed in float32, cast back).
-/// PyTorch's dot checks: operands of one dtype. Complex operands are refused.
-void vdot_rule(Rewriter& rw) {
-  std::string a = rw.tensor("self");
-  std::string b = rw.tensor("other");
+/// torch._refs dot on real vectors: its _dot_check (1-d operands of one dtype and one
+/// length, PyTorch's messages), then (a * b).sum() inside the DEFAULT type promotion
+/// wrapper: float16/bfloat16 multiplied and summed in float32, and every result cast
+/// back to the operands' dtype (an integer product sums to int64 first). Empty
+/// string after refusing.
+std::string dot_product(Rewriter& rw, std::string a, std::string b) {
   Meta am = rw.meta(a);
   Meta bm = rw.meta(b);
-  if (!rw.ok() || !require_real(rw, {am.dtype, bm.dtype})) return;
+  if (!rw.ok() || !require_real(rw, {am.dtype, bm.dtype})) return {};
+  if (am.rank() != 1 || bm.rank() != 1) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "1D tensors expected, but got " + std::to_string(am.rank()) + "D and " +
+                                          std::to_string(bm.rank()) + "D tensors");
+    return {};
+  }
   if (am.dtype != bm.dtype) {
-    rw.fail(ErrorCode::INVALID_GRAPH,
-            std::string("dot : expected both vectors to have same dtype, but found ") +
-                std::string(ir::scalar_type_name(am.dtype)) + " and " +
-                std::string(ir::scalar_type_name(bm.dtype)));
-    return;
+    rw.fail(ErrorCode::INVALID_GRAPH, "dot : expected both vectors to have same dtype, but found torch." +
+                                          std::string(ir::scalar_type_name(am.dtype)) + " and torch." +
+                                          std::string(ir::scalar_type_name(bm.dtype)));
+    return {};
+  }
+  if (am.sizes[0] != bm.sizes[0]) {
+    const std::string na = rw.symbols().display(am.sizes[0]), nb = rw.symbols().display(bm.sizes[0]);
+    if (!am.sizes[0].is_constant() || !bm.sizes[0].is_constant()) {
+      rw.unsupported("dot of vectors of symbolic lengths " + na + " and " + nb + " that may differ");
+      return {};
+    }
+    rw.fail(ErrorCode::INVALID_GRAPH, "inconsistent tensor size, expected tensor [" + na + "] and src [" +
+                                          nb + "] to have the same number of elements, but got " + na +
+                                          " and " + nb + " elements respectively");
+    return {};
   }
   const ir::ScalarType compute = opmath_dtype(am.dtype);
   a = to_dtype(rw, a, compute);
   b = to_dtype(rw, b, compute);
-  std::string r = rw.call("aten.dot.default", {ir::arg_tensor(a), ir::arg_tensor(b)});
-  rw.set_outputs({to_dtype(rw, r, am.dtype)});
+  std::string m = rw.call("aten.mul.Tensor", {ir::arg_tensor(a), ir::arg_tensor(b)});
+  std::string sum = rw.call("aten.sum.dim_IntList", {ir::arg_tensor(m), ir::arg_ints({})});
+  return to_dtype(rw, sum, am.dtype);
+}
+
+/// aten.dot.default → torch._refs dot (see dot_product).
+void dot_rule(Rewriter& rw) {
+  std::string a = rw.tensor("self");
+  std::string b = rw.tensor("tensor");
+  std::string r = dot_product(rw, a, b);
+  if (rw.ok()) rw.set_outputs({r});
+}
+
+/// aten.vdot.default → torch._refs vdot for real operands: dot(self, other) under the
+/// same checks and DEFAULT type promotion (see dot_product; the nested dot's own casts
+/// are no-ops then). Complex operands are refused.
+void vdot_rule(Rewriter& rw) {
+  std::string a = rw.tensor("self");
+  std::string b = rw.tensor("other");
+  std::string r = dot_product(rw, a, b);
+  if (rw.ok()) rw.set_outputs({r});
 }
 
 /// aten.addr.default → torch._refs addr: with self, vec1 and vec2 in their promoted
@@ -222,7 +248,7 @@ void trace_rule(Rewriter& rw) {
 void add_linalg_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.linear.default", linear_rule, "at::native::linear (Linear.cpp) / _flatten_nd_linear"});
   out.push_back({"aten.matmul.default", matmul_rule, "at::native::matmul (_matmul_impl, should_fold)"});
-  out.push_back({"aten.dot.default", dot_rule, "torch._decomp.decompositions.dot"});
+  out.push_back({"aten.dot.default", dot_rule, "torch._refs dot"});
   out.push_back({"aten.mv.default", mv_rule, "torch._decomp.decompositions.mv"});
   out.push_back({"aten.vdot.default", vdot_rule, "torch._refs vdot → dot"});
   out.push_back({"aten.addr.default", addr_rule, "torch._refs addr"});

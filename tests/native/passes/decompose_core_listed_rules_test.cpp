@@ -426,7 +426,31 @@ TEST_CASE("decompose vdot -> dot of real vectors (float16 in float32), dtypes mu
   bm.output(bm.call("aten.vdot.default", {arg_tensor(f), arg_tensor(g)}, {F, {}}));
   ExportedProgram epm = bm.build();
   expect_refused(epm, ErrorCode::INVALID_GRAPH, "vdot",
-                 "dot : expected both vectors to have same dtype, but found float32 and float64");
+                 "dot : expected both vectors to have same dtype, but found torch.float32 and torch.float64");
+  ProgramBuilder bl;
+  auto s1 = bl.input("s1", F, {1});
+  auto s3 = bl.input("s3", F, {3});
+  bl.output(bl.call("aten.vdot.default", {arg_tensor(s1), arg_tensor(s3)}, {F, {}}));
+  ExportedProgram epl = bl.build();
+  expect_refused(
+      epl, ErrorCode::INVALID_GRAPH, "vdot",
+      "inconsistent tensor size, expected tensor [1] and src [3] to have the same number of elements, "
+      "but got 1 and 3 elements respectively");
+}
+
+TEST_CASE(
+    "decompose dot of int32 vectors: the int64 sum is cast back to int32, as the reference's wrapper does") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Int, {3});
+  auto y = b.input("y", ScalarType::Int, {3});
+  b.output(b.call("aten.dot.default", {arg_tensor(x), arg_tensor(y)}, {ScalarType::Int, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: int32[3], %y: int32[3]):\n"
+                    "  %mul: int32[3] = aten.mul.Tensor(%x, %y)\n"
+                    "  %sum_1: int64[] = aten.sum.dim_IntList(%mul, [])\n"
+                    "  %_to_copy: int32[] = aten._to_copy.default(%sum_1, dtype=torch.int32)\n"
+                    "  return (%_to_copy)\n");
 }
 
 TEST_CASE("decompose addr -> beta * expand(self) + alpha * outer, beta 0 drops self, bool by logical_or") {
