@@ -321,8 +321,11 @@ TEST_CASE("symbolic: a flatten of three derived dims multiplies the sizes read w
 }
 
 TEST_CASE("symbolic: a -1 beside a derived size is the exact quotient (view and reshape of [s0 + 1, 4, 8])") {
-  for (const auto& [op, arg] : {std::pair<const char*, const char*>{"torch.ops.aten.view.default", "size"},
-                                {"torch.ops.aten.reshape.default", "shape"}}) {
+  for (const auto& call : {std::pair<const char*, const char*>{"torch.ops.aten.view.default", "size"},
+                           {"torch.ops.aten.reshape.default", "shape"}}) {
+    // (Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.)
+    const char* op = call.first;
+    const char* arg = call.second;
     CAPTURE(op);
     ProgramBuilder b;
     auto x = b.input("x", F, {3, 4, 8});
