@@ -1,6 +1,9 @@
 // Rewriter (see rewriter.h).
 #include "passes/decompositions/rewriter.h"
 
+#include <functional>
+#include <set>
+
 #include "ops/op_table.h"
 #include "passes/decompositions/shape_infer.h"
 
@@ -349,8 +352,10 @@ std::optional<std::string> Rewriter::sym_from_sizes(const SymPoly& p) {
     if (q.is_constant() || available_sym(q) || atoms_readable(q))
       return std::make_pair(std::vector<size_t>{}, q);
     if (depth == 0) return std::nullopt;
+    std::set<std::string> tried;  // one try per distinct size (a size shared by many tensors)
     for (size_t i = 0; i < own.size(); ++i) {
       if (own[i].size.as_atom()) continue;  // an atom is read by the usual path
+      if (!tried.insert(own[i].size.key()).second) continue;
       std::optional<SymPoly> rest = q.div_exact(own[i].size);
       if (!rest) continue;
       if (auto sub = plan(*rest, depth - 1)) {
