@@ -185,12 +185,9 @@ std::optional<SymPoly> SymPoly::div_exact(const SymPoly& d) const {
     SymPoly term;
     term.add_term(*qm, rc / dc);
     quotient += term;
-    SymPoly next = rest - term * d;
-    if (!next.terms_.empty() || next.constant_ != 0) {
-      // The leading monomial must have gone (saturated arithmetic aside).
-      if (leading(next).first == rm) return std::nullopt;
-    }
-    rest = std::move(next);
+    rest += term * (SymPoly(0) - d);  // in place: no copy of the remainder per step
+    // The leading monomial must have gone (saturated arithmetic aside).
+    if (!rest.terms_.empty() && leading(rest).first == rm) return std::nullopt;
   }
   return std::nullopt;
 }
