@@ -1,4 +1,4 @@
-// Tensor creation: zeros/ones(/_like), new_*, arange, eye, tril/triu.
+// Tensor creation: zeros/ones(/_like), new_*, arange, eye, linspace, tril/triu.
 #include <algorithm>
 #include <cstdint>
 
@@ -203,10 +203,59 @@ void eye_rule(Rewriter& rw) {
   rw.set_outputs({out == ir::ScalarType::Bool ? cond : to_dtype(rw, cond, out)});
 }
 
+/// aten.linspace.default → torch._refs.linspace (recent releases; older ones computed
+/// start + step * arange everywhere, differing in the last bits): dtype float32 unless
+/// given; steps 0 → full([0], 0), steps 1 → full([1], start); else rg =
+/// arange(0, steps) (int64), step = (end - start) / (steps - 1) in double, and
+/// where(rg < steps / 2, start + step * rg, end - step * ((steps - 1) - rg)) with rg
+/// cast to the computation dtype (int64 for integer or bool dtypes, float32 for
+/// float16/bfloat16, else the dtype), the result cast to the dtype. A negative steps
+/// is PyTorch's error; complex bounds are refused (no complex Scalars here).
+void linspace_rule(Rewriter& rw) {
+  Number start = rw.take(rw.args().number("start"));
+  Number end = rw.take(rw.args().number("end"));
+  int64_t steps = rw.int_("steps");
+  auto dt = rw.dtype("dtype");
+  if (!rw.ok()) return;
+  if (steps < 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "number of steps must be non-negative");
+    return;
+  }
+  const ir::ScalarType dtype = dt.value_or(ir::ScalarType::Float);
+  if (is_complex_dtype(dtype)) {
+    rw.unsupported("a complex dtype");
+    return;
+  }
+  if (steps <= 1) {
+    ir::Argument fill = steps == 0 ? fill_value(dtype, 0) : number_arg(start);
+    rw.set_outputs(
+        {rw.call("aten.full.default", {ir::arg_ints({steps}), std::move(fill)}, creation_kwargs(rw, dtype))});
+    return;
+  }
+  ir::Device device;
+  const ir::Argument device_arg = rw.raw("device");  // held: get_if points into it
+  if (const auto* d = device_arg.get_if<ir::ArgTag::Device>()) device = *d;
+  std::string rg = arange(rw, ir::arg_int(0), ir::arg_int(steps), device);
+  const bool integral = !ir::is_floating(dtype);
+  const ir::ScalarType compute = integral ? ir::ScalarType::Long : opmath_dtype(dtype);
+  const double step = (end.as_double() - start.as_double()) / static_cast<double>(steps - 1);
+  auto t = [](const std::string& n) { return ir::arg_tensor(n); };
+  std::string first_half =
+      rw.call("aten.lt.Scalar", {t(rg), ir::arg_float(static_cast<double>(steps) / 2.0)});
+  std::string up = rw.call("aten.mul.Tensor", {t(to_dtype(rw, rg, compute)), ir::arg_float(step)});
+  up = rw.call("aten.add.Tensor", {t(up), number_arg(start)});
+  std::string back = rw.call("aten.rsub.Scalar", {t(rg), ir::arg_int(steps - 1)});
+  std::string down = rw.call("aten.mul.Tensor", {t(to_dtype(rw, back, compute)), ir::arg_float(step)});
+  down = rw.call("aten.rsub.Scalar", {t(down), number_arg(end)});
+  std::string out = rw.call("aten.where.self", {t(first_half), t(up), t(down)});
+  rw.set_outputs({to_dtype(rw, out, dtype)});
+}
+
 }  // namespace
 
 void add_creation_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.zeros.default", constant_fill_rule<0>, "torch._refs zeros → full"});
+  out.push_back({"aten.linspace.default", linspace_rule, "torch._refs.linspace (the two-ended form)"});
   out.push_back({"aten.ones.default", constant_fill_rule<1>, "torch._refs ones → full"});
   out.push_back({"aten.zeros_like.default", constant_fill_like_rule<0>, "torch._refs zeros_like → full_like"});
   out.push_back({"aten.ones_like.default", constant_fill_like_rule<1>, "torch._refs ones_like → full_like"});

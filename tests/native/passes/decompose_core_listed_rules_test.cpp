@@ -596,3 +596,55 @@ TEST_CASE("decompose im2col: PyTorch's refusals (kernel, padding, rank, no block
       "stride=[1, 1], the calculated shape of the array of sliding blocks is [0, 3], but its components must "
       "be at least one.");
 }
+
+// ---- linspace ---------------------------------------------------------------------------------------
+
+TEST_CASE(
+    "decompose linspace -> torch._refs.linspace from both ends (where of start + step * i and end - step * "
+    "j)") {
+  ProgramBuilder b;
+  b.output(b.call("aten.linspace.default", {arg_int(0), arg_int(1), arg_int(5)}, {F, {5}}));
+  b.output(b.call("aten.linspace.default", {arg_float(2.5), arg_int(7), arg_int(1)}, {F, {1}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph():\n"
+                    "  %arange: int64[5] = aten.arange.start_step(0, 5, layout=torch.strided, "
+                    "device=device(type='cpu'), pin_memory=False)\n"
+                    "  %lt: bool[5] = aten.lt.Scalar(%arange, 2.5)\n"
+                    "  %_to_copy: float32[5] = aten._to_copy.default(%arange, dtype=torch.float32)\n"
+                    "  %mul: float32[5] = aten.mul.Tensor(%_to_copy, 0.25)\n"
+                    "  %add: float32[5] = aten.add.Tensor(%mul, 0)\n"
+                    "  %sub: int64[5] = aten.sub.Tensor(4, %arange)\n"
+                    "  %_to_copy_1: float32[5] = aten._to_copy.default(%sub, dtype=torch.float32)\n"
+                    "  %mul_1: float32[5] = aten.mul.Tensor(%_to_copy_1, 0.25)\n"
+                    "  %sub_1: float32[5] = aten.sub.Tensor(1, %mul_1)\n"
+                    "  %where: float32[5] = aten.where.self(%lt, %add, %sub_1)\n"
+                    "  %full: float32[1] = aten.full.default([1], 2.5, dtype=torch.float32, "
+                    "layout=torch.strided, pin_memory=False)\n"
+                    "  return (%where, %full)\n");
+  ProgramBuilder bn;
+  bn.output(bn.call("aten.linspace.default", {arg_int(0), arg_int(1), arg_int(-1)}, {F, {0}}));
+  ExportedProgram epn = bn.build();
+  expect_refused(epn, ErrorCode::INVALID_GRAPH, "linspace", "number of steps must be non-negative");
+}
+
+TEST_CASE(
+    "decompose linspace with an integer dtype: int64 ranges, the float32 products truncated by the cast") {
+  ProgramBuilder b;
+  b.output(b.call("aten.linspace.default", {arg_int(-7), arg_int(7), arg_int(4)}, {ScalarType::Long, {4}},
+                  {{"dtype", arg_dtype(ScalarType::Long)}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph():\n"
+                    "  %arange: int64[4] = aten.arange.start_step(0, 4, layout=torch.strided, "
+                    "device=device(type='cpu'), pin_memory=False)\n"
+                    "  %lt: bool[4] = aten.lt.Scalar(%arange, 2.0)\n"
+                    "  %mul: float32[4] = aten.mul.Tensor(%arange, 4.666666666666667)\n"
+                    "  %add: float32[4] = aten.add.Tensor(%mul, -7)\n"
+                    "  %sub: int64[4] = aten.sub.Tensor(3, %arange)\n"
+                    "  %mul_1: float32[4] = aten.mul.Tensor(%sub, 4.666666666666667)\n"
+                    "  %sub_1: float32[4] = aten.sub.Tensor(7, %mul_1)\n"
+                    "  %where: float32[4] = aten.where.self(%lt, %add, %sub_1)\n"
+                    "  %_to_copy: int64[4] = aten._to_copy.default(%where, dtype=torch.int64)\n"
+                    "  return (%_to_copy)\n");
+}
