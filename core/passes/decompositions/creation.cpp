@@ -1,6 +1,8 @@
-// Tensor creation: zeros/ones(/_like), new_*, arange, eye, linspace, tril/triu.
+// Tensor creation: zeros/ones(/_like), new_*, arange, eye, linspace/logspace, tril/triu.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <optional>
 
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/table.h"
@@ -203,41 +205,24 @@ void eye_rule(Rewriter& rw) {
   rw.set_outputs({out == ir::ScalarType::Bool ? cond : to_dtype(rw, cond, out)});
 }
 
-/// aten.linspace.default → torch._refs.linspace (recent releases; older ones computed
-/// start + step * arange everywhere, differing in the last bits): dtype float32 unless
-/// given; steps 0 → full([0], 0), steps 1 → full([1], start); else rg =
+/// torch._refs.linspace (recent releases; older ones computed start + step * arange
+/// everywhere, differing in the last bits) with number bounds: steps 0 → full([0], 0),
+/// steps 1 → full([1], start) (the node's layout/device/pin_memory); else rg =
 /// arange(0, steps) (int64), step = (end - start) / (steps - 1) in double, and
 /// where(rg < steps / 2, start + step * rg, end - step * ((steps - 1) - rg)) with rg
 /// cast to the computation dtype (int64 for integer or bool dtypes, float32 for
-/// float16/bfloat16, else the dtype), the result cast to the dtype. A negative steps
-/// is PyTorch's error; complex bounds are refused (no complex Scalars here).
-void linspace_rule(Rewriter& rw) {
-  Number start = rw.take(rw.args().number("start"));
-  Number end = rw.take(rw.args().number("end"));
-  int64_t steps = rw.int_("steps");
-  auto dt = rw.dtype("dtype");
-  if (!rw.ok()) return;
-  if (steps < 0) {
-    rw.fail(ErrorCode::INVALID_GRAPH, "number of steps must be non-negative");
-    return;
-  }
-  const ir::ScalarType dtype = dt.value_or(ir::ScalarType::Float);
-  if (is_complex_dtype(dtype)) {
-    rw.unsupported("a complex dtype");
-    return;
-  }
+/// float16/bfloat16, else the dtype), the result cast to `dtype`. `steps` >= 0.
+std::string linspace(Rewriter& rw, const Number& start, const Number& end, int64_t steps,
+                     ir::ScalarType dtype) {
   if (steps <= 1) {
     ir::Argument fill = steps == 0 ? fill_value(dtype, 0) : number_arg(start);
-    rw.set_outputs(
-        {rw.call("aten.full.default", {ir::arg_ints({steps}), std::move(fill)}, creation_kwargs(rw, dtype))});
-    return;
+    return rw.call("aten.full.default", {ir::arg_ints({steps}), std::move(fill)}, creation_kwargs(rw, dtype));
   }
   ir::Device device;
   const ir::Argument device_arg = rw.raw("device");  // held: get_if points into it
   if (const auto* d = device_arg.get_if<ir::ArgTag::Device>()) device = *d;
   std::string rg = arange(rw, ir::arg_int(0), ir::arg_int(steps), device);
-  const bool integral = !ir::is_floating(dtype);
-  const ir::ScalarType compute = integral ? ir::ScalarType::Long : opmath_dtype(dtype);
+  const ir::ScalarType compute = ir::is_floating(dtype) ? opmath_dtype(dtype) : ir::ScalarType::Long;
   const double step = (end.as_double() - start.as_double()) / static_cast<double>(steps - 1);
   auto t = [](const std::string& n) { return ir::arg_tensor(n); };
   std::string first_half =
@@ -248,7 +233,64 @@ void linspace_rule(Rewriter& rw) {
   std::string down = rw.call("aten.mul.Tensor", {t(to_dtype(rw, back, compute)), ir::arg_float(step)});
   down = rw.call("aten.rsub.Scalar", {t(down), number_arg(end)});
   std::string out = rw.call("aten.where.self", {t(first_half), t(up), t(down)});
-  rw.set_outputs({to_dtype(rw, out, dtype)});
+  return to_dtype(rw, out, dtype);
+}
+
+/// The start, end and steps of linspace / logspace and the dtype (float32 unless
+/// given); nullopt after refusing a negative steps (PyTorch's error) or a complex dtype.
+struct SpaceArgs {
+  Number start, end;
+  int64_t steps;
+  ir::ScalarType dtype;
+};
+std::optional<SpaceArgs> space_args(Rewriter& rw) {
+  SpaceArgs a;
+  a.start = rw.take(rw.args().number("start"));
+  a.end = rw.take(rw.args().number("end"));
+  a.steps = rw.int_("steps");
+  auto dt = rw.dtype("dtype");
+  if (!rw.ok()) return std::nullopt;
+  if (a.steps < 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "number of steps must be non-negative");
+    return std::nullopt;
+  }
+  a.dtype = dt.value_or(ir::ScalarType::Float);
+  if (is_complex_dtype(a.dtype)) {
+    rw.unsupported("a complex dtype");
+    return std::nullopt;
+  }
+  return a;
+}
+
+/// aten.linspace.default → torch._refs.linspace (see linspace()).
+void linspace_rule(Rewriter& rw) {
+  auto a = space_args(rw);
+  if (!a) return;
+  rw.set_outputs({linspace(rw, a->start, a->end, a->steps, a->dtype)});
+}
+
+/// aten.logspace.default → torch._refs.logspace: for an integer dtype, float bounds
+/// truncated to ints first; linspace(start, end, steps) in float64, pow.Scalar(base,
+/// it), cast to the dtype. A negative base is refused (the reference raises
+/// NotImplementedError).
+void logspace_rule(Rewriter& rw) {
+  auto a = space_args(rw);
+  const double base = rw.float_("base");
+  if (!a || !rw.ok()) return;
+  if (base < 0) {
+    rw.unsupported("a negative base (torch._refs.logspace raises NotImplementedError)");
+    return;
+  }
+  if (!ir::is_floating(a->dtype)) {
+    for (Number* n : {&a->start, &a->end}) {
+      if (n->is_float() && std::isfinite(n->d) && std::fabs(n->d) < 9.0e18) {
+        *n = Number::of_int(static_cast<int64_t>(std::trunc(n->d)));
+      }
+    }
+  }
+  std::string exponents = linspace(rw, a->start, a->end, a->steps, ir::ScalarType::Double);
+  std::string powers = rw.call("aten.pow.Scalar", {ir::arg_float(base), ir::arg_tensor(exponents)});
+  rw.set_outputs({to_dtype(rw, powers, a->dtype)});
 }
 
 }  // namespace
@@ -256,6 +298,8 @@ void linspace_rule(Rewriter& rw) {
 void add_creation_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.zeros.default", constant_fill_rule<0>, "torch._refs zeros → full"});
   out.push_back({"aten.linspace.default", linspace_rule, "torch._refs.linspace (the two-ended form)"});
+  out.push_back(
+      {"aten.logspace.default", logspace_rule, "torch._refs.logspace → linspace (float64) + pow.Scalar"});
   out.push_back({"aten.ones.default", constant_fill_rule<1>, "torch._refs ones → full"});
   out.push_back({"aten.zeros_like.default", constant_fill_like_rule<0>, "torch._refs zeros_like → full_like"});
   out.push_back({"aten.ones_like.default", constant_fill_like_rule<1>, "torch._refs ones_like → full_like"});

@@ -648,3 +648,34 @@ TEST_CASE(
                     "  %_to_copy: int64[4] = aten._to_copy.default(%where, dtype=torch.int64)\n"
                     "  return (%_to_copy)\n");
 }
+
+TEST_CASE(
+    "decompose logspace -> linspace in float64, pow.Scalar(base, it), cast (integer dtypes truncate float "
+    "bounds)") {
+  ProgramBuilder b;
+  b.output(b.call("aten.logspace.default", {arg_float(0.9), arg_float(2.7), arg_int(3), arg_float(2.0)},
+                  {ScalarType::Long, {3}}, {{"dtype", arg_dtype(ScalarType::Long)}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph():\n"
+                    "  %arange: int64[3] = aten.arange.start_step(0, 3, layout=torch.strided, "
+                    "device=device(type='cpu'), pin_memory=False)\n"
+                    "  %lt: bool[3] = aten.lt.Scalar(%arange, 1.5)\n"
+                    "  %_to_copy: float64[3] = aten._to_copy.default(%arange, dtype=torch.float64)\n"
+                    "  %mul: float64[3] = aten.mul.Tensor(%_to_copy, 1.0)\n"
+                    "  %add: float64[3] = aten.add.Tensor(%mul, 0)\n"
+                    "  %sub: int64[3] = aten.sub.Tensor(2, %arange)\n"
+                    "  %_to_copy_1: float64[3] = aten._to_copy.default(%sub, dtype=torch.float64)\n"
+                    "  %mul_1: float64[3] = aten.mul.Tensor(%_to_copy_1, 1.0)\n"
+                    "  %sub_1: float64[3] = aten.sub.Tensor(2, %mul_1)\n"
+                    "  %where: float64[3] = aten.where.self(%lt, %add, %sub_1)\n"
+                    "  %pow_1: float64[3] = aten.pow.Scalar(2.0, %where)\n"
+                    "  %_to_copy_2: int64[3] = aten._to_copy.default(%pow_1, dtype=torch.int64)\n"
+                    "  return (%_to_copy_2)\n");
+  ProgramBuilder bn;
+  bn.output(
+      bn.call("aten.logspace.default", {arg_int(0), arg_int(1), arg_int(3), arg_float(-2.0)}, {F, {3}}));
+  ExportedProgram epn = bn.build();
+  expect_refused(epn, ErrorCode::UNSUPPORTED_FEATURE, "logspace",
+                 "a negative base (torch._refs.logspace raises NotImplementedError)");
+}
