@@ -230,6 +230,16 @@ std::optional<std::string> Rewriter::available_sym(const SymPoly& p) const {
   return std::nullopt;
 }
 
+std::string Rewriter::emit_sym_op(const char* op, ir::Argument a, ir::Argument b, const SymPoly& result) {
+  std::string name = fresh(op, 0);
+  std::vector<ir::NamedArgument> in{ir::positional("a", std::move(a)), ir::positional("b", std::move(b))};
+  insert(
+      ir::Node(ir::OpTarget(std::string("_operator.") + op), std::move(in), {ir::arg_sym_int(name)}, name));
+  env_.graph().set_sym_int(name, env_.symbols().to_symint(result));
+  sym_values_.add(result, name);
+  return name;
+}
+
 std::vector<std::string> Rewriter::size_sources(bool node_args_only) const {
   std::vector<std::string> out;
   if (!node_args_only) {
@@ -313,14 +323,7 @@ std::optional<std::string> Rewriter::sym_from_sizes(const SymPoly& p) {
   };
   auto emit_binary = [&](const char* op, const std::string& a, int64_t b, const SymPoly& result) {
     if (auto have = available_sym(result)) return *have;
-    std::string name = fresh(op, 0);
-    std::vector<ir::NamedArgument> in{ir::positional("a", ir::arg_sym_int(a)),
-                                      ir::positional("b", ir::arg_int(b))};
-    insert(
-        ir::Node(ir::OpTarget(std::string("_operator.") + op), std::move(in), {ir::arg_sym_int(name)}, name));
-    g.set_sym_int(name, env_.symbols().to_symint(result));
-    sym_values_.add(result, name);
-    return name;
+    return emit_sym_op(op, ir::arg_sym_int(a), ir::arg_int(b), result);
   };
   // c * base + k from a SymInt holding `base`.
   auto scale_shift = [&](std::string v, const SymPoly& base, int64_t c, int64_t k) {
@@ -379,13 +382,7 @@ std::optional<std::string> Rewriter::sym_from_sizes(const SymPoly& p) {
         v = *have;
       } else {
         std::string b = read(dim);
-        std::string name = fresh("mul", 0);
-        std::vector<ir::NamedArgument> in{ir::positional("a", ir::arg_sym_int(v)),
-                                          ir::positional("b", ir::arg_sym_int(b))};
-        insert(ir::Node(ir::OpTarget("_operator.mul"), std::move(in), {ir::arg_sym_int(name)}, name));
-        g.set_sym_int(name, env_.symbols().to_symint(next));
-        sym_values_.add(next, name);
-        v = name;
+        v = emit_sym_op("mul", ir::arg_sym_int(v), ir::arg_sym_int(b), next);
       }
       acc = next;
     }
@@ -396,17 +393,8 @@ std::optional<std::string> Rewriter::sym_from_sizes(const SymPoly& p) {
       std::string f = sym_value(factor);
       if (!ok()) return std::nullopt;
       SymPoly next = acc * factor;
-      if (auto have = available_sym(next)) {
-        v = *have;
-      } else {
-        std::string name = fresh("mul", 0);
-        std::vector<ir::NamedArgument> in{ir::positional("a", ir::arg_sym_int(v)),
-                                          ir::positional("b", ir::arg_sym_int(f))};
-        insert(ir::Node(ir::OpTarget("_operator.mul"), std::move(in), {ir::arg_sym_int(name)}, name));
-        g.set_sym_int(name, env_.symbols().to_symint(next));
-        sym_values_.add(next, name);
-        v = name;
-      }
+      v = available_sym(next) ? *available_sym(next)
+                              : emit_sym_op("mul", ir::arg_sym_int(v), ir::arg_sym_int(f), next);
       v = scale_shift(v, next, 1, shift);
     }
     return v;
@@ -417,14 +405,8 @@ std::optional<std::string> Rewriter::sym_from_sizes(const SymPoly& p) {
 std::string Rewriter::sym_value(const SymPoly& p) {
   if (!ok()) return {};
   if (auto have = available_sym(p)) return *have;
-  ir::Graph& g = env_.graph();
   auto emit_binary = [&](const char* op, ir::Argument a, ir::Argument b, const SymPoly& result) {
-    std::string name = fresh(op, 0);
-    std::vector<ir::NamedArgument> in{ir::positional("a", std::move(a)), ir::positional("b", std::move(b))};
-    insert(ir::Node(ir::OpTarget(std::string("_operator.") + op), std::move(in), {ir::arg_sym_int(name)}, name));
-    g.set_sym_int(name, env_.symbols().to_symint(result));
-    sym_values_.add(result, name);
-    return name;
+    return emit_sym_op(op, std::move(a), std::move(b), result);
   };
   // Symbols read off sizes directly give export's spelling (products of
   // sym_size values); a derived dim whose symbol no tensor carries alone is

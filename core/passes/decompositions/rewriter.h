@@ -131,6 +131,9 @@ class Rewriter {
   std::string fresh(std::string_view base, int start) const;
   std::optional<std::string> available_sym(const SymPoly& p) const;
   std::string sym_value(const SymPoly& p);
+  /// Inserts `name` = _operator.<op>(a, b), a SymInt holding `result`, and
+  /// records it as the value of `result`; returns its name.
+  std::string emit_sym_op(const char* op, ir::Argument a, ir::Argument b, const SymPoly& result);
   /// Tensors whose sizes a new SymInt may be read from: graph inputs first
   /// (where export binds symbols), then this node's tensor arguments.
   std::vector<std::string> size_sources(bool node_args_only) const;
