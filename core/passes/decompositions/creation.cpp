@@ -15,6 +15,13 @@ ir::Argument fill_value(ir::ScalarType dtype, int64_t v) {
   return ir::arg_int(v);
 }
 
+/// The node's device argument; the default (CPU) when it is None.
+ir::Device device_arg(Rewriter& rw) {
+  const ir::Argument arg = rw.raw("device");  // held: get_if points into it
+  const auto* d = arg.get_if<ir::ArgTag::Device>();
+  return d ? *d : ir::Device{};
+}
+
 /// Keyword arguments of torch._refs creation functions: dtype (resolved), layout
 /// (default torch.strided), device when given, pin_memory (default False).
 KwArgs creation_kwargs(Rewriter& rw, std::optional<ir::ScalarType> dtype) {
@@ -190,9 +197,7 @@ void eye_rule(Rewriter& rw) {
     rw.unsupported("a layout other than strided or pin_memory=True (the reference's where form)");
     return;
   }
-  ir::Device device;
-  const ir::Argument device_arg = rw.raw("device");  // held: get_if points into it
-  if (const auto* d = device_arg.get_if<ir::ArgTag::Device>()) device = *d;
+  const ir::Device device = device_arg(rw);
   const int64_t top = std::max(n.value(), m.value());
   const ir::ScalarType range = top <= 255         ? ir::ScalarType::Byte
                                : top <= 65535     ? ir::ScalarType::UInt16
@@ -218,9 +223,7 @@ std::string linspace(Rewriter& rw, const Number& start, const Number& end, int64
     ir::Argument fill = steps == 0 ? fill_value(dtype, 0) : number_arg(start);
     return rw.call("aten.full.default", {ir::arg_ints({steps}), std::move(fill)}, creation_kwargs(rw, dtype));
   }
-  ir::Device device;
-  const ir::Argument device_arg = rw.raw("device");  // held: get_if points into it
-  if (const auto* d = device_arg.get_if<ir::ArgTag::Device>()) device = *d;
+  const ir::Device device = device_arg(rw);
   std::string rg = arange(rw, ir::arg_int(0), ir::arg_int(steps), device);
   const ir::ScalarType compute = ir::is_floating(dtype) ? opmath_dtype(dtype) : ir::ScalarType::Long;
   const double step = (end.as_double() - start.as_double()) / static_cast<double>(steps - 1);

@@ -405,11 +405,6 @@ void im2col_rule(Rewriter& rw) {
     rw.fail(ErrorCode::INVALID_GRAPH, "padding should be non-negative, but got " + list(p));
     return;
   }
-  auto sizes_text = [&](const std::vector<SymPoly>& v) {
-    std::string t = "[";
-    for (size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + rw.symbols().display(v[i]);
-    return t + "]";
-  };
   const size_t rank = m.rank();
   bool zero = false;
   for (size_t i = rank >= 3 ? rank - 3 : 0; i < rank; ++i) {
@@ -419,7 +414,7 @@ void im2col_rule(Rewriter& rw) {
     rw.fail(ErrorCode::INVALID_GRAPH,
             "Expected 3D or 4D (batch mode) tensor for input with possible 0 batch size "
             "and non-zero dimensions, but got: " +
-                sizes_text(m.sizes));
+                shape_text(m.sizes, rw.symbols()));
     return;
   }
   for (size_t i = rank - 3; i < rank; ++i) {
@@ -436,11 +431,11 @@ void im2col_rule(Rewriter& rw) {
   }
   if (out[0] <= 0 || out[1] <= 0) {
     rw.fail(ErrorCode::INVALID_GRAPH,
-            "Given an input with spatial size " + sizes_text({m.sizes[rank - 2], m.sizes[rank - 1]}) +
-                ", kernel_size=" + list(k) + ", dilation=" + list(d) + ", padding=" + list(p) +
-                ", stride=" + list(s) + ", the calculated shape of the array of sliding blocks is [" +
-                std::to_string(out[0]) + ", " + std::to_string(out[1]) +
-                "], but its components must be at least one.");
+            "Given an input with spatial size " +
+                shape_text({m.sizes[rank - 2], m.sizes[rank - 1]}, rw.symbols()) + ", kernel_size=" +
+                list(k) + ", dilation=" + list(d) + ", padding=" + list(p) + ", stride=" + list(s) +
+                ", the calculated shape of the array of sliding blocks is [" + std::to_string(out[0]) + ", " +
+                std::to_string(out[1]) + "], but its components must be at least one.");
     return;
   }
   const bool batched = rank == 4;

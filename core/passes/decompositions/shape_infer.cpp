@@ -25,9 +25,9 @@ Error limitation(const ops::OpSchema& op, const std::string& what) {
   return make_error(ErrorCode::UNSUPPORTED_FEATURE, op.full_name() + ": " + what);
 }
 
-/// "[1, 5, 8, 8]" (symbolic sizes in display form, or as polynomial keys
-/// when no symbol table is at hand).
-std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable* st = nullptr) {
+}  // namespace
+
+std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable* st) {
   std::string out = "[";
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (i) out += ", ";
@@ -38,6 +38,8 @@ std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable* st 
   return clipped(out + "]", 240);
 }
 std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable& st) { return shape_text(sizes, &st); }
+
+namespace {
 
 /// PyTorch's "cannot be applied to a 0-dim tensor" for ops that index a dimension.
 Status require_dims(const ops::OpSchema& op, const Meta& m, const char* what = "self") {
@@ -310,7 +312,7 @@ namespace {
 /// programs may name them batch, seq_len) not of the form u<digits> or
 /// zuf<digits> (data-dependent sizes, whose equalities export may leave
 /// to runtime asserts). Opaque atoms (FloorDiv(...), Max(...)) are not.
-bool backed_symbols_only(const SymPoly& p) {
+bool plain_symbols_only(const SymPoly& p) {
   auto digits_after = [](const std::string& a, size_t n) {
     if (a.size() <= n) return false;
     for (size_t i = n; i < a.size(); ++i) {
@@ -346,7 +348,7 @@ bool same_sizes(const std::vector<SymPoly>& x, const std::vector<SymPoly>& y, co
     // sizes whatever the hints say: export replaces symbols it proves equal
     // (s1 == s0, s0 == 2*s1) throughout the program, so only opaque atoms
     // (FloorDiv, Max, ...) and unbacked symbols (u0) can hide an equality.
-    if (backed_symbols_only(a) && backed_symbols_only(b)) return false;
+    if (plain_symbols_only(a) && plain_symbols_only(b)) return false;
   }
   return true;
 }

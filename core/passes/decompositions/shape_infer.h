@@ -65,6 +65,10 @@ bool same_dtype_and_sizes(const Meta& declared, const Meta& inferred, const Symb
 
 /// "float32[2, s0]".
 std::string describe_meta(const Meta& m, const SymbolTable& symbols);
+/// "[1, 5, 8, 8]" for messages: sizes in display form (as polynomial keys when
+/// `symbols` is null), each cut to 80 characters and the whole to 240.
+std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable* symbols = nullptr);
+std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable& symbols);
 
 /// When a program value's `declared` metadata disagrees with `inferred` in
 /// dtype or sizes (same_dtype_and_sizes): the two described ("float32[2, 3]").
