@@ -262,7 +262,8 @@ std::optional<std::pair<int64_t, int64_t>> affine_of(const SymPoly& p, const Sym
   if (q.terms().empty() || p.terms().size() != q.terms().size()) return std::nullopt;
   const auto& [mono, cq] = *q.terms().begin();
   auto it = p.terms().find(mono);
-  if (it == p.terms().end() || it->second % cq != 0) return std::nullopt;
+  if (it == p.terms().end() || (cq == -1 && it->second == INT64_MIN) || it->second % cq != 0)
+    return std::nullopt;
   const int64_t c = it->second / cq;
   SymPoly rest = p - q * SymPoly(c);
   if (!rest.is_constant()) return std::nullopt;
