@@ -14,11 +14,11 @@
 // Rules: decomp::infer_meta (PyTorch's meta functions for the ops it knows).
 // An op it has no rule for, or whose shape it cannot compute (symbolic sizes
 // it cannot reason about, data-dependent sizes), is skipped and counted.
-// Symbolic sizes compare by polynomial. Two different polynomials over size
-// symbols alone (s0, s1) are different sizes (export renames symbols it
-// proves equal throughout); with opaque atoms (FloorDiv, unbacked u0) they
-// are compared through the symbols' example values (hints), and accepted
-// when a hint is unknown. Strides are not compared, nor are results on a
+// Symbolic sizes compare by polynomial. Two different polynomials over plain
+// size symbols alone (s0, s1, or hand-written names like batch) are different
+// sizes (export renames symbols it proves equal throughout); with opaque atoms
+// (FloorDiv, Max) or unbacked symbols (u0) they are compared through the
+// symbols' example values (hints), and accepted when a hint is unknown. Strides are not compared, nor are results on a
 // device other than the CPU (the rules follow the CPU kernels). A node identical to one
 // already checked (same operator, arguments and tensor metadata) is not
 // checked again.

@@ -77,11 +77,12 @@ std::string quoted_entry(std::string_view name) {
 /// record found does not end the file (`trailing` bytes follow the one at
 /// `end_pos`): most often that of a zip stored inside a truncated archive (a
 /// .pt2's sample inputs are one), whose offsets count from the inner zip's
-/// start. The message is the likely cause, the notes give the evidence
-/// (the record's place, then what reading it failed on), and the error points at the record unless
-/// `keep_offset` (its offset is a place verified in this file). `e` itself when trailing is 0, unless
-/// `directory_elsewhere`: the record ends the file (a cut right after an inner zip) but no central directory
-/// is where it says.
+/// start. The message is the likely cause, the notes give the evidence (the
+/// record's place, then what reading it failed on), and the error points at
+/// the record unless `keep_offset` (its offset is a place verified in this
+/// file). `e` itself when trailing is 0, unless `directory_elsewhere`: the
+/// record ends the file (a cut right after an inner zip) but no central
+/// directory is where it says.
 Error framed_as_nested(Error e, uint64_t end_pos, uint64_t trailing, bool keep_offset,
                        bool directory_elsewhere = false) {
   if (trailing == 0 && !directory_elsewhere) return e;
