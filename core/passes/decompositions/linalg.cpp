@@ -1,6 +1,8 @@
 // Linear algebra: linear, matmul and the ops their decompositions reach
 // (dot, mv, t, transpose), plus baddbmm and trace.
+#include <algorithm>
 #include <cmath>
+#include <deque>
 
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
@@ -243,6 +245,379 @@ void trace_rule(Rewriter& rw) {
   rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(d), ir::arg_ints({})})});
 }
 
+// ---- einsum -------------------------------------------------------------------------------------
+
+/// Einsum labels as at::native::einsum numbers them: 'A'..'Z' are 0..25, 'a'..'z'
+/// 26..51 (the order of the implicit output and of the contraction dims), the
+/// ellipsis 52.
+constexpr int kEinsumLetters = 26;
+constexpr int kEinsumLabels = 2 * kEinsumLetters;
+constexpr int kEllipsis = kEinsumLabels;
+
+bool is_ascii_letter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+int einsum_subscript(char c) { return c <= 'Z' ? c - 'A' : c - 'a' + kEinsumLetters; }
+char einsum_label(int s) {
+  return static_cast<char>(s < kEinsumLetters ? 'A' + s : 'a' + s - kEinsumLetters);
+}
+
+/// A size einsum treats as "not 1" (it broadcasts otherwise): a constant other
+/// than 1, or a symbolic size (torch.export gives dynamic dims a minimum of 2).
+bool einsum_not_one(const SymPoly& p) { return !(p.is_constant() && p.value() == 1); }
+
+/// Checks that `seen` (1 when unset) and `size` agree as at::native::einsum's
+/// broadcast checks do; `mismatch` is torch's message. A pair that differs only
+/// symbolically is refused as unsupported. False after failing.
+bool einsum_sizes_agree(Rewriter& rw, const SymPoly& seen, const SymPoly& size, const std::string& mismatch) {
+  if (!einsum_not_one(seen) || seen == size) return true;
+  if (seen.is_constant() && size.is_constant()) {
+    rw.fail(ErrorCode::INVALID_GRAPH, mismatch);
+  } else {
+    rw.unsupported("sizes " + rw.symbols().display(seen) + " and " + rw.symbols().display(size) +
+                   " of one subscript may differ");
+  }
+  return false;
+}
+
+/// at::native::sumproduct_pair with keepdim: (left * right).sum(sum_dims) through
+/// permute + reshape + bmm + view + permute (mul.Tensor when nothing is summed);
+/// a summed dim that only one side has (size != 1) is summed on that side first.
+/// The operands have equal ranks. Empty string after failing.
+std::string einsum_sumproduct_pair(Rewriter& rw, std::string left, std::string right,
+                                   const std::vector<int64_t>& sum_dims) {
+  if (sum_dims.empty()) return rw.call("aten.mul.Tensor", {ir::arg_tensor(left), ir::arg_tensor(right)});
+  Meta lm = rw.meta(left);
+  Meta rm = rw.meta(right);
+  if (!rw.ok()) return {};
+  const size_t dim = lm.rank();
+  std::vector<bool> summed(dim, false);
+  for (int64_t d : sum_dims) summed[static_cast<size_t>(d)] = true;
+  std::vector<int64_t> lro, lo, ro;
+  SymPoly lro_size(1), lo_size(1), ro_size(1), sum_size(1);
+  for (size_t i = 0; i < dim; ++i) {
+    const bool sl = einsum_not_one(lm.sizes[i]);
+    const bool sr = einsum_not_one(rm.sizes[i]);
+    const int64_t d = static_cast<int64_t>(i);
+    if (summed[i]) {
+      if (sl && sr) {
+        sum_size = sum_size * lm.sizes[i];
+      } else if (sl) {
+        left = rw.call("aten.sum.dim_IntList", {ir::arg_tensor(left), ir::arg_ints({d}), ir::arg_bool(true)});
+      } else if (sr) {
+        right =
+            rw.call("aten.sum.dim_IntList", {ir::arg_tensor(right), ir::arg_ints({d}), ir::arg_bool(true)});
+      }
+    } else if (sl && sr) {
+      lro.push_back(d);
+      lro_size = lro_size * lm.sizes[i];
+    } else if (sl) {
+      lo.push_back(d);
+      lo_size = lo_size * lm.sizes[i];
+    } else {
+      ro.push_back(d);
+      ro_size = ro_size * rm.sizes[i];
+    }
+  }
+  std::vector<SymPoly> out_size;
+  for (int64_t d : lro) out_size.push_back(lm.sizes[static_cast<size_t>(d)]);
+  for (int64_t d : lo) out_size.push_back(lm.sizes[static_cast<size_t>(d)]);
+  for (size_t k = 0; k < sum_dims.size(); ++k) out_size.emplace_back(1);
+  for (int64_t d : ro) out_size.push_back(rm.sizes[static_cast<size_t>(d)]);
+  auto concat = [](std::initializer_list<const std::vector<int64_t>*> parts) {
+    std::vector<int64_t> v;
+    for (const std::vector<int64_t>* p : parts) v.insert(v.end(), p->begin(), p->end());
+    return v;
+  };
+  const std::vector<int64_t> lperm = concat({&lro, &lo, &sum_dims, &ro});
+  const std::vector<int64_t> rperm = concat({&lro, &sum_dims, &ro, &lo});
+  std::vector<int64_t> operm(dim, -1);
+  for (size_t k = 0; k < lperm.size(); ++k) operm[static_cast<size_t>(lperm[k])] = static_cast<int64_t>(k);
+  left = reshape(rw, permute(rw, left, lperm), {lro_size, lo_size, sum_size});
+  right = reshape(rw, permute(rw, right, rperm), {lro_size, sum_size, ro_size});
+  if (!rw.ok()) return {};
+  std::string result = rw.call("aten.bmm.default", {ir::arg_tensor(left), ir::arg_tensor(right)});
+  return permute(rw, view(rw, result, out_size), operm);
+}
+
+/// aten.einsum.default → at::native::einsum (Linear.cpp, CompositeImplicitAutograd),
+/// as run_decompositions() traces it: the equation parsed with torch's checks and
+/// messages; each operand unsqueezed for the labels it lacks and permuted to
+/// [output dims, ellipsis dims when not in the output, contraction dims];
+/// operands contracted pairwise left to right (or in the order of `path`, which
+/// torch.einsum passes for three or more operands when opt_einsum is on), a dim
+/// that only one operand still has summed on that operand first
+/// (sum.dim_IntList, keepdim), each pair through sumproduct_pair; finally the
+/// contracted dims dropped by a view, or summed when there is one operand.
+/// Refused: a subscript repeated within one operand (a diagonal), operands of
+/// different dtypes (whether torch promotes them depends on the contraction),
+/// sizes of one subscript that differ only symbolically.
+void einsum_rule(Rewriter& rw) {
+  const std::string equation = rw.str("equation");
+  std::vector<std::string> operands = rw.tensors("tensors");
+  const std::optional<std::vector<int64_t>> path = rw.opt_ints("path");
+  if (!rw.ok()) return;
+  auto invalid = [&rw](const std::string& msg) { rw.fail(ErrorCode::INVALID_GRAPH, "einsum(): " + msg); };
+  if (operands.empty()) return invalid("must provide at least one operand");
+  const size_t num_ops = operands.size();
+  if (path) {
+    const size_t path_size = num_ops == 1 ? 1 : (num_ops - 1) * 2;
+    if (path->size() != path_size) {
+      return invalid("expected contraction path given in path parameter to have size " +
+                     std::to_string(path_size) + " but got " + std::to_string(path->size()));
+    }
+  }
+  std::vector<Meta> metas;
+  for (const std::string& op : operands) metas.push_back(rw.meta(op));
+  if (!rw.ok()) return;
+  for (const Meta& m : metas) {
+    if (m.dtype != metas.front().dtype) {
+      return rw.unsupported("operands of different dtypes (" +
+                            std::string(ir::scalar_type_name(metas.front().dtype)) + " and " +
+                            std::string(ir::scalar_type_name(m.dtype)) + ")");
+    }
+  }
+
+  // Labels per operand.
+  const size_t arrow = equation.find("->");
+  const std::string lhs = equation.substr(0, arrow);
+  std::vector<std::vector<int>> op_labels(num_ops);
+  bool ell_in_input = false;
+  size_t curr = 0;
+  for (size_t i = 0; i < lhs.size(); ++i) {
+    const char c = lhs[i];
+    if (c == ' ') continue;
+    if (c == '.') {
+      if (ell_in_input) {
+        return invalid("found '.' for operand " + std::to_string(curr) +
+                       " for which an ellipsis was already found");
+      }
+      if (!(i + 2 < lhs.size() && lhs[i + 1] == '.' && lhs[i + 2] == '.')) {
+        return invalid("found '.' for operand " + std::to_string(curr) + " that is not part of any ellipsis");
+      }
+      i += 2;
+      op_labels[curr].push_back(kEllipsis);
+      ell_in_input = true;
+    } else if (c == ',') {
+      if (++curr >= num_ops) return invalid("fewer operands were provided than specified in the equation");
+      ell_in_input = false;
+    } else if (is_ascii_letter(c)) {
+      op_labels[curr].push_back(einsum_subscript(c));
+    } else {
+      return invalid("invalid subscript given at index " + std::to_string(i) +
+                     " in the equation string, subscripts must be in [a-zA-Z]");
+    }
+  }
+  if (curr != num_ops - 1) return invalid("more operands were provided than specified in the equation");
+
+  std::vector<int64_t> label_count(kEinsumLabels, 0);
+  int64_t ell_num_dim = 0;
+  for (size_t i = 0; i < num_ops; ++i) {
+    const int64_t ndims = static_cast<int64_t>(metas[i].rank());
+    int64_t nlabels = static_cast<int64_t>(op_labels[i].size());
+    bool has_ellipsis = false;
+    for (int s : op_labels[i]) {
+      if (s == kEllipsis) {
+        --nlabels;
+        has_ellipsis = true;
+        ell_num_dim = std::max(ell_num_dim, ndims - nlabels);
+      } else {
+        ++label_count[static_cast<size_t>(s)];
+      }
+    }
+    if (has_ellipsis ? nlabels > ndims : nlabels != ndims) {
+      return invalid("the number of subscripts in the equation (" + std::to_string(nlabels) +
+                     (has_ellipsis ? ") is more than the number of dimensions ("
+                                   : ") does not match the number of dimensions (") +
+                     std::to_string(ndims) + ") for operand " + std::to_string(i) +
+                     (has_ellipsis ? "" : " and no ellipsis was given"));
+    }
+  }
+
+  // Where each label goes: output dims first, then contraction dims.
+  std::vector<int64_t> label_perm_index(kEinsumLabels, -1);
+  int64_t perm_index = 0;
+  int64_t ell_index = 0;
+  bool ell_in_output = false;
+  if (arrow == std::string::npos) {
+    perm_index = ell_num_dim;  // implicit output: the ellipsis, then labels seen once
+    ell_in_output = true;
+    for (int s = 0; s < kEinsumLabels; ++s) {
+      if (label_count[static_cast<size_t>(s)] == 1) label_perm_index[static_cast<size_t>(s)] = perm_index++;
+    }
+  } else {
+    const std::string rhs = equation.substr(arrow + 2);
+    for (size_t i = 0; i < rhs.size(); ++i) {
+      const char c = rhs[i];
+      if (c == ' ') continue;
+      if (c == '.') {
+        if (ell_in_output) return invalid("found '.' for output but an ellipsis (...) was already found");
+        if (!(i + 2 < rhs.size() && rhs[i + 1] == '.' && rhs[i + 2] == '.')) {
+          return invalid("found '.' for output that is not part of any ellipsis (...)");
+        }
+        i += 2;
+        ell_index = perm_index;
+        perm_index += ell_num_dim;
+        ell_in_output = true;
+      } else if (is_ascii_letter(c)) {
+        const size_t s = static_cast<size_t>(einsum_subscript(c));
+        if (label_count[s] == 0 || label_perm_index[s] != -1) {
+          return invalid(std::string("output subscript ") + c +
+                         (label_perm_index[s] > -1
+                              ? " appears more than once in the output"
+                              : " does not appear in the equation for any input operand"));
+        }
+        label_perm_index[s] = perm_index++;
+      } else {
+        return invalid("invalid subscript given at index " + std::to_string(lhs.size() + 2 + i) +
+                       " in the equation string, subscripts must be in [a-zA-Z]");
+      }
+    }
+  }
+  const int64_t out_num_dim = perm_index;
+  if (!ell_in_output) {
+    ell_index = perm_index;
+    perm_index += ell_num_dim;
+  }
+  for (int s = 0; s < kEinsumLabels; ++s) {
+    const size_t k = static_cast<size_t>(s);
+    if (label_count[k] > 0 && label_perm_index[k] == -1) label_perm_index[k] = perm_index++;
+  }
+
+  // Align every operand to the perm_index dims (unsqueeze the missing ones, permute).
+  std::vector<SymPoly> label_size(kEinsumLabels, SymPoly(1));
+  std::vector<SymPoly> ell_sizes(static_cast<size_t>(ell_num_dim), SymPoly(1));
+  std::vector<uint64_t> dim_counts(static_cast<size_t>(perm_index), 0);
+  std::deque<std::string> ops;
+  for (size_t i = 0; i < num_ops; ++i) {
+    std::string op = operands[i];
+    const Meta& m = metas[i];
+    std::vector<int64_t> permutation(static_cast<size_t>(perm_index), -1);
+    int64_t dim = 0;
+    for (int s : op_labels[i]) {
+      if (s == kEllipsis) {
+        const int64_t ndim = static_cast<int64_t>(m.rank()) - (static_cast<int64_t>(op_labels[i].size()) - 1);
+        for (int64_t j = ell_num_dim - ndim; j < ell_num_dim; ++j) {
+          const SymPoly& size = m.sizes[static_cast<size_t>(dim)];
+          if (einsum_not_one(size)) {
+            SymPoly& seen = ell_sizes[static_cast<size_t>(j)];
+            if (!einsum_sizes_agree(rw, seen, size,
+                                    "einsum(): dimension " + std::to_string(dim) +
+                                        " covered by ellipsis in operand " + std::to_string(i) + "has size " +
+                                        rw.symbols().display(size) +
+                                        " which does not broadcast with previously seen ellipsis with size " +
+                                        rw.symbols().display(seen) + " for the respective dimension")) {
+              return;
+            }
+            seen = size;
+            ++dim_counts[static_cast<size_t>(ell_index + j)];
+          }
+          permutation[static_cast<size_t>(ell_index + j)] = dim++;
+        }
+        continue;
+      }
+      const size_t at = static_cast<size_t>(label_perm_index[static_cast<size_t>(s)]);
+      if (permutation[at] != -1) {
+        return rw.unsupported(std::string("the subscript ") + einsum_label(s) + " repeated in operand " +
+                              std::to_string(i) + " (a diagonal)");
+      }
+      const SymPoly& size = m.sizes[static_cast<size_t>(dim)];
+      if (einsum_not_one(size)) {
+        SymPoly& seen = label_size[static_cast<size_t>(s)];
+        if (!einsum_sizes_agree(rw, seen, size,
+                                std::string("einsum(): subscript ") + einsum_label(s) + " has size " +
+                                    rw.symbols().display(size) + " for operand " + std::to_string(i) +
+                                    " which does not broadcast with previously seen size " +
+                                    rw.symbols().display(seen))) {
+          return;
+        }
+        seen = size;
+        ++dim_counts[at];
+      }
+      permutation[at] = dim++;
+    }
+    for (int64_t& val : permutation) {
+      if (val == -1) {
+        op = unsqueeze(rw, op, dim);
+        val = dim++;
+      }
+    }
+    ops.push_back(permute(rw, op, permutation));
+  }
+  if (!rw.ok()) return;
+
+  // Contract pairwise.
+  size_t next = 0;
+  while (ops.size() > 1) {
+    int64_t i = 0;
+    int64_t j = 1;
+    if (path) {
+      i = (*path)[next++];
+      j = (*path)[next++];
+      if (j < i) std::swap(i, j);
+      if (i == j || i < 0 || j >= static_cast<int64_t>(ops.size())) {
+        return invalid(
+            "invalid contraction (" + std::to_string(i) + ", " + std::to_string(j) +
+            (i == j ? ") cannot contract an operand with itself" : ") operand index is out of bounds"));
+      }
+    }
+    std::string a = ops[static_cast<size_t>(i)];
+    std::string b = ops[static_cast<size_t>(j)];
+    ops.erase(ops.begin() + j);
+    ops.erase(ops.begin() + i);
+    Meta am = rw.meta(a);
+    Meta bm = rw.meta(b);
+    if (!rw.ok()) return;
+    std::vector<int64_t> sum_dims, a_dims_to_sum, b_dims_to_sum;
+    for (int64_t d = out_num_dim; d < perm_index; ++d) {
+      const size_t k = static_cast<size_t>(d);
+      const bool in_a = einsum_not_one(am.sizes[k]);
+      const bool in_b = einsum_not_one(bm.sizes[k]);
+      if (in_a && in_b) {
+        if (--dim_counts[k] == 1) {
+          sum_dims.push_back(d);
+          dim_counts[k] = 0;
+        }
+      } else if (dim_counts[k] == 1) {
+        if (in_a) {
+          a_dims_to_sum.push_back(d);
+          dim_counts[k] = 0;
+        } else if (in_b) {
+          b_dims_to_sum.push_back(d);
+          dim_counts[k] = 0;
+        }
+      }
+    }
+    if (!a_dims_to_sum.empty()) {
+      a = rw.call("aten.sum.dim_IntList",
+                  {ir::arg_tensor(a), ir::arg_ints(a_dims_to_sum), ir::arg_bool(true)});
+    }
+    if (!b_dims_to_sum.empty()) {
+      b = rw.call("aten.sum.dim_IntList",
+                  {ir::arg_tensor(b), ir::arg_ints(b_dims_to_sum), ir::arg_bool(true)});
+    }
+    std::string pair = einsum_sumproduct_pair(rw, a, b, sum_dims);
+    if (!rw.ok()) return;
+    if (path) {
+      ops.push_back(pair);
+    } else {
+      ops.push_front(pair);
+    }
+  }
+
+  std::string result = ops.front();
+  if (perm_index > out_num_dim) {
+    if (num_ops > 1) {
+      Meta m = rw.meta(result);
+      if (!rw.ok()) return;
+      result = view(rw, result, std::vector<SymPoly>(m.sizes.begin(), m.sizes.begin() + out_num_dim));
+    } else {
+      std::vector<int64_t> dims;
+      for (int64_t d = out_num_dim; d < perm_index; ++d) dims.push_back(d);
+      result = rw.call("aten.sum.dim_IntList", {ir::arg_tensor(result), ir::arg_ints(dims)});
+    }
+  }
+  if (rw.ok()) rw.set_outputs({result});
+}
+
 }  // namespace
 
 void add_linalg_decompositions(std::vector<Decomposition>& out) {
@@ -256,6 +631,7 @@ void add_linalg_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.transpose.int", transpose_rule, "torch._decomp.decompositions.transpose_int"});
   out.push_back({"aten.baddbmm.default", baddbmm_rule, "torch._decomp.decompositions.baddbmm"});
   out.push_back({"aten.trace.default", trace_rule, "torch._refs.trace → diagonal_copy + sum"});
+  out.push_back({"aten.einsum.default", einsum_rule, "at::native::einsum (Linear.cpp) / sumproduct_pair"});
 }
 
 }  // namespace pteforge::passes::decomp

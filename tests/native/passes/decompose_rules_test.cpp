@@ -1227,7 +1227,7 @@ TEST_CASE("decomposition table: the supported set (README list), every entry non
       "aten.conv2d.default", "aten.conv2d.padding", "aten.conv3d.default", "aten.conv3d.padding",
       "aten.conv_transpose1d.default", "aten.conv_transpose2d.input", "aten.conv_transpose3d.input",
       "aten.count_nonzero.default", "aten.count_nonzero.dim_IntList", "aten.deg2rad.default", "aten.detach.default",
-      "aten.dot.default", "aten.dropout.default", "aten.elu.default", "aten.expand_as.default", "aten.eye.default",
+      "aten.dot.default", "aten.dropout.default", "aten.einsum.default", "aten.elu.default", "aten.expand_as.default", "aten.eye.default",
       "aten.eye.m", "aten.feature_alpha_dropout.default", "aten.feature_dropout.default", "aten.fill.Scalar",
       "aten.fill.Tensor", "aten.flatten.using_ints", "aten.floor_divide.Scalar", "aten.floor_divide.default",
       "aten.frac.default", "aten.glu.default", "aten.group_norm.default", "aten.gru.input", "aten.gru_cell.default",
