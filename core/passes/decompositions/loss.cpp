@@ -1,5 +1,7 @@
-// Loss functions: mse_loss, l1_loss, binary_cross_entropy, nll_loss_forward, smooth_l1_loss, huber_loss,
+// Loss functions: mse_loss, l1_loss, binary_cross_entropy, nll_loss_forward, nll_loss, nll_loss_nd,
+// cross_entropy_loss, smooth_l1_loss, huber_loss,
 // soft_margin_loss, binary_cross_entropy_with_logits.
+#include "ir/float_repr.h"
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/shape_infer.h"
 #include "passes/decompositions/table.h"
@@ -327,6 +329,188 @@ void binary_cross_entropy_with_logits_rule(Rewriter& rw) {
   rw.set_outputs({apply_loss_reduction(rw, loss, *reduction)});
 }
 
+// ---- nll_loss, nll_loss_nd, cross_entropy_loss (at::native, LossNLL.cpp) ----------------------
+
+/// The first result of nll_loss_forward(self, target, weight, reduction, ignore_index):
+/// what at::native::nll_loss returns (the nll_loss_forward rule decomposes the call).
+std::string nll_loss_call(Rewriter& rw, const std::string& self, const std::string& target,
+                          const std::optional<std::string>& weight, int64_t reduction,
+                          const ir::Argument& ignore_index) {
+  std::vector<std::string> outs =
+      rw.call_multi("aten.nll_loss_forward.default",
+                    {ir::arg_tensor(self), ir::arg_tensor(target),
+                     weight ? ir::arg_tensor(*weight) : ir::arg_none(), ir::arg_int(reduction), ignore_index},
+                    {}, {true, false});
+  return outs.empty() ? std::string() : outs.front();
+}
+
+/// at::native::nll_loss_nd: self of rank >= 1, batch sizes equal unless self is 1-d; a
+/// 1-d or 2-d self is nll_loss (nll_loss_forward). Other ranks go through nll_loss2d,
+/// which is refused (nll_loss2d_forward has no decomposition here). Empty after failing.
+std::string nll_loss_nd(Rewriter& rw, const std::string& self, const std::string& target,
+                        const std::optional<std::string>& weight, int64_t reduction,
+                        const ir::Argument& ignore_index) {
+  Meta sm = rw.meta(self);
+  Meta tm = rw.meta(target);
+  if (!rw.ok()) return {};
+  if (sm.rank() < 1) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "Expected 1 or more dimensions (got " + std::to_string(sm.rank()) + ")");
+    return {};
+  }
+  if (sm.rank() != 1 && (tm.rank() == 0 || !(sm.sizes[0] == tm.sizes[0]))) {
+    const std::string tb = tm.rank() == 0 ? std::string("none") : rw.symbols().display(tm.sizes[0]);
+    rw.fail(ErrorCode::INVALID_GRAPH, "Expected input batch_size (" + rw.symbols().display(sm.sizes[0]) +
+                                          ") to match target batch_size (" + tb + ").");
+    return {};
+  }
+  if (sm.rank() > 2) {
+    rw.unsupported("an input of rank " + std::to_string(sm.rank()) +
+                   " (torch computes it with nll_loss2d_forward, which has no decomposition here)");
+    return {};
+  }
+  return nll_loss_call(rw, self, target, weight, reduction, ignore_index);
+}
+
+/// aten.nll_loss.default → at::native::nll_loss_symint: nll_loss_forward's output.
+void nll_loss_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  std::string self = rw.tensor("self");
+  std::string target = rw.tensor("target");
+  std::optional<std::string> weight = rw.opt_tensor("weight");
+  ir::Argument ignore_index = rw.raw("ignore_index");
+  if (!reduction || !rw.ok()) return;
+  std::string r = nll_loss_call(rw, self, target, weight, *reduction, ignore_index);
+  if (rw.ok()) rw.set_outputs({r});
+}
+
+/// aten.nll_loss_nd.default → at::native::nll_loss_nd_symint (see nll_loss_nd).
+void nll_loss_nd_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  std::string self = rw.tensor("self");
+  std::string target = rw.tensor("target");
+  std::optional<std::string> weight = rw.opt_tensor("weight");
+  ir::Argument ignore_index = rw.raw("ignore_index");
+  if (!reduction || !rw.ok()) return;
+  std::string r = nll_loss_nd(rw, self, target, weight, *reduction, ignore_index);
+  if (rw.ok()) rw.set_outputs({r});
+}
+
+/// aten.cross_entropy_loss.default → at::native::cross_entropy_loss_symint. The class dim
+/// c is 1 (0 for a 1-d self); log_softmax(self, c, self's dtype) is _log_softmax(self, c,
+/// False). Class-index targets (sizes differ from self's): nll_loss_nd of it. Class
+/// probabilities (target sizes equal self's; floating target, ignore_index < 0), as
+/// cross_entropy_loss_prob_target: with label smoothing ls, target * (1 - ls) + ls / C
+/// (mul.Scalar, add.Scalar); p = log_softmax * target (mul.Tensor), times the weight
+/// (viewed as [1, C, 1, ...] beyond 1-d); none: neg(sum(p, [c])), sum: neg(sum(p)), mean:
+/// neg(sum(p)) / (numel / C) (div.Scalar, integer quotient). Refused: label smoothing with
+/// class-index targets (its mean divides by a masked_select, a data-dependent size), a mean
+/// over an empty input, a symbolic numel for the mean's divisor.
+void cross_entropy_loss_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  std::string self = rw.tensor("self");
+  std::string target = rw.tensor("target");
+  std::optional<std::string> weight = rw.opt_tensor("weight");
+  ir::Argument ignore_index = rw.raw("ignore_index");
+  const double label_smoothing = rw.float_("label_smoothing");
+  Meta sm = rw.meta(self);
+  Meta tm = rw.meta(target);
+  Meta wm = weight ? rw.meta(*weight) : Meta{};
+  if (!reduction || !rw.ok()) return;
+  if (sm.rank() < 1) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "Expected 1 or more dimensions (got 0)");
+    return;
+  }
+  const int64_t c = sm.rank() == 1 ? 0 : 1;
+  const SymPoly& n_classes = sm.sizes[static_cast<size_t>(c)];
+  auto log_softmax = [&]() {
+    return rw.call("aten._log_softmax.default", {ir::arg_tensor(self), ir::arg_int(c), ir::arg_bool(false)});
+  };
+  if (sm.sizes != tm.sizes) {
+    if (label_smoothing > 0.0) {
+      if (label_smoothing > 1.0) {
+        rw.fail(ErrorCode::INVALID_GRAPH, "label_smoothing must be between 0.0 and 1.0. Got: " +
+                                              ir::python_float_repr(label_smoothing));
+        return;
+      }
+      rw.unsupported(
+          "label smoothing with class-index targets (its mean divides by the sum of a "
+          "masked_select, whose size depends on the data)");
+      return;
+    }
+    std::string r = nll_loss_nd(rw, log_softmax(), target, weight, *reduction, ignore_index);
+    if (rw.ok()) rw.set_outputs({r});
+    return;
+  }
+  if (!ir::is_floating(tm.dtype)) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "Expected floating point type for target with class probabilities, got " +
+                std::string(ir::scalar_type_name(tm.dtype)));
+    return;
+  }
+  const ir::Argument* ii = rw.args().find("ignore_index");
+  if (ii && ii->tag() == ir::ArgTag::Int && ii->get<ir::ArgTag::Int>() >= 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "ignore_index is not supported for floating point target");
+    return;
+  }
+  if (weight && (wm.rank() != 1 || !(wm.sizes[0] == n_classes))) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "cross_entropy: weight tensor should be defined either for all " +
+                rw.symbols().display(n_classes) +
+                " classes or no classes but got weight tensor of shape: " + describe_meta(wm, rw.symbols()));
+    return;
+  }
+  if (*reduction == kMean && !(n_classes.is_constant() && sm.numel().is_constant())) {
+    rw.unsupported("a mean over symbolic sizes " + describe_meta(sm, rw.symbols()) +
+                   " (torch divides by numel() / classes, a trace-time number)");
+    return;
+  }
+  if (*reduction == kMean && sm.numel().value() == 0) {
+    rw.unsupported("a mean over an empty input (torch fills the result with NaN in place)");
+    return;
+  }
+  std::string input = log_softmax();
+  if (label_smoothing > 0.0) {
+    if (label_smoothing > 1.0) {
+      rw.fail(ErrorCode::INVALID_GRAPH,
+              "label_smoothing must be between 0.0 and 1.0. Got: " + ir::python_float_repr(label_smoothing));
+      return;
+    }
+    if (!n_classes.is_constant()) {
+      rw.unsupported("label smoothing over a symbolic number of classes " + rw.symbols().display(n_classes));
+      return;
+    }
+    std::string scaled =
+        rw.call("aten.mul.Scalar", {ir::arg_tensor(target), ir::arg_float(1 - label_smoothing)});
+    target = rw.call(
+        "aten.add.Scalar",
+        {ir::arg_tensor(scaled), ir::arg_float(label_smoothing / static_cast<double>(n_classes.value()))});
+  }
+  std::string p = rw.call("aten.mul.Tensor", {ir::arg_tensor(input), ir::arg_tensor(target)});
+  if (weight) {
+    std::string w = *weight;
+    if (sm.rank() > 1) {
+      std::vector<SymPoly> shape(sm.rank(), SymPoly(1));
+      shape[1] = wm.sizes[0];
+      w = view(rw, w, shape);
+    }
+    p = rw.call("aten.mul.Tensor", {ir::arg_tensor(p), ir::arg_tensor(w)});
+  }
+  std::string r;
+  if (*reduction == kNone) {
+    r = rw.call("aten.sum.dim_IntList", {ir::arg_tensor(p), ir::arg_ints({c})});
+    r = rw.call("aten.neg.default", {ir::arg_tensor(r)});
+  } else {
+    r = rw.call("aten.sum.dim_IntList", {ir::arg_tensor(p), ir::arg_ints({})});
+    r = rw.call("aten.neg.default", {ir::arg_tensor(r)});
+    if (*reduction == kMean) {
+      r = rw.call("aten.div.Scalar",
+                  {ir::arg_tensor(r), ir::arg_int(sm.numel().value() / n_classes.value())});
+    }
+  }
+  if (rw.ok()) rw.set_outputs({r});
+}
+
 }  // namespace
 
 void add_loss_decompositions(std::vector<Decomposition>& out) {
@@ -337,6 +521,11 @@ void add_loss_decompositions(std::vector<Decomposition>& out) {
                  "torch._decomp.decompositions.binary_cross_entropy_with_logits"});
   out.push_back({"aten.nll_loss_forward.default", nll_loss_forward_rule,
                  "torch._decomp.decompositions.nll_loss_forward"});
+  out.push_back({"aten.nll_loss.default", nll_loss_rule, "at::native::nll_loss_symint (LossNLL.cpp)"});
+  out.push_back(
+      {"aten.nll_loss_nd.default", nll_loss_nd_rule, "at::native::nll_loss_nd_symint (LossNLL.cpp)"});
+  out.push_back({"aten.cross_entropy_loss.default", cross_entropy_loss_rule,
+                 "at::native::cross_entropy_loss_symint (LossNLL.cpp)"});
   out.push_back({"aten.l1_loss.default", l1_loss_rule, "at::native::l1_loss (Loss.cpp)"});
   out.push_back(
       {"aten.smooth_l1_loss.default", smooth_l1_loss_rule, "torch._decomp.decompositions.smooth_l1_loss"});

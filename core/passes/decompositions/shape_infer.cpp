@@ -1539,6 +1539,17 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     return std::vector<Meta>{result(x.dtype, x.sizes, preserve_strides(x, st), x.requires_grad),
                              result(x.dtype, stat, {SymPoly(1)}, false), result(x.dtype, stat, {SymPoly(1)}, false)};
   }
+  if (name == "nll_loss_forward") {
+    // Emitted by nll_loss / nll_loss_nd / cross_entropy_loss (then decomposed itself):
+    // (output, total_weight), both of self's dtype; the output is [N] for reduction none
+    // of a 2-d self, else 0-d (the nll_loss_forward rule checks the operands).
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    PTEFORGE_ASSIGN_OR_RETURN(int64_t reduction, a.int_("reduction"));
+    std::vector<SymPoly> out;
+    if (reduction == 0 && s.rank() == 2) out.push_back(s.sizes[0]);
+    return std::vector<Meta>{result(s.dtype, out, contiguous_strides(out), s.requires_grad),
+                             result(s.dtype, {}, {}, false)};
+  }
   if (name == "native_layer_norm") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta x, a.meta("input"));
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> ns, a.syms("normalized_shape"));

@@ -1,0 +1,144 @@
+// cross_entropy_loss, nll_loss and nll_loss_nd (at::native, LossNLL.cpp): the exact graphs for
+// class-index targets (log_softmax, then nll_loss_forward, itself decomposed) and class
+// probabilities (with a weight and label smoothing), and the refusals with torch's messages.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/program_builder.h"
+#include "decompose_test_util.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+using pteforge::testing::expect_decomposed;
+using pteforge::testing::expect_refused;
+using pteforge::testing::F;
+using pteforge::testing::ProgramBuilder;
+
+TEST_CASE("decompose cross_entropy_loss with class indices -> _log_softmax, then nll_loss_forward's graph") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto t = b.input("t", ScalarType::Long, {2});
+  b.output(b.call("aten.cross_entropy_loss.default", {arg_tensor(x), arg_tensor(t)}, {F, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %t: int64[2]):\n"
+                    "  %_log_softmax: float32[2, 3] = aten._log_softmax.default(%x, 1, False)\n"
+                    "  %ne: bool[2] = aten.ne.Scalar(%t, -100)\n"
+                    "  %scalar_tensor: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where: int64[2] = aten.where.self(%ne, %t, %scalar_tensor)\n"
+                    "  %unsqueeze: int64[2, 1] = aten.unsqueeze.default(%where, 1)\n"
+                    "  %gather: float32[2, 1] = aten.gather.default(%_log_softmax, 1, %unsqueeze)\n"
+                    "  %squeeze: float32[2] = aten.squeeze.dims(%gather, [1])\n"
+                    "  %neg: float32[2] = aten.neg.default(%squeeze)\n"
+                    "  %ne_1: bool[2] = aten.ne.Scalar(%t, -100)\n"
+                    "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where_1: float32[2] = aten.where.self(%ne_1, %neg, %scalar_tensor_1)\n"
+                    "  %ne_2: bool[2] = aten.ne.Scalar(%t, -100)\n"
+                    "  %sum_1: int64[] = aten.sum.dim_IntList(%ne_2, [])\n"
+                    "  %_to_copy: float32[] = aten._to_copy.default(%sum_1, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %sum_2: float32[] = aten.sum.dim_IntList(%where_1, [])\n"
+                    "  %div: float32[] = aten.div.Tensor(%sum_2, %_to_copy)\n"
+                    "  return (%div)\n");
+}
+
+TEST_CASE("decompose cross_entropy_loss with class probabilities, a weight and label smoothing (mean)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto p = b.input("p", F, {2, 3});
+  auto w = b.input("w", F, {3});
+  b.output(b.call("aten.cross_entropy_loss.default",
+                  {arg_tensor(x), arg_tensor(p), arg_tensor(w), arg_int(1), arg_int(-100), arg_float(0.25)},
+                  {F, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %p: float32[2, 3], %w: float32[3]):\n"
+                    "  %_log_softmax: float32[2, 3] = aten._log_softmax.default(%x, 1, False)\n"
+                    "  %mul: float32[2, 3] = aten.mul.Scalar(%p, 0.75)\n"
+                    "  %add: float32[2, 3] = aten.add.Scalar(%mul, 0.08333333333333333)\n"
+                    "  %mul_1: float32[2, 3] = aten.mul.Tensor(%_log_softmax, %add)\n"
+                    "  %view: float32[1, 3] = aten.view.default(%w, [1, 3])\n"
+                    "  %mul_2: float32[2, 3] = aten.mul.Tensor(%mul_1, %view)\n"
+                    "  %sum_1: float32[] = aten.sum.dim_IntList(%mul_2, [])\n"
+                    "  %neg: float32[] = aten.neg.default(%sum_1)\n"
+                    "  %div: float32[] = aten.div.Scalar(%neg, 2)\n"
+                    "  return (%div)\n");
+}
+
+TEST_CASE("decompose cross_entropy_loss with class probabilities, reduction none: sum over the class dim") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto p = b.input("p", F, {2, 3});
+  b.output(b.call("aten.cross_entropy_loss.default", {arg_tensor(x), arg_tensor(p), arg_none(), arg_int(0)},
+                  {F, {2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %p: float32[2, 3]):\n"
+                    "  %_log_softmax: float32[2, 3] = aten._log_softmax.default(%x, 1, False)\n"
+                    "  %mul: float32[2, 3] = aten.mul.Tensor(%_log_softmax, %p)\n"
+                    "  %sum_1: float32[2] = aten.sum.dim_IntList(%mul, [1])\n"
+                    "  %neg: float32[2] = aten.neg.default(%sum_1)\n"
+                    "  return (%neg)\n");
+}
+
+TEST_CASE("decompose nll_loss and nll_loss_nd -> nll_loss_forward's first result") {
+  // sum_2: nll_loss_forward sums the kept count (total_weight, then unused) before the loss.
+  for (const std::string op : {"aten.nll_loss.default", "aten.nll_loss_nd.default"}) {
+    CAPTURE(op);
+    ProgramBuilder b;
+    auto x = b.input("x", F, {2, 3});
+    auto t = b.input("t", ScalarType::Long, {2});
+    b.output(b.call(op, {arg_tensor(x), arg_tensor(t), arg_none(), arg_int(2)}, {F, {}}));
+    ExportedProgram ep = b.build();
+    expect_decomposed(ep,
+                      "graph(%x: float32[2, 3], %t: int64[2]):\n"
+                      "  %ne: bool[2] = aten.ne.Scalar(%t, -100)\n"
+                      "  %scalar_tensor: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, "
+                      "layout=torch.strided, device=device(type='cpu'))\n"
+                      "  %where: int64[2] = aten.where.self(%ne, %t, %scalar_tensor)\n"
+                      "  %unsqueeze: int64[2, 1] = aten.unsqueeze.default(%where, 1)\n"
+                      "  %gather: float32[2, 1] = aten.gather.default(%x, 1, %unsqueeze)\n"
+                      "  %squeeze: float32[2] = aten.squeeze.dims(%gather, [1])\n"
+                      "  %neg: float32[2] = aten.neg.default(%squeeze)\n"
+                      "  %ne_1: bool[2] = aten.ne.Scalar(%t, -100)\n"
+                      "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+                      "layout=torch.strided, device=device(type='cpu'))\n"
+                      "  %where_1: float32[2] = aten.where.self(%ne_1, %neg, %scalar_tensor_1)\n"
+                      "  %sum_2: float32[] = aten.sum.dim_IntList(%where_1, [])\n"
+                      "  return (%sum_2)\n");
+  }
+}
+
+TEST_CASE("decompose cross_entropy_loss / nll_loss_nd refusals: torch's checks, the unsupported forms") {
+  auto program = [](const char* op, std::vector<int64_t> xs, ScalarType tdt, std::vector<int64_t> ts,
+                    double smoothing, std::vector<int64_t> out) {
+    ProgramBuilder b;
+    auto x = b.input("x", F, xs);
+    auto t = b.input("t", tdt, ts);
+    std::vector<Argument> args{arg_tensor(x), arg_tensor(t), arg_none(), arg_int(1), arg_int(-100)};
+    if (std::string(op) == "aten.cross_entropy_loss.default") args.push_back(arg_float(smoothing));
+    b.output(b.call(op, std::move(args), {F, std::move(out)}));
+    return b.build();
+  };
+  ExportedProgram a = program("aten.cross_entropy_loss.default", {2, 3}, ScalarType::Long, {2}, 0.1, {});
+  expect_refused(a, ErrorCode::UNSUPPORTED_FEATURE, "cross_entropy_loss",
+                 "label smoothing with class-index targets");
+  ExportedProgram b = program("aten.cross_entropy_loss.default", {2, 3}, ScalarType::Long, {2}, 1.5, {});
+  expect_refused(b, ErrorCode::INVALID_GRAPH, "cross_entropy_loss",
+                 "label_smoothing must be between 0.0 and 1.0. Got: 1.5");
+  ExportedProgram c = program("aten.cross_entropy_loss.default", {2, 3}, ScalarType::Long, {2, 3}, 0.0, {});
+  expect_refused(c, ErrorCode::INVALID_GRAPH, "cross_entropy_loss",
+                 "Expected floating point type for target with class probabilities, got int64");
+  ExportedProgram d = program("aten.nll_loss_nd.default", {2, 3}, ScalarType::Long, {4}, 0.0, {});
+  expect_refused(d, ErrorCode::INVALID_GRAPH, "nll_loss_nd",
+                 "Expected input batch_size (2) to match target batch_size (4).");
+  ExportedProgram e =
+      program("aten.cross_entropy_loss.default", {2, 3, 4}, ScalarType::Long, {2, 4}, 0.0, {});
+  expect_refused(
+      e, ErrorCode::UNSUPPORTED_FEATURE, "cross_entropy_loss",
+      "an input of rank 3 (torch computes it with nll_loss2d_forward, which has no decomposition here)");
+}
