@@ -368,13 +368,6 @@ void einsum_rule(Rewriter& rw) {
   std::vector<Meta> metas;
   for (const std::string& op : operands) metas.push_back(rw.meta(op));
   if (!rw.ok()) return;
-  for (const Meta& m : metas) {
-    if (m.dtype != metas.front().dtype) {
-      return rw.unsupported("operands of different dtypes (" +
-                            std::string(ir::scalar_type_name(metas.front().dtype)) + " and " +
-                            std::string(ir::scalar_type_name(m.dtype)) + ")");
-    }
-  }
 
   // Labels per operand.
   const size_t arrow = equation.find("->");
@@ -544,6 +537,14 @@ void einsum_rule(Rewriter& rw) {
   }
   if (!rw.ok()) return;
 
+  // Mixed dtypes last, where torch's bmm would refuse them (after the equation and size checks).
+  for (const Meta& m : metas) {
+    if (m.dtype != metas.front().dtype) {
+      return rw.unsupported("operands of different dtypes (" +
+                            std::string(ir::scalar_type_name(metas.front().dtype)) + " and " +
+                            std::string(ir::scalar_type_name(m.dtype)) + ")");
+    }
+  }
   // Contract pairwise.
   size_t next = 0;
   while (ops.size() > 1) {

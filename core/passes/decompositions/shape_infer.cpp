@@ -1155,7 +1155,7 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
   }
 
   // ---- reductions ----------------------------------------------------------------------------
-  if (name == "var" && ov == "correction") {
+  if ((name == "var" || name == "std") && ov == "correction") {
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     if (!ir::is_floating(s.dtype) && !is_complex_type(s.dtype)) {
       return shape_error(op, "needs a floating-point input, but it is " + std::string(ir::scalar_type_name(s.dtype)));
@@ -1538,6 +1538,12 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     std::vector<SymPoly> stat{training ? x.sizes[1] : SymPoly(0)};
     return std::vector<Meta>{result(x.dtype, x.sizes, preserve_strides(x, st), x.requires_grad),
                              result(x.dtype, stat, {SymPoly(1)}, false), result(x.dtype, stat, {SymPoly(1)}, false)};
+  }
+  if (name == "log_sigmoid_forward") {
+    // Emitted by log_sigmoid (then decomposed): (output, buffer), both self's shape on CPU.
+    PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
+    return std::vector<Meta>{result(s.dtype, s.sizes, contiguous_strides(s.sizes), s.requires_grad),
+                             result(s.dtype, s.sizes, contiguous_strides(s.sizes), false)};
   }
   if (name == "nll_loss_forward") {
     // Emitted by nll_loss / nll_loss_nd / cross_entropy_loss (then decomposed itself):

@@ -20,6 +20,7 @@ const std::vector<Decomposition>& decompositions() {
     add_indexing_decompositions(t);
     add_rnn_decompositions(t);
     add_loss_decompositions(t);
+    add_alias_decompositions(t);
     std::sort(t.begin(), t.end(), [](const Decomposition& a, const Decomposition& b) { return a.target < b.target; });
     return t;
   }();

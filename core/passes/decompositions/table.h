@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "passes/decompositions/rewriter.h"
@@ -50,5 +51,8 @@ void add_pointwise_decompositions(std::vector<Decomposition>& out);
 void add_indexing_decompositions(std::vector<Decomposition>& out);
 void add_rnn_decompositions(std::vector<Decomposition>& out);
 void add_loss_decompositions(std::vector<Decomposition>& out);
+void add_alias_decompositions(std::vector<Decomposition>& out);
+/// The alias ops and the op each one calls with the same arguments (aliases.cpp).
+const std::vector<std::pair<std::string_view, std::string_view>>& alias_table();
 
 }  // namespace pteforge::passes::decomp

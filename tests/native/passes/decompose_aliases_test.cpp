@@ -1,0 +1,184 @@
+// Aliases and thin CompositeImplicitAutograd wrappers (aliases.cpp): every alias has its
+// target's arguments; the graphs of the wrappers (fliplr, ravel, tile, hstack, vstack,
+// atleast_3d, selu, log_sigmoid, std.dim, var.default), an alias passing a keyword, an
+// alias whose target is decomposed in turn; the refusals.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/program_builder.h"
+#include "decompose_test_util.h"
+#include "ops/op_table.h"
+#include "passes/decompositions/table.h"
+
+using namespace pteforge;
+using namespace pteforge::ir;
+using pteforge::testing::expect_decomposed;
+using pteforge::testing::expect_refused;
+using pteforge::testing::F;
+using pteforge::testing::ProgramBuilder;
+
+TEST_CASE("alias table: each alias is a non-core op with its target's arguments, and the target runs") {
+  CHECK(passes::decomp::alias_table().size() == 45);
+  for (const auto& [from, to] : passes::decomp::alias_table()) {
+    const std::string alias(from);
+    CAPTURE(alias);
+    const ops::OpSchema* a = ops::op_table().find(alias);
+    const ops::OpSchema* t = ops::op_table().find(std::string(to));
+    REQUIRE(a != nullptr);
+    REQUIRE(t != nullptr);
+    CHECK_FALSE(ops::is_core_aten(*a));
+    // The alias's arguments are the target's first ones; the target's others have
+    // defaults (broadcast_to(self, size) calls expand(self, size, *, implicit=False)).
+    REQUIRE(a->arguments.size() <= t->arguments.size());
+    for (size_t i = 0; i < a->arguments.size(); ++i) {
+      CHECK(a->arguments[i].name == t->arguments[i].name);
+      // A positional alias argument stays positional in the target (special_log_softmax's
+      // keyword-only dtype is log_softmax.int's positional one: passed by keyword, it fits).
+      if (!a->arguments[i].kwarg_only) CHECK_FALSE(t->arguments[i].kwarg_only);
+      CHECK(a->arguments[i].default_text == t->arguments[i].default_text);
+    }
+    for (size_t i = a->arguments.size(); i < t->arguments.size(); ++i) {
+      CHECK(t->arguments[i].default_value.has_value());
+    }
+    // The target has an out variant (Core ATen; a view op through its _copy form) or is
+    // decomposed itself.
+    const ops::OpSchema* copy = ops::op_table().copy_variant(*t);
+    CHECK((ops::op_table().out_variant(*t) != nullptr || (copy && ops::op_table().out_variant(*copy)) ||
+           passes::decomp::find_decomposition(std::string(to)) != nullptr));
+    const passes::decomp::Decomposition* d = passes::decomp::find_decomposition(alias);
+    REQUIRE(d != nullptr);
+    CHECK_FALSE(d->core);
+  }
+}
+
+TEST_CASE("decompose subtract.Tensor with alpha -> sub.Tensor with the same keyword") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto y = b.input("y", F, {2, 3});
+  b.output(
+      b.call("aten.subtract.Tensor", {arg_tensor(x), arg_tensor(y)}, {F, {2, 3}}, {{"alpha", arg_int(2)}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %y: float32[2, 3]):\n"
+                    "  %sub: float32[2, 3] = aten.sub.Tensor(%x, %y, alpha=2)\n"
+                    "  return (%sub)\n");
+}
+
+TEST_CASE("decompose special_softmax -> softmax.int's own decomposition (_softmax), no node in between") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  b.output(b.call("aten.special_softmax.default", {arg_tensor(x), arg_int(1)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3]):\n"
+                    "  %_softmax: float32[2, 3] = aten._softmax.default(%x, 1, False)\n"
+                    "  return (%_softmax)\n");
+}
+
+TEST_CASE("decompose fliplr, flipud, ravel of a permuted tensor, tile with fewer reps than dims") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  b.output(b.call("aten.fliplr.default", {arg_tensor(x)}, {F, {2, 3}}));
+  b.output(b.call("aten.flipud.default", {arg_tensor(x)}, {F, {2, 3}}));
+  auto p = b.call("aten.permute.default", {arg_tensor(x), arg_ints({1, 0})}, {F, {3, 2}});
+  b.output(b.call("aten.ravel.default", {arg_tensor(p)}, {F, {6}}));
+  b.output(b.call("aten.tile.default", {arg_tensor(x), arg_ints({2})}, {F, {2, 6}}));
+  ExportedProgram ep = b.build();
+  // The permuted tensor's real strides: not contiguous, so ravel clones it first.
+  TensorMeta pm = *ep.graph().tensor_meta(p);
+  pm.strides = {SymInt(1), SymInt(3)};
+  ep.graph().set_tensor_meta(p, pm);
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[2, 3]):\n"
+      "  %flip: float32[2, 3] = aten.flip.default(%x, [1])\n"
+      "  %flip_1: float32[2, 3] = aten.flip.default(%x, [0])\n"
+      "  %permute: float32[3, 2] = aten.permute.default(%x, [1, 0])\n"
+      "  %clone: float32[3, 2] = aten.clone.default(%permute, memory_format=torch.contiguous_format)\n"
+      "  %view: float32[6] = aten.view.default(%clone, [-1])\n"
+      "  %repeat: float32[2, 6] = aten.repeat.default(%x, [1, 2])\n"
+      "  return (%flip, %flip_1, %view, %repeat)\n");
+}
+
+TEST_CASE("decompose hstack, vstack, atleast_3d: atleast_1d/2d/3d, then cat") {
+  ProgramBuilder b;
+  auto v = b.input("v", F, {3});
+  auto m = b.input("m", F, {2, 3});
+  b.output(b.call("aten.hstack.default", {arg_tensors({m, m})}, {F, {2, 6}}));
+  b.output(b.call("aten.hstack.default", {arg_tensors({v, v})}, {F, {6}}));
+  b.output(b.call("aten.vstack.default", {arg_tensors({v, m})}, {F, {3, 3}}));
+  b.output(b.call("aten.atleast_3d.default", {arg_tensor(v)}, {F, {1, 3, 1}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%v: float32[3], %m: float32[2, 3]):\n"
+                    "  %cat: float32[2, 6] = aten.cat.default([%m, %m], 1)\n"
+                    "  %cat_1: float32[6] = aten.cat.default([%v, %v])\n"
+                    "  %unsqueeze: float32[1, 3] = aten.unsqueeze.default(%v, 0)\n"
+                    "  %cat_2: float32[3, 3] = aten.cat.default([%unsqueeze, %m])\n"
+                    "  %unsqueeze_1: float32[1, 3] = aten.unsqueeze.default(%v, 0)\n"
+                    "  %unsqueeze_2: float32[1, 3, 1] = aten.unsqueeze.default(%unsqueeze_1, -1)\n"
+                    "  return (%cat, %cat_1, %cat_2, %unsqueeze_2)\n");
+}
+
+TEST_CASE("decompose selu -> elu with SELU's constants, log_sigmoid -> log_sigmoid_forward's output") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  b.output(b.call("aten.selu.default", {arg_tensor(x)}, {F, {2, 3}}));
+  b.output(b.call("aten.log_sigmoid.default", {arg_tensor(x)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3]):\n"
+                    "  %gt: bool[2, 3] = aten.gt.Scalar(%x, 0)\n"
+                    "  %mul: float32[2, 3] = aten.mul.Tensor(%x, 1.0507009873554805)\n"
+                    "  %mul_1: float32[2, 3] = aten.mul.Tensor(%x, 1.0)\n"
+                    "  %expm1: float32[2, 3] = aten.expm1.default(%mul_1)\n"
+                    "  %mul_2: float32[2, 3] = aten.mul.Tensor(%expm1, 1.7580993408473766)\n"
+                    "  %where: float32[2, 3] = aten.where.self(%gt, %mul, %mul_2)\n"
+                    "  %full: float32[] = aten.full.default([], 0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %minimum: float32[2, 3] = aten.minimum.default(%full, %x)\n"
+                    "  %abs_1: float32[2, 3] = aten.abs.default(%x)\n"
+                    "  %neg: float32[2, 3] = aten.neg.default(%abs_1)\n"
+                    "  %exp: float32[2, 3] = aten.exp.default(%neg)\n"
+                    "  %log1p: float32[2, 3] = aten.log1p.default(%exp)\n"
+                    "  %sub: float32[2, 3] = aten.sub.Tensor(%minimum, %log1p)\n"
+                    "  return (%where, %sub)\n");
+}
+
+TEST_CASE("decompose std.dim, std.default, var.default -> the correction overloads (1 unbiased, 0 biased)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  b.output(
+      b.call("aten.std.dim", {arg_tensor(x), arg_ints({1}), arg_bool(false), arg_bool(true)}, {F, {2, 1}}));
+  b.output(b.call("aten.std.default", {arg_tensor(x)}, {F, {}}));
+  b.output(b.call("aten.var.default", {arg_tensor(x), arg_bool(false)}, {F, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3]):\n"
+                    "  %var_1: float32[2, 1] = aten.var.correction(%x, [1], correction=0, keepdim=True)\n"
+                    "  %sqrt: float32[2, 1] = aten.sqrt.default(%var_1)\n"
+                    "  %var_2: float32[] = aten.var.correction(%x, correction=1)\n"
+                    "  %sqrt_1: float32[] = aten.sqrt.default(%var_2)\n"
+                    "  %var_3: float32[] = aten.var.correction(%x, correction=0)\n"
+                    "  return (%sqrt, %sqrt_1, %var_3)\n");
+}
+
+TEST_CASE("decompose fliplr / flipud / hstack refusals with torch's messages") {
+  ProgramBuilder b;
+  auto v = b.input("v", F, {3});
+  b.output(b.call("aten.fliplr.default", {arg_tensor(v)}, {F, {3}}));
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::INVALID_GRAPH, "fliplr", "Input must be >= 2-d.");
+  ProgramBuilder bs;
+  auto s = bs.input("s", F, {});
+  bs.output(bs.call("aten.flipud.default", {arg_tensor(s)}, {F, {}}));
+  ExportedProgram eps = bs.build();
+  expect_refused(eps, ErrorCode::INVALID_GRAPH, "flipud", "Input must be >= 1-d.");
+  ProgramBuilder bh;
+  bh.input("u", F, {3});
+  bh.output(bh.call("aten.hstack.default", {arg_tensors({})}, {F, {0}}));
+  ExportedProgram eph = bh.build();
+  expect_refused(eph, ErrorCode::INVALID_GRAPH, "hstack", "hstack expects a non-empty TensorList");
+}
