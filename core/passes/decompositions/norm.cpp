@@ -361,6 +361,51 @@ void weight_norm_interface_rule(Rewriter& rw) {
   rw.set_outputs({w, norm});
 }
 
+/// aten.cosine_similarity.default → at::native::cosine_similarity (Distance.cpp): the
+/// common dtype must be floating; integer operands are converted to it (_to_copy);
+/// operands of different sizes are both expanded to the broadcast shape; each norm is
+/// linalg_vector_norm(x, 2, [dim], True) (decomposed as vector_norm() does), cloned and
+/// clamped to at least eps (the in-place clamp_min_ functionalized: clamp(clone, eps));
+/// then sum((x1 / n1) * (x2 / n2), [dim]).
+void cosine_similarity_rule(Rewriter& rw) {
+  std::string x1 = rw.tensor("x1");
+  std::string x2 = rw.tensor("x2");
+  const int64_t dim = rw.int_("dim");
+  const double eps = rw.float_("eps");
+  Meta m1 = rw.meta(x1);
+  Meta m2 = rw.meta(x2);
+  if (!rw.ok()) return;
+  const ir::ScalarType common = promote_types({&m1, &m2}, {});
+  if (!ir::is_floating(common)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "expected common dtype to be floating point, yet common dtype is " +
+                                          std::string(ir::scalar_type_name(common)));
+    return;
+  }
+  if (!ir::is_floating(m1.dtype)) x1 = to_dtype(rw, x1, common);
+  if (!ir::is_floating(m2.dtype)) x2 = to_dtype(rw, x2, common);
+  if (m1.sizes != m2.sizes) {
+    std::vector<SymPoly> shape = rw.take(broadcast_shapes({m1.sizes, m2.sizes}, &rw.symbols()));
+    if (!rw.ok()) return;
+    x1 = expand(rw, x1, shape);
+    x2 = expand(rw, x2, shape);
+  }
+  auto norm = [&](const std::string& x) {
+    std::string n = vector_norm(rw, x, Number::of_int(2), ir::arg_ints({dim}), true, std::nullopt);
+    if (!rw.ok()) return std::string();
+    return rw.call("aten.clone.default", {ir::arg_tensor(n)});
+  };
+  std::string n1 = norm(x1);
+  std::string n2 = norm(x2);
+  if (!rw.ok()) return;
+  n1 = rw.call("aten.clamp.default", {ir::arg_tensor(n1), ir::arg_float(eps)});
+  n2 = rw.call("aten.clamp.default", {ir::arg_tensor(n2), ir::arg_float(eps)});
+  std::string d1 = rw.call("aten.div.Tensor", {ir::arg_tensor(x1), ir::arg_tensor(n1)});
+  std::string d2 = rw.call("aten.div.Tensor", {ir::arg_tensor(x2), ir::arg_tensor(n2)});
+  std::string prod = rw.call("aten.mul.Tensor", {ir::arg_tensor(d1), ir::arg_tensor(d2)});
+  std::string r = rw.call("aten.sum.dim_IntList", {ir::arg_tensor(prod), ir::arg_ints({dim})});
+  if (rw.ok()) rw.set_outputs({r});
+}
+
 }  // namespace
 
 void add_norm_decompositions(std::vector<Decomposition>& out) {
@@ -381,6 +426,8 @@ void add_norm_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten._weight_norm.default", weight_norm_rule, "at::native::_weight_norm (WeightNorm.cpp)"});
   out.push_back({"aten._weight_norm_interface.default", weight_norm_interface_rule,
                  "torch._decomp _weight_norm_interface → linalg.vector_norm"});
+  out.push_back({"aten.cosine_similarity.default", cosine_similarity_rule,
+                 "at::native::cosine_similarity (Distance.cpp) → linalg_vector_norm, clamp, div, sum"});
   out.push_back({"aten.rms_norm.default", rms_norm_rule,
                  "at::native rms_norm_composite (layer_norm.cpp) / torch._decomp _fused_rms_norm"});
 }

@@ -213,6 +213,59 @@ void unbind_rule(Rewriter& rw) {
   set_list_outputs(rw, unbind(rw, x, dim), "unbind");
 }
 
+/// aten.meshgrid.default / meshgrid.indexing → at::native::meshgrid: tensors of rank <= 1
+/// (a 0-d one counts as one element) of one dtype; grid i is view(t_i, [1, ..., -1 at i,
+/// ..., 1]) expanded to [numel(t_0), ..., numel(t_n-1)]; with indexing "xy" the first two
+/// tensors swap places before and their grids after ("ij" when not given).
+void meshgrid_rule(Rewriter& rw) {
+  std::vector<std::string> ts = rw.tensors("tensors");
+  std::string indexing = rw.target() == "aten.meshgrid.indexing" ? rw.str("indexing") : std::string("ij");
+  if (!rw.ok()) return;
+  if (ts.empty()) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "meshgrid expects a non-empty TensorList");
+    return;
+  }
+  if (indexing != "ij" && indexing != "xy") {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: " + indexing);
+    return;
+  }
+  std::vector<Meta> metas;
+  for (const std::string& t : ts) metas.push_back(rw.meta(t));
+  if (!rw.ok()) return;
+  for (size_t i = 0; i + 1 < metas.size(); ++i) {
+    if (metas[i].dtype != metas[i + 1].dtype) {
+      rw.fail(ErrorCode::INVALID_GRAPH, "meshgrid expects all tensors to have the same dtype");
+      return;
+    }
+  }
+  const bool swap = indexing == "xy" && ts.size() >= 2;
+  if (swap) {
+    std::swap(ts[0], ts[1]);
+    std::swap(metas[0], metas[1]);
+  }
+  std::vector<SymPoly> shape;
+  for (const Meta& m : metas) {
+    if (m.rank() > 1) {
+      rw.fail(ErrorCode::INVALID_GRAPH,
+              "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a " +
+                  std::to_string(m.rank()) + "-d tensor");
+      return;
+    }
+    shape.push_back(m.numel());
+  }
+  std::vector<std::string> grids;
+  std::vector<int64_t> view_shape(ts.size(), 1);
+  for (size_t i = 0; i < ts.size(); ++i) {
+    view_shape[i] = -1;
+    std::string v = rw.call("aten.view.default", {ir::arg_tensor(ts[i]), ir::arg_ints(view_shape)});
+    grids.push_back(expand(rw, v, shape));
+    view_shape[i] = 1;
+  }
+  if (swap) std::swap(grids[0], grids[1]);
+  set_list_outputs(rw, grids, "meshgrid");
+}
+
 /// aten.stack.default → torch._refs stack: for dim < rank, cat(tensors, dim) +
 /// view(shape with len(tensors) inserted); for dim == rank, cat of unsqueeze(dim) each.
 void stack_rule(Rewriter& rw) {
@@ -657,6 +710,8 @@ void add_shape_decompositions(std::vector<Decomposition>& out) {
                  "torch._decomp unsafe_split_with_sizes → split_with_sizes"});
   out.push_back({"aten.unbind.int", unbind_rule, "torch._refs unbind (tensor_split + squeeze)"});
   out.push_back({"aten.stack.default", stack_rule, "torch._refs stack (cat + view / unsqueeze + cat)"});
+  out.push_back({"aten.meshgrid.default", meshgrid_rule, "at::native::meshgrid (TensorShape.cpp), \"ij\""});
+  out.push_back({"aten.meshgrid.indexing", meshgrid_rule, "at::native::meshgrid (TensorShape.cpp)"});
   out.push_back({"aten.movedim.int", movedim_rule, "at::native::movedim → permute"});
   out.push_back({"aten.swapaxes.default", swapaxes_rule, "at::native::swapaxes → transpose → permute"});
   out.push_back({"aten.swapdims.default", swapaxes_rule, "at::native::swapdims → transpose → permute"});

@@ -182,3 +182,61 @@ TEST_CASE("decompose fliplr / flipud / hstack refusals with torch's messages") {
   ExportedProgram eph = bh.build();
   expect_refused(eph, ErrorCode::INVALID_GRAPH, "hstack", "hstack expects a non-empty TensorList");
 }
+
+TEST_CASE("decompose meshgrid (xy swaps the first two) -> view with -1 at i, expand to the numels") {
+  ProgramBuilder b;
+  auto u = b.input("u", F, {2});
+  auto v = b.input("v", F, {3});
+  ExportedProgram& ep0 = b.program();
+  Node mg(OpTarget("torch.ops.aten.meshgrid.indexing"),
+          {positional("tensors", arg_tensors({u, v})), keyword("indexing", arg_string("xy"))},
+          {arg_tensors({"g0", "g1"})}, "meshgrid");
+  ep0.graph().append(std::move(mg));
+  ep0.graph().set_tensor_meta("g0", pteforge::testing::make_meta({F, {3, 2}}));
+  ep0.graph().set_tensor_meta("g1", pteforge::testing::make_meta({F, {3, 2}}));
+  b.output("g0");
+  b.output("g1");
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%u: float32[2], %v: float32[3]):\n"
+                    "  %view: float32[3, 1] = aten.view.default(%v, [-1, 1])\n"
+                    "  %expand: float32[3, 2] = aten.expand.default(%view, [3, 2])\n"
+                    "  %view_1: float32[1, 2] = aten.view.default(%u, [1, -1])\n"
+                    "  %expand_1: float32[3, 2] = aten.expand.default(%view_1, [3, 2])\n"
+                    "  return (%expand_1, %expand)\n");
+}
+
+TEST_CASE("decompose cosine_similarity -> norms (cloned, clamped to eps), divide, multiply, sum") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto y = b.input("y", F, {1, 3});
+  b.output(b.call("aten.cosine_similarity.default", {arg_tensor(x), arg_tensor(y)}, {F, {2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %y: float32[1, 3]):\n"
+                    "  %expand: float32[2, 3] = aten.expand.default(%x, [2, 3])\n"
+                    "  %expand_1: float32[2, 3] = aten.expand.default(%y, [2, 3])\n"
+                    "  %pow_1: float32[2, 3] = aten.pow.Tensor_Scalar(%expand, 2)\n"
+                    "  %sum_1: float32[2, 1] = aten.sum.dim_IntList(%pow_1, [1], True)\n"
+                    "  %pow_2: float32[2, 1] = aten.pow.Tensor_Scalar(%sum_1, 0.5)\n"
+                    "  %clone: float32[2, 1] = aten.clone.default(%pow_2)\n"
+                    "  %pow_3: float32[2, 3] = aten.pow.Tensor_Scalar(%expand_1, 2)\n"
+                    "  %sum_2: float32[2, 1] = aten.sum.dim_IntList(%pow_3, [1], True)\n"
+                    "  %pow_4: float32[2, 1] = aten.pow.Tensor_Scalar(%sum_2, 0.5)\n"
+                    "  %clone_1: float32[2, 1] = aten.clone.default(%pow_4)\n"
+                    "  %clamp: float32[2, 1] = aten.clamp.default(%clone, 1e-08)\n"
+                    "  %clamp_1: float32[2, 1] = aten.clamp.default(%clone_1, 1e-08)\n"
+                    "  %div: float32[2, 3] = aten.div.Tensor(%expand, %clamp)\n"
+                    "  %div_1: float32[2, 3] = aten.div.Tensor(%expand_1, %clamp_1)\n"
+                    "  %mul: float32[2, 3] = aten.mul.Tensor(%div, %div_1)\n"
+                    "  %sum_3: float32[2] = aten.sum.dim_IntList(%mul, [1])\n"
+                    "  return (%sum_3)\n");
+  ProgramBuilder bi;
+  auto i = bi.input("i", ScalarType::Long, {2, 3});
+  auto j = bi.input("j", ScalarType::Int, {2, 3});
+  bi.output(
+      bi.call("aten.cosine_similarity.default", {arg_tensor(i), arg_tensor(j)}, {ScalarType::Long, {2}}));
+  ExportedProgram epi = bi.build();
+  expect_refused(epi, ErrorCode::INVALID_GRAPH, "cosine_similarity",
+                 "expected common dtype to be floating point, yet common dtype is int64");
+}
