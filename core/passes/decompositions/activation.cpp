@@ -209,6 +209,30 @@ void relu6_rule(Rewriter& rw) {
   rw.set_outputs({rw.call("aten.hardtanh.default", {ir::arg_tensor(x), ir::arg_int(0), ir::arg_int(6)})});
 }
 
+/// aten.rrelu.default → at::native::rrelu → rrelu_with_noise (torch._decomp, pw_cast_for_opmath):
+/// in evaluation (training False) leaky_relu(self, (lower + upper) / 2), float16/bfloat16
+/// computed in float32 and cast back (the noise buffer it allocates is unused). Refused:
+/// training (random slopes), lower > upper (torch's check).
+void rrelu_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  const double lower = rw.float_("lower");
+  const double upper = rw.float_("upper");
+  const bool training = rw.bool_("training");
+  if (!rw.ok()) return;
+  if (lower > upper) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "Lower bound should be less than or equal to the upper bound");
+    return;
+  }
+  if (training) {
+    rw.unsupported("training mode (random negative slopes drawn per element)");
+    return;
+  }
+  OpMath om{rw};
+  std::string a = om.up(x);
+  rw.set_outputs(
+      {om.down(rw.call("aten.leaky_relu.default", {ir::arg_tensor(a), ir::arg_float((lower + upper) / 2)}))});
+}
+
 /// aten.softmax.int → at::native::softmax: x.toType(dtype) when a dtype is given, then
 /// _softmax(x, dim, False).
 void softmax_rule(Rewriter& rw) {
@@ -456,6 +480,8 @@ void add_activation_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.softplus.default", softplus_rule, "torch._refs.nn.functional.softplus"});
   out.push_back({"aten.relu6.default", relu6_rule, "at::native::relu6 → hardtanh(x, 0, 6)"});
   out.push_back({"aten.softmax.int", softmax_rule, "at::native::softmax (SoftMax.cpp) → _softmax"});
+  out.push_back(
+      {"aten.rrelu.default", rrelu_rule, "at::native::rrelu → rrelu_with_noise (eval: leaky_relu)"});
   out.push_back({"aten.log_softmax.int", log_softmax_rule, "at::native::log_softmax (SoftMax.cpp) → _log_softmax"});
   out.push_back({"aten._safe_softmax.default", safe_softmax_rule, "torch._decomp.decompositions.safe_softmax"});
   out.push_back({"aten.dropout.default", dropout_rule, "torch._decomp.decompositions.dropout"});

@@ -213,6 +213,51 @@ void unbind_rule(Rewriter& rw) {
   set_list_outputs(rw, unbind(rw, x, dim), "unbind");
 }
 
+/// aten.channel_shuffle.default → torch._refs channel_shuffle (recent form): input of rank
+/// > 2, groups > 0 dividing C; reshape(x, [N, g, C / g, *rest]), transpose(1, 2) (a
+/// permute), reshape back to x's shape (clone + view: the transposed layout does not
+/// allow a view), contiguous (a no-op then). An input without elements is view(x, shape).
+void channel_shuffle_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  const int64_t groups = rw.int_("groups");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (m.rank() <= 2) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "channel_shuffle expects input with > 2 dims, but got input with sizes " +
+                shape_text(m.sizes, rw.symbols()));
+    return;
+  }
+  if (groups <= 0) {
+    rw.fail(
+        ErrorCode::INVALID_GRAPH,
+        "Number of groups to divide channels in must be positive. Value of groups:" + std::to_string(groups));
+    return;
+  }
+  const SymPoly& c = m.sizes[1];
+  if (!c.is_constant()) {
+    rw.unsupported("a symbolic channel count " + rw.symbols().display(c));
+    return;
+  }
+  if (c.value() % groups != 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "Number of channels must be divisible by groups. Got " +
+                                          std::to_string(c.value()) + " channels and " +
+                                          std::to_string(groups) + " groups.");
+    return;
+  }
+  if (m.numel().is_constant() && m.numel().value() == 0) {
+    rw.set_outputs({view(rw, x, m.sizes)});
+    return;
+  }
+  std::vector<SymPoly> split{m.sizes[0], SymPoly(groups), SymPoly(c.value() / groups)};
+  split.insert(split.end(), m.sizes.begin() + 2, m.sizes.end());
+  std::string r = reshape(rw, x, split);
+  r = transpose(rw, r, 1, 2);
+  r = reshape(rw, r, m.sizes);
+  r = contiguous(rw, r);
+  if (rw.ok()) rw.set_outputs({r});
+}
+
 /// aten.meshgrid.default / meshgrid.indexing → at::native::meshgrid: tensors of rank <= 1
 /// (a 0-d one counts as one element) of one dtype; grid i is view(t_i, [1, ..., -1 at i,
 /// ..., 1]) expanded to [numel(t_0), ..., numel(t_n-1)]; with indexing "xy" the first two
@@ -710,6 +755,7 @@ void add_shape_decompositions(std::vector<Decomposition>& out) {
                  "torch._decomp unsafe_split_with_sizes → split_with_sizes"});
   out.push_back({"aten.unbind.int", unbind_rule, "torch._refs unbind (tensor_split + squeeze)"});
   out.push_back({"aten.stack.default", stack_rule, "torch._refs stack (cat + view / unsqueeze + cat)"});
+  out.push_back({"aten.channel_shuffle.default", channel_shuffle_rule, "torch._refs channel_shuffle"});
   out.push_back({"aten.meshgrid.default", meshgrid_rule, "at::native::meshgrid (TensorShape.cpp), \"ij\""});
   out.push_back({"aten.meshgrid.indexing", meshgrid_rule, "at::native::meshgrid (TensorShape.cpp)"});
   out.push_back({"aten.movedim.int", movedim_rule, "at::native::movedim → permute"});

@@ -1,7 +1,8 @@
-// Aliases and thin CompositeImplicitAutograd wrappers (aliases.cpp): every alias has its
-// target's arguments; the graphs of the wrappers (fliplr, ravel, tile, hstack, vstack,
-// atleast_3d, selu, log_sigmoid, std.dim, var.default), an alias passing a keyword, an
-// alias whose target is decomposed in turn; the refusals.
+// Aliases and thin CompositeImplicitAutograd wrappers (aliases.cpp), plus meshgrid,
+// cosine_similarity, channel_shuffle and rrelu: every alias has its target's arguments; the
+// graphs of the wrappers (fliplr, ravel, tile, hstack, vstack, atleast_3d, selu, log_sigmoid,
+// std.dim, var.default), an alias passing a keyword, an alias whose target is decomposed in
+// turn, and of the others; the refusals.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -239,4 +240,47 @@ TEST_CASE("decompose cosine_similarity -> norms (cloned, clamped to eps), divide
   ExportedProgram epi = bi.build();
   expect_refused(epi, ErrorCode::INVALID_GRAPH, "cosine_similarity",
                  "expected common dtype to be floating point, yet common dtype is int64");
+}
+
+TEST_CASE("decompose channel_shuffle -> view, permute, clone + view back, and rrelu in eval -> leaky_relu") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 6, 2});
+  auto h = b.input("h", ScalarType::Half, {4});
+  b.output(b.call("aten.channel_shuffle.default", {arg_tensor(x), arg_int(2)}, {F, {1, 6, 2}}));
+  b.output(
+      b.call("aten.rrelu.default", {arg_tensor(h), arg_float(0.1), arg_float(0.3)}, {ScalarType::Half, {4}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(
+      ep,
+      "graph(%x: float32[1, 6, 2], %h: float16[4]):\n"
+      "  %view: float32[1, 2, 3, 2] = aten.view.default(%x, [1, 2, 3, 2])\n"
+      "  %permute: float32[1, 3, 2, 2] = aten.permute.default(%view, [0, 2, 1, 3])\n"
+      "  %clone: float32[1, 3, 2, 2] = aten.clone.default(%permute, memory_format=torch.contiguous_format)\n"
+      "  %view_1: float32[1, 6, 2] = aten.view.default(%clone, [1, 6, 2])\n"
+      "  %_to_copy: float32[4] = aten._to_copy.default(%h, dtype=torch.float32)\n"
+      "  %leaky_relu: float32[4] = aten.leaky_relu.default(%_to_copy, 0.2)\n"
+      "  %_to_copy_1: float16[4] = aten._to_copy.default(%leaky_relu, dtype=torch.float16)\n"
+      "  return (%view_1, %_to_copy_1)\n");
+}
+
+TEST_CASE("decompose channel_shuffle / rrelu refusals: torch's checks, training-mode rrelu") {
+  auto one = [](const char* op, std::vector<int64_t> shape, std::vector<Argument> extra) {
+    ProgramBuilder b;
+    auto x = b.input("x", F, shape);
+    std::vector<Argument> args{arg_tensor(x)};
+    for (Argument& a : extra) args.push_back(std::move(a));
+    b.output(b.call(op, std::move(args), {F, shape}));
+    return b.build();
+  };
+  ExportedProgram a = one("aten.channel_shuffle.default", {2, 6}, {arg_int(2)});
+  expect_refused(a, ErrorCode::INVALID_GRAPH, "channel_shuffle",
+                 "channel_shuffle expects input with > 2 dims, but got input with sizes [2, 6]");
+  ExportedProgram c = one("aten.channel_shuffle.default", {1, 6, 2}, {arg_int(4)});
+  expect_refused(c, ErrorCode::INVALID_GRAPH, "channel_shuffle",
+                 "Number of channels must be divisible by groups. Got 6 channels and 4 groups.");
+  ExportedProgram r = one("aten.rrelu.default", {4}, {arg_float(0.1), arg_float(0.3), arg_bool(true)});
+  expect_refused(r, ErrorCode::UNSUPPORTED_FEATURE, "rrelu", "training mode");
+  ExportedProgram l = one("aten.rrelu.default", {4}, {arg_float(0.5), arg_float(0.3)});
+  expect_refused(l, ErrorCode::INVALID_GRAPH, "rrelu",
+                 "Lower bound should be less than or equal to the upper bound");
 }
