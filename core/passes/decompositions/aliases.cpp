@@ -3,7 +3,7 @@
 // shape ops: subtract → sub, clip → clamp, greater → gt, arccos → acos,
 // special_expit → sigmoid, broadcast_to → expand, moveaxis → movedim, ...;
 // and fliplr/flipud, ravel, tile, atleast_1d/2d/3d, hstack/vstack, selu,
-// log_sigmoid, std.dim/std.default/var.default.
+// log_sigmoid, std.dim/std.default/var.default, argsort.
 #include <string>
 #include <string_view>
 #include <utility>
@@ -235,10 +235,26 @@ void unbiased_reduction_rule(Rewriter& rw) {
       {rw.call(is_std ? "aten.std.correction" : "aten.var.correction", std::move(args), std::move(kw))});
 }
 
+/// aten.argsort.default → at::native::argsort: sort(self, dim, descending)'s indices
+/// (sort.default; a dim of -1 and descending False are left out, as the trace records
+/// defaults).
+void argsort_rule(Rewriter& rw) {
+  std::string x = rw.tensor("self");
+  const int64_t dim = rw.int_("dim");
+  const bool descending = rw.bool_("descending");
+  if (!rw.ok()) return;
+  std::vector<ir::Argument> args{ir::arg_tensor(x)};
+  if (dim != -1 || descending) args.push_back(ir::arg_int(dim));
+  if (descending) args.push_back(ir::arg_bool(true));
+  std::vector<std::string> outs = rw.call_multi("aten.sort.default", std::move(args), {}, {false, true});
+  if (rw.ok() && outs.size() == 2) rw.set_outputs({outs[1]});
+}
+
 }  // namespace
 
 void add_alias_decompositions(std::vector<Decomposition>& out) {
   for (const auto& [from, to] : alias_table()) out.push_back({from, alias_rule, "an alias (same arguments)"});
+  out.push_back({"aten.argsort.default", argsort_rule, "at::native::argsort → sort's indices"});
   out.push_back({"aten.fliplr.default", flip_lr_ud_rule, "at::native::fliplr → flip(self, [1])"});
   out.push_back({"aten.flipud.default", flip_lr_ud_rule, "at::native::flipud → flip(self, [0])"});
   out.push_back({"aten.ravel.default", ravel_rule, "at::native::ravel → contiguous + view(-1)"});

@@ -1,5 +1,5 @@
 // Aliases and thin CompositeImplicitAutograd wrappers (aliases.cpp), plus meshgrid,
-// cosine_similarity, channel_shuffle and rrelu: every alias has its target's arguments; the
+// cosine_similarity, channel_shuffle, rrelu and argsort: every alias has its target's arguments; the
 // graphs of the wrappers (fliplr, ravel, tile, hstack, vstack, atleast_3d, selu, log_sigmoid,
 // std.dim, var.default), an alias passing a keyword, an alias whose target is decomposed in
 // turn, and of the others; the refusals.
@@ -283,4 +283,19 @@ TEST_CASE("decompose channel_shuffle / rrelu refusals: torch's checks, training-
   ExportedProgram l = one("aten.rrelu.default", {4}, {arg_float(0.5), arg_float(0.3)});
   expect_refused(l, ErrorCode::INVALID_GRAPH, "rrelu",
                  "Lower bound should be less than or equal to the upper bound");
+}
+
+TEST_CASE("decompose argsort -> sort's indices (dim -1 and ascending left out, as recorded)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  b.output(b.call("aten.argsort.default", {arg_tensor(x)}, {ScalarType::Long, {2, 3}}));
+  b.output(b.call("aten.argsort.default", {arg_tensor(x), arg_int(0), arg_bool(true)},
+                  {ScalarType::Long, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3]):\n"
+                    "  %sort_unused_0: float32[2, 3], %getitem: int64[2, 3] = aten.sort.default(%x)  # sort\n"
+                    "  %sort_1_unused_0: float32[2, 3], %getitem_1: int64[2, 3] = aten.sort.default(%x, 0, "
+                    "True)  # sort_1\n"
+                    "  return (%getitem, %getitem_1)\n");
 }
