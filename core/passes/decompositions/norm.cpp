@@ -1,6 +1,7 @@
 // Normalization: batch_norm (eval) → _native_batch_norm_legit_no_training,
 // layer_norm → native_layer_norm, group_norm → native_group_norm, rms_norm → its
-// composite form.
+// composite form; cosine_similarity and pairwise_distance through the norm helpers.
+#include <algorithm>
 #include <cmath>
 
 #include "passes/decompositions/builders.h"
@@ -406,6 +407,25 @@ void cosine_similarity_rule(Rewriter& rw) {
   if (rw.ok()) rw.set_outputs({r});
 }
 
+/// aten.pairwise_distance.default → at::native::pairwise_distance (Distance.cpp):
+/// norm(x1 - x2 + eps, p, [last dim of the higher-ranked operand], keepdim) — sub.Tensor,
+/// add.Scalar, then norm.ScalarOpt_dim as torch._refs.norm decomposes it (vector_norm()).
+void pairwise_distance_rule(Rewriter& rw) {
+  std::string x1 = rw.tensor("x1");
+  std::string x2 = rw.tensor("x2");
+  const double p = rw.float_("p");
+  const double eps = rw.float_("eps");
+  const bool keepdim = rw.bool_("keepdim");
+  Meta m1 = rw.meta(x1);
+  Meta m2 = rw.meta(x2);
+  if (!rw.ok()) return;
+  const int64_t innermost = static_cast<int64_t>(std::max(m1.rank(), m2.rank())) - 1;
+  std::string d = rw.call("aten.sub.Tensor", {ir::arg_tensor(x1), ir::arg_tensor(x2)});
+  d = rw.call("aten.add.Scalar", {ir::arg_tensor(d), ir::arg_float(eps)});
+  std::string r = vector_norm(rw, d, Number::of_float(p), ir::arg_ints({innermost}), keepdim, std::nullopt);
+  if (rw.ok()) rw.set_outputs({r});
+}
+
 }  // namespace
 
 void add_norm_decompositions(std::vector<Decomposition>& out) {
@@ -428,6 +448,8 @@ void add_norm_decompositions(std::vector<Decomposition>& out) {
                  "torch._decomp _weight_norm_interface → linalg.vector_norm"});
   out.push_back({"aten.cosine_similarity.default", cosine_similarity_rule,
                  "at::native::cosine_similarity (Distance.cpp) → linalg_vector_norm, clamp, div, sum"});
+  out.push_back({"aten.pairwise_distance.default", pairwise_distance_rule,
+                 "at::native::pairwise_distance (Distance.cpp) → norm(x1 - x2 + eps)"});
   out.push_back({"aten.rms_norm.default", rms_norm_rule,
                  "at::native rms_norm_composite (layer_norm.cpp) / torch._decomp _fused_rms_norm"});
 }

@@ -1,6 +1,6 @@
 // Aliases and thin CompositeImplicitAutograd wrappers (aliases.cpp), plus meshgrid,
-// cosine_similarity, channel_shuffle, rrelu and argsort: every alias has its target's arguments; the
-// graphs of the wrappers (fliplr, ravel, tile, hstack, vstack, atleast_3d, selu, log_sigmoid,
+// cosine_similarity, pairwise_distance, channel_shuffle, rrelu and argsort: every alias has its target's
+// arguments; the graphs of the wrappers (fliplr, ravel, tile, hstack, vstack, atleast_3d, selu, log_sigmoid,
 // std.dim, var.default), an alias passing a keyword, an alias whose target is decomposed in
 // turn, and of the others; the refusals.
 #include <doctest/doctest.h>
@@ -298,4 +298,22 @@ TEST_CASE("decompose argsort -> sort's indices (dim -1 and ascending left out, a
                     "  %sort_1_unused_0: float32[2, 3], %getitem_1: int64[2, 3] = aten.sort.default(%x, 0, "
                     "True)  # sort_1\n"
                     "  return (%getitem, %getitem_1)\n");
+}
+
+TEST_CASE("decompose pairwise_distance -> norm(x1 - x2 + eps) over the last dim of the higher rank") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto y = b.input("y", F, {3});
+  b.output(
+      b.call("aten.pairwise_distance.default", {arg_tensor(x), arg_tensor(y), arg_float(1.0)}, {F, {2}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %y: float32[3]):\n"
+                    "  %sub: float32[2, 3] = aten.sub.Tensor(%x, %y)\n"
+                    "  %add: float32[2, 3] = aten.add.Scalar(%sub, 1e-06)\n"
+                    "  %abs_1: float32[2, 3] = aten.abs.default(%add)\n"
+                    "  %pow_1: float32[2, 3] = aten.pow.Tensor_Scalar(%abs_1, 1.0)\n"
+                    "  %sum_1: float32[2] = aten.sum.dim_IntList(%pow_1, [1])\n"
+                    "  %pow_2: float32[2] = aten.pow.Tensor_Scalar(%sum_1, 1.0)\n"
+                    "  return (%pow_2)\n");
 }
