@@ -1,5 +1,5 @@
 // Linear algebra: linear, matmul and the ops their decompositions reach
-// (dot, mv, t, transpose), plus baddbmm and trace.
+// (dot, mv, t, transpose), plus baddbmm, trace, einsum and linalg_cross.
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -243,6 +243,93 @@ void trace_rule(Rewriter& rw) {
   }
   std::string d = rw.call("aten.diagonal_copy.default", {ir::arg_tensor(x), ir::arg_int(0)});
   rw.set_outputs({rw.call("aten.sum.dim_IntList", {ir::arg_tensor(d), ir::arg_ints({})})});
+}
+
+/// torch._refs.linalg.cross (pw_cast_for_opmath: float16/bfloat16 in float32 and back):
+/// operands of one rank, each of length 3 at dim; broadcast_tensors (expand of an operand
+/// whose sizes differ from the broadcast shape); idx = arange(3); then, in Python's order
+/// of evaluation, a.index_select(dim, (idx + 1) % 3) * b.index_select(dim, (idx + 2) % 3)
+/// - a.index_select(dim, (idx + 2) % 3) * b.index_select(dim, (idx + 1) % 3), each
+/// (idx + k) % 3 computed anew (add.Tensor, remainder.Scalar). Empty after failing.
+std::string linalg_cross(Rewriter& rw, std::string a, std::string b, int64_t dim) {
+  Meta am = rw.meta(a);
+  Meta bm = rw.meta(b);
+  if (!rw.ok() || !require_real(rw, {am.dtype, bm.dtype})) return {};
+  if (am.rank() != bm.rank()) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "linalg.cross: inputs must have the same number of dimensions.");
+    return {};
+  }
+  const int64_t rank = static_cast<int64_t>(am.rank());
+  if (rank == 0 || dim < -rank || dim >= rank) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "Dimension out of range (expected to be in range of [" +
+                                          std::to_string(-std::max<int64_t>(rank, 1)) + ", " +
+                                          std::to_string(std::max<int64_t>(rank, 1) - 1) + "], but got " +
+                                          std::to_string(dim) + ")");
+    return {};
+  }
+  const size_t d = static_cast<size_t>(dim < 0 ? dim + rank : dim);
+  const SymPoly three(3);
+  if (!(am.sizes[d] == three) || !(bm.sizes[d] == three)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "linalg.cross: inputs dim " + std::to_string(dim) +
+                                          " must have length 3, got " + rw.symbols().display(am.sizes[d]) +
+                                          " and " + rw.symbols().display(bm.sizes[d]));
+    return {};
+  }
+  OpMath om{rw};
+  a = om.up(a);
+  b = om.up(b);
+  std::vector<SymPoly> shape = rw.take(broadcast_shapes({am.sizes, bm.sizes}, &rw.symbols()));
+  if (!rw.ok()) return {};
+  if (am.sizes != shape) a = expand(rw, a, shape);
+  if (bm.sizes != shape) b = expand(rw, b, shape);
+  std::string idx = arange(rw, ir::arg_int(3), am.device);
+  auto shifted = [&](int64_t k) {
+    std::string s = rw.call("aten.add.Tensor", {ir::arg_tensor(idx), ir::arg_int(k)});
+    return rw.call("aten.remainder.Scalar", {ir::arg_tensor(s), ir::arg_int(3)});
+  };
+  auto pick = [&](const std::string& x, int64_t k) {
+    std::string i = shifted(k);
+    return rw.call("aten.index_select.default",
+                   {ir::arg_tensor(x), ir::arg_int(static_cast<int64_t>(d)), ir::arg_tensor(i)});
+  };
+  std::string a1 = pick(a, 1);
+  std::string b2 = pick(b, 2);
+  std::string left = rw.call("aten.mul.Tensor", {ir::arg_tensor(a1), ir::arg_tensor(b2)});
+  std::string a2 = pick(a, 2);
+  std::string b1 = pick(b, 1);
+  std::string right = rw.call("aten.mul.Tensor", {ir::arg_tensor(a2), ir::arg_tensor(b1)});
+  return om.down(rw.call("aten.sub.Tensor", {ir::arg_tensor(left), ir::arg_tensor(right)}));
+}
+
+/// aten.linalg_cross.default → torch._refs.linalg.cross (see linalg_cross).
+void linalg_cross_rule(Rewriter& rw) {
+  std::string a = rw.tensor("self");
+  std::string b = rw.tensor("other");
+  const int64_t dim = rw.int_("dim");
+  if (!rw.ok()) return;
+  std::string r = linalg_cross(rw, a, b, dim);
+  if (rw.ok()) rw.set_outputs({r});
+}
+
+/// aten.cross.default → at::native::cross (Cross.cpp): linalg_cross(self, other, dim);
+/// without a dim, the first dim of size 3 (torch's deprecated default; none is an error).
+void cross_rule(Rewriter& rw) {
+  std::string a = rw.tensor("self");
+  std::string b = rw.tensor("other");
+  std::optional<int64_t> dim = rw.opt_int("dim");
+  Meta am = rw.meta(a);
+  if (!rw.ok()) return;
+  if (!dim) {
+    for (size_t i = 0; i < am.rank() && !dim; ++i) {
+      if (am.sizes[i] == SymPoly(3)) dim = static_cast<int64_t>(i);
+    }
+    if (!dim) {
+      rw.fail(ErrorCode::INVALID_GRAPH, "no dimension of size 3 in input");
+      return;
+    }
+  }
+  std::string r = linalg_cross(rw, a, b, *dim);
+  if (rw.ok()) rw.set_outputs({r});
 }
 
 // ---- einsum -------------------------------------------------------------------------------------
@@ -632,6 +719,8 @@ void add_linalg_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.transpose.int", transpose_rule, "torch._decomp.decompositions.transpose_int"});
   out.push_back({"aten.baddbmm.default", baddbmm_rule, "torch._decomp.decompositions.baddbmm"});
   out.push_back({"aten.trace.default", trace_rule, "torch._refs.trace → diagonal_copy + sum"});
+  out.push_back({"aten.linalg_cross.default", linalg_cross_rule, "torch._refs.linalg.cross"});
+  out.push_back({"aten.cross.default", cross_rule, "at::native::cross → linalg_cross"});
   out.push_back({"aten.einsum.default", einsum_rule, "at::native::einsum (Linear.cpp) / sumproduct_pair"});
 }
 

@@ -1,7 +1,7 @@
 // Aliases and thin CompositeImplicitAutograd wrappers (aliases.cpp), plus meshgrid,
-// cosine_similarity, pairwise_distance, channel_shuffle, rrelu and argsort: every alias has its target's
-// arguments; the graphs of the wrappers (fliplr, ravel, tile, hstack, vstack, atleast_3d, selu, log_sigmoid,
-// std.dim, var.default), an alias passing a keyword, an alias whose target is decomposed in
+// cosine_similarity, pairwise_distance, linalg_cross, channel_shuffle, rrelu and argsort: every alias has its
+// target's arguments; the graphs of the wrappers (fliplr, ravel, tile, hstack, vstack, atleast_3d, selu,
+// log_sigmoid, std.dim, var.default), an alias passing a keyword, an alias whose target is decomposed in
 // turn, and of the others; the refusals.
 #include <doctest/doctest.h>
 
@@ -316,4 +316,50 @@ TEST_CASE("decompose pairwise_distance -> norm(x1 - x2 + eps) over the last dim 
                     "  %sum_1: float32[2] = aten.sum.dim_IntList(%pow_1, [1])\n"
                     "  %pow_2: float32[2] = aten.pow.Tensor_Scalar(%sum_1, 1.0)\n"
                     "  return (%pow_2)\n");
+}
+
+TEST_CASE("decompose linalg_cross -> arange, shifted index_select products, sub, and cross without a dim") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto y = b.input("y", F, {1, 3});
+  b.output(b.call("aten.linalg_cross.default", {arg_tensor(x), arg_tensor(y)}, {F, {2, 3}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %y: float32[1, 3]):\n"
+                    "  %expand: float32[2, 3] = aten.expand.default(%y, [2, 3])\n"
+                    "  %arange: int64[3] = aten.arange.start_step(0, 3, layout=torch.strided, "
+                    "device=device(type='cpu'), pin_memory=False)\n"
+                    "  %add: int64[3] = aten.add.Tensor(%arange, 1)\n"
+                    "  %remainder: int64[3] = aten.remainder.Scalar(%add, 3)\n"
+                    "  %index_select: float32[2, 3] = aten.index_select.default(%x, 1, %remainder)\n"
+                    "  %add_1: int64[3] = aten.add.Tensor(%arange, 2)\n"
+                    "  %remainder_1: int64[3] = aten.remainder.Scalar(%add_1, 3)\n"
+                    "  %index_select_1: float32[2, 3] = aten.index_select.default(%expand, 1, %remainder_1)\n"
+                    "  %mul: float32[2, 3] = aten.mul.Tensor(%index_select, %index_select_1)\n"
+                    "  %add_2: int64[3] = aten.add.Tensor(%arange, 2)\n"
+                    "  %remainder_2: int64[3] = aten.remainder.Scalar(%add_2, 3)\n"
+                    "  %index_select_2: float32[2, 3] = aten.index_select.default(%x, 1, %remainder_2)\n"
+                    "  %add_3: int64[3] = aten.add.Tensor(%arange, 1)\n"
+                    "  %remainder_3: int64[3] = aten.remainder.Scalar(%add_3, 3)\n"
+                    "  %index_select_3: float32[2, 3] = aten.index_select.default(%expand, 1, %remainder_3)\n"
+                    "  %mul_1: float32[2, 3] = aten.mul.Tensor(%index_select_2, %index_select_3)\n"
+                    "  %sub: float32[2, 3] = aten.sub.Tensor(%mul, %mul_1)\n"
+                    "  return (%sub)\n");
+  ProgramBuilder bc;
+  auto u = bc.input("u", F, {3, 2});
+  auto v = bc.input("v", F, {3, 2});
+  bc.output(bc.call("aten.cross.default", {arg_tensor(u), arg_tensor(v)}, {F, {3, 2}}));
+  ExportedProgram epc = bc.build();
+  Status st = pteforge::testing::decompose(epc);
+  REQUIRE(st.ok());
+  // The first dim of size 3 (dim 0) is the one crossed.
+  const std::string g = pteforge::testing::typed(epc.graph());
+  CHECK(g.find("aten.index_select.default(%u, 0, %remainder)") != std::string::npos);
+  ProgramBuilder bb;
+  auto p = bb.input("p", F, {2, 4});
+  auto q = bb.input("q", F, {2, 4});
+  bb.output(bb.call("aten.linalg_cross.default", {arg_tensor(p), arg_tensor(q)}, {F, {2, 4}}));
+  ExportedProgram epb = bb.build();
+  expect_refused(epb, ErrorCode::INVALID_GRAPH, "linalg_cross",
+                 "linalg.cross: inputs dim -1 must have length 3, got 4 and 4");
 }
