@@ -213,6 +213,66 @@ void unbind_rule(Rewriter& rw) {
   set_list_outputs(rw, unbind(rw, x, dim), "unbind");
 }
 
+/// aten.tensor_split.sections / tensor_split.indices → at::native::tensor_split
+/// (TensorShape.cpp): slices of self along dim (slice.Tensor(self, dim, start, end)).
+/// Sections n: the first size % n pieces one longer than size / n. Indices: [0, i0),
+/// [i0, i1), ..., [ik, size). Refused: a 0-d self, n <= 0 (torch's checks), a symbolic
+/// size along dim for sections.
+void tensor_split_rule(Rewriter& rw) {
+  const bool sections = rw.target() == "aten.tensor_split.sections";
+  std::string x = rw.tensor("self");
+  const int64_t dim = rw.int_("dim");
+  Meta m = rw.meta(x);
+  if (!rw.ok()) return;
+  if (m.rank() == 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+    return;
+  }
+  const int64_t rank = static_cast<int64_t>(m.rank());
+  if (dim < -rank || dim >= rank) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "Dimension out of range (expected to be in range of [" +
+                                          std::to_string(-rank) + ", " + std::to_string(rank - 1) +
+                                          "], but got " + std::to_string(dim) + ")");
+    return;
+  }
+  const int64_t d = dim < 0 ? dim + rank : dim;
+  const SymPoly& size = m.sizes[static_cast<size_t>(d)];
+  std::vector<std::string> pieces;
+  auto slice = [&](const ir::Argument& start, const ir::Argument& end) {
+    pieces.push_back(rw.call("aten.slice.Tensor", {ir::arg_tensor(x), ir::arg_int(d), start, end}));
+  };
+  if (sections) {
+    const int64_t n = rw.int_("sections");
+    if (!rw.ok()) return;
+    if (n <= 0) {
+      rw.fail(ErrorCode::INVALID_GRAPH, "number of sections must be larger than 0, got " + std::to_string(n));
+      return;
+    }
+    if (!size.is_constant()) {
+      rw.unsupported("sections of a symbolic size " + rw.symbols().display(size));
+      return;
+    }
+    const int64_t total = size.value();
+    int64_t start = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t len = total / n + (i < total % n ? 1 : 0);
+      slice(ir::arg_int(start), ir::arg_int(start + len));
+      start += len;
+    }
+  } else {
+    std::vector<SymPoly> indices = rw.syms("indices");
+    if (!rw.ok()) return;
+    SymPoly start(0);
+    for (const SymPoly& end : indices) {
+      slice(rw.size(start), rw.size(end));
+      start = end;
+    }
+    slice(rw.size(start), rw.size(size));
+  }
+  set_list_outputs(rw, pieces, "tensor_split");
+}
+
 /// aten.channel_shuffle.default → torch._refs channel_shuffle (recent form): input of rank
 /// > 2, groups > 0 dividing C; reshape(x, [N, g, C / g, *rest]), transpose(1, 2) (a
 /// permute), reshape back to x's shape (clone + view: the transposed layout does not
@@ -755,6 +815,9 @@ void add_shape_decompositions(std::vector<Decomposition>& out) {
                  "torch._decomp unsafe_split_with_sizes → split_with_sizes"});
   out.push_back({"aten.unbind.int", unbind_rule, "torch._refs unbind (tensor_split + squeeze)"});
   out.push_back({"aten.stack.default", stack_rule, "torch._refs stack (cat + view / unsqueeze + cat)"});
+  out.push_back(
+      {"aten.tensor_split.sections", tensor_split_rule, "at::native::tensor_split_sections_symint"});
+  out.push_back({"aten.tensor_split.indices", tensor_split_rule, "at::native::tensor_split_indices_symint"});
   out.push_back({"aten.channel_shuffle.default", channel_shuffle_rule, "torch._refs channel_shuffle"});
   out.push_back({"aten.meshgrid.default", meshgrid_rule, "at::native::meshgrid (TensorShape.cpp), \"ij\""});
   out.push_back({"aten.meshgrid.indexing", meshgrid_rule, "at::native::meshgrid (TensorShape.cpp)"});

@@ -1,8 +1,8 @@
 // Aliases and thin CompositeImplicitAutograd wrappers (aliases.cpp), plus meshgrid,
-// cosine_similarity, pairwise_distance, linalg_cross, channel_shuffle, rrelu and argsort: every alias has its
-// target's arguments; the graphs of the wrappers (fliplr, ravel, tile, hstack, vstack, atleast_3d, selu,
-// log_sigmoid, std.dim, var.default), an alias passing a keyword, an alias whose target is decomposed in
-// turn, and of the others; the refusals.
+// cosine_similarity, pairwise_distance, linalg_cross, tensor_split, channel_shuffle, rrelu and
+// argsort: every alias has its target's arguments; the graphs of the wrappers (fliplr, ravel,
+// tile, hstack, vstack, atleast_3d, selu, log_sigmoid, std.dim, var.default), an alias passing
+// a keyword, an alias whose target is decomposed in turn, and of the others; the refusals.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -362,4 +362,34 @@ TEST_CASE("decompose linalg_cross -> arange, shifted index_select products, sub,
   ExportedProgram epb = bb.build();
   expect_refused(epb, ErrorCode::INVALID_GRAPH, "linalg_cross",
                  "linalg.cross: inputs dim -1 must have length 3, got 4 and 4");
+}
+
+TEST_CASE("decompose tensor_split by sections (the first ones one longer) and by indices -> slices") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 7});
+  ExportedProgram& ep0 = b.program();
+  Node ts(
+      OpTarget("torch.ops.aten.tensor_split.sections"),
+      {positional("self", arg_tensor(x)), positional("sections", arg_int(3)), positional("dim", arg_int(1))},
+      {arg_tensors({"s0", "s1", "s2"})}, "tensor_split");
+  ep0.graph().append(std::move(ts));
+  ep0.graph().set_tensor_meta("s0", pteforge::testing::make_meta({F, {2, 3}}));
+  ep0.graph().set_tensor_meta("s1", pteforge::testing::make_meta({F, {2, 2}}));
+  ep0.graph().set_tensor_meta("s2", pteforge::testing::make_meta({F, {2, 2}}));
+  Node ti(OpTarget("torch.ops.aten.tensor_split.indices"),
+          {positional("self", arg_tensor(x)), positional("indices", arg_ints({1, 5})),
+           positional("dim", arg_int(-1))},
+          {arg_tensors({"i0", "i1", "i2"})}, "tensor_split_1");
+  ep0.graph().append(std::move(ti));
+  ep0.graph().set_tensor_meta("i0", pteforge::testing::make_meta({F, {2, 1}}));
+  ep0.graph().set_tensor_meta("i1", pteforge::testing::make_meta({F, {2, 4}}));
+  ep0.graph().set_tensor_meta("i2", pteforge::testing::make_meta({F, {2, 2}}));
+  for (const char* o : {"s0", "s2", "i1"}) b.output(o);
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 7]):\n"
+                    "  %slice_1: float32[2, 3] = aten.slice.Tensor(%x, 1, 0, 3)\n"
+                    "  %slice_3: float32[2, 2] = aten.slice.Tensor(%x, 1, 5, 7)\n"
+                    "  %slice_5: float32[2, 4] = aten.slice.Tensor(%x, 1, 1, 5)\n"
+                    "  return (%slice_1, %slice_3, %slice_5)\n");
 }
