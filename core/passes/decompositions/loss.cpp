@@ -372,28 +372,90 @@ std::string nll_loss_nd(Rewriter& rw, const std::string& self, const std::string
   return nll_loss_call(rw, self, target, weight, reduction, ignore_index);
 }
 
-/// aten.nll_loss.default → at::native::nll_loss_symint: nll_loss_forward's output.
+/// aten.nll_loss.default → at::native::nll_loss_symint (nll_loss_forward's output), and
+/// aten.nll_loss_nd.default → at::native::nll_loss_nd_symint (see nll_loss_nd).
 void nll_loss_rule(Rewriter& rw) {
+  const bool nd = rw.target() == "aten.nll_loss_nd.default";
   std::optional<int64_t> reduction = loss_reduction(rw);
   std::string self = rw.tensor("self");
   std::string target = rw.tensor("target");
   std::optional<std::string> weight = rw.opt_tensor("weight");
   ir::Argument ignore_index = rw.raw("ignore_index");
   if (!reduction || !rw.ok()) return;
-  std::string r = nll_loss_call(rw, self, target, weight, *reduction, ignore_index);
+  std::string r = nd ? nll_loss_nd(rw, self, target, weight, *reduction, ignore_index)
+                     : nll_loss_call(rw, self, target, weight, *reduction, ignore_index);
   if (rw.ok()) rw.set_outputs({r});
 }
 
-/// aten.nll_loss_nd.default → at::native::nll_loss_nd_symint (see nll_loss_nd).
-void nll_loss_nd_rule(Rewriter& rw) {
-  std::optional<int64_t> reduction = loss_reduction(rw);
-  std::string self = rw.tensor("self");
-  std::string target = rw.tensor("target");
-  std::optional<std::string> weight = rw.opt_tensor("weight");
-  ir::Argument ignore_index = rw.raw("ignore_index");
-  if (!reduction || !rw.ok()) return;
-  std::string r = nll_loss_nd(rw, self, target, weight, *reduction, ignore_index);
-  if (rw.ok()) rw.set_outputs({r});
+/// at::native::cross_entropy_loss_label_smoothing for class-index targets, given
+/// input = log_softmax(self) and c its class dim: nll = nll_loss_nd(input, ...); smooth =
+/// -sum(input * weight viewed along c, [c]) (without a weight -sum(input, [c]));
+/// masked_fill(smooth, target == ignore_index, 0.0); none: smooth; sum: sum(smooth);
+/// mean: sum(smooth) / the weights of the kept targets (the fake-tensor branch: gather of
+/// weight at masked_fill(target, ignored, 0), flattened, masked_fill(ignored, 0), sum), or
+/// without a weight / sum(~ignored); then (1 - ls) * nll + ret * (ls / C) (mul.Scalar,
+/// mul.Scalar, add.Tensor). Empty after failing.
+std::string cross_entropy_label_smoothing(Rewriter& rw, const std::string& input, const std::string& target,
+                                          const std::optional<std::string>& weight, int64_t reduction,
+                                          const ir::Argument& ignore_index, double ls) {
+  Meta im = rw.meta(input);
+  Meta tm = rw.meta(target);
+  if (!rw.ok()) return {};
+  std::string nll = nll_loss_nd(rw, input, target, weight, reduction, ignore_index);
+  if (!rw.ok()) return {};
+  const int64_t c = im.rank() == 1 ? 0 : 1;
+  const SymPoly& n_classes = im.sizes[static_cast<size_t>(c)];
+  if (!n_classes.is_constant()) {
+    rw.unsupported("label smoothing over a symbolic number of classes " + rw.symbols().display(n_classes));
+    return {};
+  }
+  std::string smooth;
+  if (weight) {
+    std::vector<SymPoly> shape(im.rank(), SymPoly(1));
+    shape[static_cast<size_t>(c)] = n_classes;
+    std::string w = view(rw, *weight, shape);
+    std::string p = rw.call("aten.mul.Tensor", {ir::arg_tensor(input), ir::arg_tensor(w)});
+    smooth = rw.call("aten.sum.dim_IntList", {ir::arg_tensor(p), ir::arg_ints({c})});
+  } else {
+    smooth = rw.call("aten.sum.dim_IntList", {ir::arg_tensor(input), ir::arg_ints({c})});
+  }
+  smooth = rw.call("aten.neg.default", {ir::arg_tensor(smooth)});
+  std::string ignored = rw.call("aten.eq.Scalar", {ir::arg_tensor(target), ignore_index});
+  smooth = rw.call("aten.masked_fill.Scalar",
+                   {ir::arg_tensor(smooth), ir::arg_tensor(ignored), ir::arg_float(0.0)});
+  auto sum_all = [&](const std::string& x) {
+    return rw.call("aten.sum.dim_IntList", {ir::arg_tensor(x), ir::arg_ints({})});
+  };
+  // flatten(): a 0-d tensor becomes [1]; a 1-d one stays as it is.
+  auto flatten = [&](const std::string& x) { return tm.rank() == 0 ? view(rw, x, {SymPoly(1)}) : x; };
+  std::string ret = smooth;
+  if (reduction == kSum) {
+    ret = sum_all(smooth);
+  } else if (reduction == kMean) {
+    std::string denominator;
+    if (weight) {
+      std::string filtered = rw.call("aten.masked_fill.Scalar",
+                                     {ir::arg_tensor(target), ir::arg_tensor(ignored), ir::arg_int(0)});
+      std::string picked = rw.call("aten.gather.default", {ir::arg_tensor(*weight), ir::arg_int(0),
+                                                           ir::arg_tensor(flatten(filtered))});
+      std::string kept = rw.call("aten.masked_fill.Scalar",
+                                 {ir::arg_tensor(picked), ir::arg_tensor(flatten(ignored)), ir::arg_int(0)});
+      denominator = sum_all(kept);
+      std::string total = sum_all(smooth);
+      ret = rw.call("aten.div.Tensor", {ir::arg_tensor(total), ir::arg_tensor(denominator)});
+    } else {
+      // As written: ~ignored first, then the two sums left to right (the order in which a
+      // compiler evaluates the operands of `/` is not fixed; only node names depend on it).
+      std::string kept = rw.call("aten.bitwise_not.default", {ir::arg_tensor(ignored)});
+      std::string total = sum_all(smooth);
+      std::string count = sum_all(kept);
+      ret = rw.call("aten.div.Tensor", {ir::arg_tensor(total), ir::arg_tensor(count)});
+    }
+  }
+  std::string a = rw.call("aten.mul.Scalar", {ir::arg_tensor(nll), ir::arg_float(1 - ls)});
+  std::string b = rw.call("aten.mul.Scalar",
+                          {ir::arg_tensor(ret), ir::arg_float(ls / static_cast<double>(n_classes.value()))});
+  return rw.call("aten.add.Tensor", {ir::arg_tensor(a), ir::arg_tensor(b)});
 }
 
 /// aten.cross_entropy_loss.default → at::native::cross_entropy_loss_symint. The class dim
@@ -403,9 +465,9 @@ void nll_loss_nd_rule(Rewriter& rw) {
 /// cross_entropy_loss_prob_target: with label smoothing ls, target * (1 - ls) + ls / C
 /// (mul.Scalar, add.Scalar); p = log_softmax * target (mul.Tensor), times the weight
 /// (viewed as [1, C, 1, ...] beyond 1-d); none: neg(sum(p, [c])), sum: neg(sum(p)), mean:
-/// neg(sum(p)) / (numel / C) (div.Scalar, integer quotient). Refused: label smoothing with
-/// class-index targets (its mean divides by a masked_select, a data-dependent size), a mean
-/// over an empty input, a symbolic numel for the mean's divisor.
+/// neg(sum(p)) / (numel / C) (div.Scalar, integer quotient). Class-index targets with label
+/// smoothing: see cross_entropy_label_smoothing. Refused: a probability mean over an empty
+/// input or over symbolic sizes, label smoothing over a symbolic number of classes.
 void cross_entropy_loss_rule(Rewriter& rw) {
   std::optional<int64_t> reduction = loss_reduction(rw);
   std::string self = rw.tensor("self");
@@ -423,22 +485,22 @@ void cross_entropy_loss_rule(Rewriter& rw) {
   }
   const int64_t c = sm.rank() == 1 ? 0 : 1;
   const SymPoly& n_classes = sm.sizes[static_cast<size_t>(c)];
+  // torch checks label_smoothing <= 1.0 wherever it is positive (both target forms).
+  auto smoothing_in_range = [&]() {
+    if (label_smoothing <= 1.0) return true;
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "label_smoothing must be between 0.0 and 1.0. Got: " + ir::python_float_repr(label_smoothing));
+    return false;
+  };
   auto log_softmax = [&]() {
     return rw.call("aten._log_softmax.default", {ir::arg_tensor(self), ir::arg_int(c), ir::arg_bool(false)});
   };
   if (sm.sizes != tm.sizes) {
-    if (label_smoothing > 0.0) {
-      if (label_smoothing > 1.0) {
-        rw.fail(ErrorCode::INVALID_GRAPH, "label_smoothing must be between 0.0 and 1.0. Got: " +
-                                              ir::python_float_repr(label_smoothing));
-        return;
-      }
-      rw.unsupported(
-          "label smoothing with class-index targets (its mean divides by the sum of a "
-          "masked_select, whose size depends on the data)");
-      return;
-    }
-    std::string r = nll_loss_nd(rw, log_softmax(), target, weight, *reduction, ignore_index);
+    if (label_smoothing > 0.0 && !smoothing_in_range()) return;
+    std::string r = label_smoothing > 0.0
+                        ? cross_entropy_label_smoothing(rw, log_softmax(), target, weight, *reduction,
+                                                        ignore_index, label_smoothing)
+                        : nll_loss_nd(rw, log_softmax(), target, weight, *reduction, ignore_index);
     if (rw.ok()) rw.set_outputs({r});
     return;
   }
@@ -471,11 +533,7 @@ void cross_entropy_loss_rule(Rewriter& rw) {
   }
   std::string input = log_softmax();
   if (label_smoothing > 0.0) {
-    if (label_smoothing > 1.0) {
-      rw.fail(ErrorCode::INVALID_GRAPH,
-              "label_smoothing must be between 0.0 and 1.0. Got: " + ir::python_float_repr(label_smoothing));
-      return;
-    }
+    if (!smoothing_in_range()) return;
     if (!n_classes.is_constant()) {
       rw.unsupported("label smoothing over a symbolic number of classes " + rw.symbols().display(n_classes));
       return;
@@ -522,8 +580,7 @@ void add_loss_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.nll_loss_forward.default", nll_loss_forward_rule,
                  "torch._decomp.decompositions.nll_loss_forward"});
   out.push_back({"aten.nll_loss.default", nll_loss_rule, "at::native::nll_loss_symint (LossNLL.cpp)"});
-  out.push_back(
-      {"aten.nll_loss_nd.default", nll_loss_nd_rule, "at::native::nll_loss_nd_symint (LossNLL.cpp)"});
+  out.push_back({"aten.nll_loss_nd.default", nll_loss_rule, "at::native::nll_loss_nd_symint (LossNLL.cpp)"});
   out.push_back({"aten.cross_entropy_loss.default", cross_entropy_loss_rule,
                  "at::native::cross_entropy_loss_symint (LossNLL.cpp)"});
   out.push_back({"aten.l1_loss.default", l1_loss_rule, "at::native::l1_loss (Loss.cpp)"});

@@ -967,8 +967,9 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
   }
 
   // ---- elementwise ---------------------------------------------------------------------------
-  static const char* const kFloatUnary[] = {"sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "sin", "cos",
-                                           "erf",     "gelu", "reciprocal", "expm1", "log1p", "exp2"};
+  static const char* const kFloatUnary[] = {"sigmoid", "tanh", "exp",   "log",   "sqrt",  "rsqrt",     "sin",
+                                            "cos",     "erf",  "gelu",  "expm1", "log1p", "exp2",      "acos",
+                                            "asin",    "atan", "acosh", "asinh", "atanh", "reciprocal"};
   static const char* const kSameUnary[] = {"relu",        "neg",  "abs",   "hardtanh", "clamp", "leaky_relu",
                                            "elu",         "sign", "floor", "ceil",     "round", "trunc",
                                            "bitwise_not", "fill", "clone", "flip",     "roll",  "softplus"};
@@ -1707,7 +1708,11 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     PTEFORGE_ASSIGN_OR_RETURN(Meta idx, a.meta("index"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t d, normalize_dim(dim, s.rank()));
     (void)d;
-    PTEFORGE_TRY(require_index_dtype(op, idx, "index"));
+    // torch's gather (and ExecuTorch's kernel) take int64 indices only.
+    if (idx.dtype != ir::ScalarType::Long) {
+      return shape_error(op, "gather(): Expected dtype int64 for index, but it is " +
+                                 std::string(ir::scalar_type_name(idx.dtype)));
+    }
     if (idx.rank() != s.rank() && !(s.rank() == 0 && idx.rank() <= 1)) {
       return shape_error(
           op, "index must have as many dimensions as self, but it is " + shape_text(idx.sizes, st));

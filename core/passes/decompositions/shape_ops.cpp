@@ -380,7 +380,8 @@ void stack_rule(Rewriter& rw) {
   rw.set_outputs({stack(rw, ts, dim)});
 }
 
-/// aten.movedim.int → at::native::movedim: permute moving `source` to `destination`.
+/// aten.movedim.int → at::native::movedim: permute moving `source` to `destination`
+/// (a 0-d tensor: alias).
 void movedim_rule(Rewriter& rw) {
   std::string x = rw.tensor("self");
   int64_t src = rw.int_("source");
@@ -390,6 +391,10 @@ void movedim_rule(Rewriter& rw) {
   int64_t s = rw.take(normalize_dim(src, m.rank()));
   int64_t d = rw.take(normalize_dim(dst, m.rank()));
   if (!rw.ok()) return;
+  if (m.rank() == 0) {  // torch: a 0-d tensor moves nowhere, self.alias()
+    rw.set_outputs({rw.call("aten.alias.default", {ir::arg_tensor(x)})});
+    return;
+  }
   std::vector<int64_t> rest;
   for (int64_t i = 0; i < static_cast<int64_t>(m.rank()); ++i) {
     if (i != s) rest.push_back(i);

@@ -393,3 +393,18 @@ TEST_CASE("decompose tensor_split by sections (the first ones one longer) and by
                     "  %slice_5: float32[2, 4] = aten.slice.Tensor(%x, 1, 1, 5)\n"
                     "  return (%slice_1, %slice_3, %slice_5)\n");
 }
+
+TEST_CASE(
+    "decompose arccos (an alias of a float unary op, int input made float) and moveaxis of a 0-d tensor") {
+  ProgramBuilder b;
+  auto i = b.input("i", ScalarType::Long, {3});
+  auto s = b.input("s", F, {});
+  b.output(b.call("aten.arccos.default", {arg_tensor(i)}, {F, {3}}));
+  b.output(b.call("aten.moveaxis.int", {arg_tensor(s), arg_int(0), arg_int(-1)}, {F, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%i: int64[3], %s: float32[]):\n"
+                    "  %acos: float32[3] = aten.acos.default(%i)\n"
+                    "  %alias: float32[] = aten.alias.default(%s)\n"
+                    "  return (%acos, %alias)\n");
+}

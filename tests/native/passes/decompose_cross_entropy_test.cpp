@@ -113,6 +113,65 @@ TEST_CASE("decompose nll_loss and nll_loss_nd -> nll_loss_forward's first result
   }
 }
 
+TEST_CASE("decompose cross_entropy_loss with class indices and label smoothing (mean, no weight)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto t = b.input("t", ScalarType::Long, {2});
+  b.output(b.call("aten.cross_entropy_loss.default",
+                  {arg_tensor(x), arg_tensor(t), arg_none(), arg_int(1), arg_int(-100), arg_float(0.25)},
+                  {F, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3], %t: int64[2]):\n"
+                    "  %_log_softmax: float32[2, 3] = aten._log_softmax.default(%x, 1, False)\n"
+                    "  %ne: bool[2] = aten.ne.Scalar(%t, -100)\n"
+                    "  %scalar_tensor: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where: int64[2] = aten.where.self(%ne, %t, %scalar_tensor)\n"
+                    "  %unsqueeze: int64[2, 1] = aten.unsqueeze.default(%where, 1)\n"
+                    "  %gather: float32[2, 1] = aten.gather.default(%_log_softmax, 1, %unsqueeze)\n"
+                    "  %squeeze: float32[2] = aten.squeeze.dims(%gather, [1])\n"
+                    "  %neg_1: float32[2] = aten.neg.default(%squeeze)\n"
+                    "  %ne_1: bool[2] = aten.ne.Scalar(%t, -100)\n"
+                    "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where_1: float32[2] = aten.where.self(%ne_1, %neg_1, %scalar_tensor_1)\n"
+                    "  %ne_2: bool[2] = aten.ne.Scalar(%t, -100)\n"
+                    "  %sum_4: int64[] = aten.sum.dim_IntList(%ne_2, [])\n"
+                    "  %_to_copy: float32[] = aten._to_copy.default(%sum_4, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %sum_5: float32[] = aten.sum.dim_IntList(%where_1, [])\n"
+                    "  %div_1: float32[] = aten.div.Tensor(%sum_5, %_to_copy)\n"
+                    "  %sum_1: float32[2] = aten.sum.dim_IntList(%_log_softmax, [1])\n"
+                    "  %neg: float32[2] = aten.neg.default(%sum_1)\n"
+                    "  %eq: bool[2] = aten.eq.Scalar(%t, -100)\n"
+                    "  %full: float32[] = aten.full.default([], 0.0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %where_2: float32[2] = aten.where.self(%eq, %full, %neg)\n"
+                    "  %bitwise_not: bool[2] = aten.bitwise_not.default(%eq)\n"
+                    "  %sum_2: float32[] = aten.sum.dim_IntList(%where_2, [])\n"
+                    "  %sum_3: int64[] = aten.sum.dim_IntList(%bitwise_not, [])\n"
+                    "  %div: float32[] = aten.div.Tensor(%sum_2, %sum_3)\n"
+                    "  %mul: float32[] = aten.mul.Scalar(%div_1, 0.75)\n"
+                    "  %mul_1: float32[] = aten.mul.Scalar(%div, 0.08333333333333333)\n"
+                    "  %add: float32[] = aten.add.Tensor(%mul, %mul_1)\n"
+                    "  return (%add)\n");
+}
+
+TEST_CASE("decompose nll_loss with int32 targets is refused: gather takes int64 indices only") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  auto t = b.input("t", ScalarType::Int, {2});
+  b.output(b.call("aten.nll_loss.default", {arg_tensor(x), arg_tensor(t)}, {F, {}}));
+  ExportedProgram ep = b.build();
+  Status st = pteforge::testing::decompose(ep);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().code == ErrorCode::INVALID_GRAPH);
+  CHECK_MESSAGE(st.error().message.find("gather(): Expected dtype int64 for index, but it is int32") !=
+                    std::string::npos,
+                st.error().message);
+}
+
 TEST_CASE("decompose cross_entropy_loss / nll_loss_nd refusals: torch's checks, the unsupported forms") {
   auto program = [](const char* op, std::vector<int64_t> xs, ScalarType tdt, std::vector<int64_t> ts,
                     double smoothing, std::vector<int64_t> out) {
@@ -124,9 +183,6 @@ TEST_CASE("decompose cross_entropy_loss / nll_loss_nd refusals: torch's checks, 
     b.output(b.call(op, std::move(args), {F, std::move(out)}));
     return b.build();
   };
-  ExportedProgram a = program("aten.cross_entropy_loss.default", {2, 3}, ScalarType::Long, {2}, 0.1, {});
-  expect_refused(a, ErrorCode::UNSUPPORTED_FEATURE, "cross_entropy_loss",
-                 "label smoothing with class-index targets");
   ExportedProgram b = program("aten.cross_entropy_loss.default", {2, 3}, ScalarType::Long, {2}, 1.5, {});
   expect_refused(b, ErrorCode::INVALID_GRAPH, "cross_entropy_loss",
                  "label_smoothing must be between 0.0 and 1.0. Got: 1.5");
