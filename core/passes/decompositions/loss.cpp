@@ -1,5 +1,5 @@
 // Loss functions: mse_loss, l1_loss, binary_cross_entropy, nll_loss_forward, nll_loss, nll_loss_nd,
-// cross_entropy_loss, smooth_l1_loss, huber_loss,
+// cross_entropy_loss, kl_div, margin_ranking_loss, smooth_l1_loss, huber_loss,
 // soft_margin_loss, binary_cross_entropy_with_logits.
 #include "ir/float_repr.h"
 #include "passes/decompositions/builders.h"
@@ -569,6 +569,59 @@ void cross_entropy_loss_rule(Rewriter& rw) {
   if (rw.ok()) rw.set_outputs({r});
 }
 
+/// aten.kl_div.default → at::native::kl_div (Loss.cpp): real floating operands only
+/// (torch's checks); log_target: exp(target) * (target - input); else xlogy(target,
+/// target) - target * input (xlogy.Tensor, decomposed in turn); then the reduction
+/// (apply_loss_reduction: mean.default, or sum.dim_IntList(x, [])).
+void kl_div_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  std::string input = rw.tensor("self");
+  std::string target = rw.tensor("target");
+  const bool log_target = rw.bool_("log_target");
+  Meta im = rw.meta(input);
+  Meta tm = rw.meta(target);
+  if (!reduction || !rw.ok()) return;
+  if (is_complex_dtype(im.dtype) || is_complex_dtype(tm.dtype)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "kl_div: Complex inputs not supported.");
+    return;
+  }
+  if (!ir::is_floating(im.dtype) || !ir::is_floating(tm.dtype)) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "kl_div: Integral inputs not supported.");
+    return;
+  }
+  std::string out;
+  if (log_target) {
+    std::string e = rw.call("aten.exp.default", {ir::arg_tensor(target)});
+    std::string d = rw.call("aten.sub.Tensor", {ir::arg_tensor(target), ir::arg_tensor(input)});
+    out = rw.call("aten.mul.Tensor", {ir::arg_tensor(e), ir::arg_tensor(d)});
+  } else {
+    std::string x = rw.call("aten.xlogy.Tensor", {ir::arg_tensor(target), ir::arg_tensor(target)});
+    std::string m = rw.call("aten.mul.Tensor", {ir::arg_tensor(target), ir::arg_tensor(input)});
+    out = rw.call("aten.sub.Tensor", {ir::arg_tensor(x), ir::arg_tensor(m)});
+  }
+  if (!rw.ok()) return;
+  rw.set_outputs({apply_loss_reduction(rw, out, *reduction)});
+}
+
+/// aten.margin_ranking_loss.default → at::native::margin_ranking_loss (Loss.cpp):
+/// (-target * (input1 - input2) + margin) clamped at 0 (neg, sub.Tensor, mul.Tensor,
+/// add.Scalar; the in-place clamp_min_ functionalized: clamp(x, 0)), then the reduction.
+void margin_ranking_loss_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  std::string a = rw.tensor("input1");
+  std::string b = rw.tensor("input2");
+  std::string target = rw.tensor("target");
+  const double margin = rw.float_("margin");
+  if (!reduction || !rw.ok()) return;
+  std::string n = rw.call("aten.neg.default", {ir::arg_tensor(target)});
+  std::string d = rw.call("aten.sub.Tensor", {ir::arg_tensor(a), ir::arg_tensor(b)});
+  std::string m = rw.call("aten.mul.Tensor", {ir::arg_tensor(n), ir::arg_tensor(d)});
+  std::string u = rw.call("aten.add.Scalar", {ir::arg_tensor(m), ir::arg_float(margin)});
+  std::string c = rw.call("aten.clamp.default", {ir::arg_tensor(u), ir::arg_int(0)});
+  if (!rw.ok()) return;
+  rw.set_outputs({apply_loss_reduction(rw, c, *reduction)});
+}
+
 }  // namespace
 
 void add_loss_decompositions(std::vector<Decomposition>& out) {
@@ -583,6 +636,9 @@ void add_loss_decompositions(std::vector<Decomposition>& out) {
   out.push_back({"aten.nll_loss_nd.default", nll_loss_rule, "at::native::nll_loss_nd_symint (LossNLL.cpp)"});
   out.push_back({"aten.cross_entropy_loss.default", cross_entropy_loss_rule,
                  "at::native::cross_entropy_loss_symint (LossNLL.cpp)"});
+  out.push_back({"aten.kl_div.default", kl_div_rule, "at::native::kl_div (Loss.cpp)"});
+  out.push_back({"aten.margin_ranking_loss.default", margin_ranking_loss_rule,
+                 "at::native::margin_ranking_loss (Loss.cpp)"});
   out.push_back({"aten.l1_loss.default", l1_loss_rule, "at::native::l1_loss (Loss.cpp)"});
   out.push_back(
       {"aten.smooth_l1_loss.default", smooth_l1_loss_rule, "torch._decomp.decompositions.smooth_l1_loss"});

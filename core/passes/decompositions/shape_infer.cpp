@@ -1033,8 +1033,9 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     return std::vector<Meta>{result(s.dtype, s.sizes, strides, s.requires_grad),
                              result(ir::ScalarType::Bool, s.sizes, strides, false)};
   }
-  static const char* const kBinary[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder",
-                                        "fmod", "atan2", "bitwise_and", "bitwise_or", "bitwise_xor", "rsub"};
+  static const char* const kBinary[] = {"add",     "sub",         "mul",        "div",         "pow",
+                                        "maximum", "minimum",     "remainder",  "fmod",        "atan2",
+                                        "xlogy",   "bitwise_and", "bitwise_or", "bitwise_xor", "rsub"};
   static const char* const kCompare[] = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
                                          "logical_xor"};
   bool binary = in_list(kBinary, std::size(kBinary));
@@ -1112,9 +1113,10 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
       return shape_error(op, "is not implemented for " + std::string(ir::scalar_type_name(t)) + " operands");
     }
     if (compare) t = ir::ScalarType::Bool;
-    // True division (div without a rounding mode, or with rounding_mode=None)
-    // and atan2 compute in floating point: integer operands give the default float.
-    bool float_result = name == "atan2";
+    // True division (div without a rounding mode, or with rounding_mode=None),
+    // atan2 and xlogy (emitted by kl_div) compute in floating point: integer
+    // operands give the default float.
+    bool float_result = name == "atan2" || name == "xlogy";
     if (name == "div") {
       const ir::Argument* mode = a.find("rounding_mode");
       float_result = !mode || mode->is_none();

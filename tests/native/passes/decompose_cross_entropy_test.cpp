@@ -1,6 +1,7 @@
 // cross_entropy_loss, nll_loss and nll_loss_nd (at::native, LossNLL.cpp): the exact graphs for
-// class-index targets (log_softmax, then nll_loss_forward, itself decomposed) and class
-// probabilities (with a weight and label smoothing), and the refusals with torch's messages.
+// class-index targets (log_softmax, then nll_loss_forward, itself decomposed), class
+// probabilities (with a weight and label smoothing) and class indices with label smoothing;
+// kl_div and margin_ranking_loss (Loss.cpp); the refusals with torch's messages.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -197,4 +198,35 @@ TEST_CASE("decompose cross_entropy_loss / nll_loss_nd refusals: torch's checks, 
   expect_refused(
       e, ErrorCode::UNSUPPORTED_FEATURE, "cross_entropy_loss",
       "an input of rank 3 (torch computes it with nll_loss2d_forward, which has no decomposition here)");
+}
+
+TEST_CASE("decompose kl_div (log_target) and margin_ranking_loss -> their Loss.cpp graphs, mean reduction") {
+  ProgramBuilder b;
+  auto i = b.input("i", F, {4});
+  auto t = b.input("t", F, {4});
+  auto y = b.input("y", F, {4});
+  b.output(b.call("aten.kl_div.default", {arg_tensor(i), arg_tensor(t)}, {F, {}},
+                  {{"log_target", arg_bool(true)}}));
+  b.output(b.call("aten.margin_ranking_loss.default",
+                  {arg_tensor(i), arg_tensor(t), arg_tensor(y), arg_float(0.5)}, {F, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%i: float32[4], %t: float32[4], %y: float32[4]):\n"
+                    "  %exp: float32[4] = aten.exp.default(%t)\n"
+                    "  %sub: float32[4] = aten.sub.Tensor(%t, %i)\n"
+                    "  %mul: float32[4] = aten.mul.Tensor(%exp, %sub)\n"
+                    "  %mean: float32[] = aten.mean.default(%mul)\n"
+                    "  %neg: float32[4] = aten.neg.default(%y)\n"
+                    "  %sub_1: float32[4] = aten.sub.Tensor(%i, %t)\n"
+                    "  %mul_1: float32[4] = aten.mul.Tensor(%neg, %sub_1)\n"
+                    "  %add: float32[4] = aten.add.Scalar(%mul_1, 0.5)\n"
+                    "  %clamp: float32[4] = aten.clamp.default(%add, 0)\n"
+                    "  %mean_1: float32[] = aten.mean.default(%clamp)\n"
+                    "  return (%mean, %mean_1)\n");
+  ProgramBuilder bi;
+  auto n = bi.input("n", ScalarType::Long, {4});
+  auto m = bi.input("m", F, {4});
+  bi.output(bi.call("aten.kl_div.default", {arg_tensor(n), arg_tensor(m)}, {F, {}}));
+  ExportedProgram epi = bi.build();
+  expect_refused(epi, ErrorCode::INVALID_GRAPH, "kl_div", "kl_div: Integral inputs not supported.");
 }
