@@ -1112,6 +1112,17 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     if (name.rfind("bitwise_", 0) == 0 && !is_int_type(t) && t != ir::ScalarType::Bool) {
       return shape_error(op, "is not implemented for " + std::string(ir::scalar_type_name(t)) + " operands");
     }
+    if ((name == "add" || name == "sub" || name == "rsub") && a.passed("alpha") && !a.is_none("alpha")) {
+      // PyTorch's alpha_check on the result dtype.
+      PTEFORGE_ASSIGN_OR_RETURN(Number alpha, a.number("alpha"));
+      if (alpha.kind == Number::Kind::Bool && t != ir::ScalarType::Bool) {
+        return shape_error(op, "Boolean alpha only supported for Boolean results.");
+      }
+      if ((is_int_type(t) || t == ir::ScalarType::Bool) && alpha.is_float()) {
+        return shape_error(op,
+                           "For integral input tensors, argument alpha must not be a floating point number.");
+      }
+    }
     if (compare) t = ir::ScalarType::Bool;
     // True division (div without a rounding mode, or with rounding_mode=None),
     // atan2 and xlogy (emitted by kl_div) compute in floating point: integer

@@ -408,3 +408,15 @@ TEST_CASE(
                     "  %alias: float32[] = aten.alias.default(%s)\n"
                     "  return (%acos, %alias)\n");
 }
+
+TEST_CASE(
+    "decompose subtract of integer tensors with a float alpha is refused, as torch's alpha_check does") {
+  ProgramBuilder b;
+  auto x = b.input("x", ScalarType::Long, {3});
+  auto y = b.input("y", ScalarType::Long, {3});
+  b.output(b.call("aten.subtract.Tensor", {arg_tensor(x), arg_tensor(y)}, {ScalarType::Long, {3}},
+                  {{"alpha", arg_float(0.5)}}));
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::INVALID_GRAPH, "subtract",
+                 "For integral input tensors, argument alpha must not be a floating point number.");
+}
