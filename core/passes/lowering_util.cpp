@@ -63,6 +63,12 @@ bool is_symbolic_op(const ir::OpTarget& target) {
   return false;
 }
 
+bool passed_by_keyword(const ir::NamedArgument& in, const ops::OpSchema* schema) {
+  if (in.kind) return *in.kind == ir::ArgumentKind::Keyword;
+  const ops::Argument* a = schema ? schema->find_argument(in.name) : nullptr;
+  return a && a->kwarg_only;
+}
+
 bool is_inplace_node(const ir::Node& node) {
   const ops::OpSchema* s = node_schema(node);
   return s && s->is_inplace();

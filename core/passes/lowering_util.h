@@ -54,6 +54,10 @@ const ops::OpSchema* target_schema(const ir::OpTarget& target);
 /// They are not converted to out variants and produce no tensor.
 bool is_symbolic_op(const ir::OpTarget& target);
 
+/// True when a call passes `in` by keyword: as the node records it, or, for files
+/// that do not record it, when `schema` (may be null) makes the argument keyword-only.
+bool passed_by_keyword(const ir::NamedArgument& in, const ops::OpSchema* schema);
+
 /// The node calls an in-place overload (schema kind Inplace, e.g. copy_).
 bool is_inplace_node(const ir::Node& node);
 /// The node calls an out-variant overload (schema kind Out, e.g. add.out).

@@ -70,13 +70,6 @@ std::string node_list(const std::vector<const ir::Node*>& nodes) {
   return s;
 }
 
-/// True when the call passes `in` by keyword (explicitly, or by schema for old files).
-bool is_keyword(const ir::NamedArgument& in, const ops::OpSchema& schema) {
-  if (in.kind) return *in.kind == ir::ArgumentKind::Keyword;
-  const ops::Argument* a = schema.find_argument(in.name);
-  return a && a->kwarg_only;
-}
-
 class ToOutVariant final : public Pass {
  public:
   const PassInfo& info() const override {
@@ -284,7 +277,7 @@ class ToOutVariant final : public Pass {
     // has no (non-out) argument for are dropped, the out arguments appended.
     std::vector<ir::NamedArgument> inputs = node.take_inputs();
     std::erase_if(inputs, [&](const ir::NamedArgument& in) {
-      if (!is_keyword(in, schema)) return false;
+      if (!passed_by_keyword(in, &schema)) return false;
       const ops::Argument* a = out.find_argument(in.name);
       return !a || a->is_out();
     });

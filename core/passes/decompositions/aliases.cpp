@@ -11,6 +11,7 @@
 
 #include "passes/decompositions/builders.h"
 #include "passes/decompositions/table.h"
+#include "passes/lowering_util.h"
 
 namespace pteforge::passes::decomp {
 
@@ -93,14 +94,7 @@ void alias_rule(Rewriter& rw) {
   std::vector<ir::Argument> args;
   KwArgs kwargs;
   for (const ir::NamedArgument& in : rw.node().inputs()) {
-    bool keyword = false;
-    if (in.kind) {
-      keyword = *in.kind == ir::ArgumentKind::Keyword;
-    } else if (rw.schema()) {
-      const ops::Argument* a = rw.schema()->find_argument(in.name);
-      keyword = a && a->kwarg_only;
-    }
-    if (keyword) {
+    if (passed_by_keyword(in, rw.schema())) {
       kwargs.emplace_back(in.name, in.arg);
     } else {
       args.push_back(in.arg);

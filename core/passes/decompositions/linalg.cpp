@@ -259,15 +259,13 @@ std::string linalg_cross(Rewriter& rw, std::string a, std::string b, int64_t dim
     rw.fail(ErrorCode::INVALID_GRAPH, "linalg.cross: inputs must have the same number of dimensions.");
     return {};
   }
-  const int64_t rank = static_cast<int64_t>(am.rank());
-  if (rank == 0 || dim < -rank || dim >= rank) {
-    rw.fail(ErrorCode::INVALID_GRAPH, "Dimension out of range (expected to be in range of [" +
-                                          std::to_string(-std::max<int64_t>(rank, 1)) + ", " +
-                                          std::to_string(std::max<int64_t>(rank, 1) - 1) + "], but got " +
-                                          std::to_string(dim) + ")");
+  if (am.rank() == 0) {
+    rw.fail(ErrorCode::INVALID_GRAPH,
+            "Dimension specified as " + std::to_string(dim) + " but tensor has no dimensions");
     return {};
   }
-  const size_t d = static_cast<size_t>(dim < 0 ? dim + rank : dim);
+  const size_t d = static_cast<size_t>(rw.take(normalize_dim(dim, am.rank())));
+  if (!rw.ok()) return {};
   const SymPoly three(3);
   if (!(am.sizes[d] == three) || !(bm.sizes[d] == three)) {
     rw.fail(ErrorCode::INVALID_GRAPH, "linalg.cross: inputs dim " + std::to_string(dim) +

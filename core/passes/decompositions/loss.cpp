@@ -394,7 +394,8 @@ void nll_loss_rule(Rewriter& rw) {
 /// mean: sum(smooth) / the weights of the kept targets (the fake-tensor branch: gather of
 /// weight at masked_fill(target, ignored, 0), flattened, masked_fill(ignored, 0), sum), or
 /// without a weight / sum(~ignored); then (1 - ls) * nll + ret * (ls / C) (mul.Scalar,
-/// mul.Scalar, add.Tensor). Empty after failing.
+/// mul.Scalar, add.Tensor). The number of classes C is concrete (cross_entropy_loss_rule
+/// checks it). Empty after failing.
 std::string cross_entropy_label_smoothing(Rewriter& rw, const std::string& input, const std::string& target,
                                           const std::optional<std::string>& weight, int64_t reduction,
                                           const ir::Argument& ignore_index, double ls) {
@@ -404,11 +405,7 @@ std::string cross_entropy_label_smoothing(Rewriter& rw, const std::string& input
   std::string nll = nll_loss_nd(rw, input, target, weight, reduction, ignore_index);
   if (!rw.ok()) return {};
   const int64_t c = im.rank() == 1 ? 0 : 1;
-  const SymPoly& n_classes = im.sizes[static_cast<size_t>(c)];
-  if (!n_classes.is_constant()) {
-    rw.unsupported("label smoothing over a symbolic number of classes " + rw.symbols().display(n_classes));
-    return {};
-  }
+  const SymPoly& n_classes = im.sizes[static_cast<size_t>(c)];  // concrete: the caller checks
   std::string smooth;
   if (weight) {
     std::vector<SymPoly> shape(im.rank(), SymPoly(1));
@@ -485,18 +482,25 @@ void cross_entropy_loss_rule(Rewriter& rw) {
   }
   const int64_t c = sm.rank() == 1 ? 0 : 1;
   const SymPoly& n_classes = sm.sizes[static_cast<size_t>(c)];
-  // torch checks label_smoothing <= 1.0 wherever it is positive (both target forms).
-  auto smoothing_in_range = [&]() {
-    if (label_smoothing <= 1.0) return true;
-    rw.fail(ErrorCode::INVALID_GRAPH,
-            "label_smoothing must be between 0.0 and 1.0. Got: " + ir::python_float_repr(label_smoothing));
-    return false;
+  // A positive label smoothing, in both target forms: at most 1.0 (torch's check), over a
+  // concrete number of classes (its ls / C is a trace-time number).
+  auto smoothing_ok = [&]() {
+    if (label_smoothing > 1.0) {
+      rw.fail(ErrorCode::INVALID_GRAPH,
+              "label_smoothing must be between 0.0 and 1.0. Got: " + ir::python_float_repr(label_smoothing));
+      return false;
+    }
+    if (!n_classes.is_constant()) {
+      rw.unsupported("label smoothing over a symbolic number of classes " + rw.symbols().display(n_classes));
+      return false;
+    }
+    return true;
   };
   auto log_softmax = [&]() {
     return rw.call("aten._log_softmax.default", {ir::arg_tensor(self), ir::arg_int(c), ir::arg_bool(false)});
   };
   if (sm.sizes != tm.sizes) {
-    if (label_smoothing > 0.0 && !smoothing_in_range()) return;
+    if (label_smoothing > 0.0 && !smoothing_ok()) return;
     std::string r = label_smoothing > 0.0
                         ? cross_entropy_label_smoothing(rw, log_softmax(), target, weight, *reduction,
                                                         ignore_index, label_smoothing)
@@ -533,11 +537,7 @@ void cross_entropy_loss_rule(Rewriter& rw) {
   }
   std::string input = log_softmax();
   if (label_smoothing > 0.0) {
-    if (!smoothing_in_range()) return;
-    if (!n_classes.is_constant()) {
-      rw.unsupported("label smoothing over a symbolic number of classes " + rw.symbols().display(n_classes));
-      return;
-    }
+    if (!smoothing_ok()) return;
     std::string scaled =
         rw.call("aten.mul.Scalar", {ir::arg_tensor(target), ir::arg_float(1 - label_smoothing)});
     target = rw.call(

@@ -229,14 +229,8 @@ void tensor_split_rule(Rewriter& rw) {
             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
     return;
   }
-  const int64_t rank = static_cast<int64_t>(m.rank());
-  if (dim < -rank || dim >= rank) {
-    rw.fail(ErrorCode::INVALID_GRAPH, "Dimension out of range (expected to be in range of [" +
-                                          std::to_string(-rank) + ", " + std::to_string(rank - 1) +
-                                          "], but got " + std::to_string(dim) + ")");
-    return;
-  }
-  const int64_t d = dim < 0 ? dim + rank : dim;
+  const int64_t d = rw.take(normalize_dim(dim, m.rank()));
+  if (!rw.ok()) return;
   const SymPoly& size = m.sizes[static_cast<size_t>(d)];
   std::vector<std::string> pieces;
   auto slice = [&](const ir::Argument& start, const ir::Argument& end) {
