@@ -46,6 +46,13 @@ struct Method {
   passes::MethodState state;
 };
 
+/// What a conversion built and no longer needs once its result exists.
+struct WorkingState {
+  std::vector<std::unique_ptr<Method>> methods;
+  emit::EmitterOutput emitted;  ///< its program moved into the serializer
+  std::unique_ptr<emit::HashPrefetch> prefetch;
+};
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -636,8 +643,10 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
   t0 = std::chrono::steady_clock::now();
   // The weights are hashed for the constant pool while the passes run: they
   // never read the archive, and the emitter waits for the hashes.
-  std::optional<emit::HashPrefetch> prefetch;
-  if (options.prefetch_hashes && emit::HashPrefetch::kAvailable) prefetch.emplace(dense_payload_ranges(methods), archive_range_reader(archive, {}));
+  std::unique_ptr<emit::HashPrefetch> prefetch;
+  if (options.prefetch_hashes && emit::HashPrefetch::kAvailable)
+    prefetch = std::make_unique<emit::HashPrefetch>(dense_payload_ranges(methods),
+                                                    archive_range_reader(archive, {}));
   progress("passes", 0, count);
   for (size_t i = 0; i < methods.size(); ++i) {
     Method& m = *methods[i];
@@ -723,6 +732,10 @@ Result<ConvertResult> convert_reporting(serde::Archive& archive, const serde::Pt
   progress("serialize", 1, 1);
   result.programs_json = std::move(programs_json);
   result.timings = timings;
+  // The IR, the specs, the emitter's tables and the weight hashes go with
+  // the result instead of being freed here (ConvertResult::working_state).
+  result.working_state = std::make_shared<WorkingState>(
+      WorkingState{std::move(methods), std::move(emitted), std::move(prefetch)});
   return result;
 }
 

@@ -55,7 +55,11 @@ class LiftConstantTensors final : public Pass {
     }
     // Pass-created constants, by placeholder name.
     std::vector<std::string> pending;
-    {
+    // Most programs have no pass-created constant: then no index is built
+    // (an index of every placeholder costs as much as the rest of the pass).
+    const bool any_inline = std::any_of(ep.state.tensors.begin(), ep.state.tensors.end(),
+                                        [](const ir::ConstantRef& t) { return t.is_inline(); });
+    if (any_inline) {
       const auto bound = ep.state.placeholder_index();
       for (const auto& s : specs) {
         if (s.kind != ir::InputKind::TensorConstant) continue;

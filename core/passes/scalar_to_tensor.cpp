@@ -136,16 +136,21 @@ class ScalarToTensor final : public Pass {
     // State names in use (signature targets and bound tensors), kept up to
     // date as constants are added: one lookup per candidate name instead of
     // a scan of every input and binding (quadratic in the constants made).
+    // Built at the first constant: most programs need none.
     std::unordered_set<std::string> state_names;
-    for (const ir::InputSpec& s : ep.signature().input_specs) {
-      if (s.is_state() || s.kind == ir::InputKind::CustomObj) state_names.insert(s.target);
-    }
-    for (const ir::ConstantRef& t : ep.state.tensors) state_names.insert(t.fqn);
+    bool have_state_names = false;
     // New constants go right before the first user input (or first of all
     // when there is none); each one moves the user inputs one place on.
     std::optional<size_t> first_user = edge::first_user_input_index(ep);
     for (ir::Node& node : top) {
       for (size_t idx : scalar_tensor_args(node)) {
+        if (!have_state_names) {
+          have_state_names = true;
+          for (const ir::InputSpec& s : ep.signature().input_specs) {
+            if (s.is_state() || s.kind == ir::InputKind::CustomObj) state_names.insert(s.target);
+          }
+          for (const ir::ConstantRef& t : ep.state.tensors) state_names.insert(t.fqn);
+        }
         const ir::NamedArgument& in = node.inputs()[idx];
         ScalarConstant c = *scalar_constant(in.arg);
         std::string name = next_name(ep, state_names, counter);
