@@ -2,6 +2,7 @@
 // §3.2, §9.3, §11). See import_exported_program.h for the contract.
 #include "serde/import_exported_program.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ir/verifier.h"
@@ -230,8 +231,11 @@ std::optional<ImportResult> import_streaming(std::string& json, bool in_place, c
   JsonDocument doc;
   ImportContext ctx(doc, options);
   detail::StreamedGraph streamed;
-  const bool parsed = in_place ? detail::stream_program_in_place(std::move(json), ctx, doc, streamed)
-                               : detail::stream_program(json, ctx, doc, streamed);
+  const size_t batch = json.size() >= options.two_threads_min_bytes
+                           ? std::max<size_t>(options.two_threads_batch_events, 1)
+                           : 0;
+  const bool parsed = in_place ? detail::stream_program_in_place(std::move(json), ctx, doc, streamed, batch)
+                               : detail::stream_program(json, ctx, doc, streamed, batch);
   if (!parsed) return std::nullopt;
   ctx.streamed = &streamed;
   Result<ImportResult> result = import_document(ctx, options);

@@ -45,6 +45,14 @@ struct ImportOptions {
   /// result, errors and warnings, in less time. False reads with the DOM
   /// reader only (tests compare the two).
   bool streaming = true;
+  /// With `streaming`, a text of at least this many bytes is read on two
+  /// threads where there are threads: one tokenizes it, the calling thread
+  /// builds the nodes and tensor metas from its tokens (stream_graph.h); the
+  /// same result. 0: always (tests); SIZE_MAX: never.
+  size_t two_threads_min_bytes = size_t{1} << 20;
+  /// SAX events per batch handed from the tokenizing thread to the reading
+  /// one (4096: 64 KiB; tests use 1 to hand over every element alone).
+  size_t two_threads_batch_events = 4096;
 };
 
 /// A non-fatal finding (unknown key, experimental schema, kept-verbatim metadata).

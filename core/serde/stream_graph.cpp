@@ -11,15 +11,22 @@
 
 #include <rapidjson/reader.h>
 
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "ir/dtype.h"
 #include "ir/sym_expr.h"
 #include "serde/import_context.h"
 #include "serde/json_cursor.h"
+#include "support/background_job.h"
 
 namespace pteforge::serde::detail {
 namespace {
@@ -101,8 +108,7 @@ bool is(std::string_view key, const char (&literal)[N]) {
 
 class TapeReader {
  public:
-  TapeReader(const Tape& tape, ImportContext& ctx)
-      : p_(tape.begin()), end_(tape.end()), ctx_(ctx) {}
+  TapeReader(const Token* begin, const Token* end, ImportContext& ctx) : p_(begin), end_(end), ctx_(ctx) {}
 
   bool at_end() const { return p_ == end_; }
 
@@ -677,6 +683,146 @@ bool TapeReader::node(ir::Node& node) {
 /// What an open container (outside a captured value) is.
 enum class Role : uint8_t { Other, Root, GraphModule, Graph, Nodes, TensorValues };
 
+/// Carries the captured elements (nodes, tensor_values members) from the
+/// parse to the readers that build them into `out`. Inline (the default),
+/// each element is read as it closes. Threaded, the parse runs on a second
+/// thread and hands full batches of elements (a given number of events or more)
+/// through a queue to the calling thread, which reads them in document order
+/// with `ctx` while the parse goes on (consume()). The IR is built on the
+/// calling thread either way (its memory belongs to that thread's heap), and
+/// is the same either way. A failed read stops the parse at its next
+/// hand-over; the fast path then gives up, as it does inline.
+class ElementPipe {
+ public:
+  ElementPipe(ImportContext& ctx, StreamedGraph& out)
+      : ctx_(ctx), out_(out), batch_(std::make_unique<Batch>()) {}
+  ElementPipe(const ElementPipe&) = delete;
+  ElementPipe& operator=(const ElementPipe&) = delete;
+
+  /// Threaded (handing over batches of at least `batch_events` events) or
+  /// inline (0); set before the parse starts.
+  void set_batch_events(size_t batch_events) { batch_events_ = batch_events; }
+
+  // ---- the parse's side ----
+
+  /// The tape the parse records the open element on.
+  Tape& tape() { return batch_->tape; }
+
+  /// The element recorded on tape() from `begin` on is complete. `name` is
+  /// the tensor_values key (in the parse buffer, which outlives the pipe).
+  /// False when an element could not be read: the parse must stop.
+  bool close_element(size_t begin, Role role, std::string_view name) {
+    batch_->items.push_back({begin, batch_->tape.size(), role, name});
+    if (batch_events_ == 0) {
+      const bool ok = read(*batch_);
+      batch_->items.clear();
+      batch_->tape.clear();
+      if (!ok) failed_.store(true, std::memory_order_relaxed);
+      return ok;
+    }
+    if (batch_->tape.size() < batch_events_) return true;
+    return hand_over();
+  }
+
+  /// The parse has ended (completed or stopped): the last batch goes.
+  void parse_done() {
+    if (batch_events_ == 0) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!batch_->items.empty() && !failed_.load(std::memory_order_relaxed))
+      full_.push_back(std::move(batch_));
+    done_ = true;
+    lock.unlock();
+    ready_.notify_one();
+  }
+
+  // ---- the reading side ----
+
+  /// Threaded: reads the batches as they come until the parse has ended.
+  void consume() {
+    for (;;) {
+      std::unique_ptr<Batch> b;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [this] { return !full_.empty() || done_; });
+        if (full_.empty()) return;  // the parse has ended and every batch is read
+        b = std::move(full_.front());
+        full_.pop_front();
+      }
+      room_.notify_one();
+      const bool ok = !failed_.load(std::memory_order_relaxed) && read(*b);
+      b->items.clear();
+      b->tape.clear();
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!ok) failed_.store(true, std::memory_order_relaxed);
+      free_.push_back(std::move(b));
+      lock.unlock();
+      if (!ok) room_.notify_one();
+    }
+  }
+
+  /// True when every element closed so far was read.
+  bool all_read() const { return !failed_.load(std::memory_order_relaxed); }
+
+ private:
+  static constexpr size_t kMaxQueued = 16;  // batches recorded and not read yet
+
+  struct Item {
+    size_t begin, end;
+    Role role;
+    std::string_view name;
+  };
+  struct Batch {
+    Tape tape;
+    std::vector<Item> items;
+  };
+
+  /// Reads every element of `b` in order; false at the first that fails.
+  bool read(const Batch& b) {
+    for (const Item& item : b.items) {
+      TapeReader reader(b.tape.begin() + item.begin, b.tape.begin() + item.end, ctx_);
+      bool ok = false;
+      if (item.role == Role::Nodes) {
+        ok = reader.node(ir::GraphLoader::place(out_.graph));
+      } else {
+        ir::TensorMeta meta;
+        ok = reader.tensor_meta(meta);
+        if (ok) out_.tensor_values.emplace_back(std::string(item.name), std::move(meta));
+      }
+      if (!ok || !reader.at_end()) return false;
+    }
+    return true;
+  }
+
+  /// The parse's side: queues the current batch and takes an empty one;
+  /// false when a read has failed.
+  bool hand_over() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    room_.wait(lock, [this] { return full_.size() < kMaxQueued || failed_.load(std::memory_order_relaxed); });
+    if (failed_.load(std::memory_order_relaxed)) return false;
+    full_.push_back(std::move(batch_));
+    if (free_.empty()) {
+      batch_ = std::make_unique<Batch>();
+    } else {
+      batch_ = std::move(free_.back());
+      free_.pop_back();
+    }
+    lock.unlock();
+    ready_.notify_one();
+    return true;
+  }
+
+  ImportContext& ctx_;
+  StreamedGraph& out_;
+  std::unique_ptr<Batch> batch_;  ///< being recorded by the parse
+  size_t batch_events_ = 0;
+  std::mutex mutex_;
+  std::condition_variable ready_, room_;
+  std::deque<std::unique_ptr<Batch>> full_;   ///< recorded, not read yet (under mutex_)
+  std::vector<std::unique_ptr<Batch>> free_;  ///< read, for reuse (under mutex_)
+  bool done_ = false;                         ///< under mutex_
+  std::atomic<bool> failed_{false};
+};
+
 /// RapidJSON SAX handler of stream_program: forwards the events to the
 /// document, except those of each element of /graph_module/graph/nodes and
 /// each member of /graph_module/graph/tensor_values. Those are recorded on
@@ -685,8 +831,8 @@ enum class Role : uint8_t { Other, Root, GraphModule, Graph, Nodes, TensorValues
 /// gives up.
 class StreamHandler {
  public:
-  StreamHandler(rapidjson::Document& doc, ImportContext& ctx, StreamedGraph& out) : doc_(doc), ctx_(ctx), out_(out) {
-  }
+  StreamHandler(rapidjson::Document& doc, StreamedGraph& out, ElementPipe& pipe)
+      : doc_(doc), out_(out), pipe_(pipe) {}
 
   bool Null() { return capturing() ? record(Tok::Null) : scalar() && doc_.Null(); }
   bool Bool(bool b) { return capturing() ? record(b ? Tok::True : Tok::False) : scalar() && doc_.Bool(b); }
@@ -696,14 +842,14 @@ class StreamHandler {
   bool Uint64(uint64_t u) {
     if (capturing()) {
       if (u <= static_cast<uint64_t>(INT64_MAX)) return record_int(static_cast<int64_t>(u));
-      tape_.push_big(u);
+      pipe_.tape().push_big(u);
       return true;
     }
     return scalar() && doc_.Uint64(u);
   }
   bool Double(double d) {
     if (capturing()) {
-      tape_.push_double(d);
+      pipe_.tape().push_double(d);
       return true;
     }
     return scalar() && doc_.Double(d);
@@ -711,21 +857,21 @@ class StreamHandler {
   bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return forward_raw_number(*this, s, n); }
   bool String(const char* s, rapidjson::SizeType n, bool copy) {
     if (capturing()) {
-      tape_.push_string(Tok::String, s, n);
+      pipe_.tape().push_string(Tok::String, s, n);
       return true;
     }
     return scalar() && doc_.String(s, n, copy);
   }
   bool Key(const char* s, rapidjson::SizeType n, bool copy) {
     if (capturing()) {
-      tape_.push_string(Tok::Key, s, n);
+      pipe_.tape().push_string(Tok::Key, s, n);
       return true;
     }
     const std::string_view key(s, n);
     const Role top = roles_.back();
     next_ = Role::Other;
     if (top == Role::TensorValues) {
-      tv_name_.assign(key);  // the member's value is captured, not forwarded
+      tv_name_ = key;  // the member's value is captured, not forwarded (in situ: the text stays)
       return true;
     }
     if (top == Role::Root && is(key, "graph_module")) {
@@ -749,7 +895,7 @@ class StreamHandler {
     if (top == Role::Nodes || top == Role::TensorValues) {
       capture_ = top;
       capture_depth_ = 0;
-      tape_.clear();
+      element_begin_ = pipe_.tape().size();
       return record_open(Tok::ObjStart);
     }
     Role role = roles_.empty() ? Role::Root : take_next();
@@ -768,7 +914,7 @@ class StreamHandler {
   bool StartArray() {
     if (!enter()) return false;
     if (capturing()) {
-      open_arrays_.push_back(tape_.size());
+      open_arrays_.push_back(pipe_.tape().size());
       return record_open(Tok::ArrStart);
     }
     const Role top = roles_.empty() ? Role::Other : roles_.back();
@@ -782,7 +928,7 @@ class StreamHandler {
   bool EndArray(rapidjson::SizeType n) {
     --depth_;
     if (capturing()) {
-      tape_.at(open_arrays_.back()).len = n;  // for the readers' reserve()
+      pipe_.tape().at(open_arrays_.back()).len = n;  // for the readers' reserve()
       open_arrays_.pop_back();
       return record_close(Tok::ArrEnd);
     }
@@ -813,46 +959,39 @@ class StreamHandler {
   }
   bool enter() { return ++depth_ <= kMaxJsonDepth; }
   bool record(Tok k) {
-    tape_.push(k);
+    pipe_.tape().push(k);
     return true;
   }
   bool record_int(int64_t v) {
-    tape_.push_int(v);
+    pipe_.tape().push_int(v);
     return true;
   }
   bool record_open(Tok k) {
-    tape_.push(k);
+    pipe_.tape().push(k);
     ++capture_depth_;
     return true;
   }
   bool record_close(Tok k) {
-    tape_.push(k);
+    pipe_.tape().push(k);
     if (--capture_depth_ > 0) return true;
-    // The captured value is complete: read it.
-    TapeReader reader(tape_, ctx_);
-    bool ok = false;
-    if (capture_ == Role::Nodes) {
-      ok = reader.node(ir::GraphLoader::place(out_.graph));
-    } else {
-      ir::TensorMeta meta;
-      ok = reader.tensor_meta(meta);
-      if (ok) out_.tensor_values.emplace_back(std::move(tv_name_), std::move(meta));
-    }
+    // The captured value is complete: it is read (now or on the reader thread).
+    const Role role = capture_;
     capture_ = Role::Other;
-    return ok && reader.at_end();
+    return pipe_.close_element(element_begin_, role,
+                               role == Role::TensorValues ? tv_name_ : std::string_view());
   }
 
   rapidjson::Document& doc_;
-  ImportContext& ctx_;
   StreamedGraph& out_;
+  ElementPipe& pipe_;
   std::vector<Role> roles_;
   Role next_ = Role::Other;
   unsigned claimed_ = 0;
   size_t depth_ = 0;
   Role capture_ = Role::Other;  ///< Nodes or TensorValues while capturing an element
   int capture_depth_ = 0;
-  std::string tv_name_;
-  Tape tape_;
+  std::string_view tv_name_;         ///< the tensor_values key being captured (in the parse buffer)
+  size_t element_begin_ = 0;         ///< tape position of the captured element's first event
   std::vector<size_t> open_arrays_;  ///< tape positions of the captured arrays still open
 };
 
@@ -860,21 +999,43 @@ class StreamHandler {
 
 namespace {
 /// Parses the NUL-terminated text at `buffer` (owned by `doc`) in place.
-bool stream_buffer(char* buffer, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out) {
+bool stream_buffer(char* buffer, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out,
+                   size_t batch_events) {
   rapidjson::Reader reader;
-  StreamHandler handler(doc.dom(), ctx, out);
+  ElementPipe pipe(ctx, out);
+  StreamHandler handler(doc.dom(), out, pipe);
   bool parsed = false;
   auto generate = [&](rapidjson::Document&) {
     rapidjson::InsituStringStream stream(buffer);
     parsed = !reader.Parse<kProgramJsonParseFlags>(stream, handler).IsError();
     return parsed;
   };
-  doc.dom().Populate(generate);
-  return parsed;
+  auto parse = [&] {
+    doc.dom().Populate(generate);
+    pipe.parse_done();
+  };
+  if (batch_events > 0) {
+    pipe.set_batch_events(batch_events);
+    // Where no thread can be started, BackgroundJob runs the work at once,
+    // here: the work then does nothing, and the parse runs inline below.
+    const std::thread::id self = std::this_thread::get_id();
+    BackgroundJob job([&parse, self] {
+      if (std::this_thread::get_id() != self) parse();
+    });
+    if (job.threaded()) {
+      pipe.consume();
+      job.wait();
+      return parsed && pipe.all_read();
+    }
+    pipe.set_batch_events(0);
+  }
+  parse();
+  return parsed && pipe.all_read();
 }
 }  // namespace
 
-bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out) {
+bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out,
+                    size_t batch_events) {
   // In situ, over a copy that the document keeps (its strings and the tape's
   // point into it): the caller's text stays intact for the DOM reader. Up to
   // the first NUL, as the DOM reader reads. 16 bytes of padding (NULs) keep
@@ -888,14 +1049,15 @@ bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& d
   std::memcpy(buffer, text.data(), text.size());
 #endif
   std::memset(buffer + text.size(), 0, 16);
-  return stream_buffer(buffer, ctx, doc, out);
+  return stream_buffer(buffer, ctx, doc, out, batch_events);
 }
 
-bool stream_program_in_place(std::string text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out) {
+bool stream_program_in_place(std::string text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out,
+                             size_t batch_events) {
 #if defined(RAPIDJSON_SSE2)
-  return stream_program(text, ctx, doc, out);
+  return stream_program(text, ctx, doc, out, batch_events);
 #else
-  return stream_buffer(doc.adopt_text(std::move(text)), ctx, doc, out);
+  return stream_buffer(doc.adopt_text(std::move(text)), ctx, doc, out, batch_events);
 #endif
 }
 

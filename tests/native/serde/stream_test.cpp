@@ -4,6 +4,7 @@
 // the same error; and the fast path is taken exactly where it should be.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -35,20 +36,28 @@ std::string warnings_text(const std::vector<serde::ImportWarning>& ws) {
   return out;
 }
 
-/// Imports `json` with and without the fast path, checks that the results
-/// agree, and returns whether the fast path read it.
+/// Imports `json` with and without the fast path (the fast path on one
+/// thread, and on two threads handing every element over alone), checks that
+/// the results agree, and returns whether the fast path read it.
 bool same_both_ways(const std::string& json) {
   // The readers are compared, not the operator calls (some variants below
   // give an argument a kind its schema refuses: ops::check_call_arguments).
   serde::ImportOptions options;
   options.check_calls = false;
+  options.two_threads_min_bytes = SIZE_MAX;
   serde::ImportOptions dom_only = options;
   dom_only.streaming = false;
+  serde::ImportOptions two_threads = options;
+  two_threads.two_threads_min_bytes = 0;
+  two_threads.two_threads_batch_events = 1;
   auto fast = serde::import_exported_program(json, options);
   auto dom = serde::import_exported_program(json, dom_only);
+  auto threaded = serde::import_exported_program(json, two_threads);
   REQUIRE(fast.ok() == dom.ok());
+  REQUIRE(threaded.ok() == dom.ok());
   if (!dom.ok()) {
     CHECK(fast.error().to_json() == dom.error().to_json());
+    CHECK(threaded.error().to_json() == dom.error().to_json());
     int rereads = 0;
     auto in_place = serde::import_exported_program(std::string(json), options, [&]() -> Result<std::string> {
       ++rereads;
@@ -63,6 +72,10 @@ bool same_both_ways(const std::string& json) {
   CHECK(fast->program == dom->program);
   CHECK(origins(fast->program.graph()) == origins(dom->program.graph()));
   CHECK(warnings_text(fast->warnings) == warnings_text(dom->warnings));
+  CHECK(threaded->streamed == fast->streamed);
+  CHECK(threaded->program == dom->program);
+  CHECK(origins(threaded->program.graph()) == origins(dom->program.graph()));
+  CHECK(warnings_text(threaded->warnings) == warnings_text(dom->warnings));
   // In place (the caller can read the text again): the same result; the text
   // is read again exactly when the fast path gave up.
   int rereads = 0;
