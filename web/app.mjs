@@ -39,13 +39,50 @@ worker.addEventListener('message', (event) => {
 });
 /** The worker's failure ({code, message, where, notes}) once it died: every request gets it. */
 let workerFailure = null;
+/** The converter's module, which the worker imports (served from the npm package, see scripts/serve.mjs). */
+const PACKAGE_ENTRY = 'pteforge/dist/index.browser.mjs';
+
+/**
+ * Why the worker could not load: a site without the package's module (the
+ * WebAssembly build was not made, or not copied beside the page) is told
+ * apart from any other failure, whose remedy is a reload. Resolves with
+ * {message, notes, status}.
+ */
+async function workerFailureCause(event) {
+  const generic = {
+    message: `the worker failed: ${event.message || 'it could not be loaded'}`,
+    notes: ['reload the page to try again'],
+    status: 'The converter could not be loaded; reload the page.',
+  };
+  try {
+    const res = await fetch(new URL(`./${PACKAGE_ENTRY}`, import.meta.url), { method: 'HEAD', cache: 'no-store' });
+    if (res.ok) return generic;
+    return {
+      message: `the worker failed: the converter is not on this site (${PACKAGE_ENTRY}: HTTP ${res.status})`,
+      notes: [
+        'build the WebAssembly package (scripts/build-wasm.sh) and serve the page with scripts/serve.sh, ' +
+          'or copy the package beside the page (node scripts/serve.mjs --export DIR)',
+      ],
+      status: 'The converter is not built: see the error below.',
+    };
+  } catch {
+    return generic;
+  }
+}
+
 worker.addEventListener('error', (event) => {
   workerFailure = { code: 'INTERNAL', message: `the worker failed: ${event.message || 'it could not be loaded'}`, where: {}, notes: ['reload the page to try again'] };
+  const failure = workerFailure;
   // Requests it will never answer fail now, so that no operation stays busy.
-  for (const p of pending.values()) p.reject(workerFailure);
+  for (const p of pending.values()) p.reject(failure);
   pending.clear();
-  showError(workerFailure);
-  setStatus('error', 'The converter could not be loaded.');
+  workerFailureCause(event).then((cause) => {
+    failure.message = cause.message;
+    failure.notes = cause.notes;
+    failure.status = cause.status;
+    showError(failure);
+    setStatus('error', cause.status);
+  });
 });
 
 /** Sends a request to the worker; resolves with its value, rejects with {code, message, where, notes}. */
@@ -75,7 +112,7 @@ function setStatus(state, text) {
 function setFinalStatus(state, text) {
   if (workerFailure) {  // nothing can be read or converted until the page is reloaded
     state = 'error';
-    text = 'The converter could not be loaded; reload the page.';
+    text = workerFailure.status ?? 'The converter could not be loaded; reload the page.';
   }
   if (notTaken.length) {
     const names = notTaken.join(', ');

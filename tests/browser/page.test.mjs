@@ -486,10 +486,12 @@ describe('pteforge web page', () => {
     try {
       await page.goto(url);
       await page.waitForSelector('#status[data-state="error"]', { timeout: 30_000 });
-      assert.equal(await page.textContent('#status'), 'The converter could not be loaded.');
+      assert.equal(await page.textContent('#status'), 'The converter is not built: see the error below.');
       assert.equal(await page.isVisible('#error'), true);
       assert.equal(await page.textContent('[data-testid=error-code]'), 'INTERNAL');
-      assert.match(await page.textContent('[data-testid=error-message]'), /worker/);
+      assert.equal(await page.textContent('[data-testid=error-message]'),
+        'the worker failed: the converter is not on this site (pteforge/dist/index.browser.mjs: HTTP 404)');
+      assert.match(await page.textContent('#error .notes'), /scripts\/build-wasm\.sh/);
     } finally {
       await page.close();
       await new Promise((r) => server.close(r));

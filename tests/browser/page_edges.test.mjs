@@ -274,8 +274,27 @@ describe('pteforge web page: edges', () => {
       // No drop zone needs the converter to show: pick a file all the same.
       await whenDone(page, () => page.setInputFiles('#file', join(CORPUS, 'linear_tanh', 'linear_tanh.pt2')), 10_000);
       assert.equal(await page.textContent('[data-testid=error-code]'), 'INTERNAL');
+      assert.match(await page.textContent('[data-testid=error-message]'), /^the worker failed: the converter is not on this site/);
+      assert.equal(await page.textContent('#status'), 'The converter is not built: see the error below.');
+    } finally {
+      await page.close();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  test('a converter module that is there but does not load asks for a reload', async () => {
+    const broken = join(SCRATCH, 'broken-package');
+    mkdirSync(join(broken, 'dist'), { recursive: true });
+    writeFileSync(join(broken, 'dist', 'index.browser.mjs'), 'export const = ;\n');
+    const { server, url } = await serve({ port: 0, packageDir: broken });
+    const page = await env.context.newPage();
+    try {
+      await page.goto(url);
+      await page.waitForSelector('#status[data-state="error"]', { timeout: 30_000 });
       assert.match(await page.textContent('[data-testid=error-message]'), /^the worker failed: /);
+      assert.doesNotMatch(await page.textContent('[data-testid=error-message]'), /not on this site/);
       assert.equal(await page.textContent('#status'), 'The converter could not be loaded; reload the page.');
+      assert.equal(await page.textContent('#error .notes'), 'reload the page to try again');
     } finally {
       await page.close();
       await new Promise((r) => server.close(r));
