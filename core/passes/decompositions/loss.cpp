@@ -1,4 +1,5 @@
-// Loss functions: mse_loss, l1_loss, binary_cross_entropy, nll_loss_forward, nll_loss, nll_loss_nd,
+// Loss functions: mse_loss, l1_loss, binary_cross_entropy, nll_loss_forward, nll_loss2d_forward,
+// nll_loss, nll_loss2d, nll_loss_nd,
 // cross_entropy_loss, kl_div, margin_ranking_loss, smooth_l1_loss, huber_loss,
 // soft_margin_loss, binary_cross_entropy_with_logits.
 #include "ir/float_repr.h"
@@ -140,17 +141,77 @@ void binary_cross_entropy_rule(Rewriter& rw) {
   rw.set_outputs({to_dtype(rw, apply_loss_reduction(rw, loss, *reduction), result)});
 }
 
-/// aten.nll_loss_forward.default → torch._decomp nll_loss_forward (_nll_loss_forward; no
-/// opmath casts), self [N, C] or [C], target [N] or [], channel dim c (1, or 0 for a 1-d self):
-/// with weight, self * weight.view([1, C]) (weight itself for a 1-d self); safe_target =
-/// where(target != ignore_index, target, 0); result = where(target != ignore_index,
-/// -gather(self, c, safe_target.unsqueeze(c)).squeeze(c), 0) — each torch.where with a number is
-/// scalar_tensor + where.self and each target != ignore_index a new ne.Scalar. Reduction none
-/// of a 2-d self: total_weight = self.new_full((), 0.0). Otherwise total_weight is, with
-/// weight, where(ne, gather(w.expand(self.shape), c, safe_target_).squeeze(c), 0).sum(), else
-/// (target != ignore_index).sum().to(self) (to.other: _to_copy with dtype, layout, device and
-/// pin_memory=False); then sum: result.sum(), mean: result.sum() / total_weight (sum.default
-/// as sum.dim_IntList(·, [])). Refused as the decomposition's asserts refuse them: self not
+/// torch._decomp's _nll_loss_forward (no opmath casts), the body of both nll_loss_forward
+/// and nll_loss2d_forward: self [C], [N, C] or [N, C, H, W], target [], [N] or [N, H, W],
+/// channel dim c (1, or 0 for a 1-d self): with weight, self * weight.view(shape) (shape
+/// all 1s but C at c; the weight itself for a 1-d self); safe_target = where(target !=
+/// ignore_index, target, 0); result = where(target != ignore_index,
+/// -gather(self, c, safe_target.unsqueeze(c)).squeeze(c), 0) — each torch.where with a number
+/// is scalar_tensor + where.self and each target != ignore_index a new ne.Scalar. Reduction
+/// none of a self of rank > 1: total_weight = self.new_full((), 0.0). Otherwise total_weight
+/// is, with weight, where(ne, gather(w.expand(self.shape), c, safe_target_).squeeze(c),
+/// 0).sum(), else (target != ignore_index).sum().to(self) (to.other: _to_copy with dtype,
+/// layout, device and pin_memory=False); then sum: result.sum(), mean: result.sum() /
+/// total_weight (sum.default as sum.dim_IntList(·, [])). The callers check the operands.
+void nll_loss_forward_body(Rewriter& rw, std::string self, const std::string& target,
+                           const std::optional<std::string>& weight, int64_t reduction,
+                           const ir::Argument& ignore_index, const Meta& sm, const Meta& wm) {
+  const int64_t c = sm.rank() < 2 ? 0 : 1;
+  std::string w;
+  if (weight) {
+    if (sm.rank() > 1) {
+      std::vector<SymPoly> shape(sm.rank(), SymPoly(1));
+      shape[static_cast<size_t>(c)] = wm.sizes[0];
+      w = view(rw, *weight, shape);
+    } else {
+      w = *weight;
+    }
+    self = rw.call("aten.mul.Tensor", {ir::arg_tensor(self), ir::arg_tensor(w)});
+  }
+  auto kept = [&]() { return rw.call("aten.ne.Scalar", {ir::arg_tensor(target), ignore_index}); };
+  auto zero_where_ignored = [&](const std::string& x) {
+    return where_scalar(rw, kept(), ir::arg_tensor(x), ir::arg_int(0), {Number::of_int(0)});
+  };
+  std::string safe_target = zero_where_ignored(target);
+  std::string safe_target_ = unsqueeze(rw, safe_target, c);
+  auto pick = [&](const std::string& x) {
+    std::string g =
+        rw.call("aten.gather.default", {ir::arg_tensor(x), ir::arg_int(c), ir::arg_tensor(safe_target_)});
+    return squeeze_dims(rw, g, {c});
+  };
+  std::string picked = pick(self);
+  std::string result = zero_where_ignored(rw.call("aten.neg.default", {ir::arg_tensor(picked)}));
+  if (reduction == kNone && sm.rank() > 1) {
+    std::string total =
+        rw.call("aten.new_full.default", {ir::arg_tensor(self), ir::arg_ints({}), ir::arg_float(0.0)});
+    rw.set_outputs({result, total});
+    return;
+  }
+  auto sum = [&](const std::string& x) {
+    return rw.call("aten.sum.dim_IntList", {ir::arg_tensor(x), ir::arg_ints({})});
+  };
+  std::string total;
+  if (weight) {
+    std::string we = expand(rw, w, sm.sizes);
+    total = sum(zero_where_ignored(pick(we)));
+  } else {
+    std::string count = sum(kept());
+    total = rw.call("aten._to_copy.default", {ir::arg_tensor(count)},
+                    {{"dtype", ir::arg_dtype(sm.dtype)},
+                     {"layout", ir::arg_layout(ir::Layout::Strided)},
+                     {"device", ir::arg_device(sm.device)},
+                     {"pin_memory", ir::arg_bool(false)}});
+  }
+  if (reduction == kSum) {
+    result = sum(result);
+  } else if (reduction == kMean) {
+    result = rw.call("aten.div.Tensor", {ir::arg_tensor(sum(result)), ir::arg_tensor(total)});
+  }
+  rw.set_outputs({result, total});
+}
+
+/// aten.nll_loss_forward.default → torch._decomp nll_loss_forward: its asserts, then
+/// _nll_loss_forward (nll_loss_forward_body). Refused as the asserts refuse them: self not
 /// 1-d or 2-d, target of rank > 1, batch sizes that differ, a weight that is not [C]; also a
 /// bad reduction.
 void nll_loss_forward_rule(Rewriter& rw) {
@@ -179,52 +240,44 @@ void nll_loss_forward_rule(Rewriter& rw) {
         "weight tensor should be defined either for all " + rw.symbols().display(n_classes) +
         " classes or no classes but got weight tensor of shape: " + describe_meta(wm, rw.symbols()));
   }
-  const int64_t c = sm.rank() < 2 ? 0 : 1;
-  std::string w;
-  if (weight) {
-    w = sm.rank() > 1 ? view(rw, *weight, {SymPoly(1), wm.sizes[0]}) : *weight;
-    self = rw.call("aten.mul.Tensor", {ir::arg_tensor(self), ir::arg_tensor(w)});
+  nll_loss_forward_body(rw, self, target, weight, *reduction, ignore_index, sm, wm);
+}
+
+/// aten.nll_loss2d_forward.default → torch._decomp nll_loss2d_forward, which is
+/// _nll_loss_forward itself (nll_loss_forward_body) with channel dim 1. The operands are
+/// checked first as ATen's nll_loss2d kernels check them (check_inputs_nll_loss2d, with its
+/// messages): target 3-d, self 4-d, a weight of C elements, target [N, H, W] for self
+/// [N, C, H, W]; also a bad reduction.
+void nll_loss2d_forward_rule(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  std::string self = rw.tensor("self");
+  std::string target = rw.tensor("target");
+  std::optional<std::string> weight = rw.opt_tensor("weight");
+  ir::Argument ignore_index = rw.raw("ignore_index");
+  Meta sm = rw.meta(self);
+  Meta tm = rw.meta(target);
+  Meta wm = weight ? rw.meta(*weight) : Meta{};
+  if (!reduction || !rw.ok()) return;
+  auto refuse = [&](const std::string& what) { rw.fail(ErrorCode::INVALID_GRAPH, what); };
+  if (tm.rank() != 3) {
+    return refuse("only batches of spatial targets supported (3D tensors) but got targets of dimension: " +
+                  std::to_string(tm.rank()));
   }
-  auto kept = [&]() { return rw.call("aten.ne.Scalar", {ir::arg_tensor(target), ignore_index}); };
-  auto zero_where_ignored = [&](const std::string& x) {
-    return where_scalar(rw, kept(), ir::arg_tensor(x), ir::arg_int(0), {Number::of_int(0)});
-  };
-  std::string safe_target = zero_where_ignored(target);
-  std::string safe_target_ = unsqueeze(rw, safe_target, c);
-  auto pick = [&](const std::string& x) {
-    std::string g =
-        rw.call("aten.gather.default", {ir::arg_tensor(x), ir::arg_int(c), ir::arg_tensor(safe_target_)});
-    return squeeze_dims(rw, g, {c});
-  };
-  std::string picked = pick(self);
-  std::string result = zero_where_ignored(rw.call("aten.neg.default", {ir::arg_tensor(picked)}));
-  if (*reduction == kNone && sm.rank() > 1) {
-    std::string total =
-        rw.call("aten.new_full.default", {ir::arg_tensor(self), ir::arg_ints({}), ir::arg_float(0.0)});
-    rw.set_outputs({result, total});
-    return;
+  if (sm.rank() != 4) {
+    return refuse("only batches of spatial inputs supported (4D tensors), but got input of dimension: " +
+                  std::to_string(sm.rank()));
   }
-  auto sum = [&](const std::string& x) {
-    return rw.call("aten.sum.dim_IntList", {ir::arg_tensor(x), ir::arg_ints({})});
-  };
-  std::string total;
-  if (weight) {
-    std::string we = expand(rw, w, sm.sizes);
-    total = sum(zero_where_ignored(pick(we)));
-  } else {
-    std::string count = sum(kept());
-    total = rw.call("aten._to_copy.default", {ir::arg_tensor(count)},
-                    {{"dtype", ir::arg_dtype(sm.dtype)},
-                     {"layout", ir::arg_layout(ir::Layout::Strided)},
-                     {"device", ir::arg_device(sm.device)},
-                     {"pin_memory", ir::arg_bool(false)}});
+  if (weight && !(wm.numel() == sm.sizes[1])) {
+    return refuse("weight tensor should be defined either for all or no classes");
   }
-  if (*reduction == kSum) {
-    result = sum(result);
-  } else if (*reduction == kMean) {
-    result = rw.call("aten.div.Tensor", {ir::arg_tensor(sum(result)), ir::arg_tensor(total)});
+  if (!(sm.sizes[0] == tm.sizes[0] && sm.sizes[2] == tm.sizes[1] && sm.sizes[3] == tm.sizes[2])) {
+    return refuse("size mismatch (got input: " + shape_text(sm.sizes, rw.symbols()) +
+                  " , target: " + shape_text(tm.sizes, rw.symbols()));
   }
-  rw.set_outputs({result, total});
+  // A weight of C elements in another shape: view(shape) takes it as torch does.
+  Meta w1 = wm;
+  if (weight) w1.sizes = {sm.sizes[1]};
+  nll_loss_forward_body(rw, self, target, weight, *reduction, ignore_index, sm, w1);
 }
 
 /// aten.smooth_l1_loss.default → torch._decomp smooth_l1_loss (pw_cast_for_opmath, see
@@ -344,9 +397,27 @@ std::string nll_loss_call(Rewriter& rw, const std::string& self, const std::stri
   return outs.empty() ? std::string() : outs.front();
 }
 
+/// at::native::nll_loss2d_symint: the first result of nll_loss2d_forward (decomposed in
+/// turn by its rule).
+std::string nll_loss2d_call(Rewriter& rw, const std::string& self, const std::string& target,
+                            const std::optional<std::string>& weight, int64_t reduction,
+                            const ir::Argument& ignore_index) {
+  std::vector<std::string> outs =
+      rw.call_multi("aten.nll_loss2d_forward.default",
+                    {ir::arg_tensor(self), ir::arg_tensor(target),
+                     weight ? ir::arg_tensor(*weight) : ir::arg_none(), ir::arg_int(reduction), ignore_index},
+                    {}, {true, false});
+  return outs.empty() ? std::string() : outs.front();
+}
+
 /// at::native::nll_loss_nd: self of rank >= 1, batch sizes equal unless self is 1-d; a
-/// 1-d or 2-d self is nll_loss (nll_loss_forward). Other ranks go through nll_loss2d,
-/// which is refused (nll_loss2d_forward has no decomposition here). Empty after failing.
+/// 1-d or 2-d self is nll_loss (nll_loss_forward), a 4-d one nll_loss2d
+/// (nll_loss2d_forward). A 3-d or 5-d and larger self [N, C, d...] needs target [N, d...]
+/// ("Expected target size ..."), is made contiguous (a clone only when it is not) and viewed
+/// as [N, C, 1, -1] ([N, C, 0, 0] when empty), the target likewise as [N, 1, -1] ([N, 0,
+/// 0]); then nll_loss2d, whose output for reduction none is viewed back as [N, d...]. Sizes
+/// that are not all concrete are refused (whether the input is empty decides the view).
+/// Empty after failing.
 std::string nll_loss_nd(Rewriter& rw, const std::string& self, const std::string& target,
                         const std::optional<std::string>& weight, int64_t reduction,
                         const ir::Argument& ignore_index) {
@@ -364,26 +435,51 @@ std::string nll_loss_nd(Rewriter& rw, const std::string& self, const std::string
                                           ") to match target batch_size (" + tb + ").");
     return {};
   }
-  if (sm.rank() > 2) {
-    rw.unsupported("an input of rank " + std::to_string(sm.rank()) +
-                   " (torch computes it with nll_loss2d_forward, which has no decomposition here)");
+  if (sm.rank() <= 2) return nll_loss_call(rw, self, target, weight, reduction, ignore_index);
+  if (sm.rank() == 4) return nll_loss2d_call(rw, self, target, weight, reduction, ignore_index);
+  std::vector<SymPoly> out_size(sm.sizes.begin() + 2, sm.sizes.end());
+  out_size.insert(out_size.begin(), sm.sizes[0]);
+  if (!std::equal(tm.sizes.begin() + (tm.rank() > 0 ? 1 : 0), tm.sizes.end(), sm.sizes.begin() + 2,
+                  sm.sizes.end()) ||
+      tm.rank() != sm.rank() - 1) {
+    rw.fail(ErrorCode::INVALID_GRAPH, "Expected target size " + shape_text(out_size, rw.symbols()) +
+                                          ", got " + shape_text(tm.sizes, rw.symbols()));
     return {};
   }
-  return nll_loss_call(rw, self, target, weight, reduction, ignore_index);
+  if (!sm.numel().is_constant() || !tm.numel().is_constant()) {
+    rw.unsupported("an input of rank " + std::to_string(sm.rank()) + " with symbolic sizes " +
+                   describe_meta(sm, rw.symbols()) + " (torch views it by whether it is empty)");
+    return {};
+  }
+  const SymPoly n = sm.sizes[0];
+  const SymPoly c = sm.sizes[1];
+  const std::string self_c = contiguous(rw, self);
+  const std::string target_c = contiguous(rw, target);
+  if (!rw.ok()) return {};
+  std::string input = sm.numel().value() > 0 ? view(rw, self_c, {n, c, SymPoly(1), SymPoly(-1)})
+                                             : view(rw, self_c, {n, c, SymPoly(0), SymPoly(0)});
+  std::string tgt = tm.numel().value() > 0 ? view(rw, target_c, {n, SymPoly(1), SymPoly(-1)})
+                                           : view(rw, target_c, {n, SymPoly(0), SymPoly(0)});
+  std::string out = nll_loss2d_call(rw, input, tgt, weight, reduction, ignore_index);
+  if (reduction != kNone || !rw.ok()) return out;
+  return view(rw, out, out_size);
 }
 
-/// aten.nll_loss.default → at::native::nll_loss_symint (nll_loss_forward's output), and
+/// aten.nll_loss.default → at::native::nll_loss_symint (nll_loss_forward's output),
+/// aten.nll_loss2d.default → at::native::nll_loss2d_symint (nll_loss2d_forward's output), and
 /// aten.nll_loss_nd.default → at::native::nll_loss_nd_symint (see nll_loss_nd).
 void nll_loss_rule(Rewriter& rw) {
   const bool nd = rw.target() == "aten.nll_loss_nd.default";
+  const bool two_d = rw.target() == "aten.nll_loss2d.default";
   std::optional<int64_t> reduction = loss_reduction(rw);
   std::string self = rw.tensor("self");
   std::string target = rw.tensor("target");
   std::optional<std::string> weight = rw.opt_tensor("weight");
   ir::Argument ignore_index = rw.raw("ignore_index");
   if (!reduction || !rw.ok()) return;
-  std::string r = nd ? nll_loss_nd(rw, self, target, weight, *reduction, ignore_index)
-                     : nll_loss_call(rw, self, target, weight, *reduction, ignore_index);
+  std::string r = nd      ? nll_loss_nd(rw, self, target, weight, *reduction, ignore_index)
+                  : two_d ? nll_loss2d_call(rw, self, target, weight, *reduction, ignore_index)
+                          : nll_loss_call(rw, self, target, weight, *reduction, ignore_index);
   if (rw.ok()) rw.set_outputs({r});
 }
 
@@ -423,8 +519,12 @@ std::string cross_entropy_label_smoothing(Rewriter& rw, const std::string& input
   auto sum_all = [&](const std::string& x) {
     return rw.call("aten.sum.dim_IntList", {ir::arg_tensor(x), ir::arg_ints({})});
   };
-  // flatten(): a 0-d tensor becomes [1]; a 1-d one stays as it is.
-  auto flatten = [&](const std::string& x) { return tm.rank() == 0 ? view(rw, x, {SymPoly(1)}) : x; };
+  // flatten(): a 0-d tensor becomes [1], a 1-d one stays as it is, a larger one is viewed as
+  // [numel] (at::native::flatten's reshape).
+  auto flatten = [&](const std::string& x) {
+    if (tm.rank() == 1) return x;
+    return view(rw, x, {tm.rank() == 0 ? SymPoly(1) : tm.numel()});
+  };
   std::string ret = smooth;
   if (reduction == kSum) {
     ret = sum_all(smooth);
@@ -632,7 +732,10 @@ void add_loss_decompositions(std::vector<Decomposition>& out) {
                  "torch._decomp.decompositions.binary_cross_entropy_with_logits"});
   out.push_back({"aten.nll_loss_forward.default", nll_loss_forward_rule,
                  "torch._decomp.decompositions.nll_loss_forward"});
+  out.push_back({"aten.nll_loss2d_forward.default", nll_loss2d_forward_rule,
+                 "torch._decomp.decompositions.nll_loss2d_forward"});
   out.push_back({"aten.nll_loss.default", nll_loss_rule, "at::native::nll_loss_symint (LossNLL.cpp)"});
+  out.push_back({"aten.nll_loss2d.default", nll_loss_rule, "at::native::nll_loss2d_symint (LossNLL2d.cpp)"});
   out.push_back({"aten.nll_loss_nd.default", nll_loss_rule, "at::native::nll_loss_nd_symint (LossNLL.cpp)"});
   out.push_back({"aten.cross_entropy_loss.default", cross_entropy_loss_rule,
                  "at::native::cross_entropy_loss_symint (LossNLL.cpp)"});

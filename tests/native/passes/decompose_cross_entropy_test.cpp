@@ -1,7 +1,8 @@
-// cross_entropy_loss, nll_loss and nll_loss_nd (at::native, LossNLL.cpp): the exact graphs for
-// class-index targets (log_softmax, then nll_loss_forward, itself decomposed), class
-// probabilities (with a weight and label smoothing) and class indices with label smoothing;
-// kl_div and margin_ranking_loss (Loss.cpp); the refusals with torch's messages.
+// cross_entropy_loss, nll_loss, nll_loss2d and nll_loss_nd (at::native, LossNLL.cpp): the exact
+// graphs for class-index targets (log_softmax, then nll_loss_forward or, from rank 3 on,
+// nll_loss2d_forward, itself decomposed), class probabilities (with a weight and label
+// smoothing) and class indices with label smoothing; kl_div and margin_ranking_loss (Loss.cpp);
+// the refusals with torch's messages.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -194,10 +195,179 @@ TEST_CASE("decompose cross_entropy_loss / nll_loss_nd refusals: torch's checks, 
   expect_refused(d, ErrorCode::INVALID_GRAPH, "nll_loss_nd",
                  "Expected input batch_size (2) to match target batch_size (4).");
   ExportedProgram e =
-      program("aten.cross_entropy_loss.default", {2, 3, 4}, ScalarType::Long, {2, 4}, 0.0, {});
-  expect_refused(
-      e, ErrorCode::UNSUPPORTED_FEATURE, "cross_entropy_loss",
-      "an input of rank 3 (torch computes it with nll_loss2d_forward, which has no decomposition here)");
+      program("aten.cross_entropy_loss.default", {2, 3, 4}, ScalarType::Long, {2, 5}, 0.0, {});
+  expect_refused(e, ErrorCode::INVALID_GRAPH, "cross_entropy_loss",
+                 "Expected target size [2, 4], got [2, 5]");
+  ExportedProgram f = program("aten.nll_loss_nd.default", {2, 3, 4, 5}, ScalarType::Long, {2, 4, 6}, 0.0, {});
+  expect_refused(f, ErrorCode::INVALID_GRAPH, "nll_loss_nd",
+                 "size mismatch (got input: [2, 3, 4, 5] , target: [2, 4, 6]");
+  ExportedProgram g = program("aten.nll_loss2d.default", {2, 3, 4}, ScalarType::Long, {2, 4}, 0.0, {});
+  expect_refused(g, ErrorCode::INVALID_GRAPH, "nll_loss2d",
+                 "only batches of spatial targets supported (3D tensors) but got targets of dimension: 2");
+  ExportedProgram h = program("aten.nll_loss2d.default", {2, 3, 4}, ScalarType::Long, {2, 4, 1}, 0.0, {});
+  expect_refused(h, ErrorCode::INVALID_GRAPH, "nll_loss2d",
+                 "only batches of spatial inputs supported (4D tensors), but got input of dimension: 3");
+}
+
+TEST_CASE("decompose cross_entropy_loss of a 4-d input -> nll_loss2d_forward's graph (channel dim 1)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3, 2, 2});
+  auto t = b.input("t", ScalarType::Long, {2, 2, 2});
+  b.output(b.call("aten.cross_entropy_loss.default", {arg_tensor(x), arg_tensor(t)}, {F, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3, 2, 2], %t: int64[2, 2, 2]):\n"
+                    "  %_log_softmax: float32[2, 3, 2, 2] = aten._log_softmax.default(%x, 1, False)\n"
+                    "  %ne: bool[2, 2, 2] = aten.ne.Scalar(%t, -100)\n"
+                    "  %scalar_tensor: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where: int64[2, 2, 2] = aten.where.self(%ne, %t, %scalar_tensor)\n"
+                    "  %unsqueeze: int64[2, 1, 2, 2] = aten.unsqueeze.default(%where, 1)\n"
+                    "  %gather: float32[2, 1, 2, 2] = aten.gather.default(%_log_softmax, 1, %unsqueeze)\n"
+                    "  %squeeze: float32[2, 2, 2] = aten.squeeze.dims(%gather, [1])\n"
+                    "  %neg: float32[2, 2, 2] = aten.neg.default(%squeeze)\n"
+                    "  %ne_1: bool[2, 2, 2] = aten.ne.Scalar(%t, -100)\n"
+                    "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where_1: float32[2, 2, 2] = aten.where.self(%ne_1, %neg, %scalar_tensor_1)\n"
+                    "  %ne_2: bool[2, 2, 2] = aten.ne.Scalar(%t, -100)\n"
+                    "  %sum_1: int64[] = aten.sum.dim_IntList(%ne_2, [])\n"
+                    "  %_to_copy: float32[] = aten._to_copy.default(%sum_1, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %sum_2: float32[] = aten.sum.dim_IntList(%where_1, [])\n"
+                    "  %div: float32[] = aten.div.Tensor(%sum_2, %_to_copy)\n"
+                    "  return (%div)\n");
+}
+
+TEST_CASE("decompose nll_loss_nd of a 3-d input, reduction none -> views around nll_loss2d_forward") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3, 5});
+  auto t = b.input("t", ScalarType::Long, {2, 5});
+  b.output(b.call("aten.nll_loss_nd.default",
+                  {arg_tensor(x), arg_tensor(t), arg_none(), arg_int(0), arg_int(-100)}, {F, {2, 5}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3, 5], %t: int64[2, 5]):\n"
+                    "  %view: float32[2, 3, 1, 5] = aten.view.default(%x, [2, 3, 1, -1])\n"
+                    "  %view_1: int64[2, 1, 5] = aten.view.default(%t, [2, 1, -1])\n"
+                    "  %ne: bool[2, 1, 5] = aten.ne.Scalar(%view_1, -100)\n"
+                    "  %scalar_tensor: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where: int64[2, 1, 5] = aten.where.self(%ne, %view_1, %scalar_tensor)\n"
+                    "  %unsqueeze: int64[2, 1, 1, 5] = aten.unsqueeze.default(%where, 1)\n"
+                    "  %gather: float32[2, 1, 1, 5] = aten.gather.default(%view, 1, %unsqueeze)\n"
+                    "  %squeeze: float32[2, 1, 5] = aten.squeeze.dims(%gather, [1])\n"
+                    "  %neg: float32[2, 1, 5] = aten.neg.default(%squeeze)\n"
+                    "  %ne_1: bool[2, 1, 5] = aten.ne.Scalar(%view_1, -100)\n"
+                    "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where_1: float32[2, 1, 5] = aten.where.self(%ne_1, %neg, %scalar_tensor_1)\n"
+                    "  %view_2: float32[2, 5] = aten.view.default(%where_1, [2, 5])\n"
+                    "  return (%view_2)\n");
+}
+
+TEST_CASE(
+    "decompose nll_loss2d_forward with a weight (sum) -> _nll_loss_forward with the weight as [1, C, 1, 1]") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {1, 3, 2, 2});
+  auto t = b.input("t", ScalarType::Long, {1, 2, 2});
+  auto w = b.input("w", F, {3});
+  auto outs = b.call_multi("aten.nll_loss2d_forward.default",
+                           {arg_tensor(x), arg_tensor(t), arg_tensor(w), arg_int(2), arg_int(1)},
+                           {{F, {}}, {F, {}}}, {"loss", "total_weight"});
+  b.output(outs[0]);
+  b.output(outs[1]);
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[1, 3, 2, 2], %t: int64[1, 2, 2], %w: float32[3]):\n"
+                    "  %view: float32[1, 3, 1, 1] = aten.view.default(%w, [1, 3, 1, 1])\n"
+                    "  %mul: float32[1, 3, 2, 2] = aten.mul.Tensor(%x, %view)\n"
+                    "  %ne: bool[1, 2, 2] = aten.ne.Scalar(%t, 1)\n"
+                    "  %scalar_tensor: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where: int64[1, 2, 2] = aten.where.self(%ne, %t, %scalar_tensor)\n"
+                    "  %unsqueeze: int64[1, 1, 2, 2] = aten.unsqueeze.default(%where, 1)\n"
+                    "  %gather: float32[1, 1, 2, 2] = aten.gather.default(%mul, 1, %unsqueeze)\n"
+                    "  %squeeze: float32[1, 2, 2] = aten.squeeze.dims(%gather, [1])\n"
+                    "  %neg: float32[1, 2, 2] = aten.neg.default(%squeeze)\n"
+                    "  %ne_1: bool[1, 2, 2] = aten.ne.Scalar(%t, 1)\n"
+                    "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where_1: float32[1, 2, 2] = aten.where.self(%ne_1, %neg, %scalar_tensor_1)\n"
+                    "  %expand: float32[1, 3, 2, 2] = aten.expand.default(%view, [1, 3, 2, 2])\n"
+                    "  %gather_1: float32[1, 1, 2, 2] = aten.gather.default(%expand, 1, %unsqueeze)\n"
+                    "  %squeeze_1: float32[1, 2, 2] = aten.squeeze.dims(%gather_1, [1])\n"
+                    "  %ne_2: bool[1, 2, 2] = aten.ne.Scalar(%t, 1)\n"
+                    "  %scalar_tensor_2: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where_2: float32[1, 2, 2] = aten.where.self(%ne_2, %squeeze_1, %scalar_tensor_2)\n"
+                    "  %sum_1: float32[] = aten.sum.dim_IntList(%where_2, [])\n"
+                    "  %sum_2: float32[] = aten.sum.dim_IntList(%where_1, [])\n"
+                    "  return (%sum_2, %sum_1)\n");
+}
+
+TEST_CASE("decompose cross_entropy_loss of a 3-d input with label smoothing and a weight (mean)") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3, 2});
+  auto t = b.input("t", ScalarType::Long, {2, 2});
+  auto w = b.input("w", F, {3});
+  b.output(b.call("aten.cross_entropy_loss.default",
+                  {arg_tensor(x), arg_tensor(t), arg_tensor(w), arg_int(1), arg_int(-100), arg_float(0.1)},
+                  {F, {}}));
+  ExportedProgram ep = b.build();
+  expect_decomposed(ep,
+                    "graph(%x: float32[2, 3, 2], %t: int64[2, 2], %w: float32[3]):\n"
+                    "  %_log_softmax: float32[2, 3, 2] = aten._log_softmax.default(%x, 1, False)\n"
+                    "  %view: float32[2, 3, 1, 2] = aten.view.default(%_log_softmax, [2, 3, 1, -1])\n"
+                    "  %view_1: int64[2, 1, 2] = aten.view.default(%t, [2, 1, -1])\n"
+                    "  %view_5: float32[1, 3, 1, 1] = aten.view.default(%w, [1, 3, 1, 1])\n"
+                    "  %mul_3: float32[2, 3, 1, 2] = aten.mul.Tensor(%view, %view_5)\n"
+                    "  %ne: bool[2, 1, 2] = aten.ne.Scalar(%view_1, -100)\n"
+                    "  %scalar_tensor: int64[] = aten.scalar_tensor.default(0, dtype=torch.int64, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where: int64[2, 1, 2] = aten.where.self(%ne, %view_1, %scalar_tensor)\n"
+                    "  %unsqueeze: int64[2, 1, 1, 2] = aten.unsqueeze.default(%where, 1)\n"
+                    "  %gather_1: float32[2, 1, 1, 2] = aten.gather.default(%mul_3, 1, %unsqueeze)\n"
+                    "  %squeeze: float32[2, 1, 2] = aten.squeeze.dims(%gather_1, [1])\n"
+                    "  %neg_1: float32[2, 1, 2] = aten.neg.default(%squeeze)\n"
+                    "  %ne_1: bool[2, 1, 2] = aten.ne.Scalar(%view_1, -100)\n"
+                    "  %scalar_tensor_1: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where_1: float32[2, 1, 2] = aten.where.self(%ne_1, %neg_1, %scalar_tensor_1)\n"
+                    "  %expand: float32[2, 3, 1, 2] = aten.expand.default(%view_5, [2, 3, 1, 2])\n"
+                    "  %gather_2: float32[2, 1, 1, 2] = aten.gather.default(%expand, 1, %unsqueeze)\n"
+                    "  %squeeze_1: float32[2, 1, 2] = aten.squeeze.dims(%gather_2, [1])\n"
+                    "  %ne_2: bool[2, 1, 2] = aten.ne.Scalar(%view_1, -100)\n"
+                    "  %scalar_tensor_2: float32[] = aten.scalar_tensor.default(0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'))\n"
+                    "  %where_2: float32[2, 1, 2] = aten.where.self(%ne_2, %squeeze_1, %scalar_tensor_2)\n"
+                    "  %sum_4: float32[] = aten.sum.dim_IntList(%where_2, [])\n"
+                    "  %sum_5: float32[] = aten.sum.dim_IntList(%where_1, [])\n"
+                    "  %div_1: float32[] = aten.div.Tensor(%sum_5, %sum_4)\n"
+                    "  %view_2: float32[1, 3, 1] = aten.view.default(%w, [1, 3, 1])\n"
+                    "  %mul: float32[2, 3, 2] = aten.mul.Tensor(%_log_softmax, %view_2)\n"
+                    "  %sum_1: float32[2, 2] = aten.sum.dim_IntList(%mul, [1])\n"
+                    "  %neg: float32[2, 2] = aten.neg.default(%sum_1)\n"
+                    "  %eq: bool[2, 2] = aten.eq.Scalar(%t, -100)\n"
+                    "  %full: float32[] = aten.full.default([], 0.0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %where_3: float32[2, 2] = aten.where.self(%eq, %full, %neg)\n"
+                    "  %full_1: int64[] = aten.full.default([], 0, dtype=torch.int64, layout=torch.strided, "
+                    "device=device(type='cpu'), pin_memory=False)\n"
+                    "  %where_4: int64[2, 2] = aten.where.self(%eq, %full_1, %t)\n"
+                    "  %view_3: int64[4] = aten.view.default(%where_4, [4])\n"
+                    "  %gather: float32[4] = aten.gather.default(%w, 0, %view_3)\n"
+                    "  %view_4: bool[4] = aten.view.default(%eq, [4])\n"
+                    "  %full_2: float32[] = aten.full.default([], 0, dtype=torch.float32, "
+                    "layout=torch.strided, device=device(type='cpu'), pin_memory=False)\n"
+                    "  %where_5: float32[4] = aten.where.self(%view_4, %full_2, %gather)\n"
+                    "  %sum_2: float32[] = aten.sum.dim_IntList(%where_5, [])\n"
+                    "  %sum_3: float32[] = aten.sum.dim_IntList(%where_3, [])\n"
+                    "  %div: float32[] = aten.div.Tensor(%sum_3, %sum_2)\n"
+                    "  %mul_1: float32[] = aten.mul.Scalar(%div_1, 0.9)\n"
+                    "  %mul_2: float32[] = aten.mul.Scalar(%div, 0.03333333333333333)\n"
+                    "  %add: float32[] = aten.add.Tensor(%mul_1, %mul_2)\n"
+                    "  return (%add)\n");
 }
 
 TEST_CASE("decompose kl_div (log_target) and margin_ranking_loss -> their Loss.cpp graphs, mean reduction") {
