@@ -798,12 +798,20 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(std::vector<SymPoly> repeats, a.syms("repeats"));
     if (repeats.size() < s.rank()) {
-      return shape_error(op, "the number of repeats can not be smaller than the number of dimensions");
+      return shape_error(
+          op, "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
     }
     std::vector<SymPoly> sizes(repeats.size(), SymPoly(1));
     const size_t lead = repeats.size() - s.rank();
     for (size_t i = 0; i < repeats.size(); ++i)
       sizes[i] = i < lead ? repeats[i] : s.sizes[i - lead] * repeats[i];
+    // ATen's repeat makes its result with at::empty(target sizes), which refuses a negative one.
+    for (const SymPoly& d : sizes) {
+      if (d.is_constant() && d.value() < 0) {
+        return shape_error(op, "Trying to create tensor with negative dimension " +
+                                   std::to_string(d.value()) + ": " + shape_text(sizes, st));
+      }
+    }
     return one(result(s.dtype, sizes, contiguous_strides(sizes), s.requires_grad));
   }
   if (name == "unsqueeze") {

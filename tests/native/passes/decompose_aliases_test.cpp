@@ -420,3 +420,12 @@ TEST_CASE(
   expect_refused(ep, ErrorCode::INVALID_GRAPH, "subtract",
                  "For integral input tensors, argument alpha must not be a floating point number.");
 }
+
+TEST_CASE("decompose tile with a negative repeat is refused as ATen's repeat refuses it") {
+  ProgramBuilder b;
+  auto x = b.input("x", F, {2, 3});
+  b.output(b.call("aten.tile.default", {arg_tensor(x), arg_ints({-2})}, {F, {2, 6}}));
+  ExportedProgram ep = b.build();
+  expect_refused(ep, ErrorCode::INVALID_GRAPH, "tile",
+                 "Trying to create tensor with negative dimension -6: [2, -6]");
+}
