@@ -210,20 +210,36 @@ void nll_loss_forward_body(Rewriter& rw, std::string self, const std::string& ta
   rw.set_outputs({result, total});
 }
 
+/// The operands of nll_loss_forward / nll_loss2d_forward, read and their metadata looked up.
+struct NllForwardArgs {
+  int64_t reduction;
+  std::string self, target;
+  std::optional<std::string> weight;
+  ir::Argument ignore_index;
+  Meta sm, tm, wm;  ///< wm is empty without a weight
+};
+
+/// nullopt after failing (a bad reduction, a missing operand or metadata).
+std::optional<NllForwardArgs> nll_forward_args(Rewriter& rw) {
+  std::optional<int64_t> reduction = loss_reduction(rw);
+  NllForwardArgs a{
+      0, rw.tensor("self"), rw.tensor("target"), rw.opt_tensor("weight"), rw.raw("ignore_index"), {}, {}, {}};
+  a.sm = rw.meta(a.self);
+  a.tm = rw.meta(a.target);
+  if (a.weight) a.wm = rw.meta(*a.weight);
+  if (!reduction || !rw.ok()) return std::nullopt;
+  a.reduction = *reduction;
+  return a;
+}
+
 /// aten.nll_loss_forward.default → torch._decomp nll_loss_forward: its asserts, then
 /// _nll_loss_forward (nll_loss_forward_body). Refused as the asserts refuse them: self not
 /// 1-d or 2-d, target of rank > 1, batch sizes that differ, a weight that is not [C]; also a
 /// bad reduction.
 void nll_loss_forward_rule(Rewriter& rw) {
-  std::optional<int64_t> reduction = loss_reduction(rw);
-  std::string self = rw.tensor("self");
-  std::string target = rw.tensor("target");
-  std::optional<std::string> weight = rw.opt_tensor("weight");
-  ir::Argument ignore_index = rw.raw("ignore_index");
-  Meta sm = rw.meta(self);
-  Meta tm = rw.meta(target);
-  Meta wm = weight ? rw.meta(*weight) : Meta{};
-  if (!reduction || !rw.ok()) return;
+  std::optional<NllForwardArgs> args = nll_forward_args(rw);
+  if (!args) return;
+  const auto& [reduction, self, target, weight, ignore_index, sm, tm, wm] = *args;
   auto refuse = [&](const std::string& what) {
     rw.fail(ErrorCode::INVALID_GRAPH, "nll_loss_forward: " + what);
   };
@@ -240,7 +256,7 @@ void nll_loss_forward_rule(Rewriter& rw) {
         "weight tensor should be defined either for all " + rw.symbols().display(n_classes) +
         " classes or no classes but got weight tensor of shape: " + describe_meta(wm, rw.symbols()));
   }
-  nll_loss_forward_body(rw, self, target, weight, *reduction, ignore_index, sm, wm);
+  nll_loss_forward_body(rw, self, target, weight, reduction, ignore_index, sm, wm);
 }
 
 /// aten.nll_loss2d_forward.default → torch._decomp nll_loss2d_forward, which is
@@ -249,15 +265,9 @@ void nll_loss_forward_rule(Rewriter& rw) {
 /// messages): target 3-d, self 4-d, a weight of C elements, target [N, H, W] for self
 /// [N, C, H, W]; also a bad reduction.
 void nll_loss2d_forward_rule(Rewriter& rw) {
-  std::optional<int64_t> reduction = loss_reduction(rw);
-  std::string self = rw.tensor("self");
-  std::string target = rw.tensor("target");
-  std::optional<std::string> weight = rw.opt_tensor("weight");
-  ir::Argument ignore_index = rw.raw("ignore_index");
-  Meta sm = rw.meta(self);
-  Meta tm = rw.meta(target);
-  Meta wm = weight ? rw.meta(*weight) : Meta{};
-  if (!reduction || !rw.ok()) return;
+  std::optional<NllForwardArgs> args = nll_forward_args(rw);
+  if (!args) return;
+  const auto& [reduction, self, target, weight, ignore_index, sm, tm, wm] = *args;
   auto refuse = [&](const std::string& what) { rw.fail(ErrorCode::INVALID_GRAPH, what); };
   if (tm.rank() != 3) {
     return refuse("only batches of spatial targets supported (3D tensors) but got targets of dimension: " +
@@ -277,7 +287,7 @@ void nll_loss2d_forward_rule(Rewriter& rw) {
   // A weight of C elements in another shape: view(shape) takes it as torch does.
   Meta w1 = wm;
   if (weight) w1.sizes = {sm.sizes[1]};
-  nll_loss_forward_body(rw, self, target, weight, *reduction, ignore_index, sm, w1);
+  nll_loss_forward_body(rw, self, target, weight, reduction, ignore_index, sm, w1);
 }
 
 /// aten.smooth_l1_loss.default → torch._decomp smooth_l1_loss (pw_cast_for_opmath, see
@@ -384,30 +394,34 @@ void binary_cross_entropy_with_logits_rule(Rewriter& rw) {
 
 // ---- nll_loss, nll_loss_nd, cross_entropy_loss (at::native, LossNLL.cpp) ----------------------
 
-/// The first result of nll_loss_forward(self, target, weight, reduction, ignore_index):
-/// what at::native::nll_loss returns (the nll_loss_forward rule decomposes the call).
-std::string nll_loss_call(Rewriter& rw, const std::string& self, const std::string& target,
-                          const std::optional<std::string>& weight, int64_t reduction,
-                          const ir::Argument& ignore_index) {
+/// The first result of `op` (aten.nll_loss_forward.default or aten.nll_loss2d_forward.default)
+/// on (self, target, weight, reduction, ignore_index): what at::native::nll_loss and
+/// nll_loss2d return (the op's own rule decomposes the call). Empty after failing.
+std::string nll_forward_output(Rewriter& rw, const char* op, const std::string& self,
+                               const std::string& target, const std::optional<std::string>& weight,
+                               int64_t reduction, const ir::Argument& ignore_index) {
   std::vector<std::string> outs =
-      rw.call_multi("aten.nll_loss_forward.default",
+      rw.call_multi(op,
                     {ir::arg_tensor(self), ir::arg_tensor(target),
                      weight ? ir::arg_tensor(*weight) : ir::arg_none(), ir::arg_int(reduction), ignore_index},
                     {}, {true, false});
   return outs.empty() ? std::string() : outs.front();
 }
 
-/// at::native::nll_loss2d_symint: the first result of nll_loss2d_forward (decomposed in
-/// turn by its rule).
+/// at::native::nll_loss_symint: nll_loss_forward's first result.
+std::string nll_loss_call(Rewriter& rw, const std::string& self, const std::string& target,
+                          const std::optional<std::string>& weight, int64_t reduction,
+                          const ir::Argument& ignore_index) {
+  return nll_forward_output(rw, "aten.nll_loss_forward.default", self, target, weight, reduction,
+                            ignore_index);
+}
+
+/// at::native::nll_loss2d_symint: nll_loss2d_forward's first result.
 std::string nll_loss2d_call(Rewriter& rw, const std::string& self, const std::string& target,
                             const std::optional<std::string>& weight, int64_t reduction,
                             const ir::Argument& ignore_index) {
-  std::vector<std::string> outs =
-      rw.call_multi("aten.nll_loss2d_forward.default",
-                    {ir::arg_tensor(self), ir::arg_tensor(target),
-                     weight ? ir::arg_tensor(*weight) : ir::arg_none(), ir::arg_int(reduction), ignore_index},
-                    {}, {true, false});
-  return outs.empty() ? std::string() : outs.front();
+  return nll_forward_output(rw, "aten.nll_loss2d_forward.default", self, target, weight, reduction,
+                            ignore_index);
 }
 
 /// at::native::nll_loss_nd: self of rank >= 1, batch sizes equal unless self is 1-d; a
