@@ -261,28 +261,17 @@ void nll_loss_forward_rule(Rewriter& rw) {
 
 /// aten.nll_loss2d_forward.default → torch._decomp nll_loss2d_forward, which is
 /// _nll_loss_forward itself (nll_loss_forward_body) with channel dim 1. The operands are
-/// checked first as ATen's nll_loss2d kernels check them (check_inputs_nll_loss2d, with its
-/// messages): target 3-d, self 4-d, a weight of C elements, target [N, H, W] for self
-/// [N, C, H, W]; also a bad reduction.
+/// checked first as ATen's nll_loss2d kernels check them (nll_loss2d_operand_error); also a
+/// bad reduction.
 void nll_loss2d_forward_rule(Rewriter& rw) {
   std::optional<NllForwardArgs> args = nll_forward_args(rw);
   if (!args) return;
   const auto& [reduction, self, target, weight, ignore_index, sm, tm, wm] = *args;
-  auto refuse = [&](const std::string& what) { rw.fail(ErrorCode::INVALID_GRAPH, what); };
-  if (tm.rank() != 3) {
-    return refuse("only batches of spatial targets supported (3D tensors) but got targets of dimension: " +
-                  std::to_string(tm.rank()));
-  }
-  if (sm.rank() != 4) {
-    return refuse("only batches of spatial inputs supported (4D tensors), but got input of dimension: " +
-                  std::to_string(sm.rank()));
-  }
-  if (weight && !(wm.numel() == sm.sizes[1])) {
-    return refuse("weight tensor should be defined either for all or no classes");
-  }
-  if (!(sm.sizes[0] == tm.sizes[0] && sm.sizes[2] == tm.sizes[1] && sm.sizes[3] == tm.sizes[2])) {
-    return refuse("size mismatch (got input: " + shape_text(sm.sizes, rw.symbols()) +
-                  " , target: " + shape_text(tm.sizes, rw.symbols()));
+  std::optional<Meta> weight_meta;
+  if (weight) weight_meta = wm;
+  if (std::optional<std::string> bad = nll_loss2d_operand_error(sm, tm, weight_meta, rw.symbols())) {
+    rw.fail(ErrorCode::INVALID_GRAPH, *bad);
+    return;
   }
   // A weight of C elements in another shape: view(shape) takes it as torch does.
   Meta w1 = wm;

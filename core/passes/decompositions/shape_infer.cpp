@@ -39,6 +39,28 @@ std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable* st)
 }
 std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable& st) { return shape_text(sizes, &st); }
 
+std::optional<std::string> nll_loss2d_operand_error(const Meta& self, const Meta& target,
+                                                    const std::optional<Meta>& weight,
+                                                    const SymbolTable& symbols) {
+  if (target.rank() != 3) {
+    return "only batches of spatial targets supported (3D tensors) but got targets of dimension: " +
+           std::to_string(target.rank());
+  }
+  if (self.rank() != 4) {
+    return "only batches of spatial inputs supported (4D tensors), but got input of dimension: " +
+           std::to_string(self.rank());
+  }
+  if (weight && !(weight->numel() == self.sizes[1])) {
+    return std::string("weight tensor should be defined either for all or no classes");
+  }
+  if (!(self.sizes[0] == target.sizes[0] && self.sizes[2] == target.sizes[1] &&
+        self.sizes[3] == target.sizes[2])) {
+    return "size mismatch (got input: " + shape_text(self.sizes, symbols) +
+           " , target: " + shape_text(target.sizes, symbols);
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 /// PyTorch's "cannot be applied to a 0-dim tensor" for ops that index a dimension.
@@ -1582,28 +1604,12 @@ Result<std::vector<Meta>> infer_meta_impl(const ops::OpSchema& op, const ArgView
     // Emitted by nll_loss2d / nll_loss_nd / cross_entropy_loss (then decomposed itself):
     // (output, total_weight) of self's dtype; the output is [N, H, W] for reduction none of
     // self [N, C, H, W], else 0-d. The operands are checked as ATen's kernels check them
-    // (check_inputs_nll_loss2d, its messages and order).
+    // (nll_loss2d_operand_error).
     PTEFORGE_ASSIGN_OR_RETURN(Meta s, a.meta("self"));
     PTEFORGE_ASSIGN_OR_RETURN(Meta t, a.meta("target"));
     PTEFORGE_ASSIGN_OR_RETURN(std::optional<Meta> w, a.opt_meta("weight"));
     PTEFORGE_ASSIGN_OR_RETURN(int64_t reduction, a.int_("reduction"));
-    if (t.rank() != 3) {
-      return shape_error(
-          op, "only batches of spatial targets supported (3D tensors) but got targets of dimension: " +
-                  std::to_string(t.rank()));
-    }
-    if (s.rank() != 4) {
-      return shape_error(
-          op, "only batches of spatial inputs supported (4D tensors), but got input of dimension: " +
-                  std::to_string(s.rank()));
-    }
-    if (w && !(w->numel() == s.sizes[1])) {
-      return shape_error(op, "weight tensor should be defined either for all or no classes");
-    }
-    if (!(s.sizes[0] == t.sizes[0] && s.sizes[2] == t.sizes[1] && s.sizes[3] == t.sizes[2])) {
-      return shape_error(op, "size mismatch (got input: " + shape_text(s.sizes, st) +
-                                 " , target: " + shape_text(t.sizes, st));
-    }
+    if (std::optional<std::string> bad = nll_loss2d_operand_error(s, t, w, st)) return shape_error(op, *bad);
     std::vector<SymPoly> out;
     if (reduction == 0) out = {s.sizes[0], s.sizes[2], s.sizes[3]};
     return std::vector<Meta>{result(s.dtype, out, contiguous_strides(out), s.requires_grad),

@@ -78,6 +78,14 @@ std::string shape_text(const std::vector<SymPoly>& sizes, const SymbolTable& sym
 std::optional<std::pair<std::string, std::string>> declared_mismatch(const ir::TensorMeta& declared,
                                                                      const Meta& inferred, SymbolTable& symbols);
 
+/// ATen's check_inputs_nll_loss2d, in its order and with its messages: target
+/// 3-d, self 4-d, a weight of C elements, target [N, H, W] for self [N, C, H, W].
+/// The first failure's message, or nullopt when the operands are fine. Used by
+/// the nll_loss2d_forward rule and by the shape rule of an emitted call.
+std::optional<std::string> nll_loss2d_operand_error(const Meta& self, const Meta& target,
+                                                    const std::optional<Meta>& weight,
+                                                    const SymbolTable& symbols);
+
 /// Normalises a possibly negative dim for a tensor of `rank` dims. INVALID_GRAPH when out of range.
 Result<int64_t> normalize_dim(int64_t dim, size_t rank);
 
