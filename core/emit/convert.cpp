@@ -155,24 +155,24 @@ Status refuse_effect_token_outputs(const ir::ExportedProgram& program, const ser
 Status load_method(serde::Archive& archive, const serde::Pt2Model& model, Method& out,
                    passes::PassReport& report) {
   PTEFORGE_ASSIGN_OR_RETURN(std::string json, read_program_text(archive, model));
-  // The payload configs (megabytes for a large model) are parsed on a second
-  // thread while the program imports; a config's error still comes after the
-  // program's, as if they were read one after the other.
+  // The payload configs (megabytes for a large model) are parsed during the
+  // import, where the import finds time for them (ImportOptions::beside); a
+  // config's error still comes after the program's, as if they were read one
+  // after the other.
   const bool has_configs = model.weights_config_entry || model.constants_config_entry;
   std::optional<PendingConfig> weights, constants;
-  std::optional<BackgroundJob> parse_configs;  // after the configs: waited for before they go
+  serde::ImportOptions import_options;
   if (has_configs) {
     weights.emplace(archive, model, serde::PayloadFolder::kWeights);
     constants.emplace(archive, model, serde::PayloadFolder::kConstants);
-    parse_configs.emplace([&weights, &constants] {
+    import_options.beside = [&weights, &constants] {
       weights->parse();
       constants->parse();
-    });
+    };
   }
   // Parsed in place and freed inside; read again only if the fast path gives up.
   auto reread = [&archive, &model] { return read_program_text(archive, model); };
-  auto imported = serde::import_exported_program(std::move(json), {}, reread);
-  if (parse_configs) parse_configs->wait();
+  auto imported = serde::import_exported_program(std::move(json), import_options, reread);
   if (!imported.ok()) {
     Error e = std::move(imported).error();
     if (!e.where.entry) e.where.entry = model.program_entry;

@@ -9,6 +9,7 @@
 #include "ops/call_arguments.h"
 #include "serde/import_context.h"
 #include "serde/stream_graph.h"
+#include "support/background_job.h"
 #include "support/utf8.h"
 
 namespace pteforge::serde {
@@ -226,7 +227,8 @@ Result<ImportResult> import_document(ImportContext& ctx, const ImportOptions& op
 /// The streaming fast path (stream_graph.h); nullopt when it gives up or
 /// the program has an error, which the DOM reader then reports. `json` is
 /// parsed in place when `in_place` (then consumed), else a copy is.
-std::optional<ImportResult> import_streaming(std::string& json, bool in_place, const ImportOptions& options) {
+std::optional<ImportResult> import_streaming(std::string& json, bool in_place, const ImportOptions& options,
+                                             detail::IdleWork& idle) {
   if (find_invalid_utf8(json)) return std::nullopt;  // JsonDocument::parse says where
   JsonDocument doc;
   ImportContext ctx(doc, options);
@@ -234,8 +236,9 @@ std::optional<ImportResult> import_streaming(std::string& json, bool in_place, c
   const size_t batch = json.size() >= options.two_threads_min_bytes
                            ? std::max<size_t>(options.two_threads_batch_events, 1)
                            : 0;
-  const bool parsed = in_place ? detail::stream_program_in_place(std::move(json), ctx, doc, streamed, batch)
-                               : detail::stream_program(json, ctx, doc, streamed, batch);
+  const bool parsed = in_place
+                          ? detail::stream_program_in_place(std::move(json), ctx, doc, streamed, batch, &idle)
+                          : detail::stream_program(json, ctx, doc, streamed, batch, &idle);
   if (!parsed) return std::nullopt;
   ctx.streamed = &streamed;
   Result<ImportResult> result = import_document(ctx, options);
@@ -249,21 +252,49 @@ Result<ImportResult> import_dom(std::string json, const ImportOptions& options) 
   ImportContext ctx(*doc, options);
   return import_document(ctx, options);
 }
-}  // namespace
 
-Result<ImportResult> import_exported_program(std::string json, const ImportOptions& options) {
+/// The import proper: the fast path (parsing `json` in place when `reread`
+/// can supply it again), else the DOM reader.
+Result<ImportResult> import_any(std::string json, const ImportOptions& options, const TextReread* reread,
+                                detail::IdleWork& idle) {
   if (options.streaming) {
-    if (std::optional<ImportResult> fast = import_streaming(json, false, options)) return std::move(*fast);
+    const bool in_place = reread != nullptr && *reread;
+    if (std::optional<ImportResult> fast = import_streaming(json, in_place, options, idle))
+      return std::move(*fast);
+    if (in_place) {
+      PTEFORGE_ASSIGN_OR_RETURN(std::string again, (*reread)());  // the fast path consumed `json`
+      return import_dom(std::move(again), options);
+    }
   }
   return import_dom(std::move(json), options);
 }
 
+/// import_any with options.beside scheduled as ImportOptions documents.
+Result<ImportResult> import_with_beside(std::string json, const ImportOptions& options,
+                                        const TextReread* reread) {
+  detail::IdleWork idle;
+  if (!options.beside) return import_any(std::move(json), options, reread, idle);
+  const bool two_threads = options.streaming && json.size() >= options.two_threads_min_bytes;
+  if (two_threads) {
+    idle.work = &options.beside;
+    Result<ImportResult> result = import_any(std::move(json), options, reread, idle);
+    if (!idle.ran) options.beside();  // the read never waited (or gave up first)
+    return result;
+  }
+  BackgroundJob job(options.beside);
+  Result<ImportResult> result = import_any(std::move(json), options, reread, idle);
+  job.wait();
+  return result;
+}
+}  // namespace
+
+Result<ImportResult> import_exported_program(std::string json, const ImportOptions& options) {
+  return import_with_beside(std::move(json), options, nullptr);
+}
+
 Result<ImportResult> import_exported_program(std::string json, const ImportOptions& options,
                                              const TextReread& reread) {
-  if (!options.streaming || !reread) return import_exported_program(std::move(json), options);
-  if (std::optional<ImportResult> fast = import_streaming(json, true, options)) return std::move(*fast);
-  PTEFORGE_ASSIGN_OR_RETURN(std::string again, reread());  // the fast path consumed `json`
-  return import_dom(std::move(again), options);
+  return import_with_beside(std::move(json), options, &reread);
 }
 
 }  // namespace pteforge::serde

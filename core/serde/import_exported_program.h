@@ -53,6 +53,14 @@ struct ImportOptions {
   /// SAX events per batch handed from the tokenizing thread to the reading
   /// one (4096: 64 KiB; tests use 1 to hand over every element alone).
   size_t two_threads_batch_events = 4096;
+  /// Work unrelated to the program's text to be done during the import (e.g.
+  /// parsing the archive's payload configs); it must not touch what the
+  /// import reads or makes. The import schedules it where it costs least: on
+  /// the calling thread the first time it waits for the tokenizing thread
+  /// (a two-thread read), else on a thread of its own while the import runs
+  /// (inline where no thread can be started). It has run exactly once when
+  /// import_exported_program returns, whatever the result.
+  std::function<void()> beside;
 };
 
 /// A non-fatal finding (unknown key, experimental schema, kept-verbatim metadata).

@@ -702,6 +702,8 @@ class ElementPipe {
   /// Threaded (handing over batches of at least `batch_events` events) or
   /// inline (0); set before the parse starts.
   void set_batch_events(size_t batch_events) { batch_events_ = batch_events; }
+  /// Work consume() does the first time it would wait for a batch (IdleWork).
+  void set_idle_work(IdleWork* idle) { idle_ = idle; }
 
   // ---- the parse's side ----
 
@@ -743,6 +745,14 @@ class ElementPipe {
       std::unique_ptr<Batch> b;
       {
         std::unique_lock<std::mutex> lock(mutex_);
+        if (full_.empty() && !done_ && idle_ && idle_->work && *idle_->work && !idle_->ran) {
+          // Nothing to read yet: the calling thread does the idle work
+          // instead of waiting (the tokenizer keeps its core).
+          idle_->ran = true;
+          lock.unlock();
+          (*idle_->work)();
+          continue;
+        }
         ready_.wait(lock, [this] { return !full_.empty() || done_; });
         if (full_.empty()) return;  // the parse has ended and every batch is read
         b = std::move(full_.front());
@@ -764,7 +774,9 @@ class ElementPipe {
   bool all_read() const { return !failed_.load(std::memory_order_relaxed); }
 
  private:
-  static constexpr size_t kMaxQueued = 16;  // batches recorded and not read yet
+  // Batches recorded and not read yet, at most: 64 (~6 MiB of tape) lets the
+  // parse run on through a few milliseconds of idle work on the reading side.
+  static constexpr size_t kMaxQueued = 64;
 
   struct Item {
     size_t begin, end;
@@ -815,6 +827,7 @@ class ElementPipe {
   StreamedGraph& out_;
   std::unique_ptr<Batch> batch_;  ///< being recorded by the parse
   size_t batch_events_ = 0;
+  IdleWork* idle_ = nullptr;  ///< the calling thread's side only
   std::mutex mutex_;
   std::condition_variable ready_, room_;
   std::deque<std::unique_ptr<Batch>> full_;   ///< recorded, not read yet (under mutex_)
@@ -1000,7 +1013,7 @@ class StreamHandler {
 namespace {
 /// Parses the NUL-terminated text at `buffer` (owned by `doc`) in place.
 bool stream_buffer(char* buffer, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out,
-                   size_t batch_events) {
+                   size_t batch_events, IdleWork* idle) {
   rapidjson::Reader reader;
   ElementPipe pipe(ctx, out);
   StreamHandler handler(doc.dom(), out, pipe);
@@ -1023,6 +1036,7 @@ bool stream_buffer(char* buffer, ImportContext& ctx, JsonDocument& doc, Streamed
       if (std::this_thread::get_id() != self) parse();
     });
     if (job.threaded()) {
+      pipe.set_idle_work(idle);
       pipe.consume();
       job.wait();
       return parsed && pipe.all_read();
@@ -1035,7 +1049,7 @@ bool stream_buffer(char* buffer, ImportContext& ctx, JsonDocument& doc, Streamed
 }  // namespace
 
 bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out,
-                    size_t batch_events) {
+                    size_t batch_events, IdleWork* idle) {
   // In situ, over a copy that the document keeps (its strings and the tape's
   // point into it): the caller's text stays intact for the DOM reader. Up to
   // the first NUL, as the DOM reader reads. 16 bytes of padding (NULs) keep
@@ -1049,15 +1063,15 @@ bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& d
   std::memcpy(buffer, text.data(), text.size());
 #endif
   std::memset(buffer + text.size(), 0, 16);
-  return stream_buffer(buffer, ctx, doc, out, batch_events);
+  return stream_buffer(buffer, ctx, doc, out, batch_events, idle);
 }
 
 bool stream_program_in_place(std::string text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out,
-                             size_t batch_events) {
+                             size_t batch_events, IdleWork* idle) {
 #if defined(RAPIDJSON_SSE2)
-  return stream_program(text, ctx, doc, out, batch_events);
+  return stream_program(text, ctx, doc, out, batch_events, idle);
 #else
-  return stream_buffer(doc.adopt_text(std::move(text)), ctx, doc, out, batch_events);
+  return stream_buffer(doc.adopt_text(std::move(text)), ctx, doc, out, batch_events, idle);
 #endif
 }
 

@@ -13,6 +13,7 @@
 // result: it only has to notice, not describe.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,8 +60,16 @@ struct StreamedGraph {
 /// events, while the calling thread reads them into `out` (natively; where
 /// no thread can be started, all on the calling thread): the same result,
 /// in less time for a large text.
+/// Work the calling thread may do while it waits for the tokenizing thread
+/// (two-thread reads only): `work` runs the first time no batch is ready, at
+/// most once; `ran` tells the caller whether it did.
+struct IdleWork {
+  const std::function<void()>* work = nullptr;
+  bool ran = false;
+};
+
 bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out,
-                    size_t batch_events = 0);
+                    size_t batch_events = 0, IdleWork* idle = nullptr);
 
 /// As stream_program, but parses `text` itself in place (`doc` takes it):
 /// no copy, no second buffer. The text is consumed even when the fast path
@@ -68,6 +77,6 @@ bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& d
 /// (Under WebAssembly SIMD, whose string scan needs padding and a check of
 /// every byte, this still copies.)
 bool stream_program_in_place(std::string text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out,
-                             size_t batch_events = 0);
+                             size_t batch_events = 0, IdleWork* idle = nullptr);
 
 }  // namespace pteforge::serde::detail

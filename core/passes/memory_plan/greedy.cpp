@@ -117,6 +117,7 @@ Result<MemoryPlan> plan_greedy(const std::vector<PlannedTensor>& tensors, const 
   };
   const uint32_t num_steps = static_cast<uint32_t>(std::max<size_t>(steps.size(), 1));
 
+  std::vector<uint64_t> highest_tops;  // per object, for one tensor: scratch reused
   for (size_t t : order) {
     if (prep.root[t] != t) continue;  // aliases (inplace_base) are resolved afterwards (§6.2.5)
     std::vector<SharedObject>& objects = pools[prep.pool[t]];
@@ -130,9 +131,14 @@ Result<MemoryPlan> plan_greedy(const std::vector<PlannedTensor>& tensors, const 
       placed = true;
     };
     // 1. First object whose placements are all time-disjoint from t: offset 0.
+    // Each object's highest top over t's lifetime is kept for step 2 (when
+    // step 1 places nothing, it has asked every object).
+    highest_tops.clear();
     for (size_t o = 0; o < objects.size() && !placed; ++o) {
       SharedObject& obj = objects[o];
-      if (obj.tops.max(first, last) != 0) continue;  // some placement is alive with t
+      const uint64_t highest = obj.tops.max(first, last);
+      highest_tops.push_back(highest);
+      if (highest != 0) continue;  // some placement is alive with t
       if (obj.size < size) {
         return detail::greedy_misfit_error(tensors, t, size, obj.size, options);
       }
@@ -141,7 +147,7 @@ Result<MemoryPlan> plan_greedy(const std::vector<PlannedTensor>& tensors, const 
     // 2. Stack on top of the time-overlapping placements of the first object with room.
     for (size_t o = 0; o < objects.size() && !placed; ++o) {
       SharedObject& obj = objects[o];
-      const uint64_t highest = obj.tops.max(first, last);
+      const uint64_t highest = highest_tops[o];
       const uint64_t top = highest == 0 ? 0 : highest - 1;
       if (top > 0 && top <= obj.size && size <= obj.size - top) place(obj, top);
     }

@@ -148,6 +148,17 @@ TEST_CASE("json: literals past the double range read as Python reads them (Rapid
     std::string copy = "[" + bad + "]";
     CHECK(neutralize_oversized_numbers(copy).empty());
   }
+  // The quick screen before the token scan must not miss a literal at the
+  // limits: a 300-digit integer part, an exponent of three digits after a sign.
+  std::string limits =
+      "[" + std::string(300, '7') + ", 1E+300, 2e-300, 3e299, " + std::string(299, '7') + "]";
+  const std::string limits_before = limits;
+  CHECK(neutralize_oversized_numbers(limits) ==
+        std::map<size_t, std::string>{{1, std::string(300, '7')}, {303, "1E+300"}});
+  CHECK(limits == "[0" + std::string(299, ' ') + ", 0     " + limits_before.substr(309));
+  std::string plain = R"({"a": [1e29, -2.5e+12, 100], "e": "x"})";
+  CHECK(neutralize_oversized_numbers(plain).empty());
+  CHECK(plain == R"({"a": [1e29, -2.5e+12, 100], "e": "x"})");
   auto after = JsonDocument::parse("[1e400, 2,, 3]");
   REQUIRE_FALSE(after.ok());
   CHECK(after.error().where.byte_offset == 10);

@@ -315,3 +315,38 @@ TEST_CASE("stream: in place, a failed read of the text again is the error") {
   REQUIRE(fine.ok());
   CHECK(fine->streamed);
 }
+
+TEST_CASE("stream: the work beside the import runs exactly once, whatever the reader and the result") {
+  const std::string good = mlp();
+  const std::string gives_up = replace_first(good, "\"nodes\": [", "\"nodes\": [7, ");  // DOM error
+  const std::string not_json = good.substr(0, good.size() / 2);
+  for (const std::string* json : {&good, &gives_up, &not_json}) {
+    for (size_t min_bytes : {size_t{0}, SIZE_MAX}) {  // two threads (idle work) / one (its own thread)
+      for (bool streaming : {true, false}) {
+        for (bool in_place : {false, true}) {
+          CAPTURE(json == &good);
+          CAPTURE(json == &gives_up);
+          CAPTURE(min_bytes);
+          CAPTURE(streaming);
+          CAPTURE(in_place);
+          int runs = 0;
+          serde::ImportOptions options;
+          options.two_threads_min_bytes = min_bytes;
+          options.two_threads_batch_events = 1;
+          options.streaming = streaming;
+          options.beside = [&runs] { ++runs; };
+          auto reread = [json]() -> Result<std::string> { return *json; };
+          auto result = in_place ? serde::import_exported_program(*json, options, reread)
+                                 : serde::import_exported_program(*json, options);
+          CHECK(result.ok() == (json == &good));
+          CHECK(runs == 1);
+          if (json == &good) {
+            REQUIRE(result.ok());
+            CHECK(result->streamed == streaming);
+            CHECK(result->program.graph().num_nodes() == 5);
+          }
+        }
+      }
+    }
+  }
+}
