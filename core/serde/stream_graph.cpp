@@ -774,8 +774,9 @@ class ElementPipe {
   bool all_read() const { return !failed_.load(std::memory_order_relaxed); }
 
  private:
-  // Batches recorded and not read yet, at most: 64 (~6 MiB of tape) lets the
-  // parse run on through a few milliseconds of idle work on the reading side.
+  // Batches recorded and not read yet, at most: 64 (4 MiB of tape at 4096
+  // events of 16 bytes) lets the parse run on through a few milliseconds of
+  // idle work on the reading side.
   static constexpr size_t kMaxQueued = 64;
 
   struct Item {
