@@ -242,7 +242,7 @@ class Engine {
       }
       std::string_view short_name = target.short_name();
       const ops::OpSchema* schema = target_schema(target);
-      const decomp::Decomposition* rule = decomp::find_decomposition(short_name);
+      const decomp::Decomposition* rule = decomp::find_decomposition(target);
       if (schema && (schema->is_inplace() || schema->is_mutable()) && !rule) {
         if (!top_level) {
           return error_at(ErrorCode::UNSUPPORTED_FEATURE,

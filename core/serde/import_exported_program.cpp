@@ -226,9 +226,10 @@ Result<ImportResult> import_document(ImportContext& ctx, const ImportOptions& op
 
 /// The streaming fast path (stream_graph.h); nullopt when it gives up or
 /// the program has an error, which the DOM reader then reports. `json` is
-/// parsed in place when `in_place` (then consumed), else a copy is.
+/// parsed in place when `in_place` (then consumed: `consumed` is set), else a
+/// copy is.
 std::optional<ImportResult> import_streaming(std::string& json, bool in_place, const ImportOptions& options,
-                                             detail::IdleWork& idle) {
+                                             detail::IdleWork& idle, bool& consumed) {
   if (find_invalid_utf8(json)) return std::nullopt;  // JsonDocument::parse says where
   JsonDocument doc;
   ImportContext ctx(doc, options);
@@ -236,6 +237,7 @@ std::optional<ImportResult> import_streaming(std::string& json, bool in_place, c
   const size_t batch = json.size() >= options.two_threads_min_bytes
                            ? std::max<size_t>(options.two_threads_batch_events, 1)
                            : 0;
+  consumed = in_place;
   const bool parsed = in_place
                           ? detail::stream_program_in_place(std::move(json), ctx, doc, streamed, batch, &idle)
                           : detail::stream_program(json, ctx, doc, streamed, batch, &idle);
@@ -259,10 +261,12 @@ Result<ImportResult> import_any(std::string json, const ImportOptions& options, 
                                 detail::IdleWork& idle) {
   if (options.streaming) {
     const bool in_place = reread != nullptr && *reread;
-    if (std::optional<ImportResult> fast = import_streaming(json, in_place, options, idle))
+    bool consumed = false;
+    if (std::optional<ImportResult> fast = import_streaming(json, in_place, options, idle, consumed)) {
       return std::move(*fast);
-    if (in_place) {
-      PTEFORGE_ASSIGN_OR_RETURN(std::string again, (*reread)());  // the fast path consumed `json`
+    }
+    if (consumed) {  // the text is gone: read it again for the DOM reader
+      PTEFORGE_ASSIGN_OR_RETURN(std::string again, (*reread)());
       return import_dom(std::move(again), options);
     }
   }

@@ -55,9 +55,12 @@ struct ImportOptions {
   size_t two_threads_batch_events = 4096;
   /// Work unrelated to the program's text to be done during the import (e.g.
   /// parsing the archive's payload configs); it must not touch what the
-  /// import reads or makes. The import schedules it where it costs least: on
-  /// the calling thread the first time it waits for the tokenizing thread
-  /// (a two-thread read), else on a thread of its own while the import runs
+  /// import reads or makes. The import schedules it where it costs least.
+  /// For a text of two_threads_min_bytes or more (a two-thread read): on the
+  /// calling thread the first time it waits for the tokenizing thread; where
+  /// it never waits (or the fast path stops before reading: invalid UTF-8, no
+  /// second thread), on the calling thread after the import, one after the
+  /// other. For a smaller text: on a thread of its own while the import runs
   /// (inline where no thread can be started). It has run exactly once when
   /// import_exported_program returns, whatever the result.
   std::function<void()> beside;

@@ -774,9 +774,10 @@ class ElementPipe {
   bool all_read() const { return !failed_.load(std::memory_order_relaxed); }
 
  private:
-  // Batches recorded and not read yet, at most: 64 (4 MiB of tape at 4096
-  // events of 16 bytes) lets the parse run on through a few milliseconds of
-  // idle work on the reading side.
+  // Batches recorded and not read yet, at most: 64 lets the parse run on
+  // through a few milliseconds of idle work on the reading side. A batch's
+  // tape grows to about 8,000 events of 16 bytes before it holds 4096, so
+  // about 8 MiB at most (more with very large elements).
   static constexpr size_t kMaxQueued = 64;
 
   struct Item {

@@ -47,6 +47,14 @@ struct StreamedGraph {
   bool consumed = false;
 };
 
+/// Work the calling thread may do while it waits for the tokenizing thread
+/// (two-thread reads only): `work` runs the first time no batch is ready, at
+/// most once; `ran` tells the caller whether it did.
+struct IdleWork {
+  const std::function<void()>* work = nullptr;
+  bool ran = false;
+};
+
 /// Parses a copy of `text` (in place, up to the first NUL) into `doc`, which
 /// keeps the copy, with the members of
 /// /graph_module/graph/nodes and /graph_module/graph/tensor_values read into
@@ -59,15 +67,8 @@ struct StreamedGraph {
 /// hands the captured elements over in batches of at least that many SAX
 /// events, while the calling thread reads them into `out` (natively; where
 /// no thread can be started, all on the calling thread): the same result,
-/// in less time for a large text.
-/// Work the calling thread may do while it waits for the tokenizing thread
-/// (two-thread reads only): `work` runs the first time no batch is ready, at
-/// most once; `ran` tells the caller whether it did.
-struct IdleWork {
-  const std::function<void()>* work = nullptr;
-  bool ran = false;
-};
-
+/// in less time for a large text. Then `idle` (optional) is done by the
+/// calling thread the first time it finds no batch ready (IdleWork).
 bool stream_program(const std::string& text, ImportContext& ctx, JsonDocument& doc, StreamedGraph& out,
                     size_t batch_events = 0, IdleWork* idle = nullptr);
 

@@ -2,6 +2,7 @@
 #include "passes/decompositions/table.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace pteforge::passes::decomp {
 
@@ -33,6 +34,15 @@ const Decomposition* find_decomposition(std::string_view short_target) {
                              [](const Decomposition& d, std::string_view k) { return d.target < k; });
   if (it == t.end() || it->target != short_target) return nullptr;
   return &*it;
+}
+
+const Decomposition* find_decomposition(const ir::OpTarget& target) {
+  // Targets are interned: one address per target text for the process's life
+  // (as target_schema relies on), and the table never changes.
+  thread_local std::unordered_map<const char*, const Decomposition*> cache;
+  auto [it, inserted] = cache.try_emplace(target.str().data(), nullptr);
+  if (inserted) it->second = find_decomposition(target.short_name());
+  return it->second;
 }
 
 }  // namespace pteforge::passes::decomp

@@ -37,6 +37,10 @@ struct Decomposition {
 const std::vector<Decomposition>& decompositions();
 /// The rule for `short_target` ("aten.linear.default"), or nullptr.
 const Decomposition* find_decomposition(std::string_view short_target);
+/// The rule for an operator target (its short form), or nullptr; looked up
+/// once per interned target and thread, then remembered (the decompose pass
+/// asks for every node).
+const Decomposition* find_decomposition(const ir::OpTarget& target);
 
 // Family registration (one per file).
 void add_linalg_decompositions(std::vector<Decomposition>& out);

@@ -148,8 +148,8 @@ TEST_CASE("json: literals past the double range read as Python reads them (Rapid
     std::string copy = "[" + bad + "]";
     CHECK(neutralize_oversized_numbers(copy).empty());
   }
-  // The quick screen before the token scan must not miss a literal at the
-  // limits: a 300-digit integer part, an exponent of three digits after a sign.
+  // At the limits: a 300-digit integer part and an exponent of 300 (after a
+  // sign) are replaced; 299 digits, 1e299 and a negative exponent are not.
   std::string limits =
       "[" + std::string(300, '7') + ", 1E+300, 2e-300, 3e299, " + std::string(299, '7') + "]";
   const std::string limits_before = limits;

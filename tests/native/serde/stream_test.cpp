@@ -6,11 +6,17 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "ir/sym_expr.h"
+#include "serde/import_context.h"
 #include "serde/import_exported_program.h"
+#include "serde/json_cursor.h"
+#include "serde/stream_graph.h"
+#include "support/utf8.h"
 #include "test_files.h"
 
 using namespace pteforge;
@@ -65,7 +71,9 @@ bool same_both_ways(const std::string& json) {
     });
     REQUIRE_FALSE(in_place.ok());
     CHECK(in_place.error().to_json() == dom.error().to_json());
-    CHECK(rereads == 1);
+    // Read again when the fast path took the text; text that is not UTF-8 is
+    // refused before it does.
+    CHECK(rereads == (find_invalid_utf8(json) ? 0 : 1));
     return false;
   }
   CHECK_FALSE(dom->streamed);
@@ -320,33 +328,95 @@ TEST_CASE("stream: the work beside the import runs exactly once, whatever the re
   const std::string good = mlp();
   const std::string gives_up = replace_first(good, "\"nodes\": [", "\"nodes\": [7, ");  // DOM error
   const std::string not_json = good.substr(0, good.size() / 2);
-  for (const std::string* json : {&good, &gives_up, &not_json}) {
+  const std::string not_utf8 = replace_first(good, "in forward", "in \xFF forward");
+  const std::thread::id caller = std::this_thread::get_id();
+  for (const std::string* json : {&good, &gives_up, &not_json, &not_utf8}) {
     for (size_t min_bytes : {size_t{0}, SIZE_MAX}) {  // two threads (idle work) / one (its own thread)
       for (bool streaming : {true, false}) {
-        for (bool in_place : {false, true}) {
+        for (int in_place = 0; in_place < 3; ++in_place) {  // no, yes, yes but the text cannot be read again
           CAPTURE(json == &good);
           CAPTURE(json == &gives_up);
+          CAPTURE(json == &not_utf8);
           CAPTURE(min_bytes);
           CAPTURE(streaming);
           CAPTURE(in_place);
           int runs = 0;
+          std::thread::id ran_on;
           serde::ImportOptions options;
           options.two_threads_min_bytes = min_bytes;
           options.two_threads_batch_events = 1;
           options.streaming = streaming;
-          options.beside = [&runs] { ++runs; };
+          options.beside = [&runs, &ran_on] {
+            ++runs;
+            ran_on = std::this_thread::get_id();
+          };
           auto reread = [json]() -> Result<std::string> { return *json; };
-          auto result = in_place ? serde::import_exported_program(*json, options, reread)
-                                 : serde::import_exported_program(*json, options);
+          auto no_reread = []() -> Result<std::string> {
+            return make_error(ErrorCode::IO_ERROR, "cannot read the text again");
+          };
+          auto result = in_place == 0   ? serde::import_exported_program(*json, options)
+                        : in_place == 1 ? serde::import_exported_program(*json, options, reread)
+                                        : serde::import_exported_program(*json, options, no_reread);
           CHECK(result.ok() == (json == &good));
           CHECK(runs == 1);
+          // A two-thread read does it on the calling thread (while it waits, or
+          // after); a one-thread read on a thread of its own (threads start natively).
+          CHECK((ran_on == caller) == (streaming && min_bytes == 0));
           if (json == &good) {
             REQUIRE(result.ok());
             CHECK(result->streamed == streaming);
             CHECK(result->program.graph().num_nodes() == 5);
+          } else if (in_place == 2 && streaming && json != &not_utf8) {
+            // The fast path consumed the text and gave up: the failed reread is the error.
+            REQUIRE_FALSE(result.ok());
+            CHECK(result.error().message == "cannot read the text again");
+          } else if (json == &not_utf8) {
+            // Refused before the fast path takes the text: never read again.
+            REQUIRE_FALSE(result.ok());
+            CHECK(result.error().code == ErrorCode::INPUT_NOT_JSON);
+            CHECK(result.error().message.rfind("invalid UTF-8", 0) == 0);
           }
         }
       }
     }
   }
+}
+
+TEST_CASE("stream: the calling thread does the idle work while it waits for the tokenizing thread") {
+  // Whether a batch is ready when the reader first looks depends on the
+  // threads' timing, so over many reads: the reader waits (and does the work
+  // then) in nearly all of them; never would mean the hook is not called.
+  const std::string text = mlp();
+  const std::thread::id caller = std::this_thread::get_id();
+  int idle_runs = 0;
+  for (int i = 0; i < 40; ++i) {
+    serde::ImportOptions options;
+    serde::JsonDocument doc;
+    serde::detail::ImportContext ctx(doc, options);
+    serde::detail::StreamedGraph out;
+    int runs = 0;
+    std::thread::id ran_on;
+    const std::function<void()> work = [&runs, &ran_on] {
+      ++runs;
+      ran_on = std::this_thread::get_id();
+    };
+    serde::detail::IdleWork idle{&work};
+    REQUIRE(serde::detail::stream_program(text, ctx, doc, out, /*batch_events=*/1, &idle));
+    CHECK(runs == (idle.ran ? 1 : 0));
+    if (idle.ran) {
+      CHECK(ran_on == caller);
+      ++idle_runs;
+    }
+    CHECK(out.graph.num_nodes() == 5);
+  }
+  CHECK(idle_runs > 0);
+  // Without a second batch size (one thread), there is no waiting and no idle work.
+  serde::ImportOptions options;
+  serde::JsonDocument doc;
+  serde::detail::ImportContext ctx(doc, options);
+  serde::detail::StreamedGraph out;
+  const std::function<void()> work = [] { FAIL("idle work on a one-thread read"); };
+  serde::detail::IdleWork idle{&work};
+  REQUIRE(serde::detail::stream_program(text, ctx, doc, out, /*batch_events=*/0, &idle));
+  CHECK_FALSE(idle.ran);
 }
