@@ -106,7 +106,9 @@ std::string Return::to_string() const {
   return s;
 }
 
-SchemaKind OpSchema::kind() const {
+SchemaKind OpSchema::kind() const { return kind_cache_.kind ? *kind_cache_.kind : compute_kind(); }
+
+SchemaKind OpSchema::compute_kind() const {
   if (inplace_base(name)) return SchemaKind::Inplace;
   bool any_out = false;
   bool all_scratch = true;

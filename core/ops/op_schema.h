@@ -202,6 +202,24 @@ struct OpSchema {
   size_t num_positional() const;
   /// The argument called `name`, or nullptr.
   const Argument* find_argument(std::string_view name) const;
+
+ private:
+  friend class OpTable;
+  /// kind() of a schema of the op table, set once when the table parses it
+  /// (the table's schemas never change after): passes ask every node's
+  /// schema for it. A copy does not keep it (a copy may be changed), so any
+  /// other schema computes kind() on each call.
+  struct KindCache {
+    std::optional<SchemaKind> kind;
+    KindCache() = default;
+    KindCache(const KindCache&) {}
+    KindCache& operator=(const KindCache&) {
+      kind.reset();
+      return *this;
+    }
+  };
+  KindCache kind_cache_;
+  SchemaKind compute_kind() const;
 };
 
 /// Parses a schema string (OPS.md §2 grammar). A name without `ns::` gets

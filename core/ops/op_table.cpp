@@ -140,6 +140,7 @@ const OpSchema& OpTable::at(size_t i) const {
       e.schema->overload = std::string(e.overload);
     }
     e.schema->tags = kSchemaRecords[i].tags;
+    e.schema->kind_cache_.kind = e.schema->compute_kind();
   });
   return *e.schema;
 }

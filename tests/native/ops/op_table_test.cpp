@@ -180,6 +180,36 @@ TEST_CASE("ops: functional twins of in-place-only ops come from autogen") {
   CHECK(out_of("aten::zero") == "aten::zero.out");
 }
 
+TEST_CASE("ops: the table's schemas know their kind, and a changed copy works it out again") {
+  const OpTable& t = op_table();
+  const OpSchema* add = t.find("aten::add.Tensor");
+  const OpSchema* add_ = t.find("aten::add_.Tensor");
+  const OpSchema* add_out = t.find("aten::add.out");
+  REQUIRE(add);
+  REQUIRE(add_);
+  REQUIRE(add_out);
+  CHECK(add->kind() == SchemaKind::Functional);
+  CHECK(add_->kind() == SchemaKind::Inplace);
+  CHECK(add_out->kind() == SchemaKind::Out);
+  // Every schema's kind, asked twice, is the kind its text gives.
+  for (size_t i = 0; i < t.size(); ++i) {
+    const OpSchema& s = t.at(i);
+    Result<OpSchema> reparsed = parse_schema(s.to_string());
+    REQUIRE(reparsed.ok());
+    CHECK(s.kind() == reparsed->kind());
+    CHECK(s.kind() == s.kind());
+  }
+  // A copy is changed freely: it does not keep the table's answer.
+  OpSchema copy = *add;
+  CHECK(copy.kind() == SchemaKind::Functional);
+  copy.name = "add_";
+  CHECK(copy.kind() == SchemaKind::Inplace);
+  OpSchema assigned;
+  assigned = *add_out;
+  assigned.arguments.pop_back();  // the out argument
+  CHECK(assigned.kind() == SchemaKind::Functional);
+}
+
 TEST_CASE("ops: _copy twins of view ops") {
   const OpTable& t = op_table();
   struct Case {
