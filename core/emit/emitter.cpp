@@ -110,6 +110,14 @@ int32_t MethodEmitter::operator_index(const std::string& name, const std::string
   return index;
 }
 
+int32_t MethodEmitter::operator_index(const ops::OpSchema& schema) {
+  auto found = schema_operators_.find(&schema);
+  if (found != schema_operators_.end()) return found->second;
+  const int32_t index = operator_index(schema.qualified_name(), schema.overload);
+  schema_operators_.emplace(&schema, index);
+  return index;
+}
+
 Result<passes::TensorSpec*> MethodEmitter::spec_of(const std::string& name) {
   passes::TensorSpec* spec = state_.specs.find(name);
   if (!spec) {

@@ -258,7 +258,7 @@ Status MethodEmitter::emit_kernel_call(const ir::Node& node) {
     schema = *found;
   }
   // Name and overload (§3.5 step 1): the overload `default` is written "".
-  const int32_t op = operator_index(schema->qualified_name(), schema->overload);
+  const int32_t op = operator_index(*schema);
   const bool symbolic = passes::is_symbolic_op(node.target());
 
   KernelCall call;

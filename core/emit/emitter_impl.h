@@ -34,6 +34,8 @@ class MethodEmitter {
   Result<int32_t> lookup(const std::string& name, ir::ValueKind kind);
   /// Index of operator (name, overload) in this method's table, added on first use.
   int32_t operator_index(const std::string& name, const std::string& overload);
+  /// operator_index of a schema's qualified name and overload, remembered per schema.
+  int32_t operator_index(const ops::OpSchema& schema);
   /// Builds the serialized Tensor of a spec, without data (allocation_info when planned).
   Result<Tensor> tensor_of(const passes::TensorSpec& spec);
 
@@ -86,6 +88,9 @@ class MethodEmitter {
   /// reused buffer the key is built in.
   NameMap<int32_t, std::string> operator_cache_;
   std::string operator_key_;
+  /// Schema → index in plan_.operators (operator_index by schema: its name
+  /// is built once per operator, not once per call).
+  PtrMap<const ops::OpSchema, int32_t> schema_operators_;
   /// Placeholder name → its bound constant (ep.state), built on first use.
   std::unordered_map<std::string_view, const ir::ConstantRef*> constants_by_placeholder_;
   bool constants_indexed_ = false;
