@@ -224,6 +224,12 @@ Result<ImportResult> import_document(ImportContext& ctx, const ImportOptions& op
   return result;
 }
 
+/// SAX events per batch for a text of `bytes`: > 0 when it is read on two
+/// threads (ImportOptions::two_threads_min_bytes), 0 on one.
+size_t two_thread_batch_events(size_t bytes, const ImportOptions& options) {
+  return bytes >= options.two_threads_min_bytes ? std::max<size_t>(options.two_threads_batch_events, 1) : 0;
+}
+
 /// The streaming fast path (stream_graph.h); nullopt when it gives up or
 /// the program has an error, which the DOM reader then reports. `json` is
 /// parsed in place when `in_place` (then consumed: `consumed` is set), else a
@@ -234,9 +240,7 @@ std::optional<ImportResult> import_streaming(std::string& json, bool in_place, c
   JsonDocument doc;
   ImportContext ctx(doc, options);
   detail::StreamedGraph streamed;
-  const size_t batch = json.size() >= options.two_threads_min_bytes
-                           ? std::max<size_t>(options.two_threads_batch_events, 1)
-                           : 0;
+  const size_t batch = two_thread_batch_events(json.size(), options);
   consumed = in_place;
   const bool parsed = in_place
                           ? detail::stream_program_in_place(std::move(json), ctx, doc, streamed, batch, &idle)
@@ -278,7 +282,7 @@ Result<ImportResult> import_with_beside(std::string json, const ImportOptions& o
                                         const TextReread* reread) {
   detail::IdleWork idle;
   if (!options.beside) return import_any(std::move(json), options, reread, idle);
-  const bool two_threads = options.streaming && json.size() >= options.two_threads_min_bytes;
+  const bool two_threads = options.streaming && two_thread_batch_events(json.size(), options) > 0;
   if (two_threads) {
     idle.work = &options.beside;
     Result<ImportResult> result = import_any(std::move(json), options, reread, idle);
