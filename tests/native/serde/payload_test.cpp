@@ -215,6 +215,14 @@ TEST_CASE("binding: shared storages stay shared, views get their byte range") {
         "a fake tensor; a real weight file of 0 bytes means the archive is damaged)");
   CHECK(zero_warnings[0].where.to_string() == "entry=arch/data/weights/weight_0");
   CHECK(serde::zero_filled_warnings(*b).empty());
+  // A payload longer than every view is the storage torch saved (a tensor may
+  // be a view of part of it): the views take their ranges, nothing is refused.
+  auto long_payload = serde::bind_state(ep, shared_config(), empty, sizes({{"weight_0", 260}}));
+  REQUIRE_MESSAGE(long_payload.ok(), long_payload.error().to_string());
+  CHECK(long_payload->tensors[0].byte_length == 48);
+  CHECK(long_payload->tensors[1].byte_offset == 8);
+  CHECK(long_payload->tensors[1].byte_length == 12);
+  CHECK(serde::zero_filled_warnings(*long_payload).empty());
   // Just long enough for the view but not for `big`.
   auto short_payload = serde::bind_state(ep, shared_config(), empty, sizes({{"weight_0", 20}}));
   REQUIRE_FALSE(short_payload.ok());
