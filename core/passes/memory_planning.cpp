@@ -90,6 +90,19 @@ struct NodeFacts {
   size_t begin = 0, end = 0;
 };
 
+/// Number of ir::ValueKind values (Value::refs_as takes each).
+constexpr size_t kValueKinds = 6;
+static_assert(static_cast<size_t>(ir::ValueKind::CustomObj) + 1 == kValueKinds);
+
+/// True when some argument of `node` names `value` as a tensor.
+bool names_as_tensor(const ir::Node& node, const std::string& value) {
+  bool found = false;
+  for (const ir::NamedArgument& in : node.inputs()) {
+    for_each_tensor_name(in.arg, [&](const std::string& n) { found = found || n == value; });
+  }
+  return found;
+}
+
 /// The node defines several values, so torch.export's deserializer gave it getitem nodes.
 bool has_getitems(const ir::Node& node) {
   if (is_memory_alloc(node)) return false;
@@ -188,21 +201,22 @@ class MemoryPlanning final : public Pass {
     auto append_range = [](SpecList& out, const SpecList& from, size_t begin, size_t end) {
       out.insert(out.end(), from.begin() + begin, from.begin() + end);
     };
-    // The specs ExecuTorch sees for an argument naming `value` (the node it names).
-    auto append_ref_specs = [&](const std::string& value, SpecList& out) {
-      const ir::Value* v = graph.find_value(value);
-      if (!v) return;
-      if (!v->producer) {  // a placeholder
-        if (TensorSpec* s = spec_of_value(*v)) out.push_back(s);
+    // The specs ExecuTorch sees for an argument naming value `v` (the node it names).
+    auto append_value_ref_specs = [&](const ir::Value& v, SpecList& out) {
+      if (!v.producer) {  // a placeholder
+        if (TensorSpec* s = spec_of_value(v)) out.push_back(s);
         return;
       }
-      const NodeFacts& p = facts_of(*v->producer);
+      const NodeFacts& p = facts_of(*v.producer);
       if (p.getitems) {  // a getitem node
-        if (TensorSpec* s = spec_of_value(*v)) out.push_back(s);
+        if (TensorSpec* s = spec_of_value(v)) out.push_back(s);
         return;
       }
       if (p.inplace) return;
       append_range(out, node_pool, p.begin, p.end);
+    };
+    auto append_ref_specs = [&](const std::string& value, SpecList& out) {
+      if (const ir::Value* v = graph.find_value(value)) append_value_ref_specs(*v, out);
     };
     auto begin_slot = [&](Slot::Kind kind) {
       Slot s;
@@ -230,6 +244,10 @@ class MemoryPlanning final : public Pass {
     }
     SpecList elems;
     std::vector<const std::string*> names;
+    // A call slot's references to other nodes' values are not listed in its
+    // life range: they are added to the lifetimes value by value below, from
+    // each value's users (no lookup by name per reference).
+    std::vector<int64_t> call_slot(graph.node_id_bound(), -1);
     for (const ir::Node& node : graph) {
       const NodeFacts& f = facts_of(node);
       const size_t own_begin = f.begin, own_end = f.end;
@@ -238,9 +256,7 @@ class MemoryPlanning final : public Pass {
       s.skip_collect = inplace || is_out_variant_node(node);
       append_range(pools.own, node_pool, own_begin, own_end);
       if (!inplace) append_range(pools.life, node_pool, own_begin, own_end);
-      for (const ir::NamedArgument& in : node.inputs()) {
-        for_each_tensor_name(in.arg, [&](const std::string& n) { append_ref_specs(n, pools.life); });
-      }
+      call_slot[node.id()] = static_cast<int64_t>(slots.size());
       end_slot(s);
       if (!getitems) continue;
       // The node's own specs as its getitems see them (none for an in-place node).
@@ -315,6 +331,29 @@ class MemoryPlanning final : public Pass {
         spec->lifetime_last = std::max(spec->lifetime_last, end);
       }
     }
+    // A call node's arguments: each tensor a node's arguments name lives at
+    // that node's slot (the specs of the node it names, as ExecuTorch's
+    // lifetime walk sees them). Value::uses lists a node once per reference
+    // of any kind; a value referenced as a tensor and as something else
+    // (never in a valid graph) has its users' arguments read to tell them apart.
+    SpecList refs;
+    graph.for_each_value([&](const ir::Value& v) {
+      if (v.uses.empty() || v.refs_as(ir::ValueKind::Tensor) == 0) return;
+      refs.clear();
+      append_value_ref_specs(v, refs);
+      if (refs.empty()) return;
+      uint32_t all_refs = 0;
+      for (size_t k = 0; k < kValueKinds; ++k) all_refs += v.refs_as(static_cast<ir::ValueKind>(k));
+      const bool only_tensor_refs = v.refs_as(ir::ValueKind::Tensor) == all_refs;
+      for (const ir::Node* user : v.uses) {
+        if (!only_tensor_refs && !names_as_tensor(*user, v.name)) continue;
+        const int64_t i = call_slot[user->id()];
+        for (TensorSpec* spec : refs) {
+          spec->lifetime_first = spec->lifetime_first < 0 ? i : std::min(spec->lifetime_first, i);
+          spec->lifetime_last = std::max(spec->lifetime_last, i);
+        }
+      }
+    });
 
     // ---- planned specs, in encounter order ----
     PtrSet<const TensorSpec> graph_inputs, graph_outputs;
