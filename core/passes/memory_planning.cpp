@@ -72,7 +72,10 @@ struct Slot {
   bool skip_collect = false;    ///< out-variant and in-place call nodes
   bool mutable_buffer = false;  ///< placeholder of a mutated buffer
   size_t own_begin = 0, own_end = 0;    ///< the node's own specs (get_node_tensor_specs), in SlotPools::own
-  size_t life_begin = 0, life_end = 0;  ///< own (unless in-place) + the specs of the nodes its args name, in SlotPools::life
+  /// The specs alive at this slot, in SlotPools::life: own (unless in-place),
+  /// and for getitem and output slots the specs of the nodes their args name
+  /// (a call slot's argument references are added from each value's users).
+  size_t life_begin = 0, life_end = 0;
 };
 
 struct SlotPools {
