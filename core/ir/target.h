@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace pteforge::ir {
 
@@ -61,11 +62,35 @@ class OpTarget {
   bool is(std::string_view name) const;
 
   bool operator==(const OpTarget& o) const { return info_ == o.info_; }
+  /// One address per distinct target text for the life of the process (the
+  /// interned entry): a key for tables of facts about targets.
+  const void* key() const { return info_; }
 
   struct Info;  ///< interned entry (implementation detail, defined in target.cpp)
 
  private:
   const Info* info_;
+};
+
+/// Remembers one fact per target: `get(target, compute)` calls compute()
+/// the first time a target is asked for and returns that result afterwards.
+/// Keyed by OpTarget::key(), so a lookup hashes a pointer, not the text. Use
+/// it for facts that depend only on the target text and on tables that never
+/// change (the op table, the decomposition table); one per thread
+/// (`thread_local`), as it does no locking. A program has few distinct
+/// targets and many nodes, so this saves a text lookup per node.
+template <typename T>
+class TargetMemo {
+ public:
+  template <typename F>
+  const T& get(const OpTarget& target, F&& compute) {
+    auto [it, inserted] = facts_.try_emplace(target.key(), T{});
+    if (inserted) it->second = compute();
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<const void*, T> facts_;
 };
 
 }  // namespace pteforge::ir

@@ -2,8 +2,8 @@
 #include "passes/lowering_util.h"
 
 #include <string_view>
-#include <unordered_map>
 
+#include "ir/target.h"
 #include "ir/verifier.h"
 #include "ops/op_table.h"
 #include "passes/pass_factories.h"
@@ -24,14 +24,8 @@ bool is_memory_alloc(const ir::Node& node) { return node.target() == memory_allo
 bool is_memory_view(const ir::Node& node) { return node.target() == memory_view_target(); }
 
 const ops::OpSchema* target_schema(const ir::OpTarget& target) {
-  // Targets are interned (ir::OpTarget): the text of one target lives at one
-  // address for the life of the process, and the op table never changes, so
-  // each target is looked up once per thread.
-  thread_local std::unordered_map<const char*, const ops::OpSchema*> cache;
-  const std::string_view text = target.str();
-  auto [it, inserted] = cache.try_emplace(text.data(), nullptr);
-  if (inserted) it->second = ops::op_table().find(text);
-  return it->second;
+  thread_local ir::TargetMemo<const ops::OpSchema*> schemas;
+  return schemas.get(target, [&target] { return ops::op_table().find(target.str()); });
 }
 
 Error higher_order_error(const ir::Node& node) {

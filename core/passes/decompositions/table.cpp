@@ -2,7 +2,8 @@
 #include "passes/decompositions/table.h"
 
 #include <algorithm>
-#include <unordered_map>
+
+#include "ir/target.h"
 
 namespace pteforge::passes::decomp {
 
@@ -37,12 +38,8 @@ const Decomposition* find_decomposition(std::string_view short_target) {
 }
 
 const Decomposition* find_decomposition(const ir::OpTarget& target) {
-  // Targets are interned: one address per target text for the process's life
-  // (as target_schema relies on), and the table never changes.
-  thread_local std::unordered_map<const char*, const Decomposition*> cache;
-  auto [it, inserted] = cache.try_emplace(target.str().data(), nullptr);
-  if (inserted) it->second = find_decomposition(target.short_name());
-  return it->second;
+  thread_local ir::TargetMemo<const Decomposition*> rules;
+  return rules.get(target, [&target] { return find_decomposition(target.short_name()); });
 }
 
 }  // namespace pteforge::passes::decomp

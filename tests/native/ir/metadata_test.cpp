@@ -112,6 +112,26 @@ TEST_CASE("target: is_higher_order in each form a higher-order op is written") {
   }
 }
 
+TEST_CASE("target: TargetMemo computes a fact once per interned target") {
+  TargetMemo<int> memo;
+  int calls = 0;
+  auto length = [&calls](const OpTarget& t) {
+    ++calls;
+    return static_cast<int>(t.str().size());
+  };
+  const OpTarget add("torch.ops.aten.add.Tensor");
+  CHECK(memo.get(add, [&] { return length(add); }) == 25);
+  // The same text interned again is the same key: no second computation.
+  const OpTarget again(std::string("torch.ops.aten.") + "add.Tensor");
+  CHECK(again.key() == add.key());
+  CHECK(memo.get(again, [&] { return length(again); }) == 25);
+  CHECK(calls == 1);
+  const OpTarget relu("torch.ops.aten.relu.default");
+  CHECK(relu.key() != add.key());
+  CHECK(memo.get(relu, [&] { return length(relu); }) == 27);
+  CHECK(calls == 2);
+}
+
 TEST_CASE("float_repr: Python repr of floats") {
   CHECK(python_float_repr(0.2) == "0.2");
   CHECK(python_float_repr(1e-05) == "1e-05");
