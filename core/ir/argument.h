@@ -6,6 +6,7 @@
 // (arg_tensor("x"), arg_int(3), ...) and read them with tag()/get<Tag>().
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -27,6 +28,8 @@ class Argument;
 
 /// Kind of value a name refers to (which table of the graph holds its metadata).
 enum class ValueKind : uint8_t { Unknown, Tensor, SymInt, SymFloat, SymBool, CustomObj };
+/// Number of ValueKind values (CustomObj must stay the last one).
+inline constexpr size_t kValueKindCount = static_cast<size_t>(ValueKind::CustomObj) + 1;
 std::string_view value_kind_name(ValueKind k);
 
 /// Reference to a tensor value by name (TensorArgument, also TokenArgument).

@@ -59,6 +59,12 @@ struct Value {
   uint32_t table_order() const { return table_order_; }
   /// Number of references (definitions, uses, graph outputs) that treat it as kind `k`.
   uint32_t refs_as(ValueKind k) const { return ref_kinds_[static_cast<size_t>(k)]; }
+  /// Number of references of every kind (definitions, uses, graph outputs).
+  uint32_t refs() const {
+    uint32_t n = 0;
+    for (uint32_t r : ref_kinds_) n += r;
+    return n;
+  }
   const TensorMeta* tensor_meta() const { return std::get_if<TensorMeta>(&meta); }
   const SymInt* sym_int() const { return std::get_if<SymInt>(&meta); }
   const SymFloat* sym_float() const { return std::get_if<SymFloat>(&meta); }
@@ -71,7 +77,7 @@ struct Value {
   bool live_ = true;
   uint32_t id_ = 0;
   uint32_t table_order_ = 0;
-  std::array<uint32_t, 6> ref_kinds_{};
+  std::array<uint32_t, kValueKindCount> ref_kinds_{};
 };
 
 class Graph {

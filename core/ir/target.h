@@ -73,7 +73,9 @@ class OpTarget {
 };
 
 /// Remembers one fact per target: `get(target, compute)` calls compute()
-/// the first time a target is asked for and returns that result afterwards.
+/// the first time a target is asked for and returns that result afterwards
+/// (the reference stays valid while the memo lives). compute() must not use
+/// the same memo.
 /// Keyed by OpTarget::key(), so a lookup hashes a pointer, not the text. Use
 /// it for facts that depend only on the target text and on tables that never
 /// change (the op table, the decomposition table); one per thread
@@ -84,9 +86,8 @@ class TargetMemo {
  public:
   template <typename F>
   const T& get(const OpTarget& target, F&& compute) {
-    auto [it, inserted] = facts_.try_emplace(target.key(), T{});
-    if (inserted) it->second = compute();
-    return it->second;
+    if (auto it = facts_.find(target.key()); it != facts_.end()) return it->second;
+    return facts_.emplace(target.key(), compute()).first->second;
   }
 
  private:

@@ -93,10 +93,6 @@ struct NodeFacts {
   size_t begin = 0, end = 0;
 };
 
-/// Number of ir::ValueKind values (Value::refs_as takes each).
-constexpr size_t kValueKinds = 6;
-static_assert(static_cast<size_t>(ir::ValueKind::CustomObj) + 1 == kValueKinds);
-
 /// True when some argument of `node` names `value` as a tensor.
 bool names_as_tensor(const ir::Node& node, const std::string& value) {
   bool found = false;
@@ -345,9 +341,7 @@ class MemoryPlanning final : public Pass {
       refs.clear();
       append_value_ref_specs(v, refs);
       if (refs.empty()) return;
-      uint32_t all_refs = 0;
-      for (size_t k = 0; k < kValueKinds; ++k) all_refs += v.refs_as(static_cast<ir::ValueKind>(k));
-      const bool only_tensor_refs = v.refs_as(ir::ValueKind::Tensor) == all_refs;
+      const bool only_tensor_refs = v.refs_as(ir::ValueKind::Tensor) == v.refs();
       for (const ir::Node* user : v.uses) {
         if (!only_tensor_refs && !names_as_tensor(*user, v.name)) continue;
         const int64_t i = call_slot[user->id()];

@@ -128,8 +128,16 @@ TEST_CASE("target: TargetMemo computes a fact once per interned target") {
   CHECK(calls == 1);
   const OpTarget relu("torch.ops.aten.relu.default");
   CHECK(relu.key() != add.key());
-  CHECK(memo.get(relu, [&] { return length(relu); }) == 27);
+  const int& first = memo.get(relu, [&] { return length(relu); });
+  CHECK(first == 27);
   CHECK(calls == 2);
+  // Many more targets (the table rehashes): the first reference still reads its fact.
+  for (int i = 0; i < 200; ++i) {
+    const OpTarget t("torch.ops.mylib.op" + std::to_string(i) + ".default");
+    CHECK(memo.get(t, [&] { return length(t); }) == static_cast<int>(t.str().size()));
+  }
+  CHECK(first == 27);
+  CHECK(calls == 202);
 }
 
 TEST_CASE("float_repr: Python repr of floats") {

@@ -219,6 +219,9 @@ TEST_CASE("binding: shared storages stay shared, views get their byte range") {
   // be a view of part of it): the views take their ranges, nothing is refused.
   auto long_payload = serde::bind_state(ep, shared_config(), empty, sizes({{"weight_0", 260}}));
   REQUIRE_MESSAGE(long_payload.ok(), long_payload.error().to_string());
+  REQUIRE(long_payload->storages.size() == 1);
+  CHECK(long_payload->storages[0].size_bytes == 260);
+  CHECK(long_payload->tensors[0].byte_offset == 0);
   CHECK(long_payload->tensors[0].byte_length == 48);
   CHECK(long_payload->tensors[1].byte_offset == 8);
   CHECK(long_payload->tensors[1].byte_length == 12);
