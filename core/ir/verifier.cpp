@@ -272,7 +272,7 @@ bool fast_check(const Graph& g, const VerifyOptions& options) {
       }
     }
     // Kinds: metadata kind (or the first kind seen) must be the only one referenced.
-    for (size_t k = 1; k < 6; ++k) {
+    for (size_t k = 1; k < kValueKindCount; ++k) {
       auto kind = static_cast<ValueKind>(k);
       if (kind != v.kind && v.refs_as(kind) > 0) ok = false;
     }
