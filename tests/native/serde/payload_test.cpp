@@ -188,19 +188,32 @@ TEST_CASE("binding: every corpus program binds its state to the payload files") 
   CHECK(r->storage_of(r->tensors[0]).store == ir::PayloadStore::Constants);
 }
 
+namespace {
+
+/// shared_program() bound to a payload of `payload_bytes` (at least 48): one
+/// storage of that size, `big` over bytes [0, 48), its view over [8, 20),
+/// no zero-filled warning.
+void check_shared_views(const ir::StateBinding& b, uint64_t payload_bytes) {
+  REQUIRE(b.storages.size() == 1);
+  CHECK(b.storages[0].size_bytes == payload_bytes);
+  REQUIRE(b.tensors.size() == 2);
+  CHECK(b.tensors[0].storage == 0);
+  CHECK(b.tensors[1].storage == 0);
+  CHECK(b.tensors[0].byte_offset == 0);
+  CHECK(b.tensors[0].byte_length == 48);
+  CHECK(b.tensors[1].byte_offset == 8);
+  CHECK(b.tensors[1].byte_length == 12);
+  CHECK(serde::zero_filled_warnings(b).empty());
+}
+
+}  // namespace
+
 TEST_CASE("binding: shared storages stay shared, views get their byte range") {
   ir::ExportedProgram ep = shared_program();
   serde::PayloadConfig empty;
   auto b = serde::bind_state(ep, shared_config(), empty, sizes({{"weight_0", 48}}));
   REQUIRE_MESSAGE(b.ok(), b.error().to_string());
-  REQUIRE(b->storages.size() == 1);
-  REQUIRE(b->tensors.size() == 2);
-  CHECK(b->tensors[0].storage == 0);
-  CHECK(b->tensors[1].storage == 0);
-  CHECK(b->tensors[0].byte_offset == 0);
-  CHECK(b->tensors[0].byte_length == 48);
-  CHECK(b->tensors[1].byte_offset == 8);
-  CHECK(b->tensors[1].byte_length == 12);
+  check_shared_views(*b, 48);
   // A 0-byte payload means zeros.
   auto zeros = serde::bind_state(ep, shared_config(), empty, sizes({{"weight_0", 0}}));
   REQUIRE(zeros.ok());
@@ -214,18 +227,11 @@ TEST_CASE("binding: shared storages stay shared, views get their byte range") {
         "bytes for "
         "a fake tensor; a real weight file of 0 bytes means the archive is damaged)");
   CHECK(zero_warnings[0].where.to_string() == "entry=arch/data/weights/weight_0");
-  CHECK(serde::zero_filled_warnings(*b).empty());
   // A payload longer than every view is the storage torch saved (a tensor may
   // be a view of part of it): the views take their ranges, nothing is refused.
   auto long_payload = serde::bind_state(ep, shared_config(), empty, sizes({{"weight_0", 260}}));
   REQUIRE_MESSAGE(long_payload.ok(), long_payload.error().to_string());
-  REQUIRE(long_payload->storages.size() == 1);
-  CHECK(long_payload->storages[0].size_bytes == 260);
-  CHECK(long_payload->tensors[0].byte_offset == 0);
-  CHECK(long_payload->tensors[0].byte_length == 48);
-  CHECK(long_payload->tensors[1].byte_offset == 8);
-  CHECK(long_payload->tensors[1].byte_length == 12);
-  CHECK(serde::zero_filled_warnings(*long_payload).empty());
+  check_shared_views(*long_payload, 260);
   // Just long enough for the view but not for `big`.
   auto short_payload = serde::bind_state(ep, shared_config(), empty, sizes({{"weight_0", 20}}));
   REQUIRE_FALSE(short_payload.ok());
